@@ -1,0 +1,3 @@
+//! amnesia: deterministic simulation testing of LLM memory stores kept in Redis.
+pub mod model;
+pub mod store;

@@ -1,0 +1,32 @@
+//! Memory stores: the system under test. [`MemoryStore`] is the contract; the reference
+//! store and the buggy variants implement it over the real `redis` crate.
+
+mod types;
+
+pub use types::{
+    Durability, Memory, Message, Policy, Role, SessionKey, StoreError, TtlPolicy, UserKey,
+};
+
+/// The contract of a chat memory store: conversation history per session and, optionally,
+/// long-term memories per user. `append` must return only once the message is stored
+/// (read-your-writes across clients); returning earlier is the `write-behind` bug.
+#[async_trait::async_trait]
+pub trait MemoryStore: Send + Sync {
+    /// Store `msg` at the end of `session`'s history.
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError>;
+    /// The newest at most `limit` messages of `session`, oldest first (plus the first
+    /// message when the policy keeps it).
+    async fn context(&self, session: &SessionKey, limit: usize)
+        -> Result<Vec<Message>, StoreError>;
+    /// Store a long-term memory. Optional capability.
+    async fn remember(&self, _user: &UserKey, _memory: &Memory) -> Result<(), StoreError> {
+        Err(StoreError::Unsupported)
+    }
+    /// The `k` memories of `user` most similar to `query`. Optional capability.
+    async fn recall(&self, _user: &UserKey, _query: &str, _k: usize)
+        -> Result<Vec<Memory>, StoreError> {
+        Err(StoreError::Unsupported)
+    }
+    /// The retention this store declares.
+    fn policy(&self) -> Policy;
+}
