@@ -1,0 +1,36 @@
+//! Where the model reads the time: unix milliseconds, virtual inside a simulation.
+
+use std::sync::Arc;
+
+/// A source of unix time in milliseconds. Inside a simulation it reads tokio's paused clock
+/// (virtual time); `serve-model` reads the real clock.
+#[derive(Clone)]
+pub struct ModelClock {
+    now_ms: Arc<dyn Fn() -> u64 + Send + Sync>,
+}
+
+impl ModelClock {
+    /// Unix time `epoch_ms` at the moment of the call, advancing with tokio's clock (virtual
+    /// when the runtime's time is paused).
+    pub fn tokio(epoch_ms: u64) -> Self {
+        let start = tokio::time::Instant::now();
+        Self::from_fn(move || epoch_ms + start.elapsed().as_millis() as u64)
+    }
+
+    /// Any function of the caller's choice, e.g. a simulated host clock with skew.
+    pub fn from_fn(now_ms: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        Self {
+            now_ms: Arc::new(now_ms),
+        }
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        (self.now_ms)()
+    }
+}
+
+impl std::fmt::Debug for ModelClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelClock").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,11 @@
+//! Command handlers, one file per command family.
+
+pub mod connection;
+pub mod hashes;
+pub mod keys;
+pub mod lists;
+pub mod server;
+pub mod sets;
+pub mod strings;
+pub mod transactions;
+pub mod zsets;

@@ -1,0 +1,275 @@
+//! String commands: GET, SET (all options), SETNX, MGET, MSET, INCR family, APPEND,
+//! STRLEN, GETDEL, GETEX.
+
+use crate::model::args::{
+    arity_error, int, int_bytes, is, syntax_error, wrong_type, CmdResult, NOT_INTEGER, OVERFLOW,
+};
+use crate::model::keyspace::Db;
+use crate::model::node::Ctx;
+use crate::model::reply::Reply;
+use crate::model::request::parse_strict_i64;
+use crate::model::value::Value;
+use bytes::{Bytes, BytesMut};
+
+/// The string at `key`: `Ok(None)` if missing, `Err(WRONGTYPE)` if another type.
+fn read_string(db: &mut Db, key: &[u8], now_ms: u64) -> Result<Option<Bytes>, Reply> {
+    match db.get(key, now_ms) {
+        None => Ok(None),
+        Some(entry) => match &entry.value {
+            Value::Str(data) => Ok(Some(data.clone())),
+            _ => Err(wrong_type()),
+        },
+    }
+}
+
+pub fn get(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    read_string(ctx.db(), &args[1], now_ms).map(Reply::bulk_or_nil)
+}
+
+/// A requested expiry, before conversion to an absolute time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ExpiryOption {
+    None,
+    Seconds,
+    Millis,
+    UnixSeconds,
+    UnixMillis,
+    KeepTtl,
+    Persist,
+}
+
+/// Options of SET and GETEX, parsed Redis's way (`parseExtendedStringArgumentsOrReply`).
+struct StringOptions {
+    nx: bool,
+    xx: bool,
+    get: bool,
+    expiry: ExpiryOption,
+    expiry_arg: Option<Bytes>,
+}
+
+fn string_options(args: &[Bytes], is_set: bool) -> Result<StringOptions, Reply> {
+    let mut o = StringOptions {
+        nx: false,
+        xx: false,
+        get: false,
+        expiry: ExpiryOption::None,
+        expiry_arg: None,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        let next = args.get(i + 1);
+        let no_expiry = o.expiry == ExpiryOption::None;
+        if is_set && is(arg, "nx") && !o.xx {
+            o.nx = true;
+        } else if is_set && is(arg, "xx") && !o.nx {
+            o.xx = true;
+        } else if is_set && is(arg, "get") {
+            o.get = true;
+        } else if is_set && is(arg, "keepttl") && no_expiry {
+            o.expiry = ExpiryOption::KeepTtl;
+        } else if !is_set && is(arg, "persist") && no_expiry {
+            o.expiry = ExpiryOption::Persist;
+        } else if let (Some(kind), true, Some(value)) = (timed_option(arg), no_expiry, next) {
+            o.expiry = kind;
+            o.expiry_arg = Some(value.clone());
+            i += 1;
+        } else {
+            return Err(syntax_error());
+        }
+        i += 1;
+    }
+    Ok(o)
+}
+
+fn timed_option(arg: &[u8]) -> Option<ExpiryOption> {
+    [
+        ("ex", ExpiryOption::Seconds),
+        ("px", ExpiryOption::Millis),
+        ("exat", ExpiryOption::UnixSeconds),
+        ("pxat", ExpiryOption::UnixMillis),
+    ]
+    .into_iter()
+    .find(|(name, _)| is(arg, name))
+    .map(|(_, kind)| kind)
+}
+
+/// The absolute expiry in unix ms of a timed option, with Redis's validation.
+fn absolute_expiry_ms(o: &StringOptions, now_ms: u64, command: &str) -> Result<Option<u64>, Reply> {
+    let Some(arg) = &o.expiry_arg else {
+        return Ok(None);
+    };
+    let amount = int(arg)?;
+    let invalid = || Reply::error(format!("ERR invalid expire time in '{command}' command"));
+    let seconds = matches!(o.expiry, ExpiryOption::Seconds | ExpiryOption::UnixSeconds);
+    if amount <= 0 || (seconds && amount > i64::MAX / 1000) {
+        return Err(invalid());
+    }
+    let mut at_ms = if seconds { amount * 1000 } else { amount };
+    if matches!(o.expiry, ExpiryOption::Seconds | ExpiryOption::Millis) {
+        at_ms = at_ms.checked_add(now_ms as i64).ok_or_else(invalid)?;
+    }
+    Ok(Some(at_ms as u64))
+}
+
+pub fn set(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let options = string_options(&args[3..], true)?;
+    let now_ms = ctx.now_ms;
+    let expire_at_ms = absolute_expiry_ms(&options, now_ms, "set")?;
+    let (key, value) = (&args[1], &args[2]);
+    let db = ctx.db();
+    let old = if options.get {
+        read_string(db, key, now_ms)?
+    } else {
+        None
+    };
+    let found = db.contains(key, now_ms);
+    if (options.nx && found) || (options.xx && !found) {
+        return Ok(if options.get {
+            Reply::bulk_or_nil(old)
+        } else {
+            Reply::Nil
+        });
+    }
+    let value = Value::Str(value.clone());
+    if options.expiry == ExpiryOption::KeepTtl {
+        db.set_keep_ttl(key.clone(), value, now_ms);
+    } else {
+        db.set(key.clone(), value, expire_at_ms);
+    }
+    // An absolute time in the past leaves the key logically expired, as Redis 7.0 does.
+    Ok(if options.get {
+        Reply::bulk_or_nil(old)
+    } else {
+        Reply::ok()
+    })
+}
+
+pub fn setnx(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    if db.contains(&args[1], now_ms) {
+        return Ok(Reply::Integer(0));
+    }
+    db.set(args[1].clone(), Value::Str(args[2].clone()), None);
+    Ok(Reply::Integer(1))
+}
+
+pub fn mget(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    let values = args[1..]
+        .iter()
+        .map(|key| Reply::bulk_or_nil(read_string(db, key, now_ms).ok().flatten()))
+        .collect();
+    Ok(Reply::Array(values))
+}
+
+pub fn mset(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    if args.len() % 2 == 0 {
+        return Err(arity_error("mset"));
+    }
+    let db = ctx.db();
+    for pair in args[1..].chunks(2) {
+        db.set(pair[0].clone(), Value::Str(pair[1].clone()), None);
+    }
+    Ok(Reply::ok())
+}
+
+/// INCRBY and friends: the stored value must be a canonical integer; TTL is kept.
+fn incr_by(ctx: &mut Ctx, key: &Bytes, delta: i64) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    let current = match read_string(db, key, now_ms)? {
+        None => 0,
+        Some(data) => parse_strict_i64(&data).ok_or_else(|| Reply::error(NOT_INTEGER))?,
+    };
+    let next = current
+        .checked_add(delta)
+        .ok_or_else(|| Reply::error(OVERFLOW))?;
+    db.set_keep_ttl(key.clone(), Value::Str(int_bytes(next)), now_ms);
+    Ok(Reply::Integer(next))
+}
+
+pub fn incr(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    incr_by(ctx, &args[1], 1)
+}
+
+pub fn decr(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    incr_by(ctx, &args[1], -1)
+}
+
+pub fn incrby(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let delta = int(&args[2])?;
+    incr_by(ctx, &args[1], delta)
+}
+
+pub fn decrby(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let delta = int(&args[2])?;
+    if delta == i64::MIN {
+        return Err(Reply::error("ERR decrement would overflow"));
+    }
+    incr_by(ctx, &args[1], -delta)
+}
+
+pub fn append(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let bulk_bytes_max = ctx.node.config.bulk_bytes_max;
+    let db = ctx.db();
+    let mut data = BytesMut::from(&read_string(db, &args[1], now_ms)?.unwrap_or_default()[..]);
+    if (data.len() + args[2].len()) as u64 > bulk_bytes_max {
+        return Err(Reply::error(
+            "ERR string exceeds maximum allowed size (proto-max-bulk-len)",
+        ));
+    }
+    data.extend_from_slice(&args[2]);
+    let len = data.len();
+    db.set_keep_ttl(args[1].clone(), Value::Str(data.freeze()), now_ms);
+    Ok(Reply::Integer(len as i64))
+}
+
+pub fn strlen(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let len = read_string(ctx.db(), &args[1], now_ms)?.map_or(0, |data| data.len());
+    Ok(Reply::Integer(len as i64))
+}
+
+pub fn getdel(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    let value = read_string(db, &args[1], now_ms)?;
+    if value.is_some() {
+        db.remove(&args[1]);
+    }
+    Ok(Reply::bulk_or_nil(value))
+}
+
+pub fn getex(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let options = string_options(&args[2..], false)?;
+    let now_ms = ctx.now_ms;
+    // Redis 7.0 looks the key up before it validates the expiry.
+    let Some(value) = read_string(ctx.db(), &args[1], now_ms)? else {
+        return Ok(Reply::Nil);
+    };
+    let expire_at_ms = absolute_expiry_ms(&options, now_ms, "getex")?;
+    let db = ctx.db();
+    match (expire_at_ms, options.expiry) {
+        (Some(at), _) if at <= now_ms => {
+            db.remove(&args[1]);
+        }
+        (Some(at), _) => {
+            db.set_expiry(&args[1], Some(at));
+        }
+        (None, ExpiryOption::Persist) => {
+            if db
+                .get(&args[1], now_ms)
+                .is_some_and(|e| e.expire_at_ms.is_some())
+            {
+                db.set_expiry(&args[1], None);
+            }
+        }
+        _ => {}
+    }
+    Ok(Reply::Bulk(value))
+}

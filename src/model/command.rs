@@ -1,0 +1,175 @@
+//! The command table: every supported command with Redis 7.0's arity and the flags that
+//! decide how the node executes it.
+
+use crate::model::args::CmdResult;
+use crate::model::cmd::{
+    connection, hashes, keys, lists, server, sets, strings, transactions, zsets,
+};
+use crate::model::node::Ctx;
+use bytes::Bytes;
+
+/// How the node treats a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flags(u8);
+
+impl Flags {
+    pub const NONE: Flags = Flags(0);
+    /// May modify data: logged to the append-only file when it did.
+    pub const WRITE: Flags = Flags(1);
+    /// Allowed before AUTH.
+    pub const NO_AUTH: Flags = Flags(2);
+    /// Runs immediately inside MULTI instead of being queued.
+    pub const TX_CONTROL: Flags = Flags(4);
+    /// The connection closes after the reply.
+    pub const CLOSES: Flags = Flags(8);
+
+    pub const fn with(self, other: Flags) -> Flags {
+        Flags(self.0 | other.0)
+    }
+
+    pub fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+pub type Handler = fn(&mut Ctx, &[Bytes]) -> CmdResult;
+
+/// One entry of the table. `arity` is Redis's: positive means exactly that many arguments
+/// (the name included), negative means at least that many.
+pub struct Command {
+    pub name: &'static str,
+    pub arity: i32,
+    pub flags: Flags,
+    pub handler: Handler,
+}
+
+impl Command {
+    pub fn arity_ok(&self, args: usize) -> bool {
+        let args = args as i32;
+        if self.arity >= 0 {
+            args == self.arity
+        } else {
+            args >= -self.arity
+        }
+    }
+}
+
+const W: Flags = Flags::WRITE;
+const R: Flags = Flags::NONE;
+
+macro_rules! commands {
+    ($($name:literal $arity:literal $flags:expr => $handler:path),* $(,)?) => {
+        &[$(Command { name: $name, arity: $arity, flags: $flags, handler: $handler }),*]
+    };
+}
+
+static COMMANDS: &[Command] = commands![
+    // connection
+    "hello" -1 Flags::NO_AUTH => connection::hello,
+    "auth" -2 Flags::NO_AUTH => connection::auth,
+    "select" 2 R => connection::select,
+    "ping" -1 R => connection::ping,
+    "echo" 2 R => connection::echo,
+    "client" -2 R => connection::client,
+    "quit" -1 Flags::NO_AUTH.with(Flags::TX_CONTROL).with(Flags::CLOSES) => connection::quit,
+    "reset" 1 Flags::NO_AUTH.with(Flags::TX_CONTROL) => connection::reset,
+    // keys
+    "del" -2 W => keys::del,
+    "unlink" -2 W => keys::del,
+    "exists" -2 R => keys::exists,
+    "type" 2 R => keys::type_,
+    "rename" 3 W => keys::rename,
+    "keys" 2 R => keys::keys,
+    "scan" -2 R => keys::scan,
+    "expire" -3 W => keys::expire,
+    "pexpire" -3 W => keys::pexpire,
+    "expireat" -3 W => keys::expireat,
+    "pexpireat" -3 W => keys::pexpireat,
+    "ttl" 2 R => keys::ttl,
+    "pttl" 2 R => keys::pttl,
+    "expiretime" 2 R => keys::expiretime,
+    "pexpiretime" 2 R => keys::pexpiretime,
+    "persist" 2 W => keys::persist,
+    "dbsize" 1 R => keys::dbsize,
+    "flushdb" -1 W => keys::flushdb,
+    "flushall" -1 W => keys::flushall,
+    // strings
+    "get" 2 R => strings::get,
+    "set" -3 W => strings::set,
+    "setnx" 3 W => strings::setnx,
+    "mget" -2 R => strings::mget,
+    "mset" -3 W => strings::mset,
+    "incr" 2 W => strings::incr,
+    "decr" 2 W => strings::decr,
+    "incrby" 3 W => strings::incrby,
+    "decrby" 3 W => strings::decrby,
+    "append" 3 W => strings::append,
+    "strlen" 2 R => strings::strlen,
+    "getdel" 2 W => strings::getdel,
+    "getex" -2 W => strings::getex,
+    // lists
+    "lpush" -3 W => lists::lpush,
+    "rpush" -3 W => lists::rpush,
+    "lpop" -2 W => lists::lpop,
+    "rpop" -2 W => lists::rpop,
+    "lrange" 4 R => lists::lrange,
+    "ltrim" 4 W => lists::ltrim,
+    "llen" 2 R => lists::llen,
+    "lindex" 3 R => lists::lindex,
+    "lset" 4 W => lists::lset,
+    "lrem" 4 W => lists::lrem,
+    "linsert" 5 W => lists::linsert,
+    "lmove" 5 W => lists::lmove,
+    // hashes
+    "hset" -4 W => hashes::hset,
+    "hmset" -4 W => hashes::hmset,
+    "hsetnx" 4 W => hashes::hsetnx,
+    "hget" 3 R => hashes::hget,
+    "hmget" -3 R => hashes::hmget,
+    "hgetall" 2 R => hashes::hgetall,
+    "hdel" -3 W => hashes::hdel,
+    "hlen" 2 R => hashes::hlen,
+    "hexists" 3 R => hashes::hexists,
+    "hincrby" 4 W => hashes::hincrby,
+    "hkeys" 2 R => hashes::hkeys,
+    "hvals" 2 R => hashes::hvals,
+    // sets
+    "sadd" -3 W => sets::sadd,
+    "srem" -3 W => sets::srem,
+    "smembers" 2 R => sets::smembers,
+    "sismember" 3 R => sets::sismember,
+    "scard" 2 R => sets::scard,
+    // sorted sets
+    "zadd" -4 W => zsets::zadd,
+    "zrem" -3 W => zsets::zrem,
+    "zrange" -4 R => zsets::zrange,
+    "zrangebyscore" -4 R => zsets::zrangebyscore,
+    "zrevrangebyscore" -4 R => zsets::zrevrangebyscore,
+    "zrevrange" -4 R => zsets::zrevrange,
+    "zcard" 2 R => zsets::zcard,
+    "zscore" 3 R => zsets::zscore,
+    "zcount" 4 R => zsets::zcount,
+    "zremrangebyrank" 4 W => zsets::zremrangebyrank,
+    "zremrangebyscore" 4 W => zsets::zremrangebyscore,
+    // transactions
+    "multi" 1 Flags::TX_CONTROL => transactions::multi,
+    "exec" 1 Flags::TX_CONTROL => transactions::exec,
+    "discard" 1 Flags::TX_CONTROL => transactions::discard,
+    "watch" -2 Flags::TX_CONTROL => transactions::watch,
+    "unwatch" 1 R => transactions::unwatch,
+    // server
+    "info" -1 R => server::info,
+    "time" 1 R => server::time,
+];
+
+/// The table entry for a command name, case-insensitively.
+pub fn lookup(name: &[u8]) -> Option<&'static Command> {
+    COMMANDS
+        .iter()
+        .find(|command| name.eq_ignore_ascii_case(command.name.as_bytes()))
+}
+
+/// Every supported command name, for documentation and the differential tests.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    COMMANDS.iter().map(|command| command.name)
+}

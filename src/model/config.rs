@@ -1,0 +1,68 @@
+//! The settings of one modelled Redis node.
+
+use serde::{Deserialize, Serialize};
+
+/// What survives a restart of the node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Persistence {
+    /// A restart empties the keyspace.
+    None,
+    /// Append-only file flushed every second: a restart loses at most the last second.
+    AofEverysec,
+    /// Append-only file flushed after every write: nothing acknowledged is lost.
+    AofAlways,
+}
+
+/// Settings of a modelled node; the defaults are Redis 7.0's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelConfig {
+    /// `requirepass`: when set, clients must AUTH before any other command.
+    pub password: Option<String>,
+    pub databases: usize,
+    pub persistence: Persistence,
+    /// `proto-max-bulk-len`.
+    pub bulk_bytes_max: u64,
+    /// `client-query-buffer-limit`: a client whose unparsed input grows past this is closed.
+    pub query_buffer_bytes_max: usize,
+    /// Active expiry cycles per second (`hz`).
+    pub expire_cycles_per_second: u32,
+    /// Keys one active expiry cycle may delete per database before yielding.
+    pub expire_cycle_keys_max: usize,
+    /// Write commands kept in the append-only log before it is rewritten as a snapshot.
+    pub aof_rewrite_commands_min: usize,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        Self {
+            password: None,
+            databases: 16,
+            persistence: Persistence::None,
+            bulk_bytes_max: 512 * 1024 * 1024,
+            query_buffer_bytes_max: 1024 * 1024 * 1024,
+            expire_cycles_per_second: 10,
+            expire_cycle_keys_max: 1_000,
+            aof_rewrite_commands_min: 10_000,
+        }
+    }
+}
+
+impl ModelConfig {
+    /// Checks the settings' ranges; a one-line reason otherwise.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=1024).contains(&self.databases) {
+            return Err(format!(
+                "databases must be 1..=1024, not {}",
+                self.databases
+            ));
+        }
+        if !(1..=500).contains(&self.expire_cycles_per_second) {
+            return Err("expire_cycles_per_second must be 1..=500".into());
+        }
+        if self.expire_cycle_keys_max == 0 || self.aof_rewrite_commands_min == 0 {
+            return Err("cycle and rewrite limits must be positive".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,329 @@
+//! One Redis node's state and the single place commands execute: lookup, arity, auth,
+//! transaction queueing, WATCH invalidation and the append-only log. Execution is
+//! synchronous and takes the time as an argument, so it is atomic (Redis is
+//! single-threaded) and replayable.
+
+use crate::model::args::{arity_error, is};
+use crate::model::client::ClientState;
+use crate::model::command::{self, Command, Flags};
+use crate::model::config::ModelConfig;
+use crate::model::keyspace::Db;
+use crate::model::persistence::{Aof, AofEntry};
+use crate::model::reply::Reply;
+use bytes::Bytes;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Open SCAN cursors remembered per node; older ones restart from the beginning.
+const SCAN_CURSORS_MAX: usize = 1024;
+
+/// The state of a Redis node shared by all its connections.
+#[derive(Debug)]
+pub struct Node {
+    pub config: ModelConfig,
+    pub dbs: Vec<Db>,
+    pub aof: Aof,
+    next_client_id: u64,
+    watchers: BTreeMap<(usize, Bytes), BTreeSet<u64>>,
+    dirty_clients: BTreeSet<u64>,
+    scan_cursors: VecDeque<(u64, usize, Bytes)>,
+    next_scan_cursor: u64,
+    pub stats: NodeStats,
+}
+
+/// Counters for INFO and for the simulator's trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeStats {
+    pub commands_processed: u64,
+    pub connections_received: u64,
+    pub expired_keys: u64,
+    pub restarts: u64,
+}
+
+/// What executing one request produced.
+#[derive(Debug)]
+pub struct Execution {
+    pub reply: Reply,
+    /// The connection must be closed after the reply is written (QUIT).
+    pub close: bool,
+}
+
+/// Everything a command handler may touch.
+pub struct Ctx<'a> {
+    pub node: &'a mut Node,
+    pub client: &'a mut ClientState,
+    pub now_ms: u64,
+}
+
+impl Ctx<'_> {
+    /// The client's selected database.
+    pub fn db(&mut self) -> &mut Db {
+        let index = self.client.db;
+        &mut self.node.dbs[index]
+    }
+}
+
+impl Node {
+    pub fn new(config: ModelConfig, now_ms: u64) -> Self {
+        config.validate().expect("a valid model configuration");
+        let aof = Aof::new(
+            config.persistence,
+            config.databases,
+            config.aof_rewrite_commands_min,
+            now_ms,
+        );
+        Self {
+            dbs: vec![Db::default(); config.databases],
+            aof,
+            config,
+            next_client_id: 1,
+            watchers: BTreeMap::new(),
+            dirty_clients: BTreeSet::new(),
+            scan_cursors: VecDeque::new(),
+            next_scan_cursor: 1,
+            stats: NodeStats::default(),
+        }
+    }
+
+    /// Register a new connection.
+    pub fn connect(&mut self) -> ClientState {
+        let id = self.next_client_id;
+        self.next_client_id += 1;
+        self.stats.connections_received += 1;
+        ClientState::new(id, self.config.password.is_none())
+    }
+
+    /// Forget a closed connection's watches.
+    pub fn disconnect(&mut self, client: &mut ClientState) {
+        self.unwatch_all(client);
+        self.dirty_clients.remove(&client.id);
+    }
+
+    /// Execute one request of `client` at `now_ms`.
+    pub fn execute(
+        &mut self,
+        client: &mut ClientState,
+        args: Vec<Bytes>,
+        now_ms: u64,
+    ) -> Execution {
+        assert!(
+            !args.is_empty(),
+            "the request decoder never yields an empty command"
+        );
+        self.stats.commands_processed += 1;
+        let Some(command) = command::lookup(&args[0]) else {
+            return self.reject(client, unknown_command(&args));
+        };
+        if !command.arity_ok(args.len()) {
+            return self.reject(client, arity_error(command.name));
+        }
+        if !client.authenticated && !command.flags.contains(Flags::NO_AUTH) {
+            return self.reject(client, Reply::error("NOAUTH Authentication required."));
+        }
+        if client.in_multi() && !command.flags.contains(Flags::TX_CONTROL) {
+            client.queued.as_mut().expect("in multi").push(args);
+            return Execution {
+                reply: Reply::status("QUEUED"),
+                close: false,
+            };
+        }
+        let db_before = client.db;
+        let reply = self.run(command, client, &args, now_ms);
+        let modified = self.settle_modifications();
+        if modified && command.flags.contains(Flags::WRITE) {
+            let entry = AofEntry {
+                db: db_before,
+                at_ms: now_ms,
+                commands: vec![args],
+            };
+            self.aof.append(entry, &self.dbs);
+        }
+        let close = command.flags.contains(Flags::CLOSES) && !reply.is_error();
+        Execution { reply, close }
+    }
+
+    /// Run a command's handler, flattening its result.
+    pub(crate) fn run(
+        &mut self,
+        command: &Command,
+        client: &mut ClientState,
+        args: &[Bytes],
+        now_ms: u64,
+    ) -> Reply {
+        let mut ctx = Ctx {
+            node: self,
+            client,
+            now_ms,
+        };
+        match (command.handler)(&mut ctx, args) {
+            Ok(reply) | Err(reply) => reply,
+        }
+    }
+
+    /// A rejected command inside MULTI makes EXEC fail (Redis's `flagTransaction`).
+    fn reject(&mut self, client: &mut ClientState, reply: Reply) -> Execution {
+        if client.in_multi() {
+            client.queue_failed = true;
+        }
+        Execution {
+            reply,
+            close: false,
+        }
+    }
+
+    /// Drain what the last command modified or expired: invalidate WATCHes and count.
+    /// Returns true if any key was modified by the command itself.
+    pub(crate) fn settle_modifications(&mut self) -> bool {
+        let mut modified_any = false;
+        for index in 0..self.dbs.len() {
+            let expired = self.dbs[index].drain_expired();
+            self.stats.expired_keys += expired.len() as u64;
+            let modified = self.dbs[index].drain_modified();
+            modified_any |= modified.len() > expired.len();
+            if self.watchers.is_empty() {
+                continue;
+            }
+            for key in modified {
+                if let Some(clients) = self.watchers.get(&(index, key)) {
+                    self.dirty_clients.extend(clients.iter().copied());
+                }
+            }
+        }
+        modified_any
+    }
+
+    pub fn watch(&mut self, client: &mut ClientState, key: Bytes, now_ms: u64) {
+        let db = client.db;
+        if client.watching.iter().any(|w| w.db == db && w.key == key) {
+            return;
+        }
+        let expired_when_watched = self.dbs[db].is_logically_expired(&key, now_ms);
+        self.watchers
+            .entry((db, key.clone()))
+            .or_default()
+            .insert(client.id);
+        client.watching.push(crate::model::client::Watch {
+            db,
+            key,
+            expired_when_watched,
+        });
+    }
+
+    pub fn unwatch_all(&mut self, client: &mut ClientState) {
+        for watch in client.watching.drain(..) {
+            let slot = (watch.db, watch.key);
+            if let Some(clients) = self.watchers.get_mut(&slot) {
+                clients.remove(&client.id);
+                if clients.is_empty() {
+                    self.watchers.remove(&slot);
+                }
+            }
+        }
+        self.dirty_clients.remove(&client.id);
+    }
+
+    /// True if EXEC must abort: a watched key changed, or expired since WATCH.
+    pub fn watch_broken(&self, client: &ClientState, now_ms: u64) -> bool {
+        self.dirty_clients.contains(&client.id)
+            || client.watching.iter().any(|w| {
+                !w.expired_when_watched && self.dbs[w.db].is_logically_expired(&w.key, now_ms)
+            })
+    }
+
+    /// Remember where a SCAN stopped; returns the cursor to hand out.
+    pub fn open_scan_cursor(&mut self, db: usize, last_key: Bytes) -> u64 {
+        let cursor = self.next_scan_cursor;
+        self.next_scan_cursor += 1;
+        if self.scan_cursors.len() == SCAN_CURSORS_MAX {
+            self.scan_cursors.pop_front();
+        }
+        self.scan_cursors.push_back((cursor, db, last_key));
+        cursor
+    }
+
+    /// The key a SCAN cursor stopped after; `None` starts from the beginning.
+    pub fn resume_scan_cursor(&self, db: usize, cursor: u64) -> Option<Bytes> {
+        self.scan_cursors
+            .iter()
+            .find(|(id, cursor_db, _)| *id == cursor && *cursor_db == db)
+            .map(|(_, _, key)| key.clone())
+    }
+
+    /// One active expiry cycle over every database, plus the `everysec` flush.
+    pub fn cycle(&mut self, now_ms: u64) -> usize {
+        let keys_max = self.config.expire_cycle_keys_max;
+        let deleted: usize = self
+            .dbs
+            .iter_mut()
+            .map(|db| db.active_expire(now_ms, keys_max))
+            .sum();
+        self.settle_modifications();
+        self.aof.tick(now_ms, &self.dbs);
+        deleted
+    }
+
+    /// The earliest TTL deadline of any database.
+    pub fn next_expiry_ms(&self) -> Option<u64> {
+        self.dbs.iter().filter_map(Db::next_expiry_ms).min()
+    }
+
+    /// Restart the node: the keyspace becomes what the persistence model recovers,
+    /// replayed at the times the writes first ran.
+    pub fn restart(&mut self) {
+        let (dbs, entries) = self.aof.recover();
+        self.dbs = dbs;
+        self.watchers.clear();
+        self.dirty_clients.clear();
+        self.scan_cursors.clear();
+        self.stats.restarts += 1;
+        for entry in entries {
+            self.replay(entry);
+        }
+        for db in &mut self.dbs {
+            db.drain_modified();
+            db.drain_expired();
+        }
+    }
+
+    fn replay(&mut self, entry: AofEntry) {
+        let mut client = ClientState::new(0, true);
+        client.db = entry.db;
+        for args in entry.commands {
+            if is(&args[0], "MULTI") || is(&args[0], "EXEC") {
+                continue; // block markers: the commands between them apply in order
+            }
+            let command = command::lookup(&args[0]).expect("only known commands are logged");
+            self.run(command, &mut client, &args, entry.at_ms);
+        }
+    }
+
+    /// Log a MULTI/EXEC block that modified data, as one atomic entry.
+    pub(crate) fn log_transaction(&mut self, db: usize, at_ms: u64, commands: Vec<Vec<Bytes>>) {
+        let mut block = Vec::with_capacity(commands.len() + 2);
+        block.push(vec![Bytes::from_static(b"MULTI")]);
+        block.extend(commands);
+        block.push(vec![Bytes::from_static(b"EXEC")]);
+        self.aof.append(
+            AofEntry {
+                db,
+                at_ms,
+                commands: block,
+            },
+            &self.dbs,
+        );
+    }
+}
+
+/// Redis's unknown-command error, quoting the name and up to about 128 bytes of arguments.
+fn unknown_command(args: &[Bytes]) -> Reply {
+    let name = String::from_utf8_lossy(&args[0][..args[0].len().min(128)]).into_owned();
+    let mut quoted = String::new();
+    for arg in &args[1..] {
+        if quoted.len() >= 128 {
+            break;
+        }
+        let shown = &arg[..arg.len().min(128 - quoted.len())];
+        quoted.push_str(&format!("'{}' ", String::from_utf8_lossy(shown)));
+    }
+    let text = format!("ERR unknown command '{name}', with args beginning with: {quoted}");
+    Reply::Error(text.replace(['\r', '\n'], " "))
+}

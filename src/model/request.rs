@@ -1,0 +1,412 @@
+//! Cutting requests out of a connection's input buffer, with Redis 7.0's limits and error
+//! texts.
+//!
+//! A request is either a RESP array of bulk strings (what every client library sends, in
+//! RESP2 and RESP3 alike) or an inline command line. The array's framing is decoded by
+//! `redis-protocol`; in front of it, [`limits_scan`] walks only the header lines to apply
+//! Redis's policy before any data is buffered or decoded: the element count and bulk length
+//! limits, `$` as the only element type (so nesting never recurses), and the exact protocol
+//! error replies. Inline lines are split the way Redis's `sdssplitargs` splits them.
+
+use bytes::{Buf, Bytes, BytesMut};
+use redis_protocol::resp2::{decode as resp2_decode, types::BytesFrame as Resp2Frame};
+
+/// Longest header or inline line Redis accepts before a newline (`PROTO_INLINE_MAX_SIZE`).
+pub const INLINE_BYTES_MAX: usize = 64 * 1024;
+/// Largest element count of a request array (Redis: `INT_MAX`).
+pub const ARGS_MAX: i64 = i32::MAX as i64;
+/// Element count an unauthenticated client may send (Redis 7.0).
+pub const ARGS_UNAUTHENTICATED_MAX: i64 = 10;
+/// Bulk length an unauthenticated client may send (Redis 7.0).
+pub const BULK_UNAUTHENTICATED_BYTES_MAX: i64 = 16 * 1024;
+
+/// The next thing the buffer holds.
+#[derive(Debug, PartialEq)]
+pub enum Request {
+    /// A complete command with its arguments; never empty.
+    Command(Vec<Bytes>),
+    /// Not enough bytes yet.
+    Incomplete,
+    /// A protocol violation: Redis replies this error (without `ERR `) and closes.
+    ProtocolError(String),
+}
+
+/// Limits that depend on the server configuration and the client's state.
+#[derive(Clone, Copy, Debug)]
+pub struct RequestLimits {
+    pub bulk_bytes_max: i64,
+    pub authenticated: bool,
+}
+
+/// Take the next request off the front of `buf`. Empty requests (`*0`, blank inline
+/// lines) are consumed silently, as Redis does.
+pub fn next_request(buf: &mut BytesMut, limits: RequestLimits) -> Request {
+    loop {
+        let Some(&first) = buf.first() else {
+            return Request::Incomplete;
+        };
+        let request = if first == b'*' {
+            next_multibulk(buf, limits)
+        } else {
+            next_inline(buf)
+        };
+        match request {
+            Some(request) => return request,
+            None => continue, // an empty request was consumed
+        }
+    }
+}
+
+/// What the header scan learned about the array at the front of the buffer.
+#[derive(Debug, PartialEq)]
+enum Scan {
+    Complete { frame_bytes: usize, args: usize },
+    Empty { line_bytes: usize },
+    Incomplete,
+    Error(String),
+}
+
+fn next_multibulk(buf: &mut BytesMut, limits: RequestLimits) -> Option<Request> {
+    match limits_scan(buf, limits) {
+        Scan::Incomplete => Some(Request::Incomplete),
+        Scan::Error(text) => Some(Request::ProtocolError(text)),
+        Scan::Empty { line_bytes } => {
+            buf.advance(line_bytes);
+            None
+        }
+        Scan::Complete { frame_bytes, args } => {
+            let frame = buf.split_to(frame_bytes).freeze();
+            Some(decode_array(&frame, args))
+        }
+    }
+}
+
+/// Decode one complete, pre-scanned request array with `redis-protocol`.
+fn decode_array(frame: &Bytes, args_expected: usize) -> Request {
+    match resp2_decode::decode_bytes(frame) {
+        Ok(Some((Resp2Frame::Array(items), used))) if used == frame.len() => {
+            let args: Option<Vec<Bytes>> = items
+                .into_iter()
+                .map(|item| match item {
+                    Resp2Frame::BulkString(data) => Some(data),
+                    _ => None,
+                })
+                .collect();
+            match args {
+                Some(args) if args.len() == args_expected => Request::Command(args),
+                _ => Request::ProtocolError("Protocol error: invalid bulk format".into()),
+            }
+        }
+        // The scan checked lengths; the only thing left for the decoder to reject is a bulk
+        // not followed by CRLF, which Redis itself would silently skip.
+        _ => Request::ProtocolError("Protocol error: invalid bulk format".into()),
+    }
+}
+
+/// Walk the header lines of the array at the front of `buf` (`*N`, then N times `$len`
+/// followed by len bytes and CRLF) without copying any data.
+fn limits_scan(buf: &[u8], limits: RequestLimits) -> Scan {
+    let Some((count, mut offset)) = header_line(buf, 0) else {
+        return too_big_or_incomplete(buf.len(), "Protocol error: too big mbulk count string");
+    };
+    let count = match count {
+        Some(count) if count <= ARGS_MAX => count,
+        _ => return Scan::Error("Protocol error: invalid multibulk length".into()),
+    };
+    if count <= 0 {
+        return Scan::Empty { line_bytes: offset };
+    }
+    if !limits.authenticated && count > ARGS_UNAUTHENTICATED_MAX {
+        return Scan::Error("Protocol error: unauthenticated multibulk length".into());
+    }
+    for _ in 0..count {
+        let Some(&kind) = buf.get(offset) else {
+            return Scan::Incomplete;
+        };
+        if kind != b'$' {
+            return Scan::Error(format!(
+                "Protocol error: expected '$', got '{}'",
+                kind as char
+            ));
+        }
+        let Some((len, after_line)) = header_line(buf, offset) else {
+            let pending = buf.len() - offset;
+            return too_big_or_incomplete(pending, "Protocol error: too big bulk count string");
+        };
+        let len = match len {
+            Some(len) if (0..=limits.bulk_bytes_max).contains(&len) => len,
+            _ => return Scan::Error("Protocol error: invalid bulk length".into()),
+        };
+        if !limits.authenticated && len > BULK_UNAUTHENTICATED_BYTES_MAX {
+            return Scan::Error("Protocol error: unauthenticated bulk length".into());
+        }
+        offset = after_line + len as usize + 2;
+        if offset > buf.len() {
+            return Scan::Incomplete;
+        }
+    }
+    Scan::Complete {
+        frame_bytes: offset,
+        args: count as usize,
+    }
+}
+
+fn too_big_or_incomplete(pending_bytes: usize, error: &str) -> Scan {
+    if pending_bytes > INLINE_BYTES_MAX {
+        Scan::Error(error.into())
+    } else {
+        Scan::Incomplete
+    }
+}
+
+/// The integer of a `*N` / `$N` line starting at `start`, and the offset after its CRLF.
+/// `None` while the line is incomplete; `Some((None, _))` when it is not an integer.
+fn header_line(buf: &[u8], start: usize) -> Option<(Option<i64>, usize)> {
+    let line = &buf[start..];
+    let cr = line.iter().position(|&b| b == b'\r')?;
+    if cr + 1 >= line.len() {
+        return None; // "\r" is there but "\n" may still come
+    }
+    Some((parse_strict_i64(&line[1..cr]), start + cr + 2))
+}
+
+/// Redis's `string2ll`: optional minus, digits, no leading zeros, no plus, no spaces.
+pub fn parse_strict_i64(text: &[u8]) -> Option<i64> {
+    let digits = text.strip_prefix(b"-").unwrap_or(text);
+    let leading_zero = digits.len() > 1 && digits[0] == b'0';
+    if digits.is_empty() || leading_zero || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if text == b"-0" {
+        return None;
+    }
+    std::str::from_utf8(text).ok()?.parse().ok()
+}
+
+fn next_inline(buf: &mut BytesMut) -> Option<Request> {
+    let Some(newline) = buf.iter().position(|&b| b == b'\n') else {
+        if buf.len() > INLINE_BYTES_MAX {
+            return Some(Request::ProtocolError(
+                "Protocol error: too big inline request".into(),
+            ));
+        }
+        return Some(Request::Incomplete);
+    };
+    let line = buf.split_to(newline + 1);
+    let line = line.strip_suffix(b"\n").unwrap_or(&line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    match split_args(line) {
+        None => Some(Request::ProtocolError(
+            "Protocol error: unbalanced quotes in request".into(),
+        )),
+        Some(args) if args.is_empty() => None,
+        Some(args) => Some(Request::Command(args)),
+    }
+}
+
+/// Redis's `sdssplitargs`: words separated by blanks, `"..."` with C escapes and `\xHH`,
+/// `'...'` with `\'`. A closing quote must be followed by a blank or the end. `None` for
+/// unbalanced quotes.
+pub fn split_args(line: &[u8]) -> Option<Vec<Bytes>> {
+    let mut args = Vec::new();
+    let mut rest = line;
+    loop {
+        while let Some((&b, tail)) = rest.split_first() {
+            if !is_blank(b) {
+                break;
+            }
+            rest = tail;
+        }
+        if rest.is_empty() {
+            return Some(args);
+        }
+        let (arg, tail) = split_one_arg(rest)?;
+        args.push(Bytes::from(arg));
+        rest = tail;
+    }
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\r' | b'\t' | 0x0b | 0x0c | 0)
+}
+
+/// One word from the front of `input`, and the rest.
+fn split_one_arg(input: &[u8]) -> Option<(Vec<u8>, &[u8])> {
+    let mut arg = Vec::new();
+    let mut i = 0;
+    let mut in_double = false;
+    let mut in_single = false;
+    loop {
+        let c = input.get(i).copied();
+        if in_double {
+            let c = c?; // end of line inside quotes: unbalanced
+            if c == b'\\' && input.get(i + 1) == Some(&b'x') && hex_pair(input, i + 2).is_some() {
+                arg.push(hex_pair(input, i + 2).expect("checked"));
+                i += 4;
+            } else if c == b'\\' && input.get(i + 1).is_some() {
+                arg.push(unescape(input[i + 1]));
+                i += 2;
+            } else if c == b'"' {
+                if input.get(i + 1).is_some_and(|&n| !is_blank(n)) {
+                    return None;
+                }
+                return Some((arg, &input[i + 1..]));
+            } else {
+                arg.push(c);
+                i += 1;
+            }
+        } else if in_single {
+            let c = c?;
+            if c == b'\\' && input.get(i + 1) == Some(&b'\'') {
+                arg.push(b'\'');
+                i += 2;
+            } else if c == b'\'' {
+                if input.get(i + 1).is_some_and(|&n| !is_blank(n)) {
+                    return None;
+                }
+                i += 1;
+                return Some((arg, &input[i..]));
+            } else {
+                arg.push(c);
+                i += 1;
+            }
+        } else {
+            match c {
+                None => return Some((arg, &input[i..])),
+                Some(c) if is_blank(c) => return Some((arg, &input[i..])),
+                Some(b'"') => {
+                    in_double = true;
+                    i += 1;
+                }
+                Some(b'\'') => {
+                    in_single = true;
+                    i += 1;
+                }
+                Some(c) => {
+                    arg.push(c);
+                    i += 1;
+                }
+            }
+        }
+    }
+}
+
+fn unescape(c: u8) -> u8 {
+    match c {
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        b'b' => 0x08,
+        b'a' => 0x07,
+        other => other,
+    }
+}
+
+fn hex_pair(input: &[u8], at: usize) -> Option<u8> {
+    let pair = input.get(at..at + 2)?;
+    let text = std::str::from_utf8(pair).ok()?;
+    u8::from_str_radix(text, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPEN: RequestLimits = RequestLimits {
+        bulk_bytes_max: 512 * 1024 * 1024,
+        authenticated: true,
+    };
+
+    fn parse(input: &[u8]) -> (Request, usize) {
+        let mut buf = BytesMut::from(input);
+        let request = next_request(&mut buf, OPEN);
+        (request, buf.len())
+    }
+
+    fn command(args: &[&str]) -> Request {
+        Request::Command(
+            args.iter()
+                .map(|a| Bytes::copy_from_slice(a.as_bytes()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn arrays_decode_and_leave_the_rest() {
+        let (request, left) = parse(b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n*1\r\n");
+        assert_eq!(request, command(&["GET", "k"]));
+        assert_eq!(left, 4);
+    }
+
+    #[test]
+    fn partial_arrays_wait() {
+        for cut in 1..20 {
+            let full = b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
+            assert_eq!(parse(&full[..cut]).0, Request::Incomplete, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn redis_protocol_errors() {
+        let error = |input: &[u8]| match parse(input).0 {
+            Request::ProtocolError(text) => text,
+            other => panic!("expected an error, got {other:?}"),
+        };
+        assert_eq!(error(b"*x\r\n"), "Protocol error: invalid multibulk length");
+        assert_eq!(
+            error(b"*1\r\n*1\r\n"),
+            "Protocol error: expected '$', got '*'"
+        );
+        assert_eq!(
+            error(b"*1\r\n$-5\r\n"),
+            "Protocol error: invalid bulk length"
+        );
+        assert_eq!(
+            error(b"*1\r\n$99999999999\r\n"),
+            "Protocol error: invalid bulk length"
+        );
+        assert_eq!(
+            error(b"*3000000000\r\n"),
+            "Protocol error: invalid multibulk length"
+        );
+        assert_eq!(
+            error(b"GET \"k\r\n"),
+            "Protocol error: unbalanced quotes in request"
+        );
+        let long = vec![b'a'; INLINE_BYTES_MAX + 1];
+        assert_eq!(error(&long), "Protocol error: too big inline request");
+    }
+
+    #[test]
+    fn empty_requests_are_skipped() {
+        assert_eq!(parse(b"*0\r\n\r\n*-1\r\nPING\r\n").0, command(&["PING"]));
+    }
+
+    #[test]
+    fn inline_commands_split_like_redis() {
+        assert_eq!(
+            parse(b"SET k \"a b\\x41\\n\" 'it\\'s'\r\n").0,
+            command(&["SET", "k", "a bA\n", "it's"])
+        );
+        assert_eq!(split_args(b"\"a\"b"), None);
+        assert_eq!(split_args(b"   ").unwrap().len(), 0);
+    }
+
+    #[test]
+    fn strict_integers() {
+        assert_eq!(parse_strict_i64(b"12"), Some(12));
+        assert_eq!(parse_strict_i64(b"-3"), Some(-3));
+        for bad in [
+            &b"012"[..],
+            b"+1",
+            b"",
+            b"-",
+            b" 1",
+            b"1 ",
+            b"-0",
+            b"99999999999999999999",
+        ] {
+            assert_eq!(parse_strict_i64(bad), None, "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Serving the model over any tokio byte stream: an in-memory duplex inside the
+//! event-driven engine, a turmoil TCP stream, or a real TCP socket for `serve-model`.
+
+use crate::model::clock::ModelClock;
+use crate::model::config::ModelConfig;
+use crate::model::node::Node;
+use crate::model::reply::{Protocol, Reply};
+use crate::model::request::{next_request, Request, RequestLimits};
+use bytes::BytesMut;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// Bytes read from a connection per read call.
+const READ_CHUNK_BYTES: usize = 16 * 1024;
+
+/// A modelled Redis node. Cloning shares the node (all clones serve one keyspace).
+///
+/// ```
+/// use amnesia::model::{Model, ModelClock, ModelConfig};
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let model = Model::new(ModelConfig::default(), ModelClock::tokio(1_700_000_000_000));
+/// let (mut client, server) = tokio::io::duplex(4096);
+/// tokio::spawn(model.clone().serve_connection(server));
+/// client.write_all(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\nGET k\r\n").await.unwrap();
+/// let mut reply = [0u8; 12];
+/// client.read_exact(&mut reply).await.unwrap();
+/// assert_eq!(&reply, b"+OK\r\n$1\r\nv\r\n");
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Model {
+    node: Arc<Mutex<Node>>,
+    clock: ModelClock,
+}
+
+impl Model {
+    pub fn new(config: ModelConfig, clock: ModelClock) -> Self {
+        let node = Node::new(config, clock.now_ms());
+        Self {
+            node: Arc::new(Mutex::new(node)),
+            clock,
+        }
+    }
+
+    /// The node's state, for inspection and fault injection. Never hold it across an await.
+    pub fn node(&self) -> MutexGuard<'_, Node> {
+        self.node
+            .lock()
+            .expect("a command handler never panics while holding the node")
+    }
+
+    pub fn clock(&self) -> &ModelClock {
+        &self.clock
+    }
+
+    /// Serve one client connection until it closes, sends QUIT, or violates the protocol.
+    pub async fn serve_connection<S>(self, mut stream: S)
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        let mut client = self.node().connect();
+        let mut input = BytesMut::with_capacity(READ_CHUNK_BYTES);
+        let mut output = BytesMut::new();
+        loop {
+            let close = self.drain_requests(&mut client, &mut input, &mut output);
+            if !output.is_empty() && stream.write_all(&output).await.is_err() {
+                break;
+            }
+            output.clear();
+            if close || input.len() > self.node().config.query_buffer_bytes_max {
+                break;
+            }
+            input.reserve(READ_CHUNK_BYTES);
+            match stream.read_buf(&mut input).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+        let _ = stream.shutdown().await;
+        self.node().disconnect(&mut client);
+    }
+
+    /// Execute every complete request in `input`, appending replies to `output`.
+    /// Returns true if the connection must close after the replies are written.
+    fn drain_requests(
+        &self,
+        client: &mut crate::model::client::ClientState,
+        input: &mut BytesMut,
+        output: &mut BytesMut,
+    ) -> bool {
+        loop {
+            let limits = {
+                let node = self.node();
+                RequestLimits {
+                    bulk_bytes_max: node.config.bulk_bytes_max as i64,
+                    authenticated: client.authenticated,
+                }
+            };
+            match next_request(input, limits) {
+                Request::Incomplete => return false,
+                Request::ProtocolError(text) => {
+                    Reply::Error(format!("ERR {text}")).encode(client.protocol, output);
+                    return true;
+                }
+                Request::Command(args) => {
+                    let now_ms = self.clock.now_ms();
+                    let execution = self.node().execute(client, args, now_ms);
+                    // A reply to HELLO is already in the newly negotiated protocol.
+                    let protocol: Protocol = client.protocol;
+                    execution.reply.encode(protocol, output);
+                    if execution.close {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Run the active expiry cycle (and the `everysec` flush) forever, `hz` times a second
+    /// of the node's clock.
+    pub async fn run_expiry_cycle(self) {
+        let hz = self.node().config.expire_cycles_per_second;
+        let period = std::time::Duration::from_millis(1000 / u64::from(hz));
+        let mut ticker = tokio::time::interval(period);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticker.tick().await;
+            let now_ms = self.clock.now_ms();
+            self.node().cycle(now_ms);
+        }
+    }
+
+    /// Restart the node: every key not recovered by the persistence model is gone. The
+    /// caller drops the node's connections (a crashed process keeps none).
+    pub fn restart(&self) {
+        self.node().restart();
+    }
+
+    /// Accept connections on `listener` forever, one task per connection, and run the
+    /// expiry cycle. Used by `amnesia serve-model`.
+    pub async fn serve_tcp(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        tokio::spawn(self.clone().run_expiry_cycle());
+        loop {
+            let (stream, _) = listener.accept().await?;
+            stream.set_nodelay(true)?;
+            tokio::spawn(self.clone().serve_connection(stream));
+        }
+    }
+}
