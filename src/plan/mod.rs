@@ -114,3 +114,6 @@ impl Plan {
         )
     }
 }
+
+#[cfg(test)]
+mod tests;
