@@ -2,8 +2,6 @@
 //! `run --print-plan`. Loading checks the version first, then the shape, then the
 //! invariants, and says what is wrong in one line.
 
-use serde::Deserialize;
-
 use super::{Plan, PLAN_VERSION};
 
 /// Why a plan file cannot be used. Each message is one line, fit for a terminal.
@@ -23,6 +21,10 @@ pub enum PlanError {
         column: usize,
         message: String,
     },
+    #[error("a plan is a JSON object, this JSON is not one")]
+    NotAnObject,
+    #[error("plan version {0} is not a number (this amnesia reads version {PLAN_VERSION})")]
+    VersionNotANumber(String),
     #[error("plan has no version field (this amnesia reads version {PLAN_VERSION})")]
     NoVersion,
     #[error("plan version {found} is not supported (this amnesia reads version {PLAN_VERSION})")]
@@ -56,13 +58,6 @@ impl PlanError {
     }
 }
 
-/// Reads only the version, so a plan of another version is named as such rather than
-/// reported as a shape mismatch.
-#[derive(Deserialize)]
-struct VersionProbe {
-    version: Option<u64>,
-}
-
 impl Plan {
     /// The plan as pretty JSON; byte-identical for identical plans.
     pub fn to_json_pretty(&self) -> String {
@@ -73,13 +68,19 @@ impl Plan {
 
     /// Loads a plan: JSON syntax, then version, then shape, then invariants.
     pub fn from_json(json: &str) -> Result<Plan, PlanError> {
-        let probe: VersionProbe = serde_json::from_str(json).map_err(PlanError::from_serde)?;
-        match probe.version {
+        // Syntax first, then the version, so a plan of another version is named as such
+        // rather than reported as a shape mismatch.
+        let value: serde_json::Value = serde_json::from_str(json).map_err(PlanError::from_serde)?;
+        let Some(object) = value.as_object() else {
+            return Err(PlanError::NotAnObject);
+        };
+        match object.get("version") {
             None => return Err(PlanError::NoVersion),
-            Some(found) if found != u64::from(PLAN_VERSION) => {
-                return Err(PlanError::Version { found })
-            }
-            Some(_) => {}
+            Some(version) => match version.as_u64() {
+                Some(found) if found == u64::from(PLAN_VERSION) => {}
+                Some(found) => return Err(PlanError::Version { found }),
+                None => return Err(PlanError::VersionNotANumber(version.to_string())),
+            },
         }
         let plan: Plan = serde_json::from_str(json).map_err(PlanError::from_serde)?;
         plan.validate()?;

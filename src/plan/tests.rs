@@ -261,12 +261,7 @@ fn validate_catches_duplicate_message_ids() {
 
 #[test]
 fn validate_catches_unsorted_turns() {
-    let error = broken(|p| {
-        p.turns[5].start_ms = p.turns[4]
-            .start_ms
-            .saturating_sub(1)
-            .min(p.turns[5].start_ms.wrapping_sub(1))
-    });
+    let error = broken(|p| p.turns.last_mut().unwrap().start_ms = 0);
     assert!(error.contains("must be sorted by start_ms"), "{error}");
 }
 
@@ -426,4 +421,27 @@ fn print_the_standard_plan_head() {
     let plan = standard(42);
     println!("{}", plan.summary());
     println!("{}", &plan.to_json_pretty()[..1_500]);
+}
+
+#[test]
+#[should_panic(expected = "scenario clients = 0 is outside 1..=64")]
+fn generate_rejects_a_scenario_outside_the_limits() {
+    let scenario = ScenarioConfig {
+        clients: 0,
+        ..ScenarioConfig::standard()
+    };
+    Plan::generate(1, &scenario);
+}
+
+#[test]
+fn a_json_array_is_not_a_plan() {
+    let error = Plan::from_json("[]").unwrap_err().to_string();
+    assert_eq!(error, "a plan is a JSON object, this JSON is not one");
+    let error = Plan::from_json(r#"{"version": "1"}"#)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        r#"plan version "1" is not a number (this amnesia reads version 1)"#
+    );
 }
