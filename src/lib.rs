@@ -1,3 +1,4 @@
 //! amnesia: deterministic simulation testing of LLM memory stores kept in Redis.
 pub mod model;
+pub mod plan;
 pub mod store;

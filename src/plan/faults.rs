@@ -1,0 +1,346 @@
+//! Faults: the per-seed fault mix (VOPR's swarm testing: each seed enables its own subset
+//! of fault kinds at its own rates, so rare combinations get explored), the per-link
+//! latency models, and the timed fault schedule.
+//!
+//! Adding a kind of DESIGN's catalogue (clog, reset, redis crash, pause, client crash,
+//! clock skew, error replies) takes: a `FaultClass` variant with a new stream id, a
+//! `FaultKind` variant, one generator function, and the match arms the compiler asks for.
+//! Each class draws from its own seeded stream, so a new class changes no other class's
+//! faults and no workload.
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use super::prng::{between, chance, exponential, stream, Stream};
+use super::scenario::{ScenarioConfig, FAULTS_MAX, LATENCY_US_MAX, PPM};
+
+/// The direction of a client↔redis link a fault affects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    Both,
+    /// Client to Redis: commands vanish, replies to earlier commands still arrive.
+    ToRedis,
+    /// Redis to client: commands are applied but their replies vanish (Unknown outcomes).
+    FromRedis,
+}
+
+/// What goes wrong during a fault window.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultKind {
+    /// The link between `client` and Redis black-holes bytes in `direction` for the
+    /// window; a connection that lived through it stays stalled until replaced.
+    Partition { client: u32, direction: Direction },
+}
+
+impl FaultKind {
+    /// The class this fault belongs to in the mix.
+    pub fn class(&self) -> FaultClass {
+        match self {
+            FaultKind::Partition { .. } => FaultClass::Partition,
+        }
+    }
+
+    /// The client whose link or host the fault hits, if it hits one.
+    pub fn client(&self) -> Option<u32> {
+        match self {
+            FaultKind::Partition { client, .. } => Some(*client),
+        }
+    }
+}
+
+/// One timed fault. It starts at `at_ms` and heals at `at_ms + duration_ms`, inside the
+/// busy phase.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    pub at_ms: u64,
+    pub duration_ms: u64,
+    pub kind: FaultKind,
+}
+
+impl Fault {
+    /// When the fault heals.
+    pub fn end_ms(&self) -> u64 {
+        self.at_ms + self.duration_ms
+    }
+}
+
+/// A fault kind without its parameters: the unit the swarm enables or disables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultClass {
+    Partition,
+}
+
+impl FaultClass {
+    /// Every class, in schedule order.
+    pub const ALL: [FaultClass; 1] = [FaultClass::Partition];
+
+    /// The class's seeded stream. Never reuse or renumber: it would change old seeds.
+    fn stream_id(self) -> u32 {
+        match self {
+            FaultClass::Partition => 1,
+        }
+    }
+
+    /// The name in plans and summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultClass::Partition => "partition",
+        }
+    }
+
+    /// Draws the parameters of one fault of this class.
+    fn generate(self, rng: &mut impl Rng, context: &FaultContext) -> FaultKind {
+        match self {
+            FaultClass::Partition => generate_partition(rng, context),
+        }
+    }
+}
+
+/// What a fault generator may target.
+struct FaultContext {
+    clients: u32,
+}
+
+fn generate_partition(rng: &mut impl Rng, context: &FaultContext) -> FaultKind {
+    let client = rng.random_range(0..context.clients);
+    let direction = match rng.random_range(0..4) {
+        0 | 1 => Direction::Both,
+        2 => Direction::ToRedis,
+        _ => Direction::FromRedis,
+    };
+    FaultKind::Partition { client, direction }
+}
+
+/// How often an enabled class strikes, and how long its windows last.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassRate {
+    pub class: FaultClass,
+    /// Mean faults per minute of busy phase (exponential inter-arrival).
+    pub per_minute: u32,
+    /// Windows last uniformly between `duration_ms_min` and this.
+    pub duration_ms_max: u64,
+}
+
+/// Fault rates a class is drawn with, per minute.
+pub const PER_MINUTE_MIN: u32 = 1;
+pub const PER_MINUTE_MAX: u32 = 12;
+/// Fault windows, in milliseconds.
+pub const FAULT_DURATION_MS_MIN: u64 = 100;
+pub const FAULT_DURATION_MS_MAX: u64 = 5_000;
+
+/// Which latency features the seed's links have.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyMix {
+    /// Uniform jitter on top of the base latency.
+    pub jitter: bool,
+    /// An exponential tail: rare slow chunks.
+    pub tail: bool,
+}
+
+/// The swarm: which fault kinds this seed enables and at which rates. Printed at the head
+/// of the plan so a failing seed says what it was exposed to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultMix {
+    pub latency: LatencyMix,
+    /// Enabled classes only, in `FaultClass::ALL` order.
+    pub classes: Vec<ClassRate>,
+}
+
+impl FaultMix {
+    /// The rate of `class`, if the seed enables it.
+    pub fn rate(&self, class: FaultClass) -> Option<&ClassRate> {
+        self.classes.iter().find(|rate| rate.class == class)
+    }
+
+    /// One line: `latency jitter+tail, partition 6/min <=3000 ms`.
+    pub fn describe(&self) -> String {
+        let mut latency = vec!["base"];
+        if self.latency.jitter {
+            latency.push("jitter");
+        }
+        if self.latency.tail {
+            latency.push("tail");
+        }
+        let mut parts = vec![format!("latency {}", latency.join("+"))];
+        for rate in &self.classes {
+            parts.push(format!(
+                "{} {}/min <={} ms",
+                rate.class.name(),
+                rate.per_minute,
+                rate.duration_ms_max
+            ));
+        }
+        if self.classes.is_empty() {
+            parts.push("no fault windows".to_string());
+        }
+        parts.join(", ")
+    }
+}
+
+/// An exponential latency tail: with `probability_ppm`, a chunk is delayed by an extra
+/// exponential sample of mean `mean_us`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExpTail {
+    pub probability_ppm: u32,
+    pub mean_us: u64,
+}
+
+/// One-way latency of one client↔redis link, applied per chunk in both directions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyModel {
+    pub base_us: u64,
+    /// Uniform extra in `0..=jitter_us`.
+    pub jitter_us: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<ExpTail>,
+}
+
+impl LatencyModel {
+    /// The latency of a link with no swarm: fast and fixed.
+    pub const CALM: LatencyModel = LatencyModel {
+        base_us: 200,
+        jitter_us: 0,
+        tail: None,
+    };
+
+    /// One chunk's latency. Every engine and the real tier's proxy sample through this,
+    /// so a plan means the same delays everywhere.
+    pub fn sample_us(&self, rng: &mut impl Rng) -> u64 {
+        let mut latency_us = self.base_us + between(rng, 0, self.jitter_us);
+        if let Some(tail) = self.tail {
+            if chance(rng, tail.probability_ppm) {
+                latency_us += exponential(rng, tail.mean_us, LATENCY_US_MAX);
+            }
+        }
+        latency_us.min(LATENCY_US_MAX)
+    }
+
+    /// Checks the model against the limits; the error is one line.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.base_us.saturating_add(self.jitter_us) > LATENCY_US_MAX {
+            return Err(format!(
+                "base_us {} + jitter_us {} exceeds {LATENCY_US_MAX}",
+                self.base_us, self.jitter_us
+            ));
+        }
+        if let Some(tail) = self.tail {
+            if tail.probability_ppm > PPM {
+                return Err(format!(
+                    "tail probability_ppm {} exceeds {PPM}",
+                    tail.probability_ppm
+                ));
+            }
+            if tail.mean_us > LATENCY_US_MAX {
+                return Err(format!(
+                    "tail mean_us {} exceeds {LATENCY_US_MAX}",
+                    tail.mean_us
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Draws the latency half of the mix and one model per client link.
+pub(crate) fn generate_latency(
+    seed: u64,
+    scenario: &ScenarioConfig,
+) -> (LatencyMix, Vec<LatencyModel>) {
+    let mut rng = stream(seed, Stream::Latency);
+    if !scenario.swarm {
+        let mix = LatencyMix {
+            jitter: false,
+            tail: false,
+        };
+        return (mix, vec![LatencyModel::CALM; scenario.clients as usize]);
+    }
+    let mix = LatencyMix {
+        jitter: chance(&mut rng, PPM / 2),
+        tail: chance(&mut rng, PPM / 2),
+    };
+    let links = (0..scenario.clients)
+        .map(|_| {
+            let base_us = between(&mut rng, 50, 2_000);
+            let jitter_us = if mix.jitter {
+                between(&mut rng, 0, 5_000)
+            } else {
+                0
+            };
+            let tail = mix.tail.then(|| ExpTail {
+                probability_ppm: between(&mut rng, 1_000, 50_000) as u32,
+                mean_us: between(&mut rng, 2_000, 100_000),
+            });
+            LatencyModel {
+                base_us,
+                jitter_us,
+                tail,
+            }
+        })
+        .collect();
+    (mix, links)
+}
+
+/// Draws the mix's classes and the fault schedule of the busy phase `0..duration_ms`.
+/// Windows of one client never overlap; every window ends by `duration_ms`.
+pub(crate) fn generate_faults(
+    seed: u64,
+    scenario: &ScenarioConfig,
+    duration_ms: u64,
+) -> (Vec<ClassRate>, Vec<Fault>) {
+    let context = FaultContext {
+        clients: scenario.clients,
+    };
+    let mut rates = Vec::new();
+    let mut faults = Vec::new();
+    for class in FaultClass::ALL {
+        let mut rng = stream(
+            seed,
+            Stream::Fault {
+                stream_id: class.stream_id(),
+            },
+        );
+        if !scenario.swarm || !chance(&mut rng, PPM / 2) {
+            continue;
+        }
+        let rate = ClassRate {
+            class,
+            per_minute: rng.random_range(PER_MINUTE_MIN..=PER_MINUTE_MAX),
+            duration_ms_max: between(&mut rng, FAULT_DURATION_MS_MIN, FAULT_DURATION_MS_MAX),
+        };
+        let gap_mean_ms = 60_000 / u64::from(rate.per_minute);
+        // Per client: when its current window heals.
+        let mut busy_until_ms = vec![0u64; scenario.clients as usize];
+        let mut at_ms = 0;
+        loop {
+            at_ms += 1 + exponential(&mut rng, gap_mean_ms, duration_ms);
+            if at_ms >= duration_ms || faults.len() >= FAULTS_MAX {
+                break;
+            }
+            let window_ms = between(&mut rng, FAULT_DURATION_MS_MIN, rate.duration_ms_max)
+                .min(duration_ms - at_ms);
+            let kind = class.generate(&mut rng, &context);
+            if let Some(client) = kind.client() {
+                let until_ms = &mut busy_until_ms[client as usize];
+                if *until_ms > at_ms {
+                    continue;
+                }
+                *until_ms = at_ms + window_ms;
+            }
+            faults.push(Fault {
+                at_ms,
+                duration_ms: window_ms,
+                kind,
+            });
+        }
+        rates.push(rate);
+    }
+    // Stable: faults at the same instant keep class order.
+    faults.sort_by_key(|fault| fault.at_ms);
+    for fault in &faults {
+        assert!(fault.duration_ms > 0 && fault.end_ms() <= duration_ms);
+    }
+    (rates, faults)
+}

@@ -1,0 +1,41 @@
+//! seed → Plan. Each concern draws from its own ChaCha stream of the seed (see `prng`),
+//! so the workload of a seed does not move when the fault catalogue grows.
+
+use super::faults::{generate_faults, generate_latency, FaultMix};
+use super::prng::{stream, Stream};
+use super::scenario::ScenarioConfig;
+use super::workload;
+use super::{Plan, PLAN_VERSION};
+
+impl Plan {
+    /// The plan of `seed` under `scenario`: a pure function of both. Panics on a scenario
+    /// outside the limits (check `ScenarioConfig::validate` first for user input).
+    pub fn generate(seed: u64, scenario: &ScenarioConfig) -> Plan {
+        if let Err(error) = scenario.validate() {
+            panic!("{error}");
+        }
+        let mut workload_rng = stream(seed, Stream::Workload);
+        let mut content_rng = stream(seed, Stream::Content);
+        let workload = workload::generate(&mut workload_rng, &mut content_rng, scenario);
+        let (latency, links) = generate_latency(seed, scenario);
+        let (classes, faults) = generate_faults(seed, scenario, scenario.duration_ms);
+        let plan = Plan {
+            version: PLAN_VERSION,
+            seed,
+            mix: FaultMix { latency, classes },
+            clients: scenario.clients,
+            sessions: workload.sessions,
+            session_ttl_ms: workload.session_ttl_ms,
+            duration_ms: scenario.duration_ms,
+            quiet_ms: scenario.quiet_ms,
+            links,
+            turns: workload.turns,
+            faults,
+            scenario: scenario.clone(),
+        };
+        if let Err(error) = plan.validate() {
+            panic!("generated plan of seed {seed} is invalid: {error}");
+        }
+        plan
+    }
+}

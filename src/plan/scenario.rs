@@ -1,0 +1,282 @@
+//! The scenario: the knobs a plan is generated from, with the standard defaults and the
+//! hard limits every plan stays inside (so a hand-edited or shrunk plan cannot ask the
+//! simulator for unbounded work).
+
+use serde::{Deserialize, Serialize};
+
+/// Redis nodes a plan may name. One for now: the catalogue's node faults come later.
+pub const REDIS_NODES_MAX: u32 = 1;
+/// App clients (hosts running the store) a plan may name.
+pub const CLIENTS_MAX: u32 = 64;
+/// Tenants a plan may name.
+pub const TENANTS_MAX: u32 = 64;
+/// Sessions per tenant a plan may name.
+pub const SESSIONS_PER_TENANT_MAX: u32 = 64;
+/// Sessions in one plan.
+pub const SESSIONS_MAX: usize = 1_024;
+/// Turns in one plan.
+pub const TURNS_MAX: usize = 10_000;
+/// Faults in one plan.
+pub const FAULTS_MAX: usize = 10_000;
+/// Bytes of one message's content.
+pub const CONTENT_BYTES_MAX: usize = 64 * 1024;
+/// Bytes of all message contents of one plan.
+pub const PLAN_CONTENT_BYTES_MAX: usize = 64 * 1024 * 1024;
+/// The context limit of one read.
+pub const CONTEXT_LIMIT_MAX: usize = 1_000;
+/// Simulated LLM latency of one turn.
+pub const THINK_MS_MAX: u64 = 120_000;
+/// Length of the busy phase.
+pub const DURATION_MS_MAX: u64 = 3_600_000;
+/// Length of the final fault-free quiet period.
+pub const QUIET_MS_MAX: u64 = 600_000;
+/// Session TTL.
+pub const SESSION_TTL_MS_MAX: u64 = 3_600_000;
+/// Gap between two turns of one session (user reading and typing).
+pub const GAP_MS_MAX: u64 = 600_000;
+/// One-way latency of one chunk on one link, tail included.
+pub const LATENCY_US_MAX: u64 = 10_000_000;
+/// Parts per million: the unit of every probability in a plan (integers round-trip
+/// through JSON exactly, floats may not).
+pub const PPM: u32 = 1_000_000;
+
+/// What a plan is generated from. `Default` is the standard scenario: one Redis, three
+/// clients, 4 tenants x 2 sessions, 60 turns (about 190 operations) over 30 s of virtual
+/// time, then 5 s of quiet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScenarioConfig {
+    /// Shown in summaries and reports.
+    pub name: String,
+    pub redis_nodes: u32,
+    pub clients: u32,
+    pub tenants: u32,
+    pub sessions_per_tenant: u32,
+    /// Turns of the whole plan, spread over the sessions (every session gets at least one
+    /// when there are enough turns).
+    pub turns: u32,
+    /// End of the busy phase: every turn starts and thinks, every fault ends, before it.
+    pub duration_ms: u64,
+    /// Fault-free period after the busy phase, before the final reads.
+    pub quiet_ms: u64,
+    /// The body of the think-time distribution, uniform.
+    pub think_ms_min: u64,
+    pub think_ms_max: u64,
+    /// Chance that a think time comes from the exponential tail instead.
+    pub think_tail_ppm: u32,
+    pub think_tail_mean_ms: u64,
+    /// Tail samples are capped here.
+    pub think_tail_ms_max: u64,
+    /// Context limits of reads, uniform and inclusive.
+    pub context_limit_min: u32,
+    pub context_limit_max: u32,
+    /// The session TTL the store is configured with is drawn per seed in this range.
+    pub session_ttl_ms_min: u64,
+    pub session_ttl_ms_max: u64,
+    /// Gap between two turns of one session, uniform.
+    pub gap_ms_min: u64,
+    pub gap_ms_max: u64,
+    /// Chance that a gap is an idle period longer than the session TTL (the session
+    /// expires before its next turn).
+    pub idle_gap_ppm: u32,
+    /// Chance that a session starts with a system message (exercises keep-first).
+    pub system_message_ppm: u32,
+    /// Per-seed fault mix on (VOPR swarm); off: no faults and calm, fixed latency.
+    pub swarm: bool,
+}
+
+impl Default for ScenarioConfig {
+    fn default() -> Self {
+        Self::standard()
+    }
+}
+
+impl ScenarioConfig {
+    /// The scenario sweeps, benchmarks and pinned snapshots use.
+    pub fn standard() -> Self {
+        Self {
+            name: "standard".to_string(),
+            redis_nodes: 1,
+            clients: 3,
+            tenants: 4,
+            sessions_per_tenant: 2,
+            turns: 60,
+            duration_ms: 30_000,
+            quiet_ms: 5_000,
+            think_ms_min: 50,
+            think_ms_max: 1_500,
+            think_tail_ppm: 50_000,
+            think_tail_mean_ms: 2_000,
+            think_tail_ms_max: 10_000,
+            context_limit_min: 4,
+            context_limit_max: 20,
+            session_ttl_ms_min: 2_000,
+            session_ttl_ms_max: 10_000,
+            gap_ms_min: 100,
+            gap_ms_max: 3_000,
+            idle_gap_ppm: 150_000,
+            system_message_ppm: 500_000,
+            swarm: true,
+        }
+    }
+
+    /// A tiny scenario for unit tests and quick smoke runs.
+    pub fn smoke() -> Self {
+        Self {
+            name: "smoke".to_string(),
+            clients: 2,
+            tenants: 1,
+            sessions_per_tenant: 2,
+            turns: 6,
+            duration_ms: 5_000,
+            quiet_ms: 1_000,
+            ..Self::standard()
+        }
+    }
+
+    /// Sessions this scenario names.
+    pub fn sessions(&self) -> usize {
+        self.tenants as usize * self.sessions_per_tenant as usize
+    }
+
+    /// Checks the scenario against the limits; the error is one line.
+    pub fn validate(&self) -> Result<(), String> {
+        fn range<T: PartialOrd + std::fmt::Display>(
+            name: &str,
+            value: T,
+            min: T,
+            max: T,
+        ) -> Result<(), String> {
+            if value < min || value > max {
+                return Err(format!(
+                    "scenario {name} = {value} is outside {min}..={max}"
+                ));
+            }
+            Ok(())
+        }
+        fn ordered<T: PartialOrd + std::fmt::Display>(
+            name_min: &str,
+            min: T,
+            name_max: &str,
+            max: T,
+        ) -> Result<(), String> {
+            if min > max {
+                return Err(format!(
+                    "scenario {name_min} = {min} is above {name_max} = {max}"
+                ));
+            }
+            Ok(())
+        }
+        range("redis_nodes", self.redis_nodes, 1, REDIS_NODES_MAX)?;
+        range("clients", self.clients, 1, CLIENTS_MAX)?;
+        range("tenants", self.tenants, 1, TENANTS_MAX)?;
+        range(
+            "sessions_per_tenant",
+            self.sessions_per_tenant,
+            1,
+            SESSIONS_PER_TENANT_MAX,
+        )?;
+        range("sessions", self.sessions(), 1, SESSIONS_MAX)?;
+        range("turns", self.turns as usize, 0, TURNS_MAX)?;
+        range("duration_ms", self.duration_ms, 1, DURATION_MS_MAX)?;
+        range("quiet_ms", self.quiet_ms, 0, QUIET_MS_MAX)?;
+        range("think_ms_min", self.think_ms_min, 0, THINK_MS_MAX)?;
+        range("think_ms_max", self.think_ms_max, 0, THINK_MS_MAX)?;
+        ordered(
+            "think_ms_min",
+            self.think_ms_min,
+            "think_ms_max",
+            self.think_ms_max,
+        )?;
+        range("think_tail_ppm", self.think_tail_ppm, 0, PPM)?;
+        range(
+            "think_tail_mean_ms",
+            self.think_tail_mean_ms,
+            0,
+            THINK_MS_MAX,
+        )?;
+        range("think_tail_ms_max", self.think_tail_ms_max, 0, THINK_MS_MAX)?;
+        range(
+            "context_limit_min",
+            self.context_limit_min as usize,
+            1,
+            CONTEXT_LIMIT_MAX,
+        )?;
+        range(
+            "context_limit_max",
+            self.context_limit_max as usize,
+            1,
+            CONTEXT_LIMIT_MAX,
+        )?;
+        ordered(
+            "context_limit_min",
+            self.context_limit_min,
+            "context_limit_max",
+            self.context_limit_max,
+        )?;
+        range(
+            "session_ttl_ms_min",
+            self.session_ttl_ms_min,
+            1,
+            SESSION_TTL_MS_MAX,
+        )?;
+        range(
+            "session_ttl_ms_max",
+            self.session_ttl_ms_max,
+            1,
+            SESSION_TTL_MS_MAX,
+        )?;
+        ordered(
+            "session_ttl_ms_min",
+            self.session_ttl_ms_min,
+            "session_ttl_ms_max",
+            self.session_ttl_ms_max,
+        )?;
+        range("gap_ms_min", self.gap_ms_min, 0, GAP_MS_MAX)?;
+        range("gap_ms_max", self.gap_ms_max, 0, GAP_MS_MAX)?;
+        ordered("gap_ms_min", self.gap_ms_min, "gap_ms_max", self.gap_ms_max)?;
+        range("idle_gap_ppm", self.idle_gap_ppm, 0, PPM)?;
+        range("system_message_ppm", self.system_message_ppm, 0, PPM)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        ScenarioConfig::standard().validate().unwrap();
+        ScenarioConfig::smoke().validate().unwrap();
+        assert_eq!(ScenarioConfig::default(), ScenarioConfig::standard());
+    }
+
+    #[test]
+    fn limits_are_enforced() {
+        let scenario = ScenarioConfig {
+            clients: CLIENTS_MAX + 1,
+            ..ScenarioConfig::standard()
+        };
+        assert_eq!(
+            scenario.validate().unwrap_err(),
+            format!("scenario clients = 65 is outside 1..={CLIENTS_MAX}")
+        );
+        let scenario = ScenarioConfig {
+            think_ms_min: 10,
+            think_ms_max: 5,
+            ..ScenarioConfig::standard()
+        };
+        assert_eq!(
+            scenario.validate().unwrap_err(),
+            "scenario think_ms_min = 10 is above think_ms_max = 5"
+        );
+    }
+
+    #[test]
+    fn partial_scenario_json_takes_defaults() {
+        let scenario: ScenarioConfig = serde_json::from_str(r#"{"clients": 5}"#).unwrap();
+        assert_eq!(scenario.clients, 5);
+        assert_eq!(scenario.turns, ScenarioConfig::standard().turns);
+    }
+}

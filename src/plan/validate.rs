@@ -1,0 +1,246 @@
+//! The invariants every plan keeps, checked on generation and on load: a hand-edited or
+//! shrunk plan that breaks one is rejected with one line, before any engine runs it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::scenario::{
+    CLIENTS_MAX, CONTENT_BYTES_MAX, CONTEXT_LIMIT_MAX, DURATION_MS_MAX, FAULTS_MAX,
+    PLAN_CONTENT_BYTES_MAX, QUIET_MS_MAX, SESSIONS_MAX, SESSION_TTL_MS_MAX, THINK_MS_MAX,
+    TURNS_MAX,
+};
+use super::{Plan, PlanError, PLAN_VERSION};
+use crate::store::{Message, Role};
+
+macro_rules! ensure {
+    ($cond:expr, $($fmt:tt)+) => {
+        if !$cond {
+            return Err(PlanError::Invalid(format!($($fmt)+)));
+        }
+    };
+}
+
+impl Plan {
+    /// Checks the plan's invariants: version, limits, unique sessions and message ids,
+    /// sorted turns and faults, known sessions and clients, sequential turns per session,
+    /// faults inside the busy phase and enabled in the mix.
+    pub fn validate(&self) -> Result<(), PlanError> {
+        if self.version != PLAN_VERSION {
+            return Err(PlanError::Version {
+                found: u64::from(self.version),
+            });
+        }
+        self.scenario.validate().map_err(PlanError::Invalid)?;
+        ensure!(
+            (1..=CLIENTS_MAX).contains(&self.clients),
+            "clients = {} is outside 1..={CLIENTS_MAX}",
+            self.clients
+        );
+        ensure!(
+            (1..=DURATION_MS_MAX).contains(&self.duration_ms),
+            "duration_ms = {} is outside 1..={DURATION_MS_MAX}",
+            self.duration_ms
+        );
+        ensure!(
+            self.quiet_ms <= QUIET_MS_MAX,
+            "quiet_ms = {} exceeds {QUIET_MS_MAX}",
+            self.quiet_ms
+        );
+        ensure!(
+            (1..=SESSION_TTL_MS_MAX).contains(&self.session_ttl_ms),
+            "session_ttl_ms = {} is outside 1..={SESSION_TTL_MS_MAX}",
+            self.session_ttl_ms
+        );
+        ensure!(
+            self.links.len() == self.clients as usize,
+            "{} latency links for {} clients",
+            self.links.len(),
+            self.clients
+        );
+        for (client, link) in self.links.iter().enumerate() {
+            link.validate()
+                .map_err(|e| PlanError::Invalid(format!("link of client {client}: {e}")))?;
+        }
+
+        ensure!(
+            !self.sessions.is_empty() && self.sessions.len() <= SESSIONS_MAX,
+            "{} sessions is outside 1..={SESSIONS_MAX}",
+            self.sessions.len()
+        );
+        let mut sessions = BTreeSet::new();
+        for session in &self.sessions {
+            ensure!(
+                sessions.insert(session),
+                "session {session} is listed twice"
+            );
+        }
+
+        self.validate_turns(&sessions)?;
+        self.validate_faults()
+    }
+
+    fn validate_turns(
+        &self,
+        sessions: &BTreeSet<&crate::store::SessionKey>,
+    ) -> Result<(), PlanError> {
+        ensure!(
+            self.turns.len() <= TURNS_MAX,
+            "{} turns exceed {TURNS_MAX}",
+            self.turns.len()
+        );
+        let mut ids = BTreeSet::new();
+        let mut seq_last: Option<u64> = None;
+        let mut content_bytes: usize = 0;
+        // Per session: the previous turn's index and think end.
+        let mut previous: BTreeMap<&crate::store::SessionKey, (usize, u64)> = BTreeMap::new();
+        let mut start_last_ms = 0;
+        for (position, turn) in self.turns.iter().enumerate() {
+            let i = turn.index;
+            ensure!(i == position, "turn at position {position} has index {i}");
+            ensure!(
+                sessions.contains(&turn.session),
+                "turn {i}: session {} is not among the plan's sessions",
+                turn.session
+            );
+            ensure!(
+                turn.client < self.clients,
+                "turn {i}: client {} is out of range (plan has {} clients)",
+                turn.client,
+                self.clients
+            );
+            ensure!(
+                turn.start_ms >= start_last_ms,
+                "turn {i}: start_ms {} is before the previous turn's {start_last_ms} (turns must be sorted by start_ms)",
+                turn.start_ms
+            );
+            start_last_ms = turn.start_ms;
+            ensure!(
+                (1..=CONTEXT_LIMIT_MAX).contains(&turn.context_limit),
+                "turn {i}: context_limit {} is outside 1..={CONTEXT_LIMIT_MAX}",
+                turn.context_limit
+            );
+            ensure!(
+                turn.think_ms <= THINK_MS_MAX,
+                "turn {i}: think_ms {} exceeds {THINK_MS_MAX}",
+                turn.think_ms
+            );
+            ensure!(
+                turn.think_end_ms() <= self.duration_ms,
+                "turn {i}: start_ms {} + think_ms {} ends after the busy phase ({} ms)",
+                turn.start_ms,
+                turn.think_ms,
+                self.duration_ms
+            );
+            let first = !previous.contains_key(&turn.session);
+            if let Some(&(prev, think_end_ms)) = previous.get(&turn.session) {
+                ensure!(
+                    turn.start_ms >= think_end_ms,
+                    "turn {i}: starts at {} ms, before turn {prev} of session {} ends thinking at {think_end_ms} ms",
+                    turn.start_ms,
+                    turn.session
+                );
+            }
+            previous.insert(&turn.session, (i, turn.think_end_ms()));
+            ensure!(
+                first || turn.system.is_none(),
+                "turn {i}: a system message on a turn that is not its session's first"
+            );
+
+            let expected = [
+                (turn.system.as_ref(), Role::System),
+                (Some(&turn.user), Role::User),
+                (Some(&turn.assistant), Role::Assistant),
+            ];
+            for (message, role) in expected {
+                let Some(message) = message else { continue };
+                check_message(i, message, role)?;
+                ensure!(
+                    ids.insert(message.id.as_str()),
+                    "turn {i}: message id {} is used twice",
+                    message.id
+                );
+                if let Some(last) = seq_last {
+                    ensure!(
+                        message.seq > last,
+                        "turn {i}: message {} has seq {}, not above the previous {last}",
+                        message.id,
+                        message.seq
+                    );
+                }
+                seq_last = Some(message.seq);
+                content_bytes += message.content.len();
+            }
+        }
+        ensure!(
+            content_bytes <= PLAN_CONTENT_BYTES_MAX,
+            "contents total {content_bytes} bytes, above {PLAN_CONTENT_BYTES_MAX}"
+        );
+        Ok(())
+    }
+
+    fn validate_faults(&self) -> Result<(), PlanError> {
+        ensure!(
+            self.faults.len() <= FAULTS_MAX,
+            "{} faults exceed {FAULTS_MAX}",
+            self.faults.len()
+        );
+        let mut at_last_ms = 0;
+        let mut busy_until_ms: BTreeMap<u32, u64> = BTreeMap::new();
+        for (i, fault) in self.faults.iter().enumerate() {
+            let class = fault.kind.class();
+            ensure!(
+                self.mix.rate(class).is_some(),
+                "fault {i}: {} is not enabled in the plan's mix",
+                class.name()
+            );
+            ensure!(
+                fault.at_ms >= at_last_ms,
+                "fault {i}: at_ms {} is before the previous fault's {at_last_ms} (faults must be sorted by at_ms)",
+                fault.at_ms
+            );
+            at_last_ms = fault.at_ms;
+            ensure!(fault.duration_ms > 0, "fault {i}: duration_ms is 0");
+            ensure!(
+                fault.at_ms.saturating_add(fault.duration_ms) <= self.duration_ms,
+                "fault {i}: ends at {} ms, after the busy phase ({} ms)",
+                fault.at_ms.saturating_add(fault.duration_ms),
+                self.duration_ms
+            );
+            if let Some(client) = fault.kind.client() {
+                ensure!(
+                    client < self.clients,
+                    "fault {i}: client {client} is out of range (plan has {} clients)",
+                    self.clients
+                );
+                let until_ms = busy_until_ms.entry(client).or_insert(0);
+                ensure!(
+                    fault.at_ms >= *until_ms,
+                    "fault {i}: overlaps an earlier fault on client {client} (until {} ms)",
+                    *until_ms
+                );
+                *until_ms = fault.end_ms();
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_message(turn: usize, message: &Message, role: Role) -> Result<(), PlanError> {
+    ensure!(
+        message.role == role,
+        "turn {turn}: message {} has role {:?} where {:?} belongs",
+        message.id,
+        message.role,
+        role
+    );
+    ensure!(
+        !message.id.is_empty(),
+        "turn {turn}: a message has an empty id"
+    );
+    ensure!(
+        message.content.len() <= CONTENT_BYTES_MAX,
+        "turn {turn}: message {} has {} content bytes, above {CONTENT_BYTES_MAX}",
+        message.id,
+        message.content.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,246 @@
+//! The workload: sessions, and the chatbot turns on them. A turn is what an incident's
+//! request does: read `context(limit)`, think (the LLM), append the user message, append
+//! the assistant message. Turns of one session follow each other; which client serves a
+//! turn is drawn per turn (a load balancer), which is where cross-client races live.
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use super::content;
+use super::prng::{between, chance, exponential};
+use super::scenario::ScenarioConfig;
+use crate::store::{Message, Role, SessionKey};
+
+/// One chatbot request on one session, served by one client.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    /// Position in `Plan::turns`.
+    pub index: usize,
+    pub session: SessionKey,
+    /// The app client that serves this turn.
+    pub client: u32,
+    /// The earliest start in virtual time. The driver also waits for the previous turn of
+    /// the same session to finish, so a turn may start later than this, never earlier.
+    pub start_ms: u64,
+    /// The `limit` of the context read.
+    pub context_limit: usize,
+    /// Simulated LLM latency between the context read and the user append.
+    pub think_ms: u64,
+    /// The session's system prompt, appended before the context read by the session's
+    /// first turn only (exercises keep-first retention).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<Message>,
+    pub user: Message,
+    pub assistant: Message,
+}
+
+impl Turn {
+    /// Store operations of this turn: the optional system append, the read, two appends.
+    pub fn operations(&self) -> usize {
+        3 + usize::from(self.system.is_some())
+    }
+
+    /// The messages this turn appends, in append order.
+    pub fn messages(&self) -> impl Iterator<Item = &Message> {
+        self.system.iter().chain([&self.user, &self.assistant])
+    }
+
+    /// When the thinking ends, at the earliest: the next turn of the session starts no
+    /// earlier than this.
+    pub fn think_end_ms(&self) -> u64 {
+        self.start_ms + self.think_ms
+    }
+}
+
+/// The sessions a scenario names: tenants `t0..`, sessions `s0..` per tenant.
+pub fn sessions(scenario: &ScenarioConfig) -> Vec<SessionKey> {
+    let mut sessions = Vec::with_capacity(scenario.sessions());
+    for t in 0..scenario.tenants {
+        for s in 0..scenario.sessions_per_tenant {
+            sessions.push(SessionKey::new(format!("t{t}"), format!("s{s}")));
+        }
+    }
+    sessions
+}
+
+/// The generated workload of one seed.
+pub(crate) struct Workload {
+    pub sessions: Vec<SessionKey>,
+    pub session_ttl_ms: u64,
+    pub turns: Vec<Turn>,
+}
+
+/// A turn before it has a client, a limit and messages.
+struct Slot {
+    session: usize,
+    /// Position among the session's turns.
+    nth: usize,
+    start_ms: u64,
+    think_ms: u64,
+}
+
+/// Draws the workload: timing from `rng`, message contents from `content_rng`.
+pub(crate) fn generate(
+    rng: &mut impl Rng,
+    content_rng: &mut impl Rng,
+    scenario: &ScenarioConfig,
+) -> Workload {
+    let sessions = sessions(scenario);
+    let session_ttl_ms = between(
+        rng,
+        scenario.session_ttl_ms_min,
+        scenario.session_ttl_ms_max,
+    );
+
+    // How many turns each session gets: one each while turns last, the rest by a weight
+    // per session so some sessions are busy and others nearly idle.
+    let turns_total = scenario.turns as usize;
+    let weights: Vec<u32> = sessions.iter().map(|_| rng.random_range(1..=4)).collect();
+    let weight_total: u32 = weights.iter().sum();
+    let mut counts = vec![0usize; sessions.len()];
+    for (i, count) in counts.iter_mut().enumerate() {
+        if i < turns_total {
+            *count = 1;
+        }
+    }
+    for _ in sessions.len().min(turns_total)..turns_total {
+        let mut pick = rng.random_range(0..weight_total);
+        for (i, &w) in weights.iter().enumerate() {
+            if pick < w {
+                counts[i] += 1;
+                break;
+            }
+            pick -= w;
+        }
+    }
+    assert_eq!(counts.iter().sum::<usize>(), turns_total);
+
+    let mut slots = Vec::with_capacity(turns_total);
+    let mut system = vec![false; sessions.len()];
+    for (session, &count) in counts.iter().enumerate() {
+        system[session] = chance(rng, scenario.system_message_ppm);
+        place_session(rng, scenario, session_ttl_ms, session, count, &mut slots);
+    }
+    slots.sort_by_key(|slot| (slot.start_ms, slot.session, slot.nth));
+
+    let mut seq: u64 = 0;
+    let mut message = |role: Role, content_rng: &mut dyn rand::RngCore| {
+        let (_, content) = content::draw(content_rng);
+        let m = Message {
+            id: format!("m{seq}"),
+            role,
+            content,
+            seq,
+        };
+        seq += 1;
+        m
+    };
+    let mut turns = Vec::with_capacity(slots.len());
+    for (index, slot) in slots.iter().enumerate() {
+        let client = rng.random_range(0..scenario.clients);
+        let context_limit = between(
+            rng,
+            u64::from(scenario.context_limit_min),
+            u64::from(scenario.context_limit_max),
+        ) as usize;
+        let system =
+            (slot.nth == 0 && system[slot.session]).then(|| message(Role::System, content_rng));
+        let user = message(Role::User, content_rng);
+        let assistant = message(Role::Assistant, content_rng);
+        turns.push(Turn {
+            index,
+            session: sessions[slot.session].clone(),
+            client,
+            start_ms: slot.start_ms,
+            context_limit,
+            think_ms: slot.think_ms,
+            system,
+            user,
+            assistant,
+        });
+    }
+    Workload {
+        sessions,
+        session_ttl_ms,
+        turns,
+    }
+}
+
+/// Places the `count` turns of one session in the busy phase: think, then a gap (the user
+/// reading and typing, sometimes idle past the TTL), then the next turn. A timeline longer
+/// than the busy phase is compressed: gaps first, thinks too if they alone do not fit.
+fn place_session(
+    rng: &mut impl Rng,
+    scenario: &ScenarioConfig,
+    session_ttl_ms: u64,
+    session: usize,
+    count: usize,
+    slots: &mut Vec<Slot>,
+) {
+    if count == 0 {
+        return;
+    }
+    let duration_ms = scenario.duration_ms;
+    let first_ms = between(rng, 0, duration_ms / 4);
+    let mut thinks_ms = Vec::with_capacity(count);
+    let mut gaps_ms = Vec::with_capacity(count);
+    gaps_ms.push(first_ms);
+    for k in 0..count {
+        thinks_ms.push(think_ms(rng, scenario));
+        if k + 1 < count {
+            let gap_ms = if chance(rng, scenario.idle_gap_ppm) {
+                session_ttl_ms + between(rng, 500, session_ttl_ms.max(500))
+            } else {
+                between(rng, scenario.gap_ms_min, scenario.gap_ms_max)
+            };
+            gaps_ms.push(gap_ms);
+        }
+    }
+    let think_total_ms: u64 = thinks_ms.iter().sum();
+    let gap_total_ms: u64 = gaps_ms.iter().sum();
+    if think_total_ms + gap_total_ms > duration_ms {
+        let scale = |x: u64, num: u64, den: u64| -> u64 {
+            assert!(den > 0);
+            (u128::from(x) * u128::from(num) / u128::from(den)) as u64
+        };
+        if think_total_ms <= duration_ms {
+            let room_ms = duration_ms - think_total_ms;
+            for gap in gaps_ms.iter_mut() {
+                *gap = scale(*gap, room_ms, gap_total_ms);
+            }
+        } else {
+            let total_ms = think_total_ms + gap_total_ms;
+            for x in thinks_ms.iter_mut().chain(gaps_ms.iter_mut()) {
+                *x = scale(*x, duration_ms, total_ms);
+            }
+        }
+    }
+    let mut at_ms = 0;
+    for nth in 0..count {
+        at_ms += gaps_ms[nth];
+        slots.push(Slot {
+            session,
+            nth,
+            start_ms: at_ms,
+            think_ms: thinks_ms[nth],
+        });
+        at_ms += thinks_ms[nth];
+    }
+    assert!(
+        at_ms <= duration_ms,
+        "session timeline {at_ms} ms past {duration_ms} ms"
+    );
+}
+
+/// Mostly uniform in the body; sometimes from the exponential tail (a slow LLM).
+fn think_ms(rng: &mut impl Rng, scenario: &ScenarioConfig) -> u64 {
+    if chance(rng, scenario.think_tail_ppm) {
+        let tail_ms = exponential(rng, scenario.think_tail_mean_ms, scenario.think_tail_ms_max);
+        scenario
+            .think_ms_max
+            .saturating_add(tail_ms)
+            .min(scenario.think_tail_ms_max.max(scenario.think_ms_max))
+    } else {
+        between(rng, scenario.think_ms_min, scenario.think_ms_max)
+    }
+}
