@@ -1,3 +1,5 @@
 //! amnesia: deterministic simulation testing of LLM memory stores kept in Redis.
+pub mod check;
+pub mod history;
 pub mod model;
 pub mod store;
