@@ -10,10 +10,23 @@ use crate::store::{Memory, Message, SessionKey, UserKey};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "op")]
 pub enum OpKind {
-    Append { session: SessionKey, msg: Message },
-    Context { session: SessionKey, limit: usize },
-    Remember { user: UserKey, memory: Memory },
-    Recall { user: UserKey, query: String, k: usize },
+    Append {
+        session: SessionKey,
+        msg: Message,
+    },
+    Context {
+        session: SessionKey,
+        limit: usize,
+    },
+    Remember {
+        user: UserKey,
+        memory: Memory,
+    },
+    Recall {
+        user: UserKey,
+        query: String,
+        k: usize,
+    },
 }
 
 /// The value a successful operation returned.

@@ -58,9 +58,21 @@ fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
     let s = Subject::Session(read.session.clone());
     let when = format!("read at {}..{} us", read.invoke_us, read.complete_us);
     let classes = [
-        (ViolationClass::Leak, findings.leak, "returned messages appended to another session"),
-        (ViolationClass::Corrupt, findings.corrupt, "returned messages that differ from every append of their id, or were never appended"),
-        (ViolationClass::Duplicate, findings.duplicate, "returned a message more often than it was appended"),
+        (
+            ViolationClass::Leak,
+            findings.leak,
+            "returned messages appended to another session",
+        ),
+        (
+            ViolationClass::Corrupt,
+            findings.corrupt,
+            "returned messages that differ from every append of their id, or were never appended",
+        ),
+        (
+            ViolationClass::Duplicate,
+            findings.duplicate,
+            "returned a message more often than it was appended",
+        ),
     ];
     for (class, mut evidence, what) in classes {
         if evidence.ids.is_empty() {
@@ -70,9 +82,13 @@ fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
         evidence.ids.sort();
         evidence.ids.dedup();
         let text = format!("{when} {what}: {}", evidence.ids.join(", "));
-        verdict
-            .violations
-            .push(Violation::new(class, s.clone(), evidence.ops, evidence.ids, text));
+        verdict.violations.push(Violation::new(
+            class,
+            s.clone(),
+            evidence.ops,
+            evidence.ids,
+            text,
+        ));
     }
 }
 
@@ -96,10 +112,14 @@ fn judge_entry(idx: &Index<'_>, read: &Read<'_>, entry: &Message, findings: &mut
     }
     let own: Vec<_> = own_appends(idx, read, &entry.id).collect();
     if own.is_empty() {
-        findings.leak.add(&entry.id, anywhere.iter().map(|a| a.write.op));
+        findings
+            .leak
+            .add(&entry.id, anywhere.iter().map(|a| a.write.op));
         return;
     }
     if !own.iter().any(|(_, msg)| *msg == entry) {
-        findings.corrupt.add(&entry.id, own.iter().map(|(op, _)| *op));
+        findings
+            .corrupt
+            .add(&entry.id, own.iter().map(|(op, _)| *op));
     }
 }

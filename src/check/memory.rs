@@ -86,9 +86,13 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
         recall.k,
         ids.join(", ")
     );
-    verdict
-        .violations
-        .push(Violation::new(ViolationClass::RecallMiss, subject, ops, ids, text));
+    verdict.violations.push(Violation::new(
+        ViolationClass::RecallMiss,
+        subject,
+        ops,
+        ids,
+        text,
+    ));
 }
 
 fn check_integrity(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
@@ -145,7 +149,11 @@ fn check_drift(q: &Quiescence, verdict: &mut Verdict) {
     if unindexed.is_empty() && dangling.is_empty() {
         return;
     }
-    let ids = unindexed.iter().chain(&dangling).map(|s| s.to_string()).collect();
+    let ids = unindexed
+        .iter()
+        .chain(&dangling)
+        .map(|s| s.to_string())
+        .collect();
     let text = format!(
         "at quiescence, stored but not indexed: [{}]; indexed but not stored: [{}]",
         unindexed.join(", "),

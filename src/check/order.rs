@@ -57,9 +57,13 @@ fn check_within(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
         pairs.join(", ")
     );
     let subject = Subject::Session(read.session.clone());
-    verdict
-        .violations
-        .push(Violation::new(ViolationClass::Reorder, subject, ops, ids, text));
+    verdict.violations.push(Violation::new(
+        ViolationClass::Reorder,
+        subject,
+        ops,
+        ids,
+        text,
+    ));
 }
 
 fn check_across(idx: &Index<'_>, session: &SessionKey, verdict: &mut Verdict) {
@@ -78,21 +82,32 @@ fn check_across(idx: &Index<'_>, session: &SessionKey, verdict: &mut Verdict) {
     for (&(x, y), &read_xy) in &seen {
         if let Some(&read_yx) = seen.get(&(y, x)) {
             if x < y {
-                conflicts.entry((read_xy, read_yx)).or_default().extend([x, y]);
+                conflicts
+                    .entry((read_xy, read_yx))
+                    .or_default()
+                    .extend([x, y]);
             }
         }
     }
     for ((read_a, read_b), ids) in conflicts {
         let ids: Vec<String> = ids.into_iter().map(str::to_string).collect();
         let mut ops = vec![read_a, read_b];
-        ops.extend(ids.iter().flat_map(|id| idx.id_appends(id)).map(|a| a.write.op));
+        ops.extend(
+            ids.iter()
+                .flat_map(|id| idx.id_appends(id))
+                .map(|a| a.write.op),
+        );
         let text = format!(
             "reads {read_a} and {read_b} disagree on the relative order of {}",
             ids.join(", ")
         );
         let subject = Subject::Session(session.clone());
-        verdict
-            .violations
-            .push(Violation::new(ViolationClass::Reorder, subject, ops, ids, text));
+        verdict.violations.push(Violation::new(
+            ViolationClass::Reorder,
+            subject,
+            ops,
+            ids,
+            text,
+        ));
     }
 }

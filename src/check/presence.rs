@@ -280,7 +280,11 @@ fn note_failed_visible(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) 
             .into_iter()
             .filter(|a| a.msg.id == entry.id)
             .collect();
-        if appends.is_empty() || appends.iter().any(|a| a.write.status != WriteStatus::Failed) {
+        if appends.is_empty()
+            || appends
+                .iter()
+                .any(|a| a.write.status != WriteStatus::Failed)
+        {
             continue;
         }
         let mut op_indexes = vec![read.op];

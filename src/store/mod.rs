@@ -23,8 +23,12 @@ pub trait MemoryStore: Send + Sync {
         Err(StoreError::Unsupported)
     }
     /// The `k` memories of `user` most similar to `query`. Optional capability.
-    async fn recall(&self, _user: &UserKey, _query: &str, _k: usize)
-        -> Result<Vec<Memory>, StoreError> {
+    async fn recall(
+        &self,
+        _user: &UserKey,
+        _query: &str,
+        _k: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
         Err(StoreError::Unsupported)
     }
     /// The retention this store declares.
