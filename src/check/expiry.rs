@@ -46,35 +46,43 @@ pub(crate) fn certainly_alive_through(idx: &Index<'_>, start: &Append<'_>, until
     start.write.is_acked() && alive_until_us(idx, start) > until_us.saturating_add(EXPIRY_SLACK_US)
 }
 
-/// True when no append of `session` could have been applied within `ttl + slack` before
-/// `at_us`: whatever the session held had certainly expired by then.
-fn certainly_dead_at(idx: &Index<'_>, session: &SessionKey, ttl_us: u64, at_us: u64) -> bool {
-    idx.session_appends(session)
-        .into_iter()
-        .filter(|a| a.write.invoke_us <= at_us)
-        .all(|a| {
-            a.write
-                .latest_apply_us()
-                .saturating_add(ttl_us)
-                .saturating_add(EXPIRY_SLACK_US)
-                < at_us
-        })
-}
-
-/// An instant in `(after_us, until_us]` at which `session` had certainly expired, if any.
-pub(crate) fn certain_expiry_between(
+/// The latest instant in `[0, until_us]` at which `session` had certainly expired: no
+/// append of it, of any outcome, invoked by then can have been applied within
+/// `ttl + EXPIRY_SLACK_US` before it. `None` without a TTL or when there is no such instant.
+pub(crate) fn latest_certain_expiry(
     idx: &Index<'_>,
     session: &SessionKey,
-    after_us: u64,
     until_us: u64,
 ) -> Option<u64> {
     let ttl_us = idx.ttl_us()?;
-    let just_before_appends = idx
+    // (invoke, latest possible application) sorted by invoke, with a running maximum.
+    let mut spans: Vec<(u64, u64)> = idx
         .session_appends(session)
         .into_iter()
-        .map(|a| a.write.invoke_us.saturating_sub(1));
-    std::iter::once(until_us)
-        .chain(just_before_appends)
-        .filter(|&x| after_us < x && x <= until_us)
-        .find(|&x| certainly_dead_at(idx, session, ttl_us, x))
+        .map(|a| (a.write.invoke_us, a.write.latest_apply_us()))
+        .collect();
+    spans.sort_unstable();
+    let mut running_max_us = 0;
+    let prefix_max_us: Vec<u64> = spans
+        .iter()
+        .map(|&(_, latest_us)| {
+            running_max_us = running_max_us.max(latest_us);
+            running_max_us
+        })
+        .collect();
+    let dead_at = |x: u64| {
+        let invoked = spans.partition_point(|&(invoke_us, _)| invoke_us <= x);
+        invoked == 0
+            || prefix_max_us[invoked - 1]
+                .saturating_add(ttl_us)
+                .saturating_add(EXPIRY_SLACK_US)
+                < x
+    };
+    // Between two invocations the condition only improves with time: test each gap's end.
+    let gap_ends = spans.iter().map(|&(invoke_us, _)| invoke_us.checked_sub(1));
+    std::iter::once(Some(until_us))
+        .chain(gap_ends)
+        .flatten()
+        .filter(|&x| x <= until_us && dead_at(x))
+        .max()
 }

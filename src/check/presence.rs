@@ -22,10 +22,12 @@
 //!   last possible application and at or before t0 (no append of s, of any outcome, can
 //!   have been applied within `ttl + EXPIRY_SLACK_US` before that instant). Messages with
 //!   an unknown append are never zombies: they may have been applied late.
+//! - `expected-loss` info is given only for messages that would otherwise be judged
+//!   (not excused by the window or trimming), so it stays short.
 
 use std::collections::BTreeMap;
 
-use super::expiry::{certain_expiry_between, certainly_alive_through};
+use super::expiry::{certainly_alive_through, latest_certain_expiry};
 use super::index::{Append, Index, Read, WriteStatus};
 use super::{Info, Subject, Verdict, Violation, ViolationClass};
 
@@ -145,6 +147,14 @@ fn classify_missing<'i, 'a>(
     first: Option<&Append<'a>>,
     missing: &mut Missing<'i, 'a>,
 ) {
+    // Cheap excuses first: most missing messages were simply cut by the window.
+    let is_first = first.is_some_and(|f| f.write.op == m.write.op);
+    if is_first && read.limit == 0 {
+        return;
+    }
+    if !is_first && (newer_in_read(idx, read, m) >= read.limit || trimmable(idx, read, m)) {
+        return;
+    }
     if let Some(b) = idx.epoch_within(m.write.invoke_us, read.complete_us) {
         missing.expected.entry(b).or_default().push(m);
         return;
@@ -152,16 +162,11 @@ fn classify_missing<'i, 'a>(
     if !certainly_alive_through(idx, m, read.complete_us) {
         return;
     }
-    if first.is_some_and(|f| f.write.op == m.write.op) {
-        if read.limit >= 1 {
-            missing.first = Some(m);
-        }
-        return;
+    if is_first {
+        missing.first = Some(m);
+    } else {
+        missing.lost.push(m);
     }
-    if newer_in_read(idx, read, m) >= read.limit || trimmable(idx, read, m) {
-        return;
-    }
-    missing.lost.push(m);
 }
 
 fn ops_and_ids(read: &Read<'_>, appends: &[&Append<'_>]) -> (Vec<usize>, Vec<String>) {
@@ -233,27 +238,27 @@ fn report_lost(read: &Read<'_>, lost: &[&Append<'_>], premature: bool, verdict: 
     ));
 }
 
+/// Appends of `id` to the read's session.
+fn own_appends<'i, 'a>(idx: &'i Index<'a>, read: &Read<'_>, id: &str) -> Vec<&'i Append<'a>> {
+    idx.id_appends(id)
+        .into_iter()
+        .filter(|a| a.session == read.session)
+        .collect()
+}
+
 fn check_zombies(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
-    if idx.ttl_us().is_none() {
+    let Some(expired_at_us) = latest_certain_expiry(idx, read.session, read.invoke_us) else {
         return;
-    }
+    };
     let mut ops = vec![read.op];
     let mut ids = Vec::new();
-    let mut expired_at_us = u64::MAX;
     for entry in read.messages {
-        let appends: Vec<_> = idx
-            .session_appends(read.session)
-            .into_iter()
-            .filter(|a| a.msg.id == entry.id)
-            .collect();
+        let appends = own_appends(idx, read, &entry.id);
         let Some(latest_us) = appends.iter().map(|a| a.write.latest_apply_us()).max() else {
             continue;
         };
-        if latest_us == u64::MAX {
-            continue;
-        }
-        if let Some(x) = certain_expiry_between(idx, read.session, latest_us, read.invoke_us) {
-            expired_at_us = expired_at_us.min(x);
+        // The message was applied for the last time before a certain expiry.
+        if latest_us < expired_at_us {
             ops.extend(appends.iter().map(|a| a.write.op));
             ids.push(entry.id.clone());
         }
@@ -267,7 +272,7 @@ fn check_zombies(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
         ops,
         ids,
         format!(
-            "read at {}..{} us returned messages of a session certainly expired by {expired_at_us} us",
+            "read at {}..{} us returned messages applied before the session certainly expired (at {expired_at_us} us at the latest)",
             read.invoke_us, read.complete_us
         ),
     ));
@@ -275,11 +280,7 @@ fn check_zombies(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
 
 fn note_failed_visible(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
     for entry in read.messages {
-        let appends: Vec<_> = idx
-            .session_appends(read.session)
-            .into_iter()
-            .filter(|a| a.msg.id == entry.id)
-            .collect();
+        let appends = own_appends(idx, read, &entry.id);
         if appends.is_empty()
             || appends
                 .iter()
