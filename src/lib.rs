@@ -1,4 +1,6 @@
 //! amnesia: deterministic simulation testing of LLM memory stores kept in Redis.
+pub mod check;
+pub mod history;
 pub mod model;
 pub mod plan;
 pub mod store;

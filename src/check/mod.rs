@@ -1,0 +1,193 @@
+//! History + policy → [`Verdict`]. Every rule errs on the side of silence: a violation is
+//! reported only when no interleaving, expiry timing or unknown outcome consistent with
+//! the history and the declared [`Policy`] could explain what a read returned. A checker
+//! that cries wolf is worse than none.
+//!
+//! One file per family of violations: `presence` (lost, premature-expiry, zombie,
+//! truncation, expected-loss), `integrity` (duplicate, corrupt, leak), `order` (reorder),
+//! `memory` (recall-miss, index-drift), `liveness` (stuck). `index` turns the history
+//! into per-session and per-id lookups, `expiry` answers "certainly alive / certainly
+//! expired" questions under a sliding TTL.
+
+mod expiry;
+mod index;
+mod integrity;
+mod liveness;
+mod memory;
+mod order;
+mod presence;
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+use crate::history::History;
+use crate::store::{Policy, SessionKey, UserKey};
+
+pub use expiry::EXPIRY_SLACK_US;
+
+/// The classes of DESIGN.md's "Checker: violation classes" table, in that order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ViolationClass {
+    Lost,
+    Duplicate,
+    Reorder,
+    Corrupt,
+    Leak,
+    Zombie,
+    PrematureExpiry,
+    Truncation,
+    RecallMiss,
+    IndexDrift,
+    Stuck,
+}
+
+/// What a violation or an info is about, so reports can group by session or user.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Subject {
+    Session(SessionKey),
+    User(UserKey),
+    /// The whole store (index-drift without a user, stuck operations).
+    Store,
+}
+
+/// One broken promise, with the evidence: the messages (or memories) involved and the
+/// operations that prove it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Violation {
+    pub class: ViolationClass,
+    pub subject: Subject,
+    /// Operation indexes ([`crate::history::Op::index`]), sorted.
+    pub op_indexes: Vec<usize>,
+    /// Message or memory ids, sorted.
+    pub message_ids: Vec<String>,
+    pub explanation: String,
+}
+
+impl Violation {
+    fn new(
+        class: ViolationClass,
+        subject: Subject,
+        mut op_indexes: Vec<usize>,
+        mut message_ids: Vec<String>,
+        explanation: String,
+    ) -> Self {
+        op_indexes.sort_unstable();
+        op_indexes.dedup();
+        message_ids.sort();
+        message_ids.dedup();
+        Self {
+            class,
+            subject,
+            op_indexes,
+            message_ids,
+            explanation,
+        }
+    }
+}
+
+/// Things worth knowing that are not violations.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Info {
+    /// Acked data missing from a read after a fault the declared durability does not
+    /// survive: expected, not a violation.
+    ExpectedLoss {
+        subject: Subject,
+        op_indexes: Vec<usize>,
+        message_ids: Vec<String>,
+        epoch_at_us: u64,
+    },
+    /// A message whose append reported a definite failure shows up in a read: the store
+    /// misclassified an error. DESIGN has no class for it, so it is treated like an
+    /// unknown outcome and only noted.
+    FailedAppendVisible {
+        session: SessionKey,
+        op_indexes: Vec<usize>,
+        message_id: String,
+    },
+}
+
+/// The checker's answer: pass when `violations` is empty.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub violations: Vec<Violation>,
+    pub info: Vec<Info>,
+}
+
+impl Verdict {
+    pub fn is_pass(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// The distinct classes found, in table order.
+    pub fn classes(&self) -> Vec<ViolationClass> {
+        let mut classes: Vec<_> = self.violations.iter().map(|v| v.class).collect();
+        classes.sort();
+        classes.dedup();
+        classes
+    }
+}
+
+/// Index state observed once the system is quiet; the history alone cannot show an index
+/// that drifted from the data it indexes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quiescence {
+    pub memories_stored: Vec<String>,
+    pub memories_indexed: Vec<String>,
+}
+
+/// When the plan's final fault-free quiet period starts and how long any operation may
+/// take inside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LivenessSpec {
+    pub quiet_from_us: u64,
+    pub op_budget_us: u64,
+    /// When the history ends: a pending op is stuck only if its budget ran out before this.
+    pub run_end_us: u64,
+}
+
+/// Everything the checker can use; `check` is the common case with history and policy.
+#[derive(Clone, Debug)]
+pub struct CheckInput<'a> {
+    pub history: &'a History,
+    pub policy: Policy,
+    pub quiescence: Option<&'a Quiescence>,
+    pub liveness: Option<LivenessSpec>,
+}
+
+impl<'a> CheckInput<'a> {
+    pub fn new(history: &'a History, policy: Policy) -> Self {
+        Self {
+            history,
+            policy,
+            quiescence: None,
+            liveness: None,
+        }
+    }
+}
+
+/// Judges a history against the store's declared policy.
+pub fn check(history: &History, policy: &Policy) -> Verdict {
+    check_input(&CheckInput::new(history, *policy))
+}
+
+/// Judges a history with the optional quiescence and liveness evidence.
+pub fn check_input(input: &CheckInput<'_>) -> Verdict {
+    let idx = index::Index::build(input.history, input.policy);
+    let mut verdict = Verdict::default();
+    presence::check(&idx, &mut verdict);
+    integrity::check(&idx, &mut verdict);
+    order::check(&idx, &mut verdict);
+    memory::check(&idx, input.quiescence, &mut verdict);
+    if let Some(spec) = input.liveness {
+        liveness::check(&idx, spec, &mut verdict);
+    }
+    verdict.violations.sort();
+    verdict.violations.dedup();
+    verdict.info.sort();
+    verdict.info.dedup();
+    verdict
+}

@@ -1,0 +1,300 @@
+//! Is what should be there there, and is what should be gone gone: `lost`,
+//! `premature-expiry`, `zombie`, `truncation`, and `expected-loss` info across epochs.
+//!
+//! Rules, per successful read R = `context(s, limit)` invoked at t0, completed at t1:
+//! - A message m is *judged missing* only if its append is the sole append of its id,
+//!   acked, completed before t0, not followed by an epoch boundary within
+//!   `[m.invoke, t1]` (that is `expected-loss` info), and the session was certainly alive
+//!   from m's application through `t1 + EXPIRY_SLACK_US` (acked appends only).
+//! - m is then `lost` if R holds fewer than `limit` entries that are not certainly older
+//!   than m (an entry is certainly older when its acked append completed before m was
+//!   invoked; unknown ids count as newer), and m cannot have been trimmed by
+//!   `messages_max` (counting every append of s, whatever its outcome, invoked by t1 and
+//!   not certainly older than m, plus one for a kept first message).
+//! - The missing set of one read is `premature-expiry` instead of `lost` when the policy
+//!   has a TTL and R holds none of the acked messages appended before t0.
+//! - `truncation`: R longer than `limit` (+1 with keep-first), or keep-first and the
+//!   session's first message missing. The first message is the acked append that
+//!   completed before any other append of s was invoked; when there is none, the rule is
+//!   not applied. Its presence is judged like `lost` but without window or trimming
+//!   excuses, and only for `limit >= 1`.
+//! - `zombie`: m in R although the session certainly expired at some instant after m's
+//!   last possible application and at or before t0 (no append of s, of any outcome, can
+//!   have been applied within `ttl + EXPIRY_SLACK_US` before that instant). Messages with
+//!   an unknown append are never zombies: they may have been applied late.
+//! - `expected-loss` info is given only for messages that would otherwise be judged
+//!   (not excused by the window or trimming), so it stays short.
+
+use std::collections::BTreeMap;
+
+use super::expiry::{certainly_alive_through, latest_certain_expiry};
+use super::index::{Append, Index, Read, WriteStatus};
+use super::{Info, Subject, Verdict, Violation, ViolationClass};
+
+pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
+    for read in &idx.reads {
+        check_length(idx, read, verdict);
+        check_missing(idx, read, verdict);
+        check_zombies(idx, read, verdict);
+        note_failed_visible(idx, read, verdict);
+    }
+}
+
+fn subject(read: &Read<'_>) -> Subject {
+    Subject::Session(read.session.clone())
+}
+
+fn check_length(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
+    let bound = read.limit + usize::from(idx.policy.keep_first);
+    if read.messages.len() <= bound {
+        return;
+    }
+    let ids = read.messages.iter().map(|m| m.id.clone()).collect();
+    verdict.violations.push(Violation::new(
+        ViolationClass::Truncation,
+        subject(read),
+        vec![read.op],
+        ids,
+        format!(
+            "read returned {} messages, more than limit {} allows (bound {bound})",
+            read.messages.len(),
+            read.limit
+        ),
+    ));
+}
+
+/// The session's first message when it is unambiguous: acked, sole append of its id,
+/// and completed before any other append of the session was invoked.
+pub(crate) fn first_message<'i, 'a>(idx: &'i Index<'a>, read: &Read<'_>) -> Option<&'i Append<'a>> {
+    let appends = idx.session_appends(read.session);
+    let first = appends.iter().copied().min_by_key(|a| a.write.invoke_us)?;
+    let done_us = first.write.acked_by_us()?;
+    idx.unique_append(read.session, &first.msg.id)?;
+    let others_later = appends
+        .iter()
+        .filter(|a| a.write.op != first.write.op)
+        .all(|a| done_us < a.write.invoke_us);
+    others_later.then_some(first)
+}
+
+/// Acked appends of the read's session that completed before the read was invoked.
+fn acked_before_read<'i, 'a>(idx: &'i Index<'a>, read: &Read<'_>) -> Vec<&'i Append<'a>> {
+    idx.session_appends(read.session)
+        .into_iter()
+        .filter(|a| a.write.acked_by_us().is_some_and(|c| c < read.invoke_us))
+        .filter(|a| idx.unique_append(read.session, &a.msg.id).is_some())
+        .collect()
+}
+
+/// Entries of R that may have been appended after m (anything not certainly older).
+fn newer_in_read(idx: &Index<'_>, read: &Read<'_>, m: &Append<'_>) -> usize {
+    let certainly_older = |id: &str| {
+        idx.unique_append(read.session, id)
+            .is_some_and(|a| a.write.certainly_before(&m.write))
+    };
+    read.messages
+        .iter()
+        .filter(|e| !certainly_older(&e.id))
+        .count()
+}
+
+/// True when `messages_max` may legitimately have trimmed m by the end of the read.
+fn trimmable(idx: &Index<'_>, read: &Read<'_>, m: &Append<'_>) -> bool {
+    let Some(max) = idx.policy.messages_max else {
+        return false;
+    };
+    let newer = idx
+        .session_appends(read.session)
+        .into_iter()
+        .filter(|n| n.write.op != m.write.op && n.write.invoke_us <= read.complete_us)
+        .filter(|n| !n.write.certainly_before(&m.write))
+        .count();
+    newer + usize::from(idx.policy.keep_first) >= max
+}
+
+#[derive(Default)]
+struct Missing<'i, 'a> {
+    lost: Vec<&'i Append<'a>>,
+    first: Option<&'i Append<'a>>,
+    expected: BTreeMap<u64, Vec<&'i Append<'a>>>,
+}
+
+fn check_missing(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
+    let before = acked_before_read(idx, read);
+    let first = idx
+        .policy
+        .keep_first
+        .then(|| first_message(idx, read))
+        .flatten();
+    let mut missing = Missing::default();
+    for m in before.iter().copied().filter(|m| !read.contains(&m.msg.id)) {
+        classify_missing(idx, read, m, first, &mut missing);
+    }
+    report_expected(read, &missing, verdict);
+    report_first(read, &missing, verdict);
+    if missing.lost.is_empty() {
+        return;
+    }
+    let all_gone = before.iter().all(|m| !read.contains(&m.msg.id));
+    let premature = idx.ttl_us().is_some() && all_gone;
+    report_lost(read, &missing.lost, premature, verdict);
+}
+
+fn classify_missing<'i, 'a>(
+    idx: &Index<'a>,
+    read: &Read<'_>,
+    m: &'i Append<'a>,
+    first: Option<&Append<'a>>,
+    missing: &mut Missing<'i, 'a>,
+) {
+    // Cheap excuses first: most missing messages were simply cut by the window.
+    let is_first = first.is_some_and(|f| f.write.op == m.write.op);
+    if is_first && read.limit == 0 {
+        return;
+    }
+    if !is_first && (newer_in_read(idx, read, m) >= read.limit || trimmable(idx, read, m)) {
+        return;
+    }
+    if let Some(b) = idx.epoch_within(m.write.invoke_us, read.complete_us) {
+        missing.expected.entry(b).or_default().push(m);
+        return;
+    }
+    if !certainly_alive_through(idx, m, read.complete_us) {
+        return;
+    }
+    if is_first {
+        missing.first = Some(m);
+    } else {
+        missing.lost.push(m);
+    }
+}
+
+fn ops_and_ids(read: &Read<'_>, appends: &[&Append<'_>]) -> (Vec<usize>, Vec<String>) {
+    let mut ops = vec![read.op];
+    ops.extend(appends.iter().map(|a| a.write.op));
+    let ids = appends.iter().map(|a| a.msg.id.clone()).collect();
+    (ops, ids)
+}
+
+fn report_expected(read: &Read<'_>, missing: &Missing<'_, '_>, verdict: &mut Verdict) {
+    for (&epoch_at_us, appends) in &missing.expected {
+        let (mut op_indexes, mut message_ids) = ops_and_ids(read, appends);
+        op_indexes.sort_unstable();
+        message_ids.sort();
+        verdict.info.push(Info::ExpectedLoss {
+            subject: subject(read),
+            op_indexes,
+            message_ids,
+            epoch_at_us,
+        });
+    }
+}
+
+fn report_first(read: &Read<'_>, missing: &Missing<'_, '_>, verdict: &mut Verdict) {
+    let Some(first) = missing.first else {
+        return;
+    };
+    let (ops, ids) = ops_and_ids(read, &[first]);
+    verdict.violations.push(Violation::new(
+        ViolationClass::Truncation,
+        subject(read),
+        ops,
+        ids,
+        format!(
+            "keep-first policy: first message {} (acked at {} us) missing from read at {}..{} us",
+            first.msg.id,
+            first.write.complete_us.unwrap_or_default(),
+            read.invoke_us,
+            read.complete_us
+        ),
+    ));
+}
+
+fn report_lost(read: &Read<'_>, lost: &[&Append<'_>], premature: bool, verdict: &mut Verdict) {
+    let (ops, ids) = ops_and_ids(read, lost);
+    let (class, why) = if premature {
+        (
+            ViolationClass::PrematureExpiry,
+            "the session was certainly alive per its TTL, yet the read held none of its acked messages",
+        )
+    } else {
+        (
+            ViolationClass::Lost,
+            "acked before the read, within the limit window, not trimmable and not expired",
+        )
+    };
+    verdict.violations.push(Violation::new(
+        class,
+        subject(read),
+        ops,
+        ids.clone(),
+        format!(
+            "read at {}..{} us (limit {}) is missing {}: {why}",
+            read.invoke_us,
+            read.complete_us,
+            read.limit,
+            ids.join(", ")
+        ),
+    ));
+}
+
+/// Appends of `id` to the read's session.
+fn own_appends<'i, 'a>(idx: &'i Index<'a>, read: &Read<'_>, id: &str) -> Vec<&'i Append<'a>> {
+    idx.id_appends(id)
+        .into_iter()
+        .filter(|a| a.session == read.session)
+        .collect()
+}
+
+fn check_zombies(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
+    let Some(expired_at_us) = latest_certain_expiry(idx, read.session, read.invoke_us) else {
+        return;
+    };
+    let mut ops = vec![read.op];
+    let mut ids = Vec::new();
+    for entry in read.messages {
+        let appends = own_appends(idx, read, &entry.id);
+        let Some(latest_us) = appends.iter().map(|a| a.write.latest_apply_us()).max() else {
+            continue;
+        };
+        // The message was applied for the last time before a certain expiry.
+        if latest_us < expired_at_us {
+            ops.extend(appends.iter().map(|a| a.write.op));
+            ids.push(entry.id.clone());
+        }
+    }
+    if ids.is_empty() {
+        return;
+    }
+    verdict.violations.push(Violation::new(
+        ViolationClass::Zombie,
+        subject(read),
+        ops,
+        ids,
+        format!(
+            "read at {}..{} us returned messages applied before the session certainly expired (at {expired_at_us} us at the latest)",
+            read.invoke_us, read.complete_us
+        ),
+    ));
+}
+
+fn note_failed_visible(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
+    for entry in read.messages {
+        let appends = own_appends(idx, read, &entry.id);
+        if appends.is_empty()
+            || appends
+                .iter()
+                .any(|a| a.write.status != WriteStatus::Failed)
+        {
+            continue;
+        }
+        let mut op_indexes = vec![read.op];
+        op_indexes.extend(appends.iter().map(|a| a.write.op));
+        op_indexes.sort_unstable();
+        verdict.info.push(Info::FailedAppendVisible {
+            session: read.session.clone(),
+            op_indexes,
+            message_id: entry.id.clone(),
+        });
+    }
+}

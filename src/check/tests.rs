@@ -1,0 +1,893 @@
+//! Hand-built histories: for every class one history detected with exactly that class,
+//! and near misses of it made legal that must pass.
+
+use super::*;
+use crate::history::{History, OpKind, OpValue, Outcome};
+use crate::store::{Durability, Memory, Message, Policy, Role, SessionKey, TtlPolicy, UserKey};
+
+const MS: u64 = 1000;
+
+fn sk(name: &str) -> SessionKey {
+    SessionKey::new("t1", name)
+}
+
+fn user(name: &str) -> UserKey {
+    UserKey {
+        tenant: "t1".into(),
+        user: name.into(),
+    }
+}
+
+fn msg(id: &str, seq: u64) -> Message {
+    Message {
+        id: id.into(),
+        role: Role::User,
+        content: format!("content of {id} \r\n$5\r\n 你好 🙂"),
+        seq,
+    }
+}
+
+fn mem(id: &str, text: &str) -> Memory {
+    Memory {
+        id: id.into(),
+        text: text.into(),
+    }
+}
+
+fn plain() -> Policy {
+    Policy {
+        messages_max: None,
+        keep_first: false,
+        ttl: TtlPolicy::None,
+        durability: Durability::AofAlways,
+    }
+}
+
+fn with_ttl(ttl_ms: u64) -> Policy {
+    Policy {
+        ttl: TtlPolicy::Sliding { ttl_ms },
+        ..plain()
+    }
+}
+
+fn keep_first() -> Policy {
+    Policy {
+        keep_first: true,
+        ..plain()
+    }
+}
+
+fn unknown() -> Outcome {
+    Outcome::Unknown("timed out".into())
+}
+
+/// Sequential acked appends of `ids` to `s`, each taking 10 ms, starting at `from_ms`,
+/// 20 ms apart.
+fn appends(h: &mut History, s: &SessionKey, ids: &[&str], from_ms: u64) {
+    for (i, id) in ids.iter().enumerate() {
+        let t = (from_ms + 20 * i as u64) * MS;
+        h.push_acked_append(1, s, msg(id, i as u64), t, t + 10 * MS);
+    }
+}
+
+fn read(h: &mut History, s: &SessionKey, limit: usize, at_ms: u64, ids: &[&str]) -> usize {
+    let seqs = ids.iter().map(|id| msg(id, seq_of(h, id))).collect();
+    h.push_context(2, s, limit, at_ms * MS, (at_ms + 10) * MS, seqs)
+}
+
+fn seq_of(h: &History, id: &str) -> u64 {
+    h.ops
+        .iter()
+        .find_map(|op| match &op.kind {
+            OpKind::Append { msg, .. } if msg.id == id => Some(msg.seq),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+fn classes(h: &History, p: Policy) -> Vec<ViolationClass> {
+    check(h, &p).classes()
+}
+
+fn assert_pass(h: &History, p: Policy) {
+    let v = check(h, &p);
+    assert!(v.is_pass(), "expected pass, got {:#?}", v.violations);
+}
+
+// ---------------------------------------------------------------- lost
+
+#[test]
+fn lost_acked_message_missing() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    read(&mut h, &s, 10, 100, &["m2"]);
+    let v = check(&h, &plain());
+    assert_eq!(v.classes(), vec![ViolationClass::Lost]);
+    assert_eq!(v.violations[0].message_ids, vec!["m1".to_string()]);
+    assert_eq!(v.violations[0].op_indexes, vec![0, 2]);
+}
+
+#[test]
+fn near_miss_unknown_append_may_be_absent_or_present_once() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_append(1, &s, msg("m1", 0), 0, Some(10 * MS), unknown());
+    appends(&mut h, &s, &["m2"], 20);
+    read(&mut h, &s, 10, 100, &["m2"]);
+    read(&mut h, &s, 10, 200, &["m1", "m2"]);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn near_miss_pending_append_applied_late() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_append(1, &s, msg("m1", 0), 0, None, Outcome::Pending);
+    appends(&mut h, &s, &["m2"], 20);
+    read(&mut h, &s, 10, 100, &["m2"]);
+    read(&mut h, &s, 10, 200, &["m2", "m1"]);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn near_miss_append_completing_after_read_invoked() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_acked_append(1, &s, msg("m1", 0), 0, 105 * MS);
+    read(&mut h, &s, 10, 100, &[]);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn near_miss_message_cut_by_limit() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2", "m3"], 0);
+    read(&mut h, &s, 2, 100, &["m2", "m3"]);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn near_miss_concurrent_newer_message_fills_window() {
+    // m3 overlaps m2, so m3 may be newer than m2 and fill a limit-1 window... and m2
+    // may be newer than m3: a read showing only m2 is legal too.
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_acked_append(1, &s, msg("m2", 1), 0, 30 * MS);
+    h.push_acked_append(3, &s, msg("m3", 2), 10 * MS, 20 * MS);
+    read(&mut h, &s, 1, 100, &["m2"]);
+    read(&mut h, &s, 1, 200, &["m2"]);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn lost_within_messages_max_but_trimmed_older_is_fine() {
+    let s = sk("a");
+    let policy = Policy {
+        messages_max: Some(2),
+        ..plain()
+    };
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2", "m3"], 0);
+    read(&mut h, &s, 10, 100, &["m2", "m3"]);
+    assert_pass(&h, policy);
+    read(&mut h, &s, 10, 200, &["m3"]);
+    let v = check(&h, &policy);
+    assert_eq!(v.classes(), vec![ViolationClass::Lost]);
+    assert_eq!(v.violations[0].message_ids, vec!["m2".to_string()]);
+}
+
+// ---------------------------------------------------------------- epochs
+
+#[test]
+fn epoch_boundary_turns_loss_into_expected_loss() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    read(&mut h, &s, 10, 100, &[]);
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Lost]);
+    h.push_epoch(50 * MS, "redis restart, no persistence");
+    let v = check(&h, &plain());
+    assert!(v.is_pass(), "{:#?}", v.violations);
+    assert!(matches!(
+        &v.info[..],
+        [Info::ExpectedLoss { message_ids, epoch_at_us, .. }]
+            if message_ids == &["m1", "m2"] && *epoch_at_us == 50 * MS
+    ));
+}
+
+#[test]
+fn epoch_does_not_excuse_messages_appended_after_it() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    h.push_epoch(50 * MS, "redis restart");
+    appends(&mut h, &s, &["m2", "m3"], 60);
+    read(&mut h, &s, 10, 200, &["m3"]);
+    let v = check(&h, &plain());
+    assert_eq!(v.classes(), vec![ViolationClass::Lost]);
+    assert_eq!(v.violations[0].message_ids, vec!["m2".to_string()]);
+    assert_eq!(v.info.len(), 1);
+}
+
+#[test]
+fn epoch_still_checks_order() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    h.push_epoch(50 * MS, "redis restart");
+    read(&mut h, &s, 10, 100, &["m2", "m1"]);
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Reorder]);
+}
+
+// ---------------------------------------------------------------- duplicate
+
+#[test]
+fn duplicate_same_id_twice_in_one_read() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_append(1, &s, msg("m1", 0), 0, Some(10 * MS), unknown());
+    appends(&mut h, &s, &["m2"], 20);
+    read(&mut h, &s, 10, 100, &["m1", "m1", "m2"]);
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Duplicate]);
+}
+
+#[test]
+fn near_miss_duplicate_once_is_fine() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_append(1, &s, msg("m1", 0), 0, Some(10 * MS), unknown());
+    appends(&mut h, &s, &["m2"], 20);
+    read(&mut h, &s, 10, 100, &["m1", "m2"]);
+    read(&mut h, &s, 10, 200, &["m1", "m2"]);
+    assert_pass(&h, plain());
+}
+
+// ---------------------------------------------------------------- reorder
+
+#[test]
+fn reorder_against_non_overlapping_appends() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    read(&mut h, &s, 10, 100, &["m2", "m1"]);
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Reorder]);
+}
+
+#[test]
+fn near_miss_overlapping_appends_any_order() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_acked_append(1, &s, msg("m1", 0), 0, 25 * MS);
+    h.push_acked_append(3, &s, msg("m2", 1), 20 * MS, 30 * MS);
+    read(&mut h, &s, 10, 100, &["m2", "m1"]);
+    read(&mut h, &s, 10, 200, &["m2", "m1"]);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn near_miss_unknown_append_applied_after_a_later_one() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_append(1, &s, msg("m1", 0), 0, Some(10 * MS), unknown());
+    appends(&mut h, &s, &["m2"], 20);
+    read(&mut h, &s, 10, 100, &["m2", "m1"]);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn reorder_two_reads_disagree() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_acked_append(1, &s, msg("m1", 0), 0, 25 * MS);
+    h.push_acked_append(3, &s, msg("m2", 1), 20 * MS, 30 * MS);
+    read(&mut h, &s, 10, 100, &["m1", "m2"]);
+    read(&mut h, &s, 10, 200, &["m2", "m1"]);
+    let v = check(&h, &plain());
+    assert_eq!(v.classes(), vec![ViolationClass::Reorder]);
+    assert_eq!(v.violations[0].op_indexes, vec![0, 1, 2, 3]);
+}
+
+// ---------------------------------------------------------------- corrupt
+
+#[test]
+fn corrupt_content_changed() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    let mut bad = msg("m1", 0);
+    bad.content = bad.content.replace("你好", "??");
+    h.push_context(2, &s, 10, 100 * MS, 110 * MS, vec![bad]);
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Corrupt]);
+}
+
+#[test]
+fn corrupt_invented_message() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    read(&mut h, &s, 10, 100, &["m1", "ghost"]);
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Corrupt]);
+}
+
+#[test]
+fn near_miss_content_round_trips() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    read(&mut h, &s, 10, 100, &["m1"]);
+    assert_pass(&h, plain());
+}
+
+// ---------------------------------------------------------------- leak
+
+#[test]
+fn leak_other_sessions_message() {
+    let (s1, s2) = (sk("a"), sk("b"));
+    let mut h = History::new();
+    appends(&mut h, &s1, &["m1"], 0);
+    appends(&mut h, &s2, &["x1"], 0);
+    read(&mut h, &s1, 10, 100, &["m1", "x1"]);
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Leak]);
+}
+
+#[test]
+fn near_miss_each_session_sees_its_own() {
+    let (s1, s2) = (sk("a"), sk("b"));
+    let mut h = History::new();
+    appends(&mut h, &s1, &["m1"], 0);
+    appends(&mut h, &s2, &["x1"], 0);
+    read(&mut h, &s1, 10, 100, &["m1"]);
+    read(&mut h, &s2, 10, 100, &["x1"]);
+    assert_pass(&h, plain());
+}
+
+// ---------------------------------------------------------------- zombie
+
+#[test]
+fn zombie_expired_message_still_readable() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    read(&mut h, &s, 10, 5_000, &["m1"]);
+    assert_eq!(classes(&h, with_ttl(1_000)), vec![ViolationClass::Zombie]);
+}
+
+#[test]
+fn zombie_even_if_an_unknown_append_recreated_the_session_later() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    h.push_append(1, &s, msg("m2", 1), 4_000 * MS, Some(4_100 * MS), unknown());
+    read(&mut h, &s, 10, 5_000, &["m1", "m2"]);
+    assert_eq!(classes(&h, with_ttl(1_000)), vec![ViolationClass::Zombie]);
+}
+
+#[test]
+fn near_miss_expiry_inside_read_window_or_slack() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    // Expiry at ~1000..1010 ms: reads around it may see the message or not.
+    h.push_context(2, &s, 10, 900 * MS, 1_500 * MS, vec![msg("m1", 0)]);
+    h.push_context(2, &s, 10, 900 * MS, 1_500 * MS, vec![]);
+    read(&mut h, &s, 10, 1_800, &["m1"]);
+    assert_pass(&h, with_ttl(1_000));
+}
+
+#[test]
+fn near_miss_sliding_ttl_refreshed_by_later_append() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    appends(&mut h, &s, &["m2"], 800);
+    appends(&mut h, &s, &["m3"], 1_600);
+    read(&mut h, &s, 10, 2_000, &["m1", "m2", "m3"]);
+    assert_pass(&h, with_ttl(1_000));
+}
+
+// ---------------------------------------------------------------- premature-expiry
+
+#[test]
+fn premature_expiry_session_gone_while_certainly_alive() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    read(&mut h, &s, 10, 3_000, &[]);
+    assert_eq!(
+        classes(&h, with_ttl(10_000)),
+        vec![ViolationClass::PrematureExpiry]
+    );
+    // Without a TTL the same read is plain loss.
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Lost]);
+}
+
+#[test]
+fn near_miss_session_legitimately_expired() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    read(&mut h, &s, 10, 12_000, &[]);
+    // Expiry (~10 s) inside the op window plus slack.
+    h.push_context(2, &s, 10, 9_500 * MS, 10_500 * MS, vec![]);
+    assert_pass(&h, with_ttl(10_000));
+}
+
+#[test]
+fn near_miss_expired_then_recreated_by_new_append() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    appends(&mut h, &s, &["m2"], 5_000);
+    read(&mut h, &s, 10, 5_100, &["m2"]);
+    assert_pass(&h, with_ttl(1_000));
+}
+
+// ---------------------------------------------------------------- truncation
+
+#[test]
+fn truncation_read_longer_than_limit() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2", "m3"], 0);
+    read(&mut h, &s, 2, 100, &["m1", "m2", "m3"]);
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Truncation]);
+}
+
+#[test]
+fn truncation_keep_first_missing() {
+    let s = sk("a");
+    let ids: Vec<String> = (0..10).map(|i| format!("m{i}")).collect();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let mut h = History::new();
+    appends(&mut h, &s, &ids, 0);
+    read(&mut h, &s, 3, 1_000, &["m7", "m8", "m9"]);
+    assert_eq!(classes(&h, keep_first()), vec![ViolationClass::Truncation]);
+}
+
+#[test]
+fn near_miss_keep_first_with_long_history() {
+    let s = sk("a");
+    let ids: Vec<String> = (0..10).map(|i| format!("m{i}")).collect();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let mut h = History::new();
+    appends(&mut h, &s, &ids, 0);
+    read(&mut h, &s, 3, 1_000, &["m0", "m7", "m8", "m9"]);
+    read(&mut h, &s, 20, 1_100, &ids);
+    assert_pass(&h, keep_first());
+}
+
+#[test]
+fn near_miss_keep_first_ambiguous_first_is_not_judged() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_acked_append(1, &s, msg("m0", 0), 0, 30 * MS);
+    h.push_acked_append(3, &s, msg("m1", 1), 10 * MS, 20 * MS);
+    appends(&mut h, &s, &["m2", "m3", "m4"], 100);
+    read(&mut h, &s, 3, 1_000, &["m2", "m3", "m4"]);
+    assert_pass(&h, keep_first());
+}
+
+// ---------------------------------------------------------------- recall-miss
+
+#[test]
+fn recall_miss_exact_text_not_found() {
+    let u = user("u1");
+    let mut h = History::new();
+    let ok = Outcome::Ok(OpValue::None);
+    h.push_remember(1, &u, mem("r1", "likes green tea"), 0, Some(10 * MS), ok);
+    h.push_recall(2, &u, "likes green tea", 3, 100 * MS, 110 * MS, vec![]);
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::RecallMiss]);
+}
+
+#[test]
+fn near_miss_recall_ties_and_caps() {
+    let u = user("u1");
+    let mut h = History::new();
+    let ok = Outcome::Ok(OpValue::None);
+    h.push_remember(1, &u, mem("r1", "likes tea"), 0, Some(10 * MS), ok.clone());
+    h.push_remember(
+        1,
+        &u,
+        mem("r2", "likes tea"),
+        20 * MS,
+        Some(30 * MS),
+        ok.clone(),
+    );
+    h.push_remember(1, &u, mem("r3", "tea likes"), 40 * MS, Some(50 * MS), ok);
+    // k below the number of identical texts: either may be returned.
+    h.push_recall(
+        2,
+        &u,
+        "likes tea",
+        1,
+        100 * MS,
+        110 * MS,
+        vec![mem("r2", "likes tea")],
+    );
+    // full result with a tying different text: not judged.
+    let tie = vec![mem("r3", "tea likes"), mem("r1", "likes tea")];
+    h.push_recall(2, &u, "likes tea", 2, 200 * MS, 210 * MS, tie);
+    // remember still in flight when recall was invoked.
+    h.push_remember(
+        1,
+        &u,
+        mem("r4", "late"),
+        300 * MS,
+        Some(320 * MS),
+        unknown(),
+    );
+    h.push_recall(2, &u, "late", 1, 310 * MS, 315 * MS, vec![]);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn leak_and_corrupt_in_recall_results() {
+    let (u1, u2) = (user("u1"), user("u2"));
+    let mut h = History::new();
+    let ok = Outcome::Ok(OpValue::None);
+    h.push_remember(1, &u2, mem("r9", "secret"), 0, Some(10 * MS), ok);
+    h.push_recall(
+        2,
+        &u1,
+        "secret",
+        1,
+        100 * MS,
+        110 * MS,
+        vec![mem("r9", "secret")],
+    );
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Leak]);
+    let mut h2 = History::new();
+    let ok = Outcome::Ok(OpValue::None);
+    h2.push_remember(1, &u1, mem("r1", "naïve café"), 0, Some(10 * MS), ok);
+    let garbled = vec![mem("r1", "na?ve caf?")];
+    h2.push_recall(2, &u1, "naïve café", 1, 100 * MS, 110 * MS, garbled);
+    assert_eq!(classes(&h2, plain()), vec![ViolationClass::Corrupt]);
+}
+
+// ---------------------------------------------------------------- index-drift
+
+#[test]
+fn index_drift_at_quiescence() {
+    let h = History::new();
+    let q = Quiescence {
+        memories_stored: vec!["r1".into(), "r2".into()],
+        memories_indexed: vec!["r1".into()],
+    };
+    let input = CheckInput {
+        quiescence: Some(&q),
+        ..CheckInput::new(&h, plain())
+    };
+    let v = check_input(&input);
+    assert_eq!(v.classes(), vec![ViolationClass::IndexDrift]);
+    assert_eq!(v.violations[0].message_ids, vec!["r2".to_string()]);
+    let agree = Quiescence {
+        memories_stored: vec!["r2".into(), "r1".into()],
+        memories_indexed: vec!["r1".into(), "r2".into()],
+    };
+    let input = CheckInput {
+        quiescence: Some(&agree),
+        ..CheckInput::new(&h, plain())
+    };
+    assert!(check_input(&input).is_pass());
+}
+
+// ---------------------------------------------------------------- stuck
+
+fn liveness_history() -> History {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    // Invoked during faults, pending forever.
+    h.push_append(1, &s, msg("m2", 1), 100 * MS, None, Outcome::Pending);
+    h
+}
+
+#[test]
+fn stuck_pending_after_quiet_period() {
+    let h = liveness_history();
+    let spec = LivenessSpec {
+        quiet_from_us: 1_000 * MS,
+        op_budget_us: 2_000 * MS,
+        run_end_us: 10_000 * MS,
+    };
+    let input = CheckInput {
+        liveness: Some(spec),
+        ..CheckInput::new(&h, plain())
+    };
+    let v = check_input(&input);
+    assert_eq!(v.classes(), vec![ViolationClass::Stuck]);
+    assert_eq!(v.violations[0].op_indexes, vec![1]);
+}
+
+#[test]
+fn near_miss_run_ended_before_budget() {
+    let mut h = liveness_history();
+    let s = sk("a");
+    // Completed late but within its budget.
+    h.push_acked_append(1, &s, msg("m3", 2), 1_500 * MS, 2_900 * MS);
+    let spec = LivenessSpec {
+        quiet_from_us: 1_000 * MS,
+        op_budget_us: 2_000 * MS,
+        run_end_us: 2_950 * MS,
+    };
+    let input = CheckInput {
+        liveness: Some(spec),
+        ..CheckInput::new(&h, plain())
+    };
+    assert!(check_input(&input).is_pass());
+}
+
+// ---------------------------------------------------------------- info, serde, determinism
+
+#[test]
+fn failed_append_visible_is_info_only() {
+    let s = sk("a");
+    let mut h = History::new();
+    let fail = Outcome::Fail("OOM".into());
+    h.push_append(1, &s, msg("m1", 0), 0, Some(10 * MS), fail);
+    read(&mut h, &s, 10, 100, &["m1"]);
+    let v = check(&h, &plain());
+    assert!(v.is_pass());
+    assert!(
+        matches!(&v.info[..], [Info::FailedAppendVisible { message_id, .. }] if message_id == "m1")
+    );
+}
+
+#[test]
+fn classes_serialize_as_design_names() {
+    let names: Vec<String> = [
+        ViolationClass::Lost,
+        ViolationClass::PrematureExpiry,
+        ViolationClass::RecallMiss,
+        ViolationClass::IndexDrift,
+        ViolationClass::Stuck,
+    ]
+    .iter()
+    .map(|c| serde_json::to_string(c).unwrap())
+    .collect();
+    assert_eq!(
+        names,
+        [
+            "\"lost\"",
+            "\"premature-expiry\"",
+            "\"recall-miss\"",
+            "\"index-drift\"",
+            "\"stuck\""
+        ]
+    );
+}
+
+/// A history with several violations on several sessions.
+fn busy_history() -> History {
+    let (s1, s2) = (sk("a"), sk("b"));
+    let mut h = History::new();
+    appends(&mut h, &s1, &["m1", "m2", "m3"], 0);
+    appends(&mut h, &s2, &["x1", "x2"], 5);
+    h.push_append(1, &s1, msg("m4", 3), 70 * MS, Some(80 * MS), unknown());
+    read(&mut h, &s1, 10, 100, &["m3", "m2", "x1"]);
+    read(&mut h, &s2, 10, 100, &["x1", "x1"]);
+    h.push_epoch(150 * MS, "restart");
+    read(&mut h, &s2, 10, 200, &[]);
+    h
+}
+
+#[test]
+fn verdict_independent_of_op_insertion_order() {
+    let h = busy_history();
+    let expected = check(&h, &plain());
+    assert_eq!(
+        expected.classes(),
+        vec![
+            ViolationClass::Lost,
+            ViolationClass::Duplicate,
+            ViolationClass::Reorder,
+            ViolationClass::Leak
+        ]
+    );
+    let mut reversed = h.clone();
+    reversed.ops.reverse();
+    reversed.epochs.reverse();
+    let mut rotated = h.clone();
+    rotated.ops.rotate_left(4);
+    for other in [reversed, rotated] {
+        let v = check(&other, &plain());
+        assert_eq!(v, expected);
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            serde_json::to_string(&expected).unwrap()
+        );
+    }
+}
+
+#[test]
+fn history_round_trips_through_json() {
+    let h = busy_history();
+    let json = serde_json::to_string(&h).unwrap();
+    let back: History = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, h);
+    assert_eq!(check(&back, &plain()), check(&h, &plain()));
+}
+
+// ---------------------------------------------------------------- generated correct runs
+
+/// A correct store, simulated: every append is applied at a seeded instant inside its
+/// [invoke, complete] window (unknown ones maybe later, maybe never), every read
+/// observes one instant of its window, with sliding TTL, trimming, keep-first and wipes.
+/// The checker must find nothing on any of these runs.
+mod generated {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    enum Event {
+        Apply(Message),
+        Observe { op: usize, limit: usize },
+        Wipe,
+    }
+
+    struct Model {
+        policy: Policy,
+        list: Vec<Message>,
+        expire_at_us: u64,
+    }
+
+    impl Model {
+        fn tick(&mut self, now_us: u64) {
+            if self.expire_at_us <= now_us {
+                self.list.clear();
+                self.expire_at_us = u64::MAX;
+            }
+        }
+
+        fn apply(&mut self, now_us: u64, msg: Message) {
+            self.list.push(msg);
+            if let Some(max) = self.policy.messages_max {
+                while self.list.len() > max {
+                    let at = usize::from(self.policy.keep_first);
+                    self.list.remove(at);
+                }
+            }
+            if let TtlPolicy::Sliding { ttl_ms } = self.policy.ttl {
+                self.expire_at_us = now_us + ttl_ms * MS;
+            }
+        }
+
+        fn observe(&self, limit: usize) -> Vec<Message> {
+            let n = self.list.len();
+            if self.policy.keep_first && n > limit + 1 {
+                let mut out = vec![self.list[0].clone()];
+                out.extend_from_slice(&self.list[n - limit..]);
+                return out;
+            }
+            if !self.policy.keep_first && n > limit {
+                return self.list[n - limit..].to_vec();
+            }
+            self.list.clone()
+        }
+    }
+
+    fn run(seed: u64, policy: Policy) -> History {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let s = sk("gen");
+        let mut h = History::new();
+        let mut events: Vec<(u64, usize, Event)> = Vec::new();
+        let mut t_us = 0;
+        for i in 0..60u64 {
+            t_us += rng.random_range(0..300) * MS;
+            let dur_us = rng.random_range(1..80) * MS;
+            let apply_us = t_us + rng.random_range(0..=dur_us);
+            let order = events.len();
+            match rng.random_range(0..10) {
+                0..=5 => {
+                    let m = msg(&format!("g{i}"), i);
+                    h.push_acked_append(1, &s, m.clone(), t_us, t_us + dur_us);
+                    events.push((apply_us, order, Event::Apply(m)));
+                }
+                6 => {
+                    let m = msg(&format!("g{i}"), i);
+                    let outcome = if rng.random_bool(0.5) {
+                        unknown()
+                    } else {
+                        Outcome::Pending
+                    };
+                    let done = matches!(outcome, Outcome::Unknown(_)).then_some(t_us + dur_us);
+                    h.push_append(1, &s, m.clone(), t_us, done, outcome);
+                    if rng.random_bool(0.5) {
+                        let late_us = apply_us + rng.random_range(0..2_000) * MS;
+                        events.push((late_us, order, Event::Apply(m)));
+                    }
+                }
+                _ => {
+                    let limit = rng.random_range(0..6);
+                    let op = h.push_context(2, &s, limit, t_us, t_us + dur_us, vec![]);
+                    events.push((apply_us, order, Event::Observe { op, limit }));
+                }
+            }
+            if policy.durability == Durability::Volatile && rng.random_range(0..40) == 0 {
+                let wipe_us = t_us + rng.random_range(0..100) * MS;
+                h.push_epoch(wipe_us, "restart");
+                events.push((wipe_us, usize::MAX, Event::Wipe));
+            }
+        }
+        events.sort_by_key(|(at_us, order, _)| (*at_us, *order));
+        let mut model = Model {
+            policy,
+            list: Vec::new(),
+            expire_at_us: u64::MAX,
+        };
+        for (at_us, _, event) in events {
+            model.tick(at_us);
+            match event {
+                Event::Apply(m) => model.apply(at_us, m),
+                Event::Wipe => model.list.clear(),
+                Event::Observe { op, limit } => {
+                    let seen = model.observe(limit);
+                    let read = h.ops.iter_mut().find(|o| o.index == op).unwrap();
+                    read.outcome = Outcome::Ok(OpValue::Messages(seen));
+                }
+            }
+        }
+        h
+    }
+
+    fn policies() -> Vec<Policy> {
+        let base = plain();
+        vec![
+            base,
+            with_ttl(1_000),
+            Policy {
+                keep_first: true,
+                ..with_ttl(2_000)
+            },
+            Policy {
+                messages_max: Some(4),
+                ..base
+            },
+            Policy {
+                messages_max: Some(5),
+                keep_first: true,
+                ..with_ttl(1_500)
+            },
+            Policy {
+                durability: Durability::Volatile,
+                ..with_ttl(3_000)
+            },
+            Policy {
+                durability: Durability::Volatile,
+                keep_first: true,
+                ..base
+            },
+        ]
+    }
+
+    #[test]
+    fn correct_store_never_flagged() {
+        for (p, policy) in policies().into_iter().enumerate() {
+            for seed in 0..300 {
+                let h = run(seed, policy);
+                let v = check(&h, &policy);
+                assert!(v.is_pass(), "policy {p} seed {seed}: {:#?}", v.violations);
+            }
+        }
+    }
+
+    #[test]
+    fn dropping_an_acked_message_is_caught_somewhere() {
+        // Sanity that the generated runs exercise the rules: remove the newest entry of
+        // every read that has one (a write-behind-like loss) and expect violations.
+        let policy = plain();
+        let mut caught = 0;
+        for seed in 0..50 {
+            let mut h = run(seed, policy);
+            for op in &mut h.ops {
+                if let Outcome::Ok(OpValue::Messages(ms)) = &mut op.outcome {
+                    ms.pop();
+                }
+            }
+            caught += usize::from(!check(&h, &policy).is_pass());
+        }
+        assert!(caught > 25, "caught only {caught} of 50");
+    }
+}

@@ -1,0 +1,203 @@
+//! The record of what happened in one run: every operation a client invoked, when it was
+//! invoked and completed (virtual microseconds since world start), and what it returned.
+//! Both tiers and both engines produce a [`History`]; the checker judges it alone.
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::{Memory, Message, SessionKey, UserKey};
+
+/// What a client asked the store to do.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "op")]
+pub enum OpKind {
+    Append {
+        session: SessionKey,
+        msg: Message,
+    },
+    Context {
+        session: SessionKey,
+        limit: usize,
+    },
+    Remember {
+        user: UserKey,
+        memory: Memory,
+    },
+    Recall {
+        user: UserKey,
+        query: String,
+        k: usize,
+    },
+}
+
+/// The value a successful operation returned.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "value", content = "items")]
+pub enum OpValue {
+    /// Writes return nothing.
+    None,
+    Messages(Vec<Message>),
+    Memories(Vec<Memory>),
+}
+
+/// How an operation ended. The distinction between `Fail` and `Unknown` is what lets the
+/// checker stay silent about writes that may or may not have been applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "outcome", content = "detail")]
+pub enum Outcome {
+    Ok(OpValue),
+    /// Definitely not applied.
+    Fail(String),
+    /// Timed out or connection lost: may or may not have been applied (at most once).
+    Unknown(String),
+    /// Never completed before the history ended: may or may not be applied, even later.
+    Pending,
+}
+
+/// One operation of the history. `index` is its identity in verdicts; it need not match
+/// its position in [`History::ops`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Op {
+    pub index: usize,
+    pub client: u32,
+    pub kind: OpKind,
+    pub invoke_us: u64,
+    /// `None` while the operation is pending.
+    pub complete_us: Option<u64>,
+    pub outcome: Outcome,
+}
+
+/// A fault that the store's declared durability does not survive (e.g. a Redis restart
+/// without persistence): data written before it may legitimately be gone after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EpochBoundary {
+    pub at_us: u64,
+    pub reason: String,
+}
+
+/// Everything the checker needs to know about one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct History {
+    pub ops: Vec<Op>,
+    pub epochs: Vec<EpochBoundary>,
+}
+
+impl History {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records an operation with the next free index (max index + 1) and returns that index.
+    pub fn push(
+        &mut self,
+        client: u32,
+        kind: OpKind,
+        invoke_us: u64,
+        complete_us: Option<u64>,
+        outcome: Outcome,
+    ) -> usize {
+        let index = self.ops.iter().map(|op| op.index + 1).max().unwrap_or(0);
+        self.ops.push(Op {
+            index,
+            client,
+            kind,
+            invoke_us,
+            complete_us,
+            outcome,
+        });
+        index
+    }
+
+    /// Records an append; `outcome` `Pending` should come with `complete_us = None`.
+    pub fn push_append(
+        &mut self,
+        client: u32,
+        session: &SessionKey,
+        msg: Message,
+        invoke_us: u64,
+        complete_us: Option<u64>,
+        outcome: Outcome,
+    ) -> usize {
+        let kind = OpKind::Append {
+            session: session.clone(),
+            msg,
+        };
+        self.push(client, kind, invoke_us, complete_us, outcome)
+    }
+
+    /// Records an append that was acknowledged at `complete_us`.
+    pub fn push_acked_append(
+        &mut self,
+        client: u32,
+        session: &SessionKey,
+        msg: Message,
+        invoke_us: u64,
+        complete_us: u64,
+    ) -> usize {
+        let outcome = Outcome::Ok(OpValue::None);
+        self.push_append(client, session, msg, invoke_us, Some(complete_us), outcome)
+    }
+
+    /// Records a successful `context` read that returned `messages`.
+    pub fn push_context(
+        &mut self,
+        client: u32,
+        session: &SessionKey,
+        limit: usize,
+        invoke_us: u64,
+        complete_us: u64,
+        messages: Vec<Message>,
+    ) -> usize {
+        let kind = OpKind::Context {
+            session: session.clone(),
+            limit,
+        };
+        let outcome = Outcome::Ok(OpValue::Messages(messages));
+        self.push(client, kind, invoke_us, Some(complete_us), outcome)
+    }
+
+    /// Records a `remember`.
+    pub fn push_remember(
+        &mut self,
+        client: u32,
+        user: &UserKey,
+        memory: Memory,
+        invoke_us: u64,
+        complete_us: Option<u64>,
+        outcome: Outcome,
+    ) -> usize {
+        let kind = OpKind::Remember {
+            user: user.clone(),
+            memory,
+        };
+        self.push(client, kind, invoke_us, complete_us, outcome)
+    }
+
+    /// Records a successful `recall` that returned `memories`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_recall(
+        &mut self,
+        client: u32,
+        user: &UserKey,
+        query: &str,
+        k: usize,
+        invoke_us: u64,
+        complete_us: u64,
+        memories: Vec<Memory>,
+    ) -> usize {
+        let kind = OpKind::Recall {
+            user: user.clone(),
+            query: query.to_string(),
+            k,
+        };
+        let outcome = Outcome::Ok(OpValue::Memories(memories));
+        self.push(client, kind, invoke_us, Some(complete_us), outcome)
+    }
+
+    /// Records a fault the declared durability does not survive.
+    pub fn push_epoch(&mut self, at_us: u64, reason: &str) {
+        self.epochs.push(EpochBoundary {
+            at_us,
+            reason: reason.to_string(),
+        });
+    }
+}
