@@ -17,6 +17,15 @@ impl ModelClock {
         Self::from_fn(move || epoch_ms + start.elapsed().as_millis() as u64)
     }
 
+    /// The real wall clock, for `serve-model` and the real tier. Never used inside a
+    /// simulation: nothing it returns reaches a trace.
+    pub fn system() -> Self {
+        Self::from_fn(|| {
+            let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            since_epoch.map_or(0, |elapsed| elapsed.as_millis() as u64)
+        })
+    }
+
     /// Any function of the caller's choice, e.g. a simulated host clock with skew.
     pub fn from_fn(now_ms: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
         Self {

@@ -1,0 +1,50 @@
+//! Command-line parsing and dispatch for the `amnesia` binary.
+#![allow(dead_code)] // exit codes and error kinds used by the commands still to come
+
+mod serve_model;
+
+use clap::{Parser, Subcommand};
+
+pub const EXIT_PASS: u8 = 0;
+pub const EXIT_VIOLATION: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+pub const EXIT_NONDETERMINISM: u8 = 3;
+pub const EXIT_ENVIRONMENT: u8 = 4;
+
+/// Deterministic simulation testing of LLM memory stores kept in Redis.
+#[derive(Parser, Debug)]
+#[command(name = "amnesia", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Serve the Redis model on 127.0.0.1 with the real clock.
+    ServeModel(serve_model::Args),
+}
+
+/// A failure that ends the command, with its exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Environment(String),
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) => EXIT_USAGE,
+            CliError::Environment(_) => EXIT_ENVIRONMENT,
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> Result<u8, CliError> {
+    match cli.command {
+        Command::ServeModel(args) => serve_model::run(args),
+    }
+}
