@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch for the `amnesia` binary.
 #![allow(dead_code)] // exit codes and error kinds used by the commands still to come
 
+mod run;
 mod serve_model;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +22,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run one seed: plan summary, timeline and verdict.
+    Run(run::Args),
     /// Serve the Redis model on 127.0.0.1 with the real clock.
     ServeModel(serve_model::Args),
 }
@@ -45,6 +48,7 @@ impl CliError {
 
 pub fn run(cli: Cli) -> Result<u8, CliError> {
     match cli.command {
+        Command::Run(args) => run::run(args),
         Command::ServeModel(args) => serve_model::run(args),
     }
 }

@@ -1,8 +1,10 @@
 //! Memory stores: the system under test. [`MemoryStore`] is the contract; the reference
 //! store and the buggy variants implement it over the real `redis` crate.
 
+mod reference;
 mod types;
 
+pub use reference::{ChatStoreConfig, RedisChatStore};
 pub use types::{
     Durability, Memory, Message, Policy, Role, SessionKey, StoreError, TtlPolicy, UserKey,
 };
@@ -33,4 +35,38 @@ pub trait MemoryStore: Send + Sync {
     }
     /// The retention this store declares.
     fn policy(&self) -> Policy;
+}
+
+/// Names accepted by `--store`, in the order `amnesia` lists them.
+pub const STORE_NAMES: &[&str] = &["reference"];
+
+/// Messages the stores keep per session besides the first.
+pub const MESSAGES_MAX: usize = 16;
+
+/// An unknown `--store` name, with the list of known ones.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown store '{0}' (known: {known})", known = STORE_NAMES.join(", "))]
+pub struct UnknownStore(pub String);
+
+/// Check a store name without building anything.
+pub fn check_name(name: &str) -> Result<(), UnknownStore> {
+    if STORE_NAMES.contains(&name) {
+        Ok(())
+    } else {
+        Err(UnknownStore(name.to_string()))
+    }
+}
+
+/// Build the store called `name` over `connector`, configured from the plan.
+pub fn build(
+    name: &str,
+    connector: std::sync::Arc<crate::connect::Connector>,
+    plan: &crate::plan::Plan,
+) -> Result<std::sync::Arc<dyn MemoryStore>, UnknownStore> {
+    check_name(name)?;
+    let config = ChatStoreConfig {
+        messages_max: MESSAGES_MAX,
+        ttl_ms: plan.session_ttl_ms,
+    };
+    Ok(std::sync::Arc::new(RedisChatStore::new(connector, config)))
 }

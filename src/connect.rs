@@ -1,0 +1,139 @@
+//! How a store reaches Redis without knowing which tier or engine it runs in.
+//!
+//! A [`Dialer`] opens a raw byte stream to the Redis node: an in-memory stream through the
+//! simulator's relays, or a TCP socket in the real tier. The [`Connector`] turns that
+//! stream into a real `redis::aio::MultiplexedConnection` (spawning its driver), keeps it,
+//! and replaces it after a timeout or a broken stream: a black-holed connection never
+//! recovers by itself, so the connector must not wait for it to.
+
+use crate::store::StoreError;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// A byte stream to a Redis node.
+pub trait Stream: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Stream for T {}
+
+pub type BoxStream = Box<dyn Stream>;
+pub type DialFuture<'a> = Pin<Box<dyn Future<Output = std::io::Result<BoxStream>> + Send + 'a>>;
+
+/// Opens new byte streams to the Redis node.
+pub trait Dialer: Send + Sync {
+    fn dial(&self) -> DialFuture<'_>;
+}
+
+/// Timeouts of a connector; virtual time inside a simulation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectorConfig {
+    /// A command without a reply after this long fails with an unknown outcome. The redis
+    /// crate's 500 ms default is too short for latency tails; set it deliberately.
+    pub response_timeout: Duration,
+    /// Dialing plus the handshake must finish within this.
+    pub connect_timeout: Duration,
+}
+
+impl Default for ConnectorConfig {
+    fn default() -> Self {
+        Self {
+            response_timeout: Duration::from_millis(2_000),
+            connect_timeout: Duration::from_millis(1_000),
+        }
+    }
+}
+
+/// Hands out a live `MultiplexedConnection`, reconnecting when the last one broke.
+pub struct Connector {
+    dialer: Arc<dyn Dialer>,
+    info: redis::RedisConnectionInfo,
+    config: ConnectorConfig,
+    current: Mutex<Option<redis::aio::MultiplexedConnection>>,
+}
+
+impl Connector {
+    pub fn new(
+        dialer: Arc<dyn Dialer>,
+        info: redis::RedisConnectionInfo,
+        config: ConnectorConfig,
+    ) -> Self {
+        Self {
+            dialer,
+            info,
+            config,
+            current: Mutex::new(None),
+        }
+    }
+
+    /// The current connection, or a new one.
+    pub async fn connection(&self) -> Result<redis::aio::MultiplexedConnection, StoreError> {
+        if let Some(connection) = self.current.lock().expect("never poisoned").clone() {
+            return Ok(connection);
+        }
+        let connection = self.open().await?;
+        *self.current.lock().expect("never poisoned") = Some(connection.clone());
+        Ok(connection)
+    }
+
+    async fn open(&self) -> Result<redis::aio::MultiplexedConnection, StoreError> {
+        let config = redis::AsyncConnectionConfig::new()
+            .set_response_timeout(Some(self.config.response_timeout));
+        let handshake = async {
+            let stream = self
+                .dialer
+                .dial()
+                .await
+                .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+            redis::aio::MultiplexedConnection::new_with_config(&self.info, stream, config)
+                .await
+                .map_err(|e| StoreError::Unavailable(e.to_string()))
+        };
+        match tokio::time::timeout(self.config.connect_timeout, handshake).await {
+            Ok(Ok((connection, driver))) => {
+                tokio::spawn(driver);
+                Ok(connection)
+            }
+            Ok(Err(error)) => Err(error),
+            Err(_) => Err(StoreError::Unavailable("connect timed out".into())),
+        }
+    }
+
+    /// Forget the current connection so the next call dials anew.
+    pub fn discard(&self) {
+        *self.current.lock().expect("never poisoned") = None;
+    }
+
+    /// Run `command` on a live connection and classify its failure. A failure that may
+    /// leave the connection unusable (timeout, broken stream) discards it.
+    pub async fn run<T, F, Fut>(&self, command: F) -> Result<T, StoreError>
+    where
+        F: FnOnce(redis::aio::MultiplexedConnection) -> Fut,
+        Fut: Future<Output = redis::RedisResult<T>>,
+    {
+        let connection = self.connection().await?;
+        match command(connection).await {
+            Ok(value) => Ok(value),
+            Err(error) => {
+                let failure = classify(&error);
+                if failure.is_indeterminate() {
+                    self.discard();
+                }
+                Err(failure)
+            }
+        }
+    }
+}
+
+/// A redis error as a store failure: timeouts and broken connections leave the outcome
+/// unknown; an error reply means the command was not applied.
+pub fn classify(error: &redis::RedisError) -> StoreError {
+    if error.is_timeout() {
+        StoreError::Timeout
+    } else if error.is_io_error() || error.is_connection_dropped() || error.is_unrecoverable_error()
+    {
+        StoreError::ConnectionLost(error.to_string())
+    } else {
+        StoreError::Redis(error.to_string())
+    }
+}

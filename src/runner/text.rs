@@ -1,0 +1,73 @@
+//! Human-readable renderings of a run for the terminal.
+
+use crate::check::{Info, Subject, Verdict, Violation, ViolationClass};
+
+/// The kebab-case name DESIGN uses for a class (`premature-expiry`).
+pub fn class_name(class: ViolationClass) -> String {
+    serde_json::to_value(class)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn subject_text(subject: &Subject) -> String {
+    match subject {
+        Subject::Session(session) => format!("session {session}"),
+        Subject::User(user) => format!("user {user}"),
+        Subject::Store => "store".into(),
+    }
+}
+
+fn violation_text(violation: &Violation) -> String {
+    let ops: Vec<String> = violation
+        .op_indexes
+        .iter()
+        .map(|i| format!("#{i}"))
+        .collect();
+    format!(
+        "  {} on {}: {}\n    messages: {}\n    proven by ops: {}",
+        class_name(violation.class),
+        subject_text(&violation.subject),
+        violation.explanation,
+        violation.message_ids.join(" "),
+        ops.join(" "),
+    )
+}
+
+/// The verdict: PASS, or each violation with its evidence; information lines after.
+pub fn verdict_text(verdict: &Verdict) -> String {
+    let mut lines = Vec::new();
+    if verdict.is_pass() {
+        lines.push("verdict: PASS".to_string());
+    } else {
+        let classes: Vec<String> = verdict.classes().into_iter().map(class_name).collect();
+        lines.push(format!(
+            "verdict: FAIL ({} violations: {})",
+            verdict.violations.len(),
+            classes.join(", ")
+        ));
+        lines.extend(verdict.violations.iter().map(violation_text));
+    }
+    for info in &verdict.info {
+        lines.push(match info {
+            Info::ExpectedLoss {
+                subject,
+                message_ids,
+                epoch_at_us,
+                ..
+            } => format!(
+                "  info: expected loss on {} across the epoch at {epoch_at_us}us: {}",
+                subject_text(subject),
+                message_ids.join(" ")
+            ),
+            Info::FailedAppendVisible {
+                session,
+                message_id,
+                ..
+            } => {
+                format!("  info: {message_id} on {session} reported failed but is visible")
+            }
+        });
+    }
+    lines.join("\n")
+}

@@ -1,0 +1,40 @@
+//! Virtual time of a world: microseconds since it started, on tokio's paused clock.
+
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Unix time, in milliseconds, at which every simulated world starts: fixed, so TTL
+/// arithmetic and `TIME` replies are the same on every run.
+pub const WORLD_EPOCH_UNIX_MS: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
+
+/// The world's clock. Cloning shares the start instant.
+#[derive(Clone, Debug)]
+pub struct WorldClock {
+    start: Instant,
+}
+
+impl WorldClock {
+    /// Must be created inside the world's runtime (its paused clock).
+    pub fn start() -> Self {
+        Self {
+            start: Instant::now(),
+        }
+    }
+
+    pub fn now_us(&self) -> u64 {
+        self.start.elapsed().as_micros() as u64
+    }
+
+    /// Unix milliseconds now: what an unskewed host clock reads.
+    pub fn unix_ms(&self) -> u64 {
+        WORLD_EPOCH_UNIX_MS + self.start.elapsed().as_millis() as u64
+    }
+
+    pub async fn sleep_until_us(&self, at_us: u64) {
+        tokio::time::sleep_until(self.start + Duration::from_micros(at_us)).await;
+    }
+
+    pub async fn sleep_until_ms(&self, at_ms: u64) {
+        self.sleep_until_us(at_ms * 1_000).await;
+    }
+}

@@ -1,0 +1,215 @@
+//! The driver: issues the plan's chatbot turns at their virtual times through each
+//! client's store, and records every invocation and completion in the history and trace.
+//!
+//! A turn is read context → think → append the user message → append the assistant
+//! message. Turns of one session run in plan order (a user waits for the answer), each on
+//! the client the plan's load balancer chose. A turn whose step fails stops there, as a
+//! chatbot request that errored would.
+
+use crate::history::{History, Op, OpKind, OpValue, Outcome};
+use crate::plan::{Plan, Turn};
+use crate::sim::clock::WorldClock;
+use crate::store::{MemoryStore, Message, SessionKey, StoreError};
+use crate::trace::Trace;
+use std::sync::{Arc, Mutex};
+
+/// Context limit of the final reads of the liveness phase.
+pub const FINAL_READ_LIMIT: usize = 1_000;
+/// Message ids shown per read in the trace before eliding.
+const TRACE_IDS_MAX: usize = 24;
+
+/// Records operations as they are invoked and completed. Cloning shares it.
+#[derive(Clone)]
+pub struct Recorder {
+    history: Arc<Mutex<History>>,
+    clock: WorldClock,
+    trace: Trace,
+}
+
+impl Recorder {
+    pub fn new(clock: WorldClock, trace: Trace) -> Self {
+        Self {
+            history: Arc::new(Mutex::new(History::new())),
+            clock,
+            trace,
+        }
+    }
+
+    fn invoke(&self, client: u32, kind: OpKind) -> usize {
+        let invoke_us = self.clock.now_us();
+        let mut history = self.history.lock().expect("never poisoned");
+        let index = history.ops.len();
+        self.trace.record(
+            invoke_us,
+            format!("client-{client}"),
+            format!("invoke #{index} {}", describe(&kind)),
+        );
+        history.ops.push(Op {
+            index,
+            client,
+            kind,
+            invoke_us,
+            complete_us: None,
+            outcome: Outcome::Pending,
+        });
+        index
+    }
+
+    fn complete(&self, index: usize, outcome: Outcome) {
+        let complete_us = self.clock.now_us();
+        let mut history = self.history.lock().expect("never poisoned");
+        let op = &mut history.ops[index];
+        assert!(op.complete_us.is_none(), "an operation completes once");
+        let text = format!(
+            "{} #{index} {}",
+            outcome_word(&outcome),
+            describe_outcome(&outcome)
+        );
+        self.trace
+            .record(complete_us, format!("client-{}", op.client), text);
+        op.complete_us = Some(complete_us);
+        op.outcome = outcome;
+    }
+
+    /// Record an epoch boundary (a fault the store's durability does not survive).
+    pub fn epoch(&self, reason: &str) {
+        let at_us = self.clock.now_us();
+        self.history
+            .lock()
+            .expect("never poisoned")
+            .push_epoch(at_us, reason);
+    }
+
+    pub fn history(&self) -> History {
+        self.history.lock().expect("never poisoned").clone()
+    }
+}
+
+fn describe(kind: &OpKind) -> String {
+    match kind {
+        OpKind::Append { session, msg } => {
+            format!("append {session} {} ({}B)", msg.id, msg.content.len())
+        }
+        OpKind::Context { session, limit } => format!("context {session} limit={limit}"),
+        OpKind::Remember { user, memory } => format!("remember {user} {}", memory.id),
+        OpKind::Recall { user, k, .. } => format!("recall {user} k={k}"),
+    }
+}
+
+fn outcome_word(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Ok(_) => "ok",
+        Outcome::Fail(_) => "fail",
+        Outcome::Unknown(_) => "unknown",
+        Outcome::Pending => "pending",
+    }
+}
+
+fn describe_outcome(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Ok(OpValue::None) | Outcome::Pending => String::new(),
+        Outcome::Ok(OpValue::Messages(messages)) => {
+            let mut ids: Vec<&str> = messages
+                .iter()
+                .take(TRACE_IDS_MAX)
+                .map(|m| m.id.as_str())
+                .collect();
+            if messages.len() > TRACE_IDS_MAX {
+                ids.push("…");
+            }
+            format!("[{}]", ids.join(" "))
+        }
+        Outcome::Ok(OpValue::Memories(memories)) => format!("{} memories", memories.len()),
+        Outcome::Fail(reason) | Outcome::Unknown(reason) => reason.clone(),
+    }
+}
+
+fn outcome_of<T>(result: &Result<T, StoreError>, value: impl FnOnce(&T) -> OpValue) -> Outcome {
+    match result {
+        Ok(v) => Outcome::Ok(value(v)),
+        Err(error) if error.is_indeterminate() => Outcome::Unknown(error.to_string()),
+        Err(error) => Outcome::Fail(error.to_string()),
+    }
+}
+
+/// The stores of the world's clients, by client index.
+pub type Stores = Arc<Vec<Arc<dyn MemoryStore>>>;
+
+/// Runs operations against the clients' stores and records them.
+#[derive(Clone)]
+pub struct Driver {
+    pub stores: Stores,
+    pub recorder: Recorder,
+    pub clock: WorldClock,
+}
+
+impl Driver {
+    async fn append(&self, client: u32, session: &SessionKey, msg: &Message) -> bool {
+        let kind = OpKind::Append {
+            session: session.clone(),
+            msg: msg.clone(),
+        };
+        let index = self.recorder.invoke(client, kind);
+        let result = self.stores[client as usize].append(session, msg).await;
+        let ok = result.is_ok();
+        self.recorder
+            .complete(index, outcome_of(&result, |_| OpValue::None));
+        ok
+    }
+
+    async fn context(&self, client: u32, session: &SessionKey, limit: usize) -> bool {
+        let kind = OpKind::Context {
+            session: session.clone(),
+            limit,
+        };
+        let index = self.recorder.invoke(client, kind);
+        let result = self.stores[client as usize].context(session, limit).await;
+        let ok = result.is_ok();
+        self.recorder
+            .complete(index, outcome_of(&result, |m| OpValue::Messages(m.clone())));
+        ok
+    }
+
+    /// One chatbot turn; stops at the first failed step.
+    async fn turn(&self, turn: &Turn) {
+        self.clock.sleep_until_ms(turn.start_ms).await;
+        let (client, session) = (turn.client, &turn.session);
+        if let Some(system) = &turn.system {
+            if !self.append(client, session, system).await {
+                return;
+            }
+        }
+        if !self.context(client, session, turn.context_limit).await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(turn.think_ms)).await;
+        if !self.append(client, session, &turn.user).await {
+            return;
+        }
+        self.append(client, session, &turn.assistant).await;
+    }
+
+    /// Every session's turns, sessions concurrently, then the liveness phase's final reads
+    /// once the quiet period has passed.
+    pub async fn run(self, plan: Arc<Plan>) {
+        let mut sessions = tokio::task::JoinSet::new();
+        for session in &plan.sessions {
+            let driver = self.clone();
+            let plan = plan.clone();
+            let session = session.clone();
+            sessions.spawn(async move {
+                for turn in plan.turns.iter().filter(|turn| turn.session == session) {
+                    driver.turn(turn).await;
+                }
+            });
+        }
+        while sessions.join_next().await.is_some() {}
+        self.clock
+            .sleep_until_ms(plan.duration_ms + plan.quiet_ms)
+            .await;
+        for (nth, session) in plan.sessions.iter().enumerate() {
+            let client = (nth as u32) % plan.clients;
+            self.context(client, session, FINAL_READ_LIMIT).await;
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! Simulated worlds: a plan becomes a run of the store's real code against the Redis model
+//! on virtual time, and yields a history and a trace.
+//!
+//! The plan, the stores, the checker and the runner see only [`Engine`] and [`SimOutput`];
+//! an engine's own types stay behind this module's boundary, so every engine runs the same
+//! plans and must reach the same verdicts.
+
+pub mod clock;
+pub mod driver;
+pub mod event;
+pub mod faults;
+pub mod net;
+
+use crate::history::History;
+use crate::plan::Plan;
+use crate::store::Policy;
+use crate::trace::Trace;
+
+/// What one simulated run produced.
+pub struct SimOutput {
+    pub history: History,
+    pub trace: Trace,
+    /// The policy the store declared.
+    pub policy: Policy,
+    /// Virtual microseconds from the world's start to its end.
+    pub end_us: u64,
+}
+
+/// A simulation engine.
+pub trait Engine: Send + Sync {
+    fn name(&self) -> &'static str;
+    /// Run `plan` with the store called `store`; the caller has checked the name.
+    fn run(&self, plan: &Plan, store: &str) -> SimOutput;
+}
+
+/// Virtual time a run may take past the plan's end before pending operations are cut off.
+pub const RUN_GRACE_MS: u64 = 60_000;
+/// How long an operation may take once the quiet period has begun.
+pub const OP_BUDGET_MS: u64 = 10_000;
