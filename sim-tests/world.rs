@@ -6,7 +6,13 @@ use amnesia::runner::{run_seed, EngineKind, RunReport};
 use std::process::Command;
 
 fn run(seed: u64) -> RunReport {
-    run_seed(seed, &ScenarioConfig::standard(), "reference", EngineKind::Event).expect("known store")
+    run_seed(
+        seed,
+        &ScenarioConfig::standard(),
+        "reference",
+        EngineKind::Event,
+    )
+    .expect("known store")
 }
 
 #[test]
@@ -21,15 +27,21 @@ fn same_seed_same_trace_bytes_in_one_process() {
 
 #[test]
 fn same_seed_same_trace_on_two_threads_at_once() {
-    let threads: Vec<_> = (0..2).map(|_| std::thread::spawn(|| run(3).trace.timeline())).collect();
-    let traces: Vec<String> = threads.into_iter().map(|t| t.join().expect("no panic")).collect();
+    let threads: Vec<_> = (0..2)
+        .map(|_| std::thread::spawn(|| run(3).trace.timeline()))
+        .collect();
+    let traces: Vec<String> = threads
+        .into_iter()
+        .map(|t| t.join().expect("no panic"))
+        .collect();
     assert_eq!(traces[0], traces[1]);
     assert_eq!(traces[0], run(3).trace.timeline());
 }
 
 #[test]
 fn different_seeds_different_traces() {
-    let hashes: std::collections::BTreeSet<u64> = (0..20).map(|seed| run(seed).trace.hash()).collect();
+    let hashes: std::collections::BTreeSet<u64> =
+        (0..20).map(|seed| run(seed).trace.hash()).collect();
     assert_eq!(hashes.len(), 20);
 }
 
@@ -42,14 +54,22 @@ fn same_seed_same_trace_in_two_processes() {
             .output()
             .expect("the binary runs");
         let stdout = String::from_utf8(output.stdout).expect("utf-8");
-        let line = stdout.lines().find(|l| l.starts_with("trace hash: ")).expect("a hash line").to_string();
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("trace hash: "))
+            .expect("a hash line")
+            .to_string();
         (line, stdout)
     };
     for seed in [5, 11] {
         let (first, stdout) = hash_of(seed);
         let (second, _) = hash_of(seed);
         assert_eq!(first, second, "seed {seed} diverged across processes");
-        assert_eq!(first, format!("trace hash: {:016x}", run(seed).trace.hash()), "process and library agree");
+        assert_eq!(
+            first,
+            format!("trace hash: {:016x}", run(seed).trace.hash()),
+            "process and library agree"
+        );
         assert!(stdout.contains("verdict: PASS"), "{stdout}");
     }
 }
@@ -65,8 +85,83 @@ fn reference_store_passes_every_seed() {
     for seed in start..end {
         let report = run(seed);
         if !report.verdict.is_pass() {
-            failures.push(format!("{}\n{}", report.replay_command(), amnesia::runner::text::verdict_text(&report.verdict)));
+            failures.push(format!(
+                "{}\n{}",
+                report.replay_command(),
+                amnesia::runner::text::verdict_text(&report.verdict)
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} seeds failed:\n{}", failures.len(), end - start, failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} seeds failed:\n{}",
+        failures.len(),
+        end - start,
+        failures.join("\n")
+    );
+}
+
+/// The checker's Unknown and expiry paths run for real: across seeds, partitions strike,
+/// some operations end Unknown, and some sessions expire between turns.
+#[test]
+fn faults_and_expiry_paths_run() {
+    use amnesia::history::{OpKind, OpValue, Outcome};
+    let (mut partitions, mut unknown, mut failed, mut expired_reads, mut ok_reads) =
+        (0, 0, 0, 0, 0);
+    for seed in 0..60 {
+        let report = run(seed);
+        partitions += report
+            .trace
+            .events()
+            .iter()
+            .filter(|e| e.text.starts_with("partition ") && !e.text.ends_with("healed"))
+            .count();
+        for op in &report.history.ops {
+            match (&op.kind, &op.outcome) {
+                (_, Outcome::Unknown(_)) => unknown += 1,
+                (_, Outcome::Fail(_)) => failed += 1,
+                (OpKind::Context { session, .. }, Outcome::Ok(OpValue::Messages(messages))) => {
+                    ok_reads += 1;
+                    let appended_before = report.history.ops.iter().any(|other| {
+                        matches!(&other.kind, OpKind::Append { session: s, .. } if s == session)
+                            && matches!(other.outcome, Outcome::Ok(_))
+                            && other.complete_us.is_some_and(|c| c < op.invoke_us)
+                    });
+                    if appended_before && messages.is_empty() {
+                        expired_reads += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    eprintln!("partitions {partitions}, unknown {unknown}, failed {failed}, expired reads {expired_reads} of {ok_reads}");
+    assert!(partitions > 0, "no partition in 60 seeds");
+    assert!(unknown > 0, "no Unknown outcome in 60 seeds");
+    assert!(
+        expired_reads > 0,
+        "no read of an expired session in 60 seeds"
+    );
+}
+
+/// The pipeline can fail: a store that acknowledges before Redis applied the write
+/// (`write-behind`) is caught as `lost` within a few dozen seeds.
+#[test]
+fn write_behind_is_caught_as_lost() {
+    use amnesia::check::ViolationClass;
+    let caught = (0..50).find_map(|seed| {
+        let report = run_seed(
+            seed,
+            &ScenarioConfig::standard(),
+            "write-behind",
+            EngineKind::Event,
+        )
+        .expect("known");
+        report
+            .verdict
+            .classes()
+            .contains(&ViolationClass::Lost)
+            .then_some(seed)
+    });
+    assert!(caught.is_some(), "write-behind survived seeds 0..50");
 }

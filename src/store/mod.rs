@@ -3,6 +3,7 @@
 
 mod reference;
 mod types;
+pub mod variants;
 
 pub use reference::{ChatStoreConfig, RedisChatStore};
 pub use types::{
@@ -38,7 +39,7 @@ pub trait MemoryStore: Send + Sync {
 }
 
 /// Names accepted by `--store`, in the order `amnesia` lists them.
-pub const STORE_NAMES: &[&str] = &["reference"];
+pub const STORE_NAMES: &[&str] = &["reference", "write-behind"];
 
 /// Messages the stores keep per session besides the first.
 pub const MESSAGES_MAX: usize = 16;
@@ -68,5 +69,11 @@ pub fn build(
         messages_max: MESSAGES_MAX,
         ttl_ms: plan.session_ttl_ms,
     };
-    Ok(std::sync::Arc::new(RedisChatStore::new(connector, config)))
+    let reference = RedisChatStore::new(connector, config);
+    Ok(match name {
+        "write-behind" => {
+            std::sync::Arc::new(variants::write_behind::WriteBehindStore::new(reference))
+        }
+        _ => std::sync::Arc::new(reference),
+    })
 }
