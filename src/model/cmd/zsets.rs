@@ -164,8 +164,8 @@ struct ScoreRange {
 impl ScoreRange {
     fn parse(min: &[u8], max: &[u8]) -> Result<ScoreRange, Reply> {
         let bound = |arg: &[u8]| match arg.strip_prefix(b"(") {
-            Some(rest) => parse_float(rest).map(|v| (v, true)),
-            None => parse_float(arg).map(|v| (v, false)),
+            Some(rest) => strtod_bound(rest).map(|v| (v, true)),
+            None => strtod_bound(arg).map(|v| (v, false)),
         };
         let error = || Reply::error("ERR min or max is not a float");
         let (min, min_exclusive) = bound(min).ok_or_else(error)?;
@@ -191,6 +191,16 @@ impl ScoreRange {
         };
         above_min && below_max
     }
+}
+
+/// A range bound read like Redis's `_zslParseRange`: `strtod` must consume the whole
+/// argument, so leading blanks are allowed and an empty bound is 0; NaN is refused.
+fn strtod_bound(arg: &[u8]) -> Option<f64> {
+    if arg.is_empty() {
+        return Some(0.0);
+    }
+    let start = arg.iter().position(|b| !b" \t\n\x0b\x0c\r".contains(b))?;
+    parse_float(&arg[start..])
 }
 
 /// How a ZRANGE-family call selects members.
