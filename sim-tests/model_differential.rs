@@ -1307,7 +1307,9 @@ fn a_mismatch_is_detected() {
 
 // ---- seeded random sequences ----
 
-const KEY_NAMES: &[&str] = &["a", "b", "c", "d"];
+const KEY_NAMES: &[&str] = &["a", "b", "l", "l2", "h", "s", "z", "z2"];
+/// Keys usually holding the type of each family, so that wrong types stay occasional.
+const FAMILY_KEYS: [&[&str]; 6] = [KEY_NAMES, &["a", "b"], &["l", "l2"], &["h"], &["s"], &["z", "z2"]];
 const MEMBERS: &[&str] = &["m", "n", "o", "1", "2", "", "-3"];
 const VALUES: &[&str] = &["v", "", "1", "10", "-5", "1.5", "abc", "\\x00\\xff", "9223372036854775807"];
 const INDEXES: &[&str] = &["-100", "-3", "-1", "0", "1", "2", "5", "100", "x"];
@@ -1361,9 +1363,27 @@ impl Gen {
         }
     }
 
+    /// A key of the command's family (80%) or any key.
+    fn family_key(&mut self, command: u32) -> &'static str {
+        let family = match command {
+            0..=11 => 0,
+            12..=24 => 1,
+            25..=35 => 2,
+            36..=45 => 3,
+            46..=50 => 4,
+            _ => 5,
+        };
+        if self.chance(0.8) {
+            self.pick(FAMILY_KEYS[family])
+        } else {
+            self.key()
+        }
+    }
+
     fn any_command(&mut self) -> String {
-        let k = self.key();
-        let k2 = self.key();
+        let command = self.rng.random_range(0..60);
+        let k = self.family_key(command);
+        let k2 = self.family_key(command);
         let v = quote(self.pick(VALUES));
         let m = quote(self.pick(MEMBERS));
         let i = self.pick(INDEXES);
@@ -1371,7 +1391,7 @@ impl Gen {
         let c = self.pick(COUNTS);
         let s1 = self.pick(SCORES);
         let s2 = self.pick(SCORES);
-        match self.rng.random_range(0..60) {
+        match command {
             0 => format!("DEL {}", self.some(KEY_NAMES, 3)),
             1 => format!("EXISTS {}", self.some(KEY_NAMES, 3)),
             2 => format!("TYPE {k}"),
@@ -1481,7 +1501,7 @@ fn run_seed(diff: &mut Diff, seed: u64, length: usize) {
                 in_multi = true;
                 "MULTI".to_string()
             }
-            2 | 3 if in_multi => {
+            2..=9 if in_multi => {
                 in_multi = false;
                 gen.pick(&["EXEC", "EXEC", "DISCARD"]).to_string()
             }
@@ -1502,8 +1522,8 @@ fn run_seed(diff: &mut Diff, seed: u64, length: usize) {
 #[test]
 fn seeded_random_sequences() {
     let mut diff = Diff::start();
-    let seeds = 40;
-    let length = 150;
+    let seeds = 80;
+    let length = 200;
     for seed in 0..seeds {
         diff.reconnect();
         if seed % 2 == 1 {
