@@ -1,7 +1,7 @@
 //! Sorted set commands: ZADD (NX/XX/GT/LT/CH/INCR), ZREM, the ZRANGE family, ZCARD,
 //! ZSCORE, ZCOUNT, ZREMRANGEBYRANK, ZREMRANGEBYSCORE.
 
-use crate::model::args::{float, int, is, parse_float, syntax_error, wrong_type, CmdResult};
+use crate::model::args::{float, int, is, strtod, syntax_error, wrong_type, CmdResult};
 use crate::model::keyspace::Db;
 use crate::model::node::Ctx;
 use crate::model::reply::{Protocol, Reply};
@@ -194,13 +194,13 @@ impl ScoreRange {
 }
 
 /// A range bound read like Redis's `_zslParseRange`: `strtod` must consume the whole
-/// argument, so leading blanks are allowed and an empty bound is 0; NaN is refused.
+/// argument, so leading blanks and out-of-range values are allowed and an empty bound is
+/// 0; NaN is refused.
 fn strtod_bound(arg: &[u8]) -> Option<f64> {
     if arg.is_empty() {
         return Some(0.0);
     }
-    let start = arg.iter().position(|b| !b" \t\n\x0b\x0c\r".contains(b))?;
-    parse_float(&arg[start..])
+    strtod(arg).map(|(value, _)| value)
 }
 
 /// How a ZRANGE-family call selects members.
