@@ -276,7 +276,9 @@ fn equivalent(norm: Norm, redis: &(Vec<u8>, V), model: &(Vec<u8>, V)) -> bool {
         (Norm::Within(tolerance), V::Int(r), V::Int(m)) => {
             *r >= 0 && *m >= 0 && (r - m).abs() <= tolerance
         }
-        (Norm::Sorted, r @ V::List(..), m @ V::List(..)) => r.clone().sorted() == m.clone().sorted(),
+        (Norm::Sorted, r @ V::List(..), m @ V::List(..)) => {
+            r.clone().sorted() == m.clone().sorted()
+        }
         (Norm::Shape, V::Str(_), V::Str(_)) => redis.0[0] == model.0[0],
         (Norm::Shape, V::List(_, r), V::List(_, m)) => {
             r.len() == m.len() && r.iter().zip(m).all(|(r, m)| shape_eq(r, m))
@@ -1247,9 +1249,164 @@ EXEC
 DBSIZE
 "#;
 
+const MORE_EDGES: &str = r#"
+MULTI
+HELLO 4
+AUTH x
+CLIENT GETNAME
+SELECT 99
+EXEC
+MULTI
+SET a 1
+RESET
+GET a
+EXEC
+SET a 1
+WATCH a
+RESET
+@2 SET a 2
+MULTI
+PING
+EXEC
+SET k v
+EXPIRE k 100 NX NX
+EXPIRE k 100 GT GT
+EXPIRE k 100 nx
+EXPIRE k 50 lt
+PEXPIRE k 60000 GT
+PEXPIRE k 40000 GT
+PEXPIREAT k 1 NX
+PEXPIREAT k 4102444800000 XX LT
+TTL k
+SET k v px 100000 keepttl
+SET k v ex 1 ex 2
+SET k v GET GET
+SET k v NX NX
+SET k v xx xx
+SET k v EXAT 4102444800 PXAT 4102444800000
+SET k v PXAT -1
+SET k v EXAT 9223372036854775807
+SET k v PX 1.5
+SET k v EX ""
+GETEX k persist persist
+GETEX k ex 100 ex 100
+GETEX k PXAT 0
+GETEX k EXAT 9223372036854775807
+GETEX k EX 9223372036854775807
+RPUSH l a b c
+LPOP l 9223372036854775807
+RPUSH l a b c
+RPOP l 100
+LPOP l 1.5
+LPOP l 1
+LPOP l 0
+LPOP l ""
+LRANGE l 0 ""
+LINDEX l 9223372036854775807
+LINDEX l -9223372036854775808
+LSET l 9223372036854775807 x
+LREM l -9223372036854775808 a
+LTRIM l -9223372036854775808 9223372036854775807
+LRANGE l 0 -1
+LINSERT l BEFORE c c
+LRANGE l 0 -1
+LMOVE l l RIGHT LEFT
+LRANGE l 0 -1
+LMOVE l l LEFT RIGHT
+RPUSH l \x00 \xff\xfe
+LRANGE l 0 -1
+HINCRBY h f 9223372036854775807
+HINCRBY h f 1
+HINCRBY h f -9223372036854775808
+HINCRBY h f ""
+HSET h f 1.5
+HINCRBY h f 1
+HSET h a 1 b
+HMSET h a 1 b
+HSETNX h f v extra
+ZADD z 1 a 1 b 1 c 0 d
+ZRANGE z 0 -1 WITHSCORES
+ZADD z INCR 1 a 2 b
+ZADD z INCR GT 1 a
+ZADD z GT INCR -1 a
+ZADD z LT XX CH 0 a 0 nomember
+ZADD z 1.0 a
+ZADD z 0x10 a
+ZADD z " 1" a
+ZADD z 1e400 a
+ZADD z -1e400 a
+ZSCORE z a
+ZADD z 5e-324 tiny
+ZSCORE z tiny
+ZADD z 123456789.123456789 precise
+ZSCORE z precise
+ZADD z 0.1 p1 -0 negzero 100 hundred 1e21 e21 1e-5 small
+ZRANGE z 0 -1 WITHSCORES
+ZADD z INCR -0 negincr
+ZSCORE z negincr
+ZADD z INCR -0 negincr
+ZADD z INCR -0.0 negzero
+ZRANGE z 0 -1 BYSCORE
+ZRANGE z -1 0 BYSCORE REV LIMIT 0 -5
+ZRANGE z (0 (1e21 BYSCORE WITHSCORES LIMIT 1 3
+ZRANGE z 0 -1 LIMIT 0 1
+ZRANGE z 0 -1 WITHSCORES LIMIT 0 1 BYSCORE
+ZRANGE z 0 -1 REV REV
+ZRANGEBYSCORE z -inf +inf LIMIT 0 -1 WITHSCORES
+ZRANGEBYSCORE z -inf +inf BYSCORE
+ZRANGEBYSCORE z -inf +inf REV
+ZREVRANGEBYSCORE z +inf -inf LIMIT 2 2
+ZREVRANGE z -100 100 WITHSCORES
+ZREMRANGEBYRANK z -100 100
+EXISTS z
+SADD s 1 2 3
+SADD s 9223372036854775807 -9223372036854775808 9223372036854775808
+SCARD s
+SISMEMBER s 9223372036854775808
+SREM s 01
+SCARD s
+KEYS *
+!scan MATCH *
+!scan TYPE set
+!scan TYPE zset
+!scan TYPE hash
+!scan TYPE nosuchtype
+!scan COUNT 9223372036854775807
+!scan MATCH s COUNT 1 TYPE set
+RENAME s ""
+TYPE ""
+RENAME "" ""
+EXISTS ""
+APPEND "" x
+GET ""
+INCRBY counter 9223372036854775807
+INCRBY counter 1
+INCRBY counter -9223372036854775808
+DECRBY counter 9223372036854775807
+DECRBY counter -1
+GET counter
+SET f 1.5
+INCRBY f 1
+SET huge 99999999999999999999
+INCR huge
+MGET "" counter f nokey
+"#;
+
+const QUIT: &str = r#"
+SET a 1
+MULTI
+PING
+QUIT x
+"#;
+
 #[test]
 fn connection_commands() {
-    run_both_protocols(&[CONNECTION]);
+    run_both_protocols(&[CONNECTION, QUIT]);
+}
+
+#[test]
+fn more_edge_cases() {
+    run_both_protocols(&[MORE_EDGES]);
 }
 
 #[test]
@@ -1309,11 +1466,30 @@ fn a_mismatch_is_detected() {
 
 const KEY_NAMES: &[&str] = &["a", "b", "l", "l2", "h", "s", "z", "z2"];
 /// Keys usually holding the type of each family, so that wrong types stay occasional.
-const FAMILY_KEYS: [&[&str]; 6] = [KEY_NAMES, &["a", "b"], &["l", "l2"], &["h"], &["s"], &["z", "z2"]];
+const FAMILY_KEYS: [&[&str]; 6] = [
+    KEY_NAMES,
+    &["a", "b"],
+    &["l", "l2"],
+    &["h"],
+    &["s"],
+    &["z", "z2"],
+];
 const MEMBERS: &[&str] = &["m", "n", "o", "1", "2", "", "-3"];
-const VALUES: &[&str] = &["v", "", "1", "10", "-5", "1.5", "abc", "\\x00\\xff", "9223372036854775807"];
+const VALUES: &[&str] = &[
+    "v",
+    "",
+    "1",
+    "10",
+    "-5",
+    "1.5",
+    "abc",
+    "\\x00\\xff",
+    "9223372036854775807",
+];
 const INDEXES: &[&str] = &["-100", "-3", "-1", "0", "1", "2", "5", "100", "x"];
-const SCORES: &[&str] = &["0", "1", "1.1", "2", "-0.5", "1e300", "inf", "-inf", "3", "(1", "(2", "x"];
+const SCORES: &[&str] = &[
+    "0", "1", "1.1", "2", "-0.5", "1e300", "inf", "-inf", "3", "(1", "(2", "x",
+];
 const COUNTS: &[&str] = &["0", "1", "2", "3", "-1", "x"];
 
 struct Gen {
@@ -1397,22 +1573,40 @@ impl Gen {
             2 => format!("TYPE {k}"),
             3 => format!("RENAME {k} {k2}"),
             4 => "KEYS *".to_string(),
-            5 => format!("SCAN 0 {}", self.pick(&["", "MATCH [ab]", "COUNT 2", "TYPE list"])),
+            5 => format!(
+                "SCAN 0 {}",
+                self.pick(&["", "MATCH [ab]", "COUNT 2", "TYPE list"])
+            ),
             6 => {
                 let flag = self.pick(&["", "NX", "XX", "GT", "LT", "NX XX"]);
                 let secs = self.pick(&["100", "200", "1000", "0", "-1", "x"]);
                 format!("{} {k} {secs} {flag}", self.pick(&["EXPIRE", "PEXPIRE"]))
             }
             7 => format!("EXPIREAT {k} {}", self.pick(&["4102444800", "1", "x"])),
-            8 => format!("{} {k}", self.pick(&["TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"])),
+            8 => format!(
+                "{} {k}",
+                self.pick(&["TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"])
+            ),
             9 => format!("PERSIST {k}"),
             10 => "DBSIZE".to_string(),
             11 if self.chance(0.1) => "FLUSHDB".to_string(),
             12 | 13 => format!("GET {k}"),
             14 | 15 => {
                 let opts = self.pick(&[
-                    "", "", "NX", "XX", "GET", "EX 100", "PX 200000", "KEEPTTL", "NX GET",
-                    "XX EX 300", "EX 100 PX 100", "EX 0", "EXAT 4102444800", "BOGUS",
+                    "",
+                    "",
+                    "NX",
+                    "XX",
+                    "GET",
+                    "EX 100",
+                    "PX 200000",
+                    "KEEPTTL",
+                    "NX GET",
+                    "XX EX 300",
+                    "EX 100 PX 100",
+                    "EX 0",
+                    "EXAT 4102444800",
+                    "BOGUS",
                 ]);
                 format!("SET {k} {v} {opts}")
             }
@@ -1424,16 +1618,30 @@ impl Gen {
             21 => format!("APPEND {k} {v}"),
             22 => format!("STRLEN {k}"),
             23 => format!("GETDEL {k}"),
-            24 => format!("GETEX {k} {}", self.pick(&["", "EX 100", "PERSIST", "PX 0", "KEEPTTL"])),
-            25 | 26 => format!("{} {k} {}", self.pick(&["LPUSH", "RPUSH"]), self.some(MEMBERS, 3)),
-            27 => format!("{} {k} {}", self.pick(&["LPOP", "RPOP"]), self.pick(&["", "", c])),
+            24 => format!(
+                "GETEX {k} {}",
+                self.pick(&["", "EX 100", "PERSIST", "PX 0", "KEEPTTL"])
+            ),
+            25 | 26 => format!(
+                "{} {k} {}",
+                self.pick(&["LPUSH", "RPUSH"]),
+                self.some(MEMBERS, 3)
+            ),
+            27 => format!(
+                "{} {k} {}",
+                self.pick(&["LPOP", "RPOP"]),
+                self.pick(&["", "", c])
+            ),
             28 => format!("LRANGE {k} {i} {j}"),
             29 => format!("LTRIM {k} {i} {j}"),
             30 => format!("LLEN {k}"),
             31 => format!("LINDEX {k} {i}"),
             32 => format!("LSET {k} {i} {m}"),
             33 => format!("LREM {k} {c} {m}"),
-            34 => format!("LINSERT {k} {} {m} {v}", self.pick(&["BEFORE", "AFTER", "X"])),
+            34 => format!(
+                "LINSERT {k} {} {m} {v}",
+                self.pick(&["BEFORE", "AFTER", "X"])
+            ),
             35 => {
                 let from = self.pick(&["LEFT", "RIGHT"]);
                 format!("LMOVE {k} {k2} {from} {}", self.pick(&["LEFT", "RIGHT"]))
