@@ -565,6 +565,13 @@ KEYS
 !scan BOGUS 1
 SCAN x
 SCAN 1a
+SCAN "" COUNT 0
+SCAN -1 BOGUS
+SCAN +5 MATCH
+SCAN \s1
+SCAN +
+SCAN -+1
+SCAN 18446744073709551616
 RENAME l l2
 RENAME nokey x
 RENAME l2 l2
@@ -1270,7 +1277,7 @@ PING
 EXEC
 SET k v
 EXPIRE k 100 NX NX
-EXPIRE k 100 GT GT
+EXPIRE k 200 GT GT
 EXPIRE k 100 nx
 EXPIRE k 50 lt
 PEXPIRE k 60000 GT
@@ -1556,6 +1563,27 @@ impl Gen {
         }
     }
 
+    /// A command with bad arguments: one dropped, an extra one, or an unknown name.
+    fn mangled(&mut self, deterministic: bool) -> String {
+        let mut args: Vec<String> = self
+            .command(deterministic)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        match self.rng.random_range(0..4) {
+            0 if args.len() > 1 => {
+                args.pop();
+            }
+            1 => args.push(
+                self.pick(&["extra", "9223372036854775808", "\\x00"])
+                    .to_string(),
+            ),
+            2 => args.insert(1, self.pick(&["NX", "-1", "\"\""]).to_string()),
+            _ => args[0].insert_str(0, "nope"),
+        }
+        args.join(" ")
+    }
+
     fn any_command(&mut self) -> String {
         let command = self.rng.random_range(0..60);
         let k = self.family_key(command);
@@ -1578,11 +1606,16 @@ impl Gen {
                 self.pick(&["", "MATCH [ab]", "COUNT 2", "TYPE list"])
             ),
             6 => {
-                let flag = self.pick(&["", "NX", "XX", "GT", "LT", "NX XX"]);
+                // GT/LT on relative times would compare two clock readings: see EXPIREAT.
+                let flag = self.pick(&["", "NX", "XX", "NX XX", "GT LT"]);
                 let secs = self.pick(&["100", "200", "1000", "0", "-1", "x"]);
                 format!("{} {k} {secs} {flag}", self.pick(&["EXPIRE", "PEXPIRE"]))
             }
-            7 => format!("EXPIREAT {k} {}", self.pick(&["4102444800", "1", "x"])),
+            7 => {
+                let flag = self.pick(&["", "NX", "XX", "GT", "LT"]);
+                let at = self.pick(&["4102444800", "4102444900", "1", "x"]);
+                format!("{} {k} {at} {flag}", self.pick(&["EXPIREAT", "PEXPIREAT"]))
+            }
             8 => format!(
                 "{} {k}",
                 self.pick(&["TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"])
@@ -1715,6 +1748,7 @@ fn run_seed(diff: &mut Diff, seed: u64, length: usize) {
             }
             4 => format!("WATCH {}", gen.key()),
             5 if !in_multi => format!("@2 {}", gen.command(true)),
+            6 => gen.mangled(in_multi),
             _ => gen.command(in_multi),
         };
         if let Some(options) = command.strip_prefix("SCAN 0") {
