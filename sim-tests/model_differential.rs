@@ -1777,3 +1777,35 @@ fn seeded_random_sequences() {
     }
     assert!(diff.compared >= seeds as usize * length);
 }
+
+/// Every command of the model's table has hand-picked cases.
+#[test]
+fn every_supported_command_has_cases() {
+    let scripts = [
+        CONNECTION,
+        KEYS,
+        STRINGS,
+        LISTS,
+        HASHES,
+        SETS,
+        ZSETS,
+        TRANSACTIONS,
+        EXPIRY,
+        MORE_EDGES,
+        QUIT,
+    ];
+    let covered: std::collections::BTreeSet<String> = scripts
+        .iter()
+        .flat_map(|script| script.lines())
+        .map(|line| {
+            line.trim()
+                .trim_start_matches("@2 ")
+                .replace("!scan", "scan")
+        })
+        .filter_map(|line| line.split_whitespace().next().map(str::to_ascii_lowercase))
+        .collect();
+    let missing: Vec<&str> = amnesia::model::command::names()
+        .filter(|name| !covered.contains(*name))
+        .collect();
+    assert!(missing.is_empty(), "commands without cases: {missing:?}");
+}
