@@ -44,27 +44,73 @@ pub fn float(arg: &[u8]) -> Result<f64, Reply> {
 }
 
 pub fn parse_float(arg: &[u8]) -> Option<f64> {
-    let text = std::str::from_utf8(arg).ok()?;
-    let starts_blank = text.starts_with(|c: char| c.is_ascii_whitespace());
-    if text.is_empty() || starts_blank || text.ends_with(|c: char| c.is_ascii_whitespace()) {
+    let starts_blank = arg.first().is_some_and(u8::is_ascii_whitespace);
+    if arg.is_empty() || starts_blank {
         return None;
     }
-    let lower = text.to_ascii_lowercase();
-    let value: f64 = match lower.trim_start_matches(['+', '-']) {
-        "inf" | "infinity" => {
-            if lower.starts_with('-') {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            }
-        }
-        _ => text.parse().ok()?,
-    };
-    if value.is_nan() {
-        None
-    } else {
-        Some(value)
+    match strtod(arg)? {
+        (_, Range::Overflow | Range::Underflow) => None,
+        (value, Range::Ok) => Some(value),
     }
+}
+
+/// Whether `strtod` set `ERANGE`: a finite text too large, or nonzero but rounding to 0.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Range {
+    Ok,
+    Overflow,
+    Underflow,
+}
+
+/// C's `strtod` where it must consume the whole text (after leading blanks): decimal,
+/// hexadecimal (`0x1p4`), `inf`/`infinity`; NaN is refused. `None` if not all consumed.
+pub fn strtod(arg: &[u8]) -> Option<(f64, Range)> {
+    let text = std::str::from_utf8(arg).ok()?;
+    let text = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let lower = unsigned.to_ascii_lowercase();
+    let magnitude = match lower.as_str() {
+        "inf" | "infinity" => f64::INFINITY,
+        _ if lower.starts_with("0x") => hex_float(&lower[2..])?,
+        _ if lower.starts_with(|c: char| c.is_ascii_digit() || c == '.') => lower.parse().ok()?,
+        _ => return None,
+    };
+    let value = if negative { -magnitude } else { magnitude };
+    let mantissa = match lower.strip_prefix("0x") {
+        Some(hex) => hex.split('p').next(),
+        None => lower.split('e').next(),
+    };
+    let nonzero =
+        mantissa.is_some_and(|m| m.bytes().any(|b| b.is_ascii_alphanumeric() && b != b'0'));
+    let range = if magnitude.is_infinite() && !lower.starts_with("inf") {
+        Range::Overflow
+    } else if magnitude == 0.0 && nonzero {
+        Range::Underflow
+    } else {
+        Range::Ok
+    };
+    Some((value, range))
+}
+
+/// The digits of a hexadecimal float after `0x`: `h[.h][p[+-]d]`.
+fn hex_float(text: &str) -> Option<f64> {
+    let (digits, exponent) = match text.split_once('p') {
+        Some((digits, exponent)) => (digits, exponent.parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    let mut value = 0f64;
+    for c in whole.chars().chain(fraction.chars()) {
+        value = value * 16.0 + f64::from(c.to_digit(16)?);
+    }
+    let scale = exponent - 4 * fraction.len() as i32;
+    Some(value * 2f64.powi(scale))
 }
 
 /// Case-insensitive comparison of an argument with an ASCII keyword.
@@ -87,7 +133,19 @@ mod tests {
         assert_eq!(parse_float(b"-inf"), Some(f64::NEG_INFINITY));
         assert_eq!(parse_float(b"+inf"), Some(f64::INFINITY));
         assert_eq!(parse_float(b"1e3"), Some(1000.0));
-        for bad in [&b"nan"[..], b" 1", b"1 ", b"", b"abc", b"1.5x"] {
+        assert_eq!(parse_float(b"0x10"), Some(16.0));
+        assert_eq!(parse_float(b"-0x1.8p1"), Some(-3.0));
+        for bad in [
+            &b"nan"[..],
+            b" 1",
+            b"1 ",
+            b"",
+            b"abc",
+            b"1.5x",
+            b"1e400",
+            b"1e-400",
+            b"0x",
+        ] {
             assert_eq!(parse_float(bad), None, "{bad:?}");
         }
     }

@@ -114,10 +114,11 @@ impl Node {
             return self.reject(client, unknown_command(&args));
         };
         if !command.arity_ok(args.len()) {
-            return self.reject(client, arity_error(command.name));
+            return self.reject_command(client, command, arity_error(command.name));
         }
         if !client.authenticated && !command.flags.contains(Flags::NO_AUTH) {
-            return self.reject(client, Reply::error("NOAUTH Authentication required."));
+            let reply = Reply::error("NOAUTH Authentication required.");
+            return self.reject_command(client, command, reply);
         }
         if client.in_multi() && !command.flags.contains(Flags::TX_CONTROL) {
             client.queued.as_mut().expect("in multi").push(args);
@@ -156,6 +157,30 @@ impl Node {
         };
         match (command.handler)(&mut ctx, args) {
             Ok(reply) | Err(reply) => reply,
+        }
+    }
+
+    /// A rejected EXEC discards the transaction and answers EXECABORT with the reason,
+    /// even outside MULTI (Redis's `rejectCommand` calling `execCommandAbort`).
+    fn reject_command(
+        &mut self,
+        client: &mut ClientState,
+        command: &Command,
+        reply: Reply,
+    ) -> Execution {
+        let Reply::Error(text) = reply else {
+            unreachable!("a rejection is an error")
+        };
+        if command.name != "exec" {
+            return self.reject(client, Reply::Error(text));
+        }
+        client.end_multi();
+        self.unwatch_all(client);
+        let reason = text.strip_prefix("ERR ").unwrap_or(&text);
+        let text = format!("EXECABORT Transaction discarded because of: {reason}");
+        Execution {
+            reply: Reply::Error(text),
+            close: false,
         }
     }
 

@@ -97,6 +97,9 @@ impl ZSet {
     /// Insert or move `member`; returns the previous score.
     pub fn insert(&mut self, member: Bytes, score: f64) -> Option<f64> {
         assert!(!score.is_nan(), "a NaN score never reaches the sorted set");
+        // Redis 7.0 keeps sorted sets of up to 128 short members as a listpack, which
+        // stores a score as text and reads -0 back as 0.
+        let score = score + 0.0;
         let previous = self.scores.insert(member.clone(), score);
         if let Some(old) = previous {
             self.ordered.remove(&(Score(old), member.clone()));

@@ -105,10 +105,7 @@ fn scan_options(args: &[Bytes]) -> Result<ScanOptions, Reply> {
 /// SCAN walks keys in byte order; a cursor names the last key handed out, so every key
 /// present for the whole iteration is returned, as Redis guarantees.
 pub fn scan(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
-    let cursor: u64 = std::str::from_utf8(&args[1])
-        .ok()
-        .and_then(|text| text.parse().ok())
-        .ok_or_else(|| Reply::error("ERR invalid cursor"))?;
+    let cursor = parse_cursor(&args[1]).ok_or_else(|| Reply::error("ERR invalid cursor"))?;
     let options = scan_options(&args[2..])?;
     let db_index = ctx.client.db;
     let resume_after = match cursor {
@@ -151,6 +148,26 @@ pub fn scan(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         _ => 0,
     };
     Ok(scan_reply(next, found))
+}
+
+/// A cursor read like Redis's `parseScanCursorOrReply`: `strtoul` must consume it all, so
+/// a sign is allowed (`-1` wraps around), the empty string is 0, blanks first are not.
+fn parse_cursor(arg: &[u8]) -> Option<u64> {
+    let (negative, digits) = match arg.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        Some((first, _)) if first.is_ascii_whitespace() => return None,
+        _ => (false, arg),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return arg.is_empty().then_some(0);
+    }
+    let value: u64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+    Some(if negative {
+        value.wrapping_neg()
+    } else {
+        value
+    })
 }
 
 fn scan_reply(cursor: u64, keys: Vec<Bytes>) -> Reply {
@@ -204,7 +221,9 @@ impl ExpireCondition {
         match current {
             None => !self.xx && !self.gt,
             Some(current) => {
-                !self.nx && !(self.gt && when_ms <= current) && !(self.lt && when_ms >= current)
+                let refused_gt = self.gt && when_ms <= current;
+                let refused_lt = self.lt && when_ms >= current;
+                !self.nx && !refused_gt && !refused_lt
             }
         }
     }

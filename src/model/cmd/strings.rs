@@ -60,18 +60,19 @@ fn string_options(args: &[Bytes], is_set: bool) -> Result<StringOptions, Reply> 
     while i < args.len() {
         let arg = &args[i];
         let next = args.get(i + 1);
-        let no_expiry = o.expiry == ExpiryOption::None;
+        // Repeating an expiry option is allowed (the last wins); mixing two is not.
+        let allows = |kind| o.expiry == ExpiryOption::None || o.expiry == kind;
         if is_set && is(arg, "nx") && !o.xx {
             o.nx = true;
         } else if is_set && is(arg, "xx") && !o.nx {
             o.xx = true;
         } else if is_set && is(arg, "get") {
             o.get = true;
-        } else if is_set && is(arg, "keepttl") && no_expiry {
+        } else if is_set && is(arg, "keepttl") && allows(ExpiryOption::KeepTtl) {
             o.expiry = ExpiryOption::KeepTtl;
-        } else if !is_set && is(arg, "persist") && no_expiry {
+        } else if !is_set && is(arg, "persist") && allows(ExpiryOption::Persist) {
             o.expiry = ExpiryOption::Persist;
-        } else if let (Some(kind), true, Some(value)) = (timed_option(arg), no_expiry, next) {
+        } else if let (Some(kind), Some(value)) = (timed_option(arg).filter(|&k| allows(k)), next) {
             o.expiry = kind;
             o.expiry_arg = Some(value.clone());
             i += 1;
@@ -261,13 +262,12 @@ pub fn getex(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         (Some(at), _) => {
             db.set_expiry(&args[1], Some(at));
         }
-        (None, ExpiryOption::Persist) => {
+        (None, ExpiryOption::Persist)
             if db
                 .get(&args[1], now_ms)
-                .is_some_and(|e| e.expire_at_ms.is_some())
-            {
-                db.set_expiry(&args[1], None);
-            }
+                .is_some_and(|e| e.expire_at_ms.is_some()) =>
+        {
+            db.set_expiry(&args[1], None);
         }
         _ => {}
     }

@@ -1,7 +1,7 @@
 //! Sorted set commands: ZADD (NX/XX/GT/LT/CH/INCR), ZREM, the ZRANGE family, ZCARD,
 //! ZSCORE, ZCOUNT, ZREMRANGEBYRANK, ZREMRANGEBYSCORE.
 
-use crate::model::args::{float, int, is, parse_float, syntax_error, wrong_type, CmdResult};
+use crate::model::args::{float, int, is, strtod, syntax_error, wrong_type, CmdResult};
 use crate::model::keyspace::Db;
 use crate::model::node::Ctx;
 use crate::model::reply::{Protocol, Reply};
@@ -54,7 +54,8 @@ fn zadd_parse(args: &[Bytes]) -> Result<(ZaddFlags, Vec<(f64, Bytes)>), Reply> {
             "ERR XX and NX options at the same time are not compatible",
         ));
     }
-    if (flags.gt && flags.nx) || (flags.lt && flags.nx) || (flags.gt && flags.lt) {
+    let exclusive = [flags.gt, flags.lt, flags.nx];
+    if exclusive.into_iter().filter(|&flag| flag).count() > 1 {
         return Err(Reply::error(
             "ERR GT, LT, and/or NX options at the same time are not compatible",
         ));
@@ -164,8 +165,8 @@ struct ScoreRange {
 impl ScoreRange {
     fn parse(min: &[u8], max: &[u8]) -> Result<ScoreRange, Reply> {
         let bound = |arg: &[u8]| match arg.strip_prefix(b"(") {
-            Some(rest) => parse_float(rest).map(|v| (v, true)),
-            None => parse_float(arg).map(|v| (v, false)),
+            Some(rest) => strtod_bound(rest).map(|v| (v, true)),
+            None => strtod_bound(arg).map(|v| (v, false)),
         };
         let error = || Reply::error("ERR min or max is not a float");
         let (min, min_exclusive) = bound(min).ok_or_else(error)?;
@@ -191,6 +192,16 @@ impl ScoreRange {
         };
         above_min && below_max
     }
+}
+
+/// A range bound read like Redis's `_zslParseRange`: `strtod` must consume the whole
+/// argument, so leading blanks and out-of-range values are allowed and an empty bound is
+/// 0; NaN is refused.
+fn strtod_bound(arg: &[u8]) -> Option<f64> {
+    if arg.is_empty() {
+        return Some(0.0);
+    }
+    strtod(arg).map(|(value, _)| value)
 }
 
 /// How a ZRANGE-family call selects members.
