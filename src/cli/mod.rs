@@ -52,3 +52,13 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         Command::ServeModel(args) => serve_model::run(args),
     }
 }
+
+/// Write to stdout; a closed pipe (`amnesia run ... | head`) ends the output quietly
+/// instead of panicking.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush());
+}

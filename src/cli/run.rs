@@ -33,26 +33,31 @@ pub fn parse_engine(text: &str) -> Result<EngineKind, String> {
 pub fn run(args: Args) -> Result<u8, CliError> {
     amnesia::store::check_name(&args.store).map_err(|e| CliError::Usage(e.to_string()))?;
     let plan = Plan::generate(args.seed, &ScenarioConfig::standard());
+    let mut out = String::new();
     if args.print_plan {
-        println!("{}", plan.to_json_pretty());
+        out.push_str(&plan.to_json_pretty());
+        out.push('\n');
     }
-    println!("{}", plan.summary());
+    out.push_str(&plan.summary());
+    out.push('\n');
     let report =
         run_plan(plan, &args.store, args.engine).map_err(|e| CliError::Usage(e.to_string()))?;
-    println!("--- timeline ---");
-    let timeline = if args.trace {
+    out.push_str("--- timeline ---\n");
+    out.push_str(&if args.trace {
         report.trace.timeline()
     } else {
         report.trace.summary_timeline()
-    };
-    print!("{timeline}");
-    println!("--- verdict ---");
-    println!("{}", text::verdict_text(&report.verdict));
-    println!("trace hash: {:016x}", report.trace.hash());
-    if report.verdict.is_pass() {
-        Ok(EXIT_PASS)
-    } else {
-        println!("reproduce: {}", report.replay_command());
-        Ok(EXIT_VIOLATION)
+    });
+    out.push_str("--- verdict ---\n");
+    out.push_str(&text::verdict_text(&report.verdict));
+    out.push_str(&format!("\ntrace hash: {:016x}\n", report.trace.hash()));
+    if !report.verdict.is_pass() {
+        out.push_str(&format!("reproduce: {}\n", report.replay_command()));
     }
+    crate::cli::emit(&out);
+    Ok(if report.verdict.is_pass() {
+        EXIT_PASS
+    } else {
+        EXIT_VIOLATION
+    })
 }
