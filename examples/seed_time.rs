@@ -9,7 +9,10 @@ use amnesia::runner::{run_seed, EngineKind};
 use std::time::Instant;
 
 fn main() {
-    let seeds: u64 = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(300);
+    let seeds: u64 = std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300);
     let scenario = ScenarioConfig::standard();
     for seed in 0..20 {
         run_seed(seed, &scenario, "reference", EngineKind::Event).expect("known store");
@@ -19,7 +22,8 @@ fn main() {
     let mut ops = 0;
     for seed in 0..seeds {
         let started = Instant::now();
-        let report = run_seed(seed, &scenario, "reference", EngineKind::Event).expect("known store");
+        let report =
+            run_seed(seed, &scenario, "reference", EngineKind::Event).expect("known store");
         wall_us.push(started.elapsed().as_micros() as u64);
         virtual_s += (report.plan.duration_ms + report.plan.quiet_ms) as f64 / 1000.0;
         ops += report.history.ops.len();
@@ -29,6 +33,14 @@ fn main() {
     let p99 = wall_us[wall_us.len() * 99 / 100];
     let total_s = wall_us.iter().sum::<u64>() as f64 / 1e6;
     println!("seeds {seeds}, ops/seed {:.0}", ops as f64 / seeds as f64);
-    println!("wall per seed: median {:.2} ms, p99 {:.2} ms", median as f64 / 1000.0, p99 as f64 / 1000.0);
-    println!("virtual per seed {:.1} s; virtual seconds per wall second {:.0}", virtual_s / seeds as f64, virtual_s / total_s);
+    println!(
+        "wall per seed: median {:.2} ms, p99 {:.2} ms",
+        median as f64 / 1000.0,
+        p99 as f64 / 1000.0
+    );
+    println!(
+        "virtual per seed {:.1} s; virtual seconds per wall second {:.0}",
+        virtual_s / seeds as f64,
+        virtual_s / total_s
+    );
 }

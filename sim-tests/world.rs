@@ -149,7 +149,7 @@ fn faults_and_expiry_paths_run() {
 #[test]
 fn write_behind_is_caught_as_lost() {
     use amnesia::check::ViolationClass;
-    let caught = (0..50).find_map(|seed| {
+    let caught = (0..50).find(|&seed| {
         let report = run_seed(
             seed,
             &ScenarioConfig::standard(),
@@ -157,11 +157,7 @@ fn write_behind_is_caught_as_lost() {
             EngineKind::Event,
         )
         .expect("known");
-        report
-            .verdict
-            .classes()
-            .contains(&ViolationClass::Lost)
-            .then_some(seed)
+        report.verdict.classes().contains(&ViolationClass::Lost)
     });
     assert!(caught.is_some(), "write-behind survived seeds 0..50");
 }

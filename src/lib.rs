@@ -1,4 +1,20 @@
 //! amnesia: deterministic simulation testing of LLM memory stores kept in Redis.
+//!
+//! A seed becomes a [`plan::Plan`] (workload and faults), the plan runs in a simulated
+//! world ([`sim`]) where the store's real code talks to a Redis model ([`model`]) on
+//! virtual time, and the recorded [`history::History`] is judged by the [`check`]er.
+//!
+//! ```
+//! use amnesia::plan::ScenarioConfig;
+//! use amnesia::runner::{run_seed, EngineKind};
+//!
+//! // One seed, one exact execution: the reference store passes it...
+//! let report = run_seed(42, &ScenarioConfig::standard(), "reference", EngineKind::Event).unwrap();
+//! assert!(report.verdict.is_pass());
+//! // ...and running it again gives the same trace, byte for byte.
+//! let again = run_seed(42, &ScenarioConfig::standard(), "reference", EngineKind::Event).unwrap();
+//! assert_eq!(report.trace.hash(), again.trace.hash());
+//! ```
 pub mod check;
 pub mod connect;
 pub mod history;
