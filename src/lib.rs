@@ -15,7 +15,9 @@
 //! let again = run_seed(42, &ScenarioConfig::standard(), "reference", EngineKind::Event).unwrap();
 //! assert_eq!(report.trace.hash(), again.trace.hash());
 //! ```
+pub mod buggify;
 pub mod check;
+pub mod clock;
 pub mod connect;
 pub mod history;
 pub mod model;

@@ -22,6 +22,8 @@ impl Flags {
     pub const TX_CONTROL: Flags = Flags(4);
     /// The connection closes after the reply.
     pub const CLOSES: Flags = Flags(8);
+    /// Reads or writes keys: the commands an injected error reply may hit.
+    pub const DATA: Flags = Flags(16);
 
     pub const fn with(self, other: Flags) -> Flags {
         Flags(self.0 | other.0)
@@ -54,8 +56,10 @@ impl Command {
     }
 }
 
-const W: Flags = Flags::WRITE;
-const R: Flags = Flags::NONE;
+const W: Flags = Flags::WRITE.with(Flags::DATA);
+const R: Flags = Flags::DATA;
+/// Connection and server commands: never data.
+const C: Flags = Flags::NONE;
 
 macro_rules! commands {
     ($($name:literal $arity:literal $flags:expr => $handler:path),* $(,)?) => {
@@ -67,10 +71,10 @@ static COMMANDS: &[Command] = commands![
     // connection
     "hello" -1 Flags::NO_AUTH => connection::hello,
     "auth" -2 Flags::NO_AUTH => connection::auth,
-    "select" 2 R => connection::select,
-    "ping" -1 R => connection::ping,
-    "echo" 2 R => connection::echo,
-    "client" -2 R => connection::client,
+    "select" 2 C => connection::select,
+    "ping" -1 C => connection::ping,
+    "echo" 2 C => connection::echo,
+    "client" -2 C => connection::client,
     "quit" -1 Flags::NO_AUTH.with(Flags::TX_CONTROL).with(Flags::CLOSES) => connection::quit,
     "reset" 1 Flags::NO_AUTH.with(Flags::TX_CONTROL) => connection::reset,
     // keys
@@ -156,10 +160,10 @@ static COMMANDS: &[Command] = commands![
     "exec" 1 Flags::TX_CONTROL => transactions::exec,
     "discard" 1 Flags::TX_CONTROL => transactions::discard,
     "watch" -2 Flags::TX_CONTROL => transactions::watch,
-    "unwatch" 1 R => transactions::unwatch,
+    "unwatch" 1 C => transactions::unwatch,
     // server
-    "info" -1 R => server::info,
-    "time" 1 R => server::time,
+    "info" -1 C => server::info,
+    "time" 1 C => server::time,
 ];
 
 /// The table entry for a command name, case-insensitively.

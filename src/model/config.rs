@@ -3,10 +3,11 @@
 use serde::{Deserialize, Serialize};
 
 /// What survives a restart of the node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Persistence {
     /// A restart empties the keyspace.
+    #[default]
     None,
     /// Append-only file flushed every second: a restart loses at most the last second.
     AofEverysec,

@@ -27,6 +27,8 @@ pub struct Node {
     dirty_clients: BTreeSet<u64>,
     scan_cursors: VecDeque<(u64, usize, Bytes)>,
     next_scan_cursor: u64,
+    /// A fault: the next data command gets this error reply instead of running.
+    injected_error: Option<String>,
     pub stats: NodeStats,
 }
 
@@ -80,8 +82,16 @@ impl Node {
             dirty_clients: BTreeSet::new(),
             scan_cursors: VecDeque::new(),
             next_scan_cursor: 1,
+            injected_error: None,
             stats: NodeStats::default(),
         }
+    }
+
+    /// Answer the next data command (from any client) with `error` instead of running it,
+    /// as Redis answers OOM, LOADING, READONLY or BUSY. Inside MULTI the rejected command
+    /// makes EXEC fail, as Redis's own rejections do.
+    pub fn inject_error(&mut self, error: &str) {
+        self.injected_error = Some(error.to_string());
     }
 
     /// Register a new connection.
@@ -119,6 +129,11 @@ impl Node {
         if !client.authenticated && !command.flags.contains(Flags::NO_AUTH) {
             let reply = Reply::error("NOAUTH Authentication required.");
             return self.reject_command(client, command, reply);
+        }
+        if command.flags.contains(Flags::DATA) {
+            if let Some(error) = self.injected_error.take() {
+                return self.reject(client, Reply::Error(error));
+            }
         }
         if client.in_multi() && !command.flags.contains(Flags::TX_CONTROL) {
             client.queued.as_mut().expect("in multi").push(args);

@@ -121,14 +121,22 @@ impl Model {
     /// Run the active expiry cycle (and the `everysec` flush) forever, `hz` times a second
     /// of the node's clock.
     pub async fn run_expiry_cycle(self) {
+        self.run_expiry_cycle_while(|| true).await
+    }
+
+    /// The expiry cycle, doing its work only while `running()` (a paused process does
+    /// nothing).
+    pub async fn run_expiry_cycle_while(self, running: impl Fn() -> bool) {
         let hz = self.node().config.expire_cycles_per_second;
         let period = std::time::Duration::from_millis(1000 / u64::from(hz));
         let mut ticker = tokio::time::interval(period);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticker.tick().await;
-            let now_ms = self.clock.now_ms();
-            self.node().cycle(now_ms);
+            if running() {
+                let now_ms = self.clock.now_ms();
+                self.node().cycle(now_ms);
+            }
         }
     }
 

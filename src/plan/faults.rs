@@ -25,13 +25,62 @@ pub enum Direction {
     FromRedis,
 }
 
-/// What goes wrong during a fault window.
+/// An error reply the Redis node answers to one command instead of running it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorReply {
+    Oom,
+    Loading,
+    Readonly,
+    Busy,
+}
+
+impl ErrorReply {
+    /// The exact error line Redis 7.0 sends.
+    pub fn text(self) -> &'static str {
+        match self {
+            ErrorReply::Oom => "OOM command not allowed when used memory > 'maxmemory'.",
+            ErrorReply::Loading => "LOADING Redis is loading the dataset in memory",
+            ErrorReply::Readonly => "READONLY You can't write against a read only replica.",
+            ErrorReply::Busy => {
+                "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+            }
+        }
+    }
+}
+
+/// What goes wrong during a fault window. Instant faults (`reset`, `error-reply`) happen
+/// at `at_ms`; their window only keeps other faults of the same lane away.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FaultKind {
     /// The link between `client` and Redis black-holes bytes in `direction` for the
     /// window; a connection that lived through it stays stalled until replaced.
     Partition { client: u32, direction: Direction },
+    /// The link holds bytes in `direction` for the window, then delivers them in a burst.
+    Clog { client: u32, direction: Direction },
+    /// Every connection of `client` is reset (both ends closed) at `at_ms`.
+    Reset { client: u32 },
+    /// The app client process dies: its in-flight requests and pending async writes are
+    /// lost; it starts again, with empty memory, when the window ends.
+    ClientCrash { client: u32 },
+    /// The client host's wall clock reads `offset_ms` off for the window (a jump there
+    /// and back, as an NTP correction would make).
+    ClockSkew { client: u32, offset_ms: i64 },
+    /// Redis crashes and restarts when the window ends, recovering what its persistence
+    /// model keeps.
+    RedisRestart,
+    /// The Redis process is frozen for the window: nothing is read, answered or expired.
+    RedisPause,
+    /// Redis answers the next data command with this error instead of running it.
+    ErrorReply { error: ErrorReply },
+}
+
+/// What a fault occupies: faults of one lane never overlap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Lane {
+    Client(u32),
+    Redis,
 }
 
 impl FaultKind {
@@ -39,14 +88,31 @@ impl FaultKind {
     pub fn class(&self) -> FaultClass {
         match self {
             FaultKind::Partition { .. } => FaultClass::Partition,
+            FaultKind::Clog { .. } => FaultClass::Clog,
+            FaultKind::Reset { .. } => FaultClass::Reset,
+            FaultKind::ClientCrash { .. } => FaultClass::ClientCrash,
+            FaultKind::ClockSkew { .. } => FaultClass::ClockSkew,
+            FaultKind::RedisRestart => FaultClass::RedisRestart,
+            FaultKind::RedisPause => FaultClass::RedisPause,
+            FaultKind::ErrorReply { .. } => FaultClass::ErrorReply,
         }
     }
 
     /// The client whose link or host the fault hits, if it hits one.
     pub fn client(&self) -> Option<u32> {
         match self {
-            FaultKind::Partition { client, .. } => Some(*client),
+            FaultKind::Partition { client, .. }
+            | FaultKind::Clog { client, .. }
+            | FaultKind::Reset { client }
+            | FaultKind::ClientCrash { client }
+            | FaultKind::ClockSkew { client, .. } => Some(*client),
+            FaultKind::RedisRestart | FaultKind::RedisPause | FaultKind::ErrorReply { .. } => None,
         }
+    }
+
+    /// The lane the fault occupies for its window.
+    pub fn lane(&self) -> Lane {
+        self.client().map_or(Lane::Redis, Lane::Client)
     }
 }
 
@@ -71,16 +137,39 @@ impl Fault {
 #[serde(rename_all = "kebab-case")]
 pub enum FaultClass {
     Partition,
+    Clog,
+    Reset,
+    ClientCrash,
+    ClockSkew,
+    RedisRestart,
+    RedisPause,
+    ErrorReply,
 }
 
 impl FaultClass {
     /// Every class, in schedule order.
-    pub const ALL: [FaultClass; 1] = [FaultClass::Partition];
+    pub const ALL: [FaultClass; 8] = [
+        FaultClass::Partition,
+        FaultClass::Clog,
+        FaultClass::Reset,
+        FaultClass::ClientCrash,
+        FaultClass::ClockSkew,
+        FaultClass::RedisRestart,
+        FaultClass::RedisPause,
+        FaultClass::ErrorReply,
+    ];
 
     /// The class's seeded stream. Never reuse or renumber: it would change old seeds.
     fn stream_id(self) -> u32 {
         match self {
             FaultClass::Partition => 1,
+            FaultClass::Clog => 2,
+            FaultClass::Reset => 3,
+            FaultClass::ClientCrash => 4,
+            FaultClass::ClockSkew => 5,
+            FaultClass::RedisRestart => 6,
+            FaultClass::RedisPause => 7,
+            FaultClass::ErrorReply => 8,
         }
     }
 
@@ -88,30 +177,71 @@ impl FaultClass {
     pub fn name(self) -> &'static str {
         match self {
             FaultClass::Partition => "partition",
+            FaultClass::Clog => "clog",
+            FaultClass::Reset => "reset",
+            FaultClass::ClientCrash => "client-crash",
+            FaultClass::ClockSkew => "clock-skew",
+            FaultClass::RedisRestart => "redis-restart",
+            FaultClass::RedisPause => "redis-pause",
+            FaultClass::ErrorReply => "error-reply",
         }
     }
 
     /// Draws the parameters of one fault of this class.
     fn generate(self, rng: &mut impl Rng, context: &FaultContext) -> FaultKind {
+        let client = rng.random_range(0..context.clients);
         match self {
-            FaultClass::Partition => generate_partition(rng, context),
+            FaultClass::Partition => FaultKind::Partition {
+                client,
+                direction: direction(rng),
+            },
+            FaultClass::Clog => FaultKind::Clog {
+                client,
+                direction: direction(rng),
+            },
+            FaultClass::Reset => FaultKind::Reset { client },
+            FaultClass::ClientCrash => FaultKind::ClientCrash { client },
+            FaultClass::ClockSkew => {
+                let magnitude_ms = between(rng, 100, CLOCK_SKEW_MS_MAX) as i64;
+                let offset_ms = if rng.random_bool(0.5) {
+                    magnitude_ms
+                } else {
+                    -magnitude_ms
+                };
+                FaultKind::ClockSkew { client, offset_ms }
+            }
+            FaultClass::RedisRestart => FaultKind::RedisRestart,
+            FaultClass::RedisPause => FaultKind::RedisPause,
+            FaultClass::ErrorReply => {
+                let errors = [
+                    ErrorReply::Oom,
+                    ErrorReply::Loading,
+                    ErrorReply::Readonly,
+                    ErrorReply::Busy,
+                ];
+                FaultKind::ErrorReply {
+                    error: errors[rng.random_range(0..errors.len())],
+                }
+            }
         }
     }
 }
+
+/// Largest clock skew of a host, either way.
+pub const CLOCK_SKEW_MS_MAX: u64 = 30_000;
 
 /// What a fault generator may target.
 struct FaultContext {
     clients: u32,
 }
 
-fn generate_partition(rng: &mut impl Rng, context: &FaultContext) -> FaultKind {
-    let client = rng.random_range(0..context.clients);
-    let direction = match rng.random_range(0..4) {
+/// Half symmetric, a quarter each one-way.
+fn direction(rng: &mut impl Rng) -> Direction {
+    match rng.random_range(0..4) {
         0 | 1 => Direction::Both,
         2 => Direction::ToRedis,
         _ => Direction::FromRedis,
-    };
-    FaultKind::Partition { client, direction }
+    }
 }
 
 /// How often an enabled class strikes, and how long its windows last.
@@ -284,7 +414,8 @@ pub(crate) fn generate_latency(
 }
 
 /// Draws the mix's classes and the fault schedule of the busy phase `0..duration_ms`.
-/// Windows of one client never overlap; every window ends by `duration_ms`.
+/// Windows of one class never overlap on one lane (a client, or Redis); every window ends
+/// by `duration_ms`.
 pub(crate) fn generate_faults(
     seed: u64,
     scenario: &ScenarioConfig,
@@ -311,8 +442,9 @@ pub(crate) fn generate_faults(
             duration_ms_max: between(&mut rng, FAULT_DURATION_MS_MIN, FAULT_DURATION_MS_MAX),
         };
         let gap_mean_ms = 60_000 / u64::from(rate.per_minute);
-        // Per client: when its current window heals.
-        let mut busy_until_ms = vec![0u64; scenario.clients as usize];
+        // Per lane: when its current window heals.
+        let mut busy_until_ms: std::collections::BTreeMap<Lane, u64> =
+            std::collections::BTreeMap::new();
         let mut at_ms = 0;
         loop {
             at_ms += 1 + exponential(&mut rng, gap_mean_ms, duration_ms);
@@ -322,13 +454,11 @@ pub(crate) fn generate_faults(
             let window_ms = between(&mut rng, FAULT_DURATION_MS_MIN, rate.duration_ms_max)
                 .min(duration_ms - at_ms);
             let kind = class.generate(&mut rng, &context);
-            if let Some(client) = kind.client() {
-                let until_ms = &mut busy_until_ms[client as usize];
-                if *until_ms > at_ms {
-                    continue;
-                }
-                *until_ms = at_ms + window_ms;
+            let until_ms = busy_until_ms.entry(kind.lane()).or_insert(0);
+            if *until_ms > at_ms {
+                continue;
             }
+            *until_ms = at_ms + window_ms;
             faults.push(Fault {
                 at_ms,
                 duration_ms: window_ms,
@@ -343,4 +473,28 @@ pub(crate) fn generate_faults(
         assert!(fault.duration_ms > 0 && fault.end_ms() <= duration_ms);
     }
     (rates, faults)
+}
+
+/// The Redis node's persistence model: one of the three, uniformly, under swarm; none
+/// otherwise. Its own stream, so it moves nothing else.
+pub(crate) fn generate_persistence(
+    seed: u64,
+    scenario: &ScenarioConfig,
+) -> crate::model::Persistence {
+    use crate::model::Persistence;
+    const PERSISTENCE_STREAM_ID: u32 = 100;
+    if !scenario.swarm {
+        return Persistence::None;
+    }
+    let mut rng = stream(
+        seed,
+        Stream::Fault {
+            stream_id: PERSISTENCE_STREAM_ID,
+        },
+    );
+    [
+        Persistence::None,
+        Persistence::AofEverysec,
+        Persistence::AofAlways,
+    ][rng.random_range(0..3)]
 }

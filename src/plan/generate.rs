@@ -1,7 +1,7 @@
 //! seed → Plan. Each concern draws from its own ChaCha stream of the seed (see `prng`),
 //! so the workload of a seed does not move when the fault catalogue grows.
 
-use super::faults::{generate_faults, generate_latency, FaultMix};
+use super::faults::{generate_faults, generate_latency, generate_persistence, FaultMix};
 use super::prng::{stream, Stream};
 use super::scenario::ScenarioConfig;
 use super::workload;
@@ -19,6 +19,7 @@ impl Plan {
         let workload = workload::generate(&mut workload_rng, &mut content_rng, scenario);
         let (latency, links) = generate_latency(seed, scenario);
         let (classes, faults) = generate_faults(seed, scenario, scenario.duration_ms);
+        let persistence = generate_persistence(seed, scenario);
         let plan = Plan {
             version: PLAN_VERSION,
             seed,
@@ -29,6 +30,7 @@ impl Plan {
             duration_ms: scenario.duration_ms,
             quiet_ms: scenario.quiet_ms,
             links,
+            persistence,
             turns: workload.turns,
             faults,
             scenario: scenario.clone(),

@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 
 pub use content::ContentClass;
 pub use faults::{
-    ClassRate, Direction, ExpTail, Fault, FaultClass, FaultKind, FaultMix, LatencyMix, LatencyModel,
+    ClassRate, Direction, ErrorReply, ExpTail, Fault, FaultClass, FaultKind, FaultMix, Lane,
+    LatencyMix, LatencyModel,
 };
 pub use file::PlanError;
 pub use scenario::ScenarioConfig;
@@ -48,6 +49,9 @@ pub struct Plan {
     pub quiet_ms: u64,
     /// One latency model per client link, indexed by client.
     pub links: Vec<LatencyModel>,
+    /// What the Redis node keeps across a `redis-restart` fault.
+    #[serde(default)]
+    pub persistence: crate::model::Persistence,
     /// Sorted by `start_ms`.
     pub turns: Vec<Turn>,
     /// Sorted by `at_ms`.
@@ -97,7 +101,7 @@ impl Plan {
              mix: {mix}\n\
              clients {clients}, sessions {sessions}, turns {turns}, operations {operations}, \
              messages {messages} ({content_bytes} content bytes)\n\
-             busy {duration_ms} ms, quiet {quiet_ms} ms, session ttl {ttl_ms} ms\n\
+             busy {duration_ms} ms, quiet {quiet_ms} ms, session ttl {ttl_ms} ms, redis persistence {persistence:?}\n\
              faults {fault_count}{faults}",
             version = self.version,
             seed = self.seed,
@@ -110,6 +114,7 @@ impl Plan {
             duration_ms = self.duration_ms,
             quiet_ms = self.quiet_ms,
             ttl_ms = self.session_ttl_ms,
+            persistence = self.persistence,
             fault_count = self.faults.len(),
         )
     }

@@ -103,10 +103,8 @@ fn standard_shape() {
     let operations_mean = operations_total / 200;
     assert!((180..=190).contains(&operations_mean), "{operations_mean}");
     assert_eq!(turns_total, 200 * 60);
-    assert!(
-        (50..=150).contains(&faulted),
-        "{faulted} of 200 seeds have faults"
-    );
+    // Eight classes, each on in half the seeds: nearly every seed has some fault.
+    assert!(faulted >= 180, "{faulted} of 200 seeds have faults");
     assert!(
         idle_past_ttl > 200,
         "only {idle_past_ttl} idle gaps past the TTL"
@@ -282,8 +280,19 @@ fn validate_catches_clients_out_of_range() {
         "invalid plan: turn 0: client 3 is out of range (plan has 3 clients)"
     );
     let error = broken(|p| {
-        let FaultKind::Partition { client, .. } = &mut p.faults[0].kind;
-        *client = 7;
+        let fault = p
+            .faults
+            .iter_mut()
+            .find(|f| f.kind.client().is_some())
+            .expect("a client fault");
+        match &mut fault.kind {
+            FaultKind::Partition { client, .. }
+            | FaultKind::Clog { client, .. }
+            | FaultKind::Reset { client }
+            | FaultKind::ClientCrash { client }
+            | FaultKind::ClockSkew { client, .. } => *client = 7,
+            _ => unreachable!("filtered to client faults"),
+        }
     });
     assert!(error.contains("client 7 is out of range"), "{error}");
 }
@@ -297,7 +306,10 @@ fn validate_catches_faults_past_the_busy_phase() {
 #[test]
 fn validate_catches_faults_not_in_the_mix() {
     let error = broken(|p| p.mix.classes.clear());
-    assert!(error.contains("partition is not enabled"), "{error}");
+    assert!(
+        error.contains("is not enabled in the plan's mix"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -444,4 +456,34 @@ fn a_json_array_is_not_a_plan() {
         error,
         r#"plan version "1" is not a number (this amnesia reads version 1)"#
     );
+}
+
+/// Swarm: over seeds 0..1000 every fault class is in some plans and absent from others,
+/// and every class's faults actually get scheduled.
+#[test]
+fn every_fault_class_is_present_in_some_seeds_and_absent_in_others() {
+    let mut with_class: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut scheduled: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for seed in 0..1000 {
+        let plan = standard(seed);
+        for rate in &plan.mix.classes {
+            *with_class.entry(rate.class.name()).or_default() += 1;
+        }
+        for fault in &plan.faults {
+            *scheduled.entry(fault.kind.class().name()).or_default() += 1;
+        }
+    }
+    for class in FaultClass::ALL {
+        let seeds = with_class.get(class.name()).copied().unwrap_or(0);
+        assert!(
+            (1..1000).contains(&seeds),
+            "{} enabled in {seeds} of 1000 seeds",
+            class.name()
+        );
+        assert!(
+            scheduled.get(class.name()).copied().unwrap_or(0) > 0,
+            "{} never scheduled",
+            class.name()
+        );
+    }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::faults::{FaultClass, FaultKind, Lane, CLOCK_SKEW_MS_MAX};
 use super::scenario::{
     CLIENTS_MAX, CONTENT_BYTES_MAX, CONTEXT_LIMIT_MAX, DURATION_MS_MAX, FAULTS_MAX,
     PLAN_CONTENT_BYTES_MAX, QUIET_MS_MAX, SESSIONS_MAX, SESSION_TTL_MS_MAX, THINK_MS_MAX,
@@ -184,7 +185,8 @@ impl Plan {
             self.faults.len()
         );
         let mut at_last_ms = 0;
-        let mut busy_until_ms: BTreeMap<u32, u64> = BTreeMap::new();
+        // Faults of one class never overlap on one lane; different classes may combine.
+        let mut busy_until_ms: BTreeMap<(Lane, FaultClass), u64> = BTreeMap::new();
         for (i, fault) in self.faults.iter().enumerate() {
             let class = fault.kind.class();
             ensure!(
@@ -211,14 +213,22 @@ impl Plan {
                     "fault {i}: client {client} is out of range (plan has {} clients)",
                     self.clients
                 );
-                let until_ms = busy_until_ms.entry(client).or_insert(0);
-                ensure!(
-                    fault.at_ms >= *until_ms,
-                    "fault {i}: overlaps an earlier fault on client {client} (until {} ms)",
-                    *until_ms
-                );
-                *until_ms = fault.end_ms();
             }
+            if let FaultKind::ClockSkew { offset_ms, .. } = fault.kind {
+                ensure!(
+                    offset_ms.unsigned_abs() <= CLOCK_SKEW_MS_MAX,
+                    "fault {i}: clock skew {offset_ms} ms exceeds {CLOCK_SKEW_MS_MAX} ms"
+                );
+            }
+            let lane = fault.kind.lane();
+            let until_ms = busy_until_ms.entry((lane, class)).or_insert(0);
+            ensure!(
+                fault.at_ms >= *until_ms,
+                "fault {i}: overlaps an earlier {} fault on {lane:?} (until {} ms)",
+                class.name(),
+                *until_ms
+            );
+            *until_ms = fault.end_ms();
         }
         Ok(())
     }

@@ -7,8 +7,9 @@
 //! chatbot request that errored would.
 
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
-use crate::plan::{Plan, Turn};
+use crate::plan::Turn;
 use crate::sim::clock::WorldClock;
+use crate::sim::world::World;
 use crate::store::{MemoryStore, Message, SessionKey, StoreError};
 use crate::trace::Trace;
 use std::sync::{Arc, Mutex};
@@ -132,29 +133,64 @@ fn outcome_of<T>(result: &Result<T, StoreError>, value: impl FnOnce(&T) -> OpVal
     }
 }
 
-/// The stores of the world's clients, by client index.
-pub type Stores = Arc<Vec<Arc<dyn MemoryStore>>>;
-
 /// Runs operations against the clients' stores and records them.
 #[derive(Clone)]
 pub struct Driver {
-    pub stores: Stores,
-    pub recorder: Recorder,
-    pub clock: WorldClock,
+    pub world: Arc<World>,
 }
 
+/// Why an operation did not reach the store or did not come back.
+const CLIENT_DOWN: &str = "the client process is down";
+const CLIENT_CRASHED: &str = "the client process crashed mid-request";
+
 impl Driver {
+    /// Invoke one operation on `client`'s store and record it. A crash of the client
+    /// while it runs leaves its outcome unknown; a client that is down fails it at once.
+    async fn call<T, F, Fut>(
+        &self,
+        client: u32,
+        kind: OpKind,
+        operation: F,
+        value: fn(&T) -> OpValue,
+    ) -> bool
+    where
+        F: FnOnce(Arc<dyn MemoryStore>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, StoreError>>,
+    {
+        let recorder = &self.world.recorder;
+        let host = &self.world.clients[client as usize];
+        let index = recorder.invoke(client, kind);
+        let Some(store) = host.store() else {
+            recorder.complete(index, Outcome::Fail(CLIENT_DOWN.into()));
+            return false;
+        };
+        let crashed = host.crashed();
+        let result = tokio::select! {
+            biased;
+            _ = crashed => None,
+            result = operation(store) => Some(result),
+        };
+        let outcome = match &result {
+            None => Outcome::Unknown(CLIENT_CRASHED.into()),
+            Some(result) => outcome_of(result, value),
+        };
+        recorder.complete(index, outcome);
+        matches!(result, Some(Ok(_)))
+    }
+
     async fn append(&self, client: u32, session: &SessionKey, msg: &Message) -> bool {
         let kind = OpKind::Append {
             session: session.clone(),
             msg: msg.clone(),
         };
-        let index = self.recorder.invoke(client, kind);
-        let result = self.stores[client as usize].append(session, msg).await;
-        let ok = result.is_ok();
-        self.recorder
-            .complete(index, outcome_of(&result, |_| OpValue::None));
-        ok
+        let (session, msg) = (session.clone(), msg.clone());
+        self.call(
+            client,
+            kind,
+            |store| async move { store.append(&session, &msg).await },
+            |_| OpValue::None,
+        )
+        .await
     }
 
     async fn context(&self, client: u32, session: &SessionKey, limit: usize) -> bool {
@@ -162,17 +198,19 @@ impl Driver {
             session: session.clone(),
             limit,
         };
-        let index = self.recorder.invoke(client, kind);
-        let result = self.stores[client as usize].context(session, limit).await;
-        let ok = result.is_ok();
-        self.recorder
-            .complete(index, outcome_of(&result, |m| OpValue::Messages(m.clone())));
-        ok
+        let session = session.clone();
+        let read =
+            |store: Arc<dyn MemoryStore>| async move { store.context(&session, limit).await };
+        self.call(client, kind, read, |messages| {
+            OpValue::Messages(messages.clone())
+        })
+        .await
     }
 
     /// One chatbot turn; stops at the first failed step.
     async fn turn(&self, turn: &Turn) {
-        self.clock.sleep_until_ms(turn.start_ms).await;
+        let clock = &self.world.clock;
+        clock.sleep_until_ms(turn.start_ms).await;
         let (client, session) = (turn.client, &turn.session);
         if let Some(system) = &turn.system {
             if !self.append(client, session, system).await {
@@ -191,7 +229,8 @@ impl Driver {
 
     /// Every session's turns, sessions concurrently, then the liveness phase's final reads
     /// once the quiet period has passed.
-    pub async fn run(self, plan: Arc<Plan>) {
+    pub async fn run(self) {
+        let plan = self.world.plan.clone();
         let mut sessions = tokio::task::JoinSet::new();
         for session in &plan.sessions {
             let driver = self.clone();
@@ -204,7 +243,8 @@ impl Driver {
             });
         }
         while sessions.join_next().await.is_some() {}
-        self.clock
+        self.world
+            .clock
             .sleep_until_ms(plan.duration_ms + plan.quiet_ms)
             .await;
         for (nth, session) in plan.sessions.iter().enumerate() {

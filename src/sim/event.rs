@@ -2,14 +2,16 @@
 //! When every task waits, tokio jumps to the next timer, so idle virtual time costs nothing.
 //! Hosts are sets of tasks; the network is in-memory streams with relays ([`super::net`]).
 
-use crate::connect::{Connector, ConnectorConfig};
-use crate::model::{Model, ModelClock, ModelConfig};
+use crate::buggify::Buggify;
+use crate::clock::Clock;
+use crate::model::{Model, ModelConfig};
 use crate::plan::Plan;
 use crate::sim::clock::WorldClock;
-use crate::sim::driver::{Driver, Recorder, Stores};
-use crate::sim::net::{Link, SimDialer};
+use crate::sim::driver::{Driver, Recorder};
+use crate::sim::host::{ClientHost, RedisHost};
+use crate::sim::net::Link;
+use crate::sim::world::World;
 use crate::sim::{faults, Engine, SimOutput, RUN_GRACE_MS};
-use crate::store;
 use crate::trace::Trace;
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,55 +42,42 @@ impl Engine for EventEngine {
 async fn world(plan: Arc<Plan>, store_name: String) -> SimOutput {
     let clock = WorldClock::start();
     let trace = Trace::new();
+    let _buggify = {
+        let clock = clock.clone();
+        Buggify::new(plan.seed, trace.clone(), move || clock.now_us()).install()
+    };
     let model_clock = {
         let clock = clock.clone();
-        ModelClock::from_fn(move || clock.unix_ms())
+        Clock::from_fn(move || clock.unix_ms())
     };
-    let model = Model::new(ModelConfig::default(), model_clock);
-    tokio::spawn(model.clone().run_expiry_cycle());
-    let links: Vec<Arc<Link>> = (0..plan.clients)
-        .map(|c| Arc::new(Link::new(c, plan.links[c as usize])))
-        .collect();
-    let stores: Stores = Arc::new(
-        links
-            .iter()
-            .map(|link| {
-                let dialer = SimDialer {
-                    link: link.clone(),
-                    model: model.clone(),
-                    clock: clock.clone(),
-                    trace: trace.clone(),
-                    seed: plan.seed,
-                };
-                let info = redis::RedisConnectionInfo::default();
-                let connector = Arc::new(Connector::new(
-                    Arc::new(dialer),
-                    info,
-                    ConnectorConfig::default(),
-                ));
-                store::build(&store_name, connector, &plan)
-                    .expect("the runner checked the store name")
-            })
+    let config = ModelConfig {
+        persistence: plan.persistence,
+        ..ModelConfig::default()
+    };
+    let redis = Arc::new(RedisHost::new(Model::new(config, model_clock)));
+    redis.start_cycle();
+    let world = Arc::new(World {
+        links: (0..plan.clients)
+            .map(|c| Arc::new(Link::new(c, plan.links[c as usize])))
             .collect(),
-    );
-    let policy = stores[0].policy();
-    tokio::spawn(faults::run_schedule(
-        plan.faults.clone(),
-        links,
-        clock.clone(),
-        trace.clone(),
-    ));
-    let recorder = Recorder::new(clock.clone(), trace.clone());
-    let driver = Driver {
-        stores,
-        recorder: recorder.clone(),
+        clients: (0..plan.clients)
+            .map(|c| Arc::new(ClientHost::new(c, clock.clone())))
+            .collect(),
+        recorder: Recorder::new(clock.clone(), trace.clone()),
+        plan: plan.clone(),
         clock: clock.clone(),
+        trace: trace.clone(),
+        redis,
+        store_name,
+    });
+    (0..plan.clients).for_each(|client| world.start_client(client));
+    let policy = world.policy();
+    tokio::spawn(faults::run_schedule(world.clone()));
+    let driver = Driver {
+        world: world.clone(),
     };
     let deadline = Duration::from_millis(plan.duration_ms + plan.quiet_ms + RUN_GRACE_MS);
-    if tokio::time::timeout(deadline, driver.run(plan.clone()))
-        .await
-        .is_err()
-    {
+    if tokio::time::timeout(deadline, driver.run()).await.is_err() {
         trace.record(
             clock.now_us(),
             "driver",
@@ -97,7 +86,7 @@ async fn world(plan: Arc<Plan>, store_name: String) -> SimOutput {
     }
     trace.record(clock.now_us(), "driver", "world ends");
     SimOutput {
-        history: recorder.history(),
+        history: world.recorder.history(),
         trace,
         policy,
         end_us: clock.now_us(),

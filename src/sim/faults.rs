@@ -1,47 +1,115 @@
 //! Carrying out the plan's fault schedule on the world at virtual times.
 
 use crate::plan::{Fault, FaultKind};
-use crate::sim::clock::WorldClock;
-use crate::sim::net::Link;
-use crate::trace::Trace;
+use crate::sim::world::World;
+use crate::store::Durability;
 use std::sync::Arc;
 
 /// Start and end every fault of the plan at its time.
-pub async fn run_schedule(
-    faults: Vec<Fault>,
-    links: Vec<Arc<Link>>,
-    clock: WorldClock,
-    trace: Trace,
-) {
+pub async fn run_schedule(world: Arc<World>) {
     let mut tasks = tokio::task::JoinSet::new();
-    for fault in faults {
-        let (links, clock, trace) = (links.clone(), clock.clone(), trace.clone());
-        tasks.spawn(async move { run_fault(fault, &links, &clock, &trace).await });
+    for fault in world.plan.faults.clone() {
+        let world = world.clone();
+        tasks.spawn(async move { run_fault(&world, fault).await });
     }
     while tasks.join_next().await.is_some() {}
 }
 
-async fn run_fault(fault: Fault, links: &[Arc<Link>], clock: &WorldClock, trace: &Trace) {
-    clock.sleep_until_ms(fault.at_ms).await;
+async fn run_fault(world: &World, fault: Fault) {
+    world.clock.sleep_until_ms(fault.at_ms).await;
+    let note = |text: String| world.trace.record(world.clock.now_us(), "faults", text);
+    let window = fault.duration_ms;
     match fault.kind {
         FaultKind::Partition { client, direction } => {
-            let link = &links[client as usize];
-            link.set_partition(Some(direction));
-            trace.record(
-                clock.now_us(),
-                "faults",
-                format!(
-                    "partition client-{client} {direction:?} for {}ms",
-                    fault.duration_ms
-                ),
-            );
-            clock.sleep_until_ms(fault.end_ms()).await;
-            link.set_partition(None);
-            trace.record(
-                clock.now_us(),
-                "faults",
-                format!("partition client-{client} healed"),
-            );
+            let link = &world.links[client as usize];
+            link.update_faults(|f| f.partition = Some(direction));
+            note(format!(
+                "partition client-{client} {direction:?} for {window}ms"
+            ));
+            world.clock.sleep_until_ms(fault.end_ms()).await;
+            link.update_faults(|f| f.partition = None);
+            note(format!("partition client-{client} healed"));
+        }
+        FaultKind::Clog { client, direction } => {
+            let link = &world.links[client as usize];
+            link.update_faults(|f| f.clog = Some(direction));
+            note(format!("clog client-{client} {direction:?} for {window}ms"));
+            world.clock.sleep_until_ms(fault.end_ms()).await;
+            link.update_faults(|f| f.clog = None);
+            note(format!(
+                "clog client-{client} released: held bytes burst out"
+            ));
+        }
+        FaultKind::Reset { client } => {
+            let closed = world.links[client as usize].reset_all();
+            note(format!(
+                "reset client-{client}: {closed} connections closed"
+            ));
+        }
+        FaultKind::ClientCrash { client } => {
+            client_crash(world, client, fault.end_ms(), &note).await
+        }
+        FaultKind::ClockSkew { client, offset_ms } => {
+            let host = &world.clients[client as usize];
+            host.set_clock_offset_ms(offset_ms);
+            note(format!(
+                "clock of client-{client} jumps {offset_ms:+}ms for {window}ms"
+            ));
+            world.clock.sleep_until_ms(fault.end_ms()).await;
+            host.set_clock_offset_ms(0);
+            note(format!("clock of client-{client} back in step"));
+        }
+        FaultKind::RedisRestart => redis_restart(world, fault.end_ms(), &note).await,
+        FaultKind::RedisPause => {
+            world.redis.set_paused(true);
+            world
+                .links
+                .iter()
+                .for_each(|link| link.update_faults(|f| f.redis_paused = true));
+            note(format!("redis paused for {window}ms"));
+            world.clock.sleep_until_ms(fault.end_ms()).await;
+            world.redis.set_paused(false);
+            world
+                .links
+                .iter()
+                .for_each(|link| link.update_faults(|f| f.redis_paused = false));
+            note("redis resumed".into());
+        }
+        FaultKind::ErrorReply { error } => {
+            world.redis.model.node().inject_error(error.text());
+            note(format!(
+                "redis will answer the next data command with {}",
+                error.text()
+            ));
         }
     }
+}
+
+async fn client_crash(world: &World, client: u32, restart_ms: u64, note: &impl Fn(String)) {
+    world.clients[client as usize].crash();
+    let closed = world.links[client as usize].reset_all();
+    note(format!(
+        "client-{client} crashed ({closed} connections closed, pending work lost)"
+    ));
+    world.clock.sleep_until_ms(restart_ms).await;
+    world.start_client(client);
+    note(format!("client-{client} restarted"));
+}
+
+async fn redis_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
+    world.redis.crash();
+    let closed: usize = world.links.iter().map(|link| link.reset_all()).sum();
+    let persistence = world.plan.persistence;
+    note(format!(
+        "redis crashed ({closed} connections closed, persistence {persistence:?})"
+    ));
+    if world.policy().durability != Durability::AofAlways {
+        world
+            .recorder
+            .epoch(&format!("redis restart (persistence {persistence:?})"));
+    }
+    world.clock.sleep_until_ms(restart_ms).await;
+    world.redis.restart();
+    let keys: usize = world.redis.model.node().dbs.iter().map(|db| db.len()).sum();
+    note(format!("redis restarted with {keys} keys recovered"));
 }

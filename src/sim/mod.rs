@@ -9,7 +9,9 @@ pub mod clock;
 pub mod driver;
 pub mod event;
 pub mod faults;
+pub mod host;
 pub mod net;
+pub mod world;
 
 use crate::history::History;
 use crate::plan::Plan;

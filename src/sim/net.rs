@@ -6,20 +6,21 @@
 //! the previous chunk: a stream does not reorder) and the writer delivers it then. A chunk
 //! sent or delivered while its direction is partitioned is black-holed, and so is
 //! everything after it on that connection: like a TCP connection that lost segments and
-//! never retransmits, it stalls for good, and only a new connection gets through.
+//! never retransmits, it stalls for good, and only a new connection gets through. A clog
+//! (or a paused Redis) holds chunks and releases them in a burst; a reset closes both ends.
 
 use crate::connect::{BoxStream, DialFuture, Dialer};
-use crate::model::Model;
 use crate::plan::{Direction, LatencyModel};
 use crate::sim::clock::WorldClock;
+use crate::sim::host::{ClientHost, RedisHost};
 use crate::trace::Trace;
 use bytes::Bytes;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream, ReadHalf, WriteHalf};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 /// Bytes buffered inside one in-memory stream.
 const DUPLEX_BYTES: usize = 64 * 1024;
@@ -52,12 +53,36 @@ impl Flow {
     }
 }
 
-/// The link between one app client and the Redis node: its latency and current faults.
+/// The faults currently acting on a link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkFaults {
+    /// Black-holed directions.
+    pub partition: Option<Direction>,
+    /// Held directions: bytes wait and are delivered in a burst when the clog ends.
+    pub clog: Option<Direction>,
+    /// The Redis process is frozen: nothing moves either way.
+    pub redis_paused: bool,
+}
+
+impl LinkFaults {
+    fn holds(&self, flow: Flow) -> bool {
+        self.redis_paused || self.clog.is_some_and(|clog| flow.blocked_by(clog))
+    }
+
+    fn black_holes(&self, flow: Flow) -> bool {
+        self.partition
+            .is_some_and(|partition| flow.blocked_by(partition))
+    }
+}
+
+/// The link between one app client and the Redis node: its latency, its current faults
+/// and its open connections.
 pub struct Link {
     pub client: u32,
     pub latency: LatencyModel,
-    partition: Mutex<Option<Direction>>,
-    connections: AtomicU64,
+    faults: watch::Sender<LinkFaults>,
+    connections: Mutex<Vec<Weak<Connection>>>,
+    opened: AtomicU64,
 }
 
 impl Link {
@@ -65,20 +90,29 @@ impl Link {
         Self {
             client,
             latency,
-            partition: Mutex::new(None),
-            connections: AtomicU64::new(0),
+            faults: watch::Sender::new(LinkFaults::default()),
+            connections: Mutex::new(Vec::new()),
+            opened: AtomicU64::new(0),
         }
     }
 
-    pub fn set_partition(&self, partition: Option<Direction>) {
-        *self.partition.lock().expect("never poisoned") = partition;
+    /// Change the link's faults; held bytes move again as soon as nothing holds them.
+    pub fn update_faults(&self, change: impl FnOnce(&mut LinkFaults)) {
+        self.faults.send_modify(change);
     }
 
-    fn blocks(&self, flow: Flow) -> bool {
-        self.partition
+    /// Close every open connection of the link at both ends (a reset, or a crash of
+    /// either host). Returns how many were open.
+    pub fn reset_all(&self) -> usize {
+        let connections: Vec<Arc<Connection>> = self
+            .connections
             .lock()
             .expect("never poisoned")
-            .is_some_and(|p| flow.blocked_by(p))
+            .drain(..)
+            .filter_map(|c| c.upgrade())
+            .collect();
+        connections.iter().for_each(|connection| connection.close());
+        connections.len()
     }
 
     fn host(&self) -> String {
@@ -86,11 +120,12 @@ impl Link {
     }
 }
 
-/// Everything a relay needs; shared by the four tasks of one connection.
-struct Connection {
+/// One connection: shared by its four relay tasks.
+pub struct Connection {
     link: Arc<Link>,
     number: u64,
     severed: AtomicBool,
+    closed: watch::Sender<bool>,
     clock: WorldClock,
     trace: Trace,
 }
@@ -101,7 +136,7 @@ impl Connection {
         if self.severed.load(Ordering::Relaxed) {
             return false;
         }
-        if self.link.blocks(flow) {
+        if self.link.faults.borrow().black_holes(flow) {
             self.severed.store(true, Ordering::Relaxed);
             let text = format!(
                 "conn {} black-holed {}: stalled for good",
@@ -113,12 +148,31 @@ impl Connection {
         }
         true
     }
+
+    fn close(&self) {
+        self.closed.send_replace(true);
+        let text = format!("conn {} reset", self.number);
+        self.trace
+            .record(self.clock.now_us(), self.link.host(), text);
+    }
+
+    /// Resolves once the connection is closed.
+    fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut receiver = self.closed.subscribe();
+        async move {
+            let _ = receiver.wait_for(|closed| *closed).await;
+        }
+    }
 }
 
-/// Dials the Redis node from one client through the simulated network.
+/// Dials the Redis node from one client through the simulated network. A dialer belongs
+/// to one generation of its client host: after a crash it refuses, so nothing the dead
+/// process left behind reaches Redis again.
 pub struct SimDialer {
     pub link: Arc<Link>,
-    pub model: Model,
+    pub redis: Arc<RedisHost>,
+    pub client: Arc<ClientHost>,
+    pub generation: u64,
     pub clock: WorldClock,
     pub trace: Trace,
     pub seed: u64,
@@ -126,44 +180,68 @@ pub struct SimDialer {
 
 impl Dialer for SimDialer {
     fn dial(&self) -> DialFuture<'_> {
-        Box::pin(async move { Ok(self.connect()) })
+        Box::pin(async move {
+            if self.client.generation() != self.generation {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::NotConnected,
+                    "the client process is gone",
+                ));
+            }
+            if self.redis.is_down() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionRefused,
+                    "redis is down",
+                ));
+            }
+            Ok(self.connect())
+        })
     }
 }
 
 impl SimDialer {
     fn connect(&self) -> BoxStream {
-        let number = self.link.connections.fetch_add(1, Ordering::Relaxed);
+        let number = self.link.opened.fetch_add(1, Ordering::Relaxed);
         let (client_end, relay_client) = tokio::io::duplex(DUPLEX_BYTES);
         let (relay_server, server_end) = tokio::io::duplex(DUPLEX_BYTES);
         let connection = Arc::new(Connection {
             link: self.link.clone(),
             number,
             severed: AtomicBool::new(false),
+            closed: watch::Sender::new(false),
             clock: self.clock.clone(),
             trace: self.trace.clone(),
         });
-        let host = self.link.host();
-        self.trace
-            .record(self.clock.now_us(), host, format!("conn {number} opened"));
+        {
+            let mut connections = self.link.connections.lock().expect("never poisoned");
+            connections.retain(|c| c.strong_count() > 0);
+            connections.push(Arc::downgrade(&connection));
+        }
+        self.trace.record(
+            self.clock.now_us(),
+            self.link.host(),
+            format!("conn {number} opened"),
+        );
         let (client_read, client_write) = tokio::io::split(relay_client);
         let (server_read, server_write) = tokio::io::split(relay_server);
-        let stream_seed =
-            |flow: u64| self.seed ^ (u64::from(self.link.client) << 48) ^ (number << 8) ^ flow;
+        let mut stream_rng = ChaCha8Rng::seed_from_u64(self.seed);
+        stream_rng.set_stream((u64::from(self.link.client) << 32) | number);
+        let (to_redis_seed, from_redis_seed) = (stream_rng.random(), stream_rng.random());
         relay(
             client_read,
             server_write,
             Flow::ToRedis,
             connection.clone(),
-            stream_seed(1),
+            to_redis_seed,
         );
         relay(
             server_read,
             client_write,
             Flow::FromRedis,
             connection,
-            stream_seed(2),
+            from_redis_seed,
         );
-        tokio::spawn(self.model.clone().serve_connection(server_end));
+        self.redis
+            .spawn(self.redis.model.clone().serve_connection(server_end));
         Box::new(client_end)
     }
 }
@@ -178,10 +256,19 @@ fn relay(
 ) {
     let (sender, receiver) = mpsc::unbounded_channel();
     let rng = ChaCha8Rng::seed_from_u64(seed);
-    tokio::spawn(read_side(from, sender, flow, connection.clone(), rng));
+    let closed = connection.closed();
+    let reader_connection = connection.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            biased;
+            _ = closed => {}
+            _ = read_side(from, sender, flow, reader_connection, rng) => {}
+        }
+    });
     tokio::spawn(write_side(to, receiver, flow, connection));
 }
 
+/// Reads what one end sends and stamps each chunk with its delivery time.
 async fn read_side(
     mut from: ReadHalf<DuplexStream>,
     sender: mpsc::UnboundedSender<(u64, Bytes)>,
@@ -193,7 +280,7 @@ async fn read_side(
     let mut buffer = vec![0u8; CHUNK_BYTES_MAX];
     loop {
         let read = match from.read(&mut buffer).await {
-            Ok(0) | Err(_) => return, // dropping the sender closes the far side
+            Ok(0) | Err(_) => return, // dropping the sender ends the writer, which closes the far end
             Ok(read) => read,
         };
         if !connection.passes(flow) {
@@ -212,31 +299,60 @@ async fn read_side(
     }
 }
 
+/// Delivers chunks at their time, holding them while the link is clogged or Redis paused.
 async fn write_side(
     mut to: WriteHalf<DuplexStream>,
     mut receiver: mpsc::UnboundedReceiver<(u64, Bytes)>,
     flow: Flow,
     connection: Arc<Connection>,
 ) {
-    while let Some((delivery_us, chunk)) = receiver.recv().await {
-        connection.clock.sleep_until_us(delivery_us).await;
-        if !connection.passes(flow) {
-            continue;
-        }
-        let text = format!(
-            "conn {} {} {}",
-            connection.number,
-            flow.arrow(),
-            preview(&chunk)
-        );
-        connection
-            .trace
-            .record_detail(connection.clock.now_us(), connection.link.host(), text);
-        if to.write_all(&chunk).await.is_err() {
-            return;
+    let closed = connection.closed();
+    tokio::pin!(closed);
+    loop {
+        let next = tokio::select! {
+            biased;
+            _ = &mut closed => break,
+            next = receiver.recv() => next,
+        };
+        let Some((delivery_us, chunk)) = next else {
+            break;
+        };
+        let delivered = tokio::select! {
+            biased;
+            _ = &mut closed => false,
+            delivered = deliver(&mut to, delivery_us, chunk, flow, &connection) => delivered,
+        };
+        if !delivered {
+            break;
         }
     }
     let _ = to.shutdown().await;
+}
+
+/// Deliver one chunk; false if the far end is gone.
+async fn deliver(
+    to: &mut WriteHalf<DuplexStream>,
+    delivery_us: u64,
+    chunk: Bytes,
+    flow: Flow,
+    connection: &Connection,
+) -> bool {
+    connection.clock.sleep_until_us(delivery_us).await;
+    let mut faults = connection.link.faults.subscribe();
+    let _ = faults.wait_for(|faults| !faults.holds(flow)).await;
+    if !connection.passes(flow) {
+        return true;
+    }
+    let text = format!(
+        "conn {} {} {}",
+        connection.number,
+        flow.arrow(),
+        preview(&chunk)
+    );
+    connection
+        .trace
+        .record_detail(connection.clock.now_us(), connection.link.host(), text);
+    to.write_all(&chunk).await.is_ok()
 }
 
 /// A short printable rendering of a chunk for the timeline.

@@ -62,6 +62,7 @@ pub fn check_name(name: &str) -> Result<(), UnknownStore> {
 pub fn build(
     name: &str,
     connector: std::sync::Arc<crate::connect::Connector>,
+    _clock: crate::clock::Clock,
     plan: &crate::plan::Plan,
 ) -> Result<std::sync::Arc<dyn MemoryStore>, UnknownStore> {
     check_name(name)?;

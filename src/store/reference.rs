@@ -84,6 +84,8 @@ impl MemoryStore for RedisChatStore {
             .ignore()
             .pexpire(&head, ttl_ms)
             .ignore();
+        // A slow hop before the write: harmless here, since nothing is acknowledged early.
+        crate::buggify::delay("reference.append.before_write").await;
         self.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await

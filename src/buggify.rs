@@ -1,0 +1,161 @@
+//! Buggify points, after FoundationDB's `BUGGIFY`: places in store code where the simulator
+//! may inject a delay or a failure, to open the races that production timing hides.
+//!
+//! Per run, a point is enabled or not the first time it is reached (a fixed share of
+//! points per seed), and an enabled point then fires with some probability each time it is
+//! reached. Every decision is drawn from the seed and written to the trace. Outside a
+//! simulation (production, the real tier) no point is ever enabled and the calls cost a
+//! thread-local lookup.
+//!
+//! ```
+//! async fn append_somewhere() {
+//!     // Give the simulator a chance to delay the write, as a slow network would.
+//!     amnesia::buggify::delay("mystore.append.before_write").await;
+//!     // ... send the write ...
+//! }
+//! ```
+
+use crate::trace::Trace;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Share of points a seed enables, in percent.
+pub const ENABLED_PERCENT: u32 = 25;
+/// Share of visits at which an enabled point fires, in percent.
+pub const FIRE_PERCENT: u32 = 25;
+/// Longest injected delay.
+pub const DELAY_MS_MAX: u64 = 3_000;
+/// Distinct points remembered per run.
+pub const POINTS_MAX: usize = 1_024;
+
+/// The buggify state of one simulated run.
+pub struct Buggify {
+    seed: u64,
+    enabled: BTreeMap<String, bool>,
+    fire_rng: ChaCha8Rng,
+    trace: Trace,
+    now_us: Box<dyn Fn() -> u64>,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Buggify>> = const { RefCell::new(None) };
+}
+
+impl Buggify {
+    pub fn new(seed: u64, trace: Trace, now_us: impl Fn() -> u64 + 'static) -> Self {
+        let mut fire_rng = ChaCha8Rng::seed_from_u64(seed);
+        fire_rng.set_stream(0xB0661F7);
+        Self {
+            seed,
+            enabled: BTreeMap::new(),
+            fire_rng,
+            trace,
+            now_us: Box::new(now_us),
+        }
+    }
+
+    /// Make this the state of the current thread's run until the guard drops. The
+    /// simulator's world runs on one thread, so the state is the run's alone.
+    pub fn install(self) -> BuggifyGuard {
+        CURRENT.with(|current| *current.borrow_mut() = Some(self));
+        BuggifyGuard {
+            _not_send: std::marker::PhantomData,
+        }
+    }
+
+    /// Whether `point` is enabled this run: a pure function of seed and name.
+    fn is_enabled(&mut self, point: &str) -> bool {
+        if let Some(enabled) = self.enabled.get(point) {
+            return *enabled;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ crate::trace::fnv1a(point.as_bytes()));
+        let enabled = rng.random_range(0..100) < ENABLED_PERCENT;
+        if self.enabled.len() < POINTS_MAX {
+            self.enabled.insert(point.to_string(), enabled);
+        }
+        self.trace.record(
+            (self.now_us)(),
+            "buggify",
+            format!("{point} {}", if enabled { "enabled" } else { "disabled" }),
+        );
+        enabled
+    }
+
+    /// Decide one visit of `point`: `Some(delay)` if it fires.
+    fn visit(&mut self, point: &str) -> Option<Duration> {
+        if !self.is_enabled(point) || self.fire_rng.random_range(0..100) >= FIRE_PERCENT {
+            return None;
+        }
+        let delay_ms = self.fire_rng.random_range(1..=DELAY_MS_MAX);
+        self.trace.record(
+            (self.now_us)(),
+            "buggify",
+            format!("{point} fired ({delay_ms} ms)"),
+        );
+        Some(Duration::from_millis(delay_ms))
+    }
+}
+
+/// Removes the run's state when dropped.
+pub struct BuggifyGuard {
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl Drop for BuggifyGuard {
+    fn drop(&mut self) {
+        CURRENT.with(|current| *current.borrow_mut() = None);
+    }
+}
+
+fn visit(point: &str) -> Option<Duration> {
+    CURRENT.with(|current| {
+        current
+            .borrow_mut()
+            .as_mut()
+            .and_then(|state| state.visit(point))
+    })
+}
+
+/// True if `point` fires on this visit: the caller injects its own failure.
+pub fn fires(point: &str) -> bool {
+    visit(point).is_some()
+}
+
+/// Sleep a seeded delay if `point` fires on this visit; return at once otherwise.
+pub async fn delay(point: &str) {
+    if let Some(duration) = visit(point) {
+        tokio::time::sleep(duration).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outside_a_run_nothing_fires() {
+        assert!(!(0..1000).any(|_| fires("anything")));
+    }
+
+    #[test]
+    fn decisions_are_seeded_and_traced() {
+        let decide = |seed: u64| {
+            let trace = Trace::new();
+            let guard = Buggify::new(seed, trace.clone(), || 0).install();
+            let fired: Vec<bool> = (0..200).map(|i| fires(&format!("p{}", i % 10))).collect();
+            drop(guard);
+            (fired, trace.timeline())
+        };
+        assert_eq!(decide(7), decide(7));
+        let (fired, timeline) = decide(7);
+        assert!(
+            fired.iter().any(|f| *f),
+            "some enabled point fires in 200 visits"
+        );
+        assert!(timeline.contains("enabled") && timeline.contains("fired"));
+        assert!(!fires("p0"), "the guard removed the state");
+    }
+}

@@ -1,0 +1,143 @@
+//! Hosts of the event-driven world. A host is a set of tasks and the state faults act on:
+//! the Redis node (crash and restart, pause) and the app clients (crash and restart,
+//! clock skew). Crashing a host aborts its tasks and closes its connections.
+
+use crate::clock::Clock;
+use crate::model::Model;
+use crate::sim::clock::WorldClock;
+use crate::store::MemoryStore;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
+use tokio::task::AbortHandle;
+
+/// The Redis node's host: the model, its connection tasks and its expiry cycle.
+pub struct RedisHost {
+    pub model: Model,
+    down: AtomicBool,
+    paused: AtomicBool,
+    tasks: Mutex<Vec<AbortHandle>>,
+}
+
+impl RedisHost {
+    pub fn new(model: Model) -> Self {
+        Self {
+            model,
+            down: AtomicBool::new(false),
+            paused: AtomicBool::new(false),
+            tasks: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn is_down(&self) -> bool {
+        self.down.load(Ordering::Relaxed)
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::Relaxed)
+    }
+
+    /// Spawn a task that belongs to the node (dies with it).
+    pub fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        let handle = tokio::spawn(task).abort_handle();
+        let mut tasks = self.tasks.lock().expect("never poisoned");
+        tasks.retain(|task| !task.is_finished());
+        tasks.push(handle);
+    }
+
+    /// Start the active expiry cycle; it skips its work while the process is paused.
+    pub fn start_cycle(self: &Arc<Self>) {
+        let host = self.clone();
+        self.spawn(
+            self.model
+                .clone()
+                .run_expiry_cycle_while(move || !host.is_paused()),
+        );
+    }
+
+    /// The process dies: every task stops at once (buffered input is never executed).
+    pub fn crash(&self) {
+        self.down.store(true, Ordering::Relaxed);
+        for task in self.tasks.lock().expect("never poisoned").drain(..) {
+            task.abort();
+        }
+    }
+
+    /// The process starts again with what its persistence model recovers.
+    pub fn restart(self: &Arc<Self>) {
+        self.model.restart();
+        self.down.store(false, Ordering::Relaxed);
+        self.start_cycle();
+    }
+
+    pub fn set_paused(&self, paused: bool) {
+        self.paused.store(paused, Ordering::Relaxed);
+    }
+}
+
+/// An app client's host: its store (rebuilt after a crash), its wall clock and its life.
+pub struct ClientHost {
+    pub index: u32,
+    store: Mutex<Option<Arc<dyn MemoryStore>>>,
+    /// Bumped by every crash; connections and in-flight operations of an older
+    /// generation belong to a dead process.
+    generation: watch::Sender<u64>,
+    clock_offset_ms: Arc<AtomicI64>,
+    world_clock: WorldClock,
+}
+
+impl ClientHost {
+    pub fn new(index: u32, world_clock: WorldClock) -> Self {
+        Self {
+            index,
+            store: Mutex::new(None),
+            generation: watch::Sender::new(0),
+            clock_offset_ms: Arc::new(AtomicI64::new(0)),
+            world_clock,
+        }
+    }
+
+    pub fn name(&self) -> String {
+        format!("client-{}", self.index)
+    }
+
+    pub fn generation(&self) -> u64 {
+        *self.generation.borrow()
+    }
+
+    /// Resolves when the host crashes (its generation moves past the current one).
+    pub fn crashed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut receiver = self.generation.subscribe();
+        let generation = *receiver.borrow_and_update();
+        async move {
+            let _ = receiver.wait_for(|g| *g != generation).await;
+        }
+    }
+
+    /// The running store, or `None` while the process is down.
+    pub fn store(&self) -> Option<Arc<dyn MemoryStore>> {
+        self.store.lock().expect("never poisoned").clone()
+    }
+
+    pub fn start(&self, store: Arc<dyn MemoryStore>) {
+        *self.store.lock().expect("never poisoned") = Some(store);
+    }
+
+    /// The process dies; its store and everything it spawned are gone for good.
+    pub fn crash(&self) {
+        *self.store.lock().expect("never poisoned") = None;
+        self.generation.send_modify(|g| *g += 1);
+    }
+
+    /// The host's wall clock: the world's, shifted by the current skew.
+    pub fn clock(&self) -> Clock {
+        let (offset, world) = (self.clock_offset_ms.clone(), self.world_clock.clone());
+        Clock::from_fn(move || {
+            (world.unix_ms() as i64 + offset.load(Ordering::Relaxed)).max(0) as u64
+        })
+    }
+
+    pub fn set_clock_offset_ms(&self, offset_ms: i64) {
+        self.clock_offset_ms.store(offset_ms, Ordering::Relaxed);
+    }
+}
