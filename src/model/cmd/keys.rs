@@ -204,7 +204,9 @@ impl ExpireCondition {
         match current {
             None => !self.xx && !self.gt,
             Some(current) => {
-                !self.nx && !(self.gt && when_ms <= current) && !(self.lt && when_ms >= current)
+                let refused =
+                    self.nx || (self.gt && when_ms <= current) || (self.lt && when_ms >= current);
+                !refused
             }
         }
     }

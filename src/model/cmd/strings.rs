@@ -261,13 +261,12 @@ pub fn getex(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         (Some(at), _) => {
             db.set_expiry(&args[1], Some(at));
         }
-        (None, ExpiryOption::Persist) => {
+        (None, ExpiryOption::Persist)
             if db
                 .get(&args[1], now_ms)
-                .is_some_and(|e| e.expire_at_ms.is_some())
-            {
-                db.set_expiry(&args[1], None);
-            }
+                .is_some_and(|e| e.expire_at_ms.is_some()) =>
+        {
+            db.set_expiry(&args[1], None);
         }
         _ => {}
     }

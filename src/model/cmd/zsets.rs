@@ -54,7 +54,12 @@ fn zadd_parse(args: &[Bytes]) -> Result<(ZaddFlags, Vec<(f64, Bytes)>), Reply> {
             "ERR XX and NX options at the same time are not compatible",
         ));
     }
-    if (flags.gt && flags.nx) || (flags.lt && flags.nx) || (flags.gt && flags.lt) {
+    if [flags.gt, flags.lt, flags.nx]
+        .iter()
+        .filter(|on| **on)
+        .count()
+        > 1
+    {
         return Err(Reply::error(
             "ERR GT, LT, and/or NX options at the same time are not compatible",
         ));
