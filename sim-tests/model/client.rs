@@ -174,7 +174,7 @@ fn auth_with_right_and_wrong_password() {
             let wrong = RedisConnectionInfo::default()
                 .set_password("guess")
                 .set_protocol(protocol);
-            let error = connect(&model, &wrong).await.err().expect("wrong password");
+            let error = connect(&model, &wrong).await.expect_err("wrong password");
             // The crate turns AUTH's WRONGPASS into an auth failure and passes HELLO's on.
             let refused = match protocol {
                 ProtocolVersion::RESP2 => error.kind() == ErrorKind::AuthenticationFailed,
@@ -234,7 +234,7 @@ fn select_puts_keys_in_that_db_only() {
         assert_eq!(model.node().dbs[5].len(), 1);
 
         let out_of_range = RedisConnectionInfo::default().set_db(16);
-        let error = connect(&model, &out_of_range).await.err().expect("db 16");
+        let error = connect(&model, &out_of_range).await.expect_err("db 16");
         assert!(
             error.to_string().contains("DB index is out of range"),
             "{error}"
