@@ -374,3 +374,52 @@ fn binary_garbage_gets_errors_or_a_wait_never_a_crash() {
         assert_serving(&model).await;
     });
 }
+
+#[test]
+fn hostile_input_over_real_tcp() {
+    use amnesia::model::ModelClock;
+    use tokio::io::AsyncReadExt;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let model = Model::new(ModelConfig::default(), ModelClock::system());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let server = tokio::spawn(model.clone().serve_tcp(listener));
+        let nested = b"*1\r\n".repeat(100_000);
+        let cases: [(&[u8], &[u8]); 3] = [
+            (
+                b"*1\r\n$9999999999999\r\n",
+                b"-ERR Protocol error: invalid bulk length\r\n",
+            ),
+            (&nested, b"-ERR Protocol error: expected '$', got '*'\r\n"),
+            (
+                &[b'a'; 70_000],
+                b"-ERR Protocol error: too big inline request\r\n",
+            ),
+        ];
+        for (input, expected) in cases {
+            let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+            let (mut reader, mut writer) = stream.split();
+            let write = async {
+                let _ = writer.write_all(input).await;
+            };
+            let read = async {
+                let mut output = Vec::new();
+                // The server closes after its error: read to the end (or a reset).
+                let _ = reader.read_to_end(&mut output).await;
+                output
+            };
+            let (_, output) = tokio::join!(write, read);
+            assert_eq!(output, expected, "{}", show(input));
+        }
+        let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+        stream.write_all(b"PING\r\n").await.unwrap();
+        let mut pong = [0u8; 7];
+        stream.read_exact(&mut pong).await.unwrap();
+        assert_eq!(&pong, b"+PONG\r\n");
+        server.abort();
+    });
+}
