@@ -1,1 +1,16 @@
-//! placeholder
+//! The Redis model under its clients: the real `redis` crate over in-memory and TCP
+//! streams, TTL rules on virtual time, persistence across restarts, and hostile input.
+
+#[path = "model/common.rs"]
+mod common;
+
+#[path = "model/bad_input.rs"]
+mod bad_input;
+#[path = "model/client.rs"]
+mod client;
+#[path = "model/parser_invariants.rs"]
+mod parser_invariants;
+#[path = "model/persistence.rs"]
+mod persistence;
+#[path = "model/ttl.rs"]
+mod ttl;

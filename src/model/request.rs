@@ -83,24 +83,42 @@ fn next_multibulk(buf: &mut BytesMut, limits: RequestLimits) -> Option<Request> 
 
 /// Decode one complete, pre-scanned request array with `redis-protocol`.
 fn decode_array(frame: &Bytes, args_expected: usize) -> Request {
-    match resp2_decode::decode_bytes(frame) {
-        Ok(Some((Resp2Frame::Array(items), used))) if used == frame.len() => {
-            let args: Option<Vec<Bytes>> = items
-                .into_iter()
-                .map(|item| match item {
-                    Resp2Frame::BulkString(data) => Some(data),
-                    _ => None,
-                })
-                .collect();
-            match args {
-                Some(args) if args.len() == args_expected => Request::Command(args),
-                _ => Request::ProtocolError("Protocol error: invalid bulk format".into()),
-            }
+    if let Ok(Some((Resp2Frame::Array(items), used))) = resp2_decode::decode_bytes(frame) {
+        let args: Option<Vec<Bytes>> = items
+            .into_iter()
+            .map(|item| match item {
+                Resp2Frame::BulkString(data) => Some(data),
+                _ => None,
+            })
+            .collect();
+        if let Some(args) = args.filter(|args| used == frame.len() && args.len() == args_expected) {
+            return Request::Command(args);
         }
-        // The scan checked lengths; the only thing left for the decoder to reject is a bulk
-        // not followed by CRLF, which Redis itself would silently skip.
-        _ => Request::ProtocolError("Protocol error: invalid bulk format".into()),
     }
+    // The scan accepted the frame, so the decoder only objects to a missing CRLF: Redis
+    // takes the two bytes after a header's `\r` or after a bulk's data without looking at
+    // them (`$4\rxPING\r\n` and `$4\r\nPINGxx` are both PING). Cut the frame as Redis does.
+    match lenient_args(frame, args_expected) {
+        Some(args) => Request::Command(args),
+        None => Request::ProtocolError("Protocol error: invalid bulk format".into()),
+    }
+}
+
+/// The arguments of a scanned frame, cut at the offsets the scan used.
+fn lenient_args(frame: &Bytes, args_expected: usize) -> Option<Vec<Bytes>> {
+    let (_, mut offset) = header_line(frame, 0)?;
+    let mut args = Vec::with_capacity(args_expected);
+    for _ in 0..args_expected {
+        let (len, data_start) = header_line(frame, offset)?;
+        let data_end = data_start.checked_add(usize::try_from(len?).ok()?)?;
+        args.push(
+            frame
+                .get(data_start..data_end)
+                .map(|_| frame.slice(data_start..data_end))?,
+        );
+        offset = data_end + 2;
+    }
+    (offset == frame.len()).then_some(args)
 }
 
 /// Walk the header lines of the array at the front of `buf` (`*N`, then N times `$len`
@@ -163,11 +181,19 @@ fn too_big_or_incomplete(pending_bytes: usize, error: &str) -> Scan {
 /// `None` while the line is incomplete; `Some((None, _))` when it is not an integer.
 fn header_line(buf: &[u8], start: usize) -> Option<(Option<i64>, usize)> {
     let line = &buf[start..];
-    let cr = line.iter().position(|&b| b == b'\r')?;
+    let cr = find_before_nul(line, b'\r')?;
     if cr + 1 >= line.len() {
         return None; // "\r" is there but "\n" may still come
     }
     Some((parse_strict_i64(&line[1..cr]), start + cr + 2))
+}
+
+/// The first `byte` in `buf`, as Redis's `strchr` on its NUL-terminated query buffer finds
+/// it: a NUL byte ends the search, so a line with a NUL before its end stays incomplete
+/// until it is too long.
+fn find_before_nul(buf: &[u8], byte: u8) -> Option<usize> {
+    let at = buf.iter().position(|&b| b == byte || b == 0)?;
+    (buf[at] == byte).then_some(at)
 }
 
 /// Redis's `string2ll`: optional minus, digits, no leading zeros, no plus, no spaces.
@@ -184,7 +210,7 @@ pub fn parse_strict_i64(text: &[u8]) -> Option<i64> {
 }
 
 fn next_inline(buf: &mut BytesMut) -> Option<Request> {
-    let Some(newline) = buf.iter().position(|&b| b == b'\n') else {
+    let Some(newline) = find_before_nul(buf, b'\n') else {
         if buf.len() > INLINE_BYTES_MAX {
             return Some(Request::ProtocolError(
                 "Protocol error: too big inline request".into(),
@@ -375,6 +401,29 @@ mod tests {
         );
         let long = vec![b'a'; INLINE_BYTES_MAX + 1];
         assert_eq!(error(&long), "Protocol error: too big inline request");
+    }
+
+    #[test]
+    fn the_two_bytes_after_a_line_or_bulk_are_skipped_unread() {
+        assert_eq!(parse(b"*1\r\n$4\rxPING\r\n"), (command(&["PING"]), 0));
+        assert_eq!(
+            parse(b"*2\r\n$4\r\nECHOxx$1\r\nayy*1"),
+            (command(&["ECHO", "a"]), 2)
+        );
+    }
+
+    #[test]
+    fn a_nul_hides_the_end_of_a_line() {
+        for input in [&b"PING\0\r\n"[..], b"*1\0\r\n", b"*1\r\n$4\0\r\nPING\r\n"] {
+            assert_eq!(parse(input).0, Request::Incomplete, "{input:?}");
+        }
+        assert_eq!(parse(b"PING\r\n\0").0, command(&["PING"]));
+        let mut long = b"*1\0\r\n".to_vec();
+        long.resize(INLINE_BYTES_MAX + 10, b'a');
+        assert_eq!(
+            parse(&long).0,
+            Request::ProtocolError("Protocol error: too big mbulk count string".into())
+        );
     }
 
     #[test]
