@@ -118,6 +118,22 @@ pub fn is(arg: &[u8], keyword: &str) -> bool {
     arg.eq_ignore_ascii_case(keyword.as_bytes())
 }
 
+/// Redis's normalisation of an index range (LRANGE, LTRIM, ZRANGE by rank): negative
+/// indexes count from the end; `None` when the range selects nothing.
+pub fn index_range(start: i64, stop: i64, len: usize) -> Option<(usize, usize)> {
+    let len = len as i64;
+    let start = if start < 0 {
+        (len + start).max(0)
+    } else {
+        start
+    };
+    let stop = if stop < 0 { len + stop } else { stop };
+    if start > stop || start >= len {
+        return None;
+    }
+    Some((start as usize, stop.min(len - 1) as usize))
+}
+
 /// An integer formatted as Redis stores it in a string.
 pub fn int_bytes(value: i64) -> Bytes {
     Bytes::from(value.to_string())

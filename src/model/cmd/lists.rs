@@ -1,7 +1,7 @@
 //! List commands. A list that becomes empty is deleted; pushing onto an existing list keeps
 //! its TTL. Argument and type checks come in the order Redis 7.0 makes them.
 
-use crate::model::args::{arity_error, int, is, syntax_error, wrong_type, CmdResult};
+use crate::model::args::{arity_error, index_range, int, is, syntax_error, wrong_type, CmdResult};
 use crate::model::keyspace::Db;
 use crate::model::node::Ctx;
 use crate::model::reply::Reply;
@@ -102,28 +102,13 @@ pub fn rpop(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     pop(ctx, args, End::Right, "rpop")
 }
 
-/// Redis's index normalisation for a range: `None` when the range is empty.
-fn range(start: i64, stop: i64, len: usize) -> Option<(usize, usize)> {
-    let len = len as i64;
-    let start = if start < 0 {
-        (len + start).max(0)
-    } else {
-        start
-    };
-    let stop = if stop < 0 { len + stop } else { stop };
-    if start > stop || start >= len {
-        return None;
-    }
-    Some((start as usize, stop.min(len - 1) as usize))
-}
-
 pub fn lrange(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let (start, stop) = (int(&args[2])?, int(&args[3])?);
     let now_ms = ctx.now_ms;
     let Some(list) = list_mut(ctx.db(), &args[1], now_ms)? else {
         return Ok(Reply::Array(Vec::new()));
     };
-    let items = match range(start, stop, list.len()) {
+    let items = match index_range(start, stop, list.len()) {
         Some((from, to)) => list.range(from..=to).cloned().collect(),
         None => Vec::new(),
     };
@@ -137,7 +122,7 @@ pub fn ltrim(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let Some(list) = list_mut(db, &args[1], now_ms)? else {
         return Ok(Reply::ok());
     };
-    match range(start, stop, list.len()) {
+    match index_range(start, stop, list.len()) {
         Some((from, to)) => {
             list.truncate(to + 1);
             list.drain(..from);

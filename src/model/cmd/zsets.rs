@@ -1,7 +1,9 @@
 //! Sorted set commands: ZADD (NX/XX/GT/LT/CH/INCR), ZREM, the ZRANGE family, ZCARD,
 //! ZSCORE, ZCOUNT, ZREMRANGEBYRANK, ZREMRANGEBYSCORE.
 
-use crate::model::args::{float, int, is, strtod, syntax_error, wrong_type, CmdResult};
+use crate::model::args::{
+    float, index_range, int, is, strtod, syntax_error, wrong_type, CmdResult,
+};
 use crate::model::keyspace::Db;
 use crate::model::node::Ctx;
 use crate::model::reply::{Protocol, Reply};
@@ -226,7 +228,7 @@ fn select(zset: &ZSet, query: &RangeQuery) -> Vec<(Bytes, f64)> {
         zset.iter().collect()
     };
     let picked: Vec<(&Bytes, f64)> = match &query.selection {
-        Selection::Rank { start, stop } => match rank_range(*start, *stop, ordered.len()) {
+        Selection::Rank { start, stop } => match index_range(*start, *stop, ordered.len()) {
             Some((from, to)) => ordered[from..=to].to_vec(),
             None => Vec::new(),
         },
@@ -255,21 +257,6 @@ fn select(zset: &ZSet, query: &RangeQuery) -> Vec<(Bytes, f64)> {
         .into_iter()
         .map(|(member, score)| (member.clone(), score))
         .collect()
-}
-
-/// Redis's rank normalisation (as for lists).
-fn rank_range(start: i64, stop: i64, len: usize) -> Option<(usize, usize)> {
-    let len = len as i64;
-    let start = if start < 0 {
-        (len + start).max(0)
-    } else {
-        start
-    };
-    let stop = if stop < 0 { len + stop } else { stop };
-    if start > stop || start >= len {
-        return None;
-    }
-    Some((start as usize, stop.min(len - 1) as usize))
 }
 
 fn range_reply(members: Vec<(Bytes, f64)>, with_scores: bool, protocol: Protocol) -> Reply {
