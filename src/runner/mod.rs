@@ -3,4 +3,4 @@
 pub mod run;
 pub mod text;
 
-pub use run::{run_plan, run_seed, EngineKind, RunReport};
+pub use run::{run_plan, run_plan_with, run_seed, EngineKind, RunReport};

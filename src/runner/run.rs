@@ -5,7 +5,7 @@ use crate::history::History;
 use crate::plan::{Plan, ScenarioConfig};
 use crate::sim::event::EventEngine;
 use crate::sim::{Engine, OP_BUDGET_MS};
-use crate::store::{self, Policy, UnknownStore};
+use crate::store::{self, Policy, StoreFactory, UnknownStore};
 use crate::trace::Trace;
 
 /// Which engine runs the plan.
@@ -62,7 +62,17 @@ pub fn run_seed(
 
 /// Run a plan with the named store and judge the history.
 pub fn run_plan(plan: Plan, store: &str, engine: EngineKind) -> Result<RunReport, UnknownStore> {
-    store::check_name(store)?;
+    let factory = store::factory(store)?;
+    Ok(run_plan_with(plan, store, &factory, engine))
+}
+
+/// Run a plan with a store of the caller's (`label` names it in reports).
+pub fn run_plan_with(
+    plan: Plan,
+    label: &str,
+    store: &StoreFactory,
+    engine: EngineKind,
+) -> RunReport {
     let output = engine.engine().run(&plan, store);
     let liveness = LivenessSpec {
         quiet_from_us: plan.duration_ms * 1_000,
@@ -74,13 +84,13 @@ pub fn run_plan(plan: Plan, store: &str, engine: EngineKind) -> Result<RunReport
         ..CheckInput::new(&output.history, output.policy)
     };
     let verdict = check_input(&input);
-    Ok(RunReport {
+    RunReport {
         plan,
-        store: store.to_string(),
+        store: label.to_string(),
         engine,
         history: output.history,
         trace: output.trace,
         policy: output.policy,
         verdict,
-    })
+    }
 }

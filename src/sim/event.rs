@@ -12,6 +12,7 @@ use crate::sim::host::{ClientHost, RedisHost};
 use crate::sim::net::Link;
 use crate::sim::world::World;
 use crate::sim::{faults, Engine, SimOutput, RUN_GRACE_MS};
+use crate::store::StoreFactory;
 use crate::trace::Trace;
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,7 +26,7 @@ impl Engine for EventEngine {
         "event"
     }
 
-    fn run(&self, plan: &Plan, store: &str) -> SimOutput {
+    fn run(&self, plan: &Plan, store: &StoreFactory) -> SimOutput {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .start_paused(true)
@@ -35,11 +36,11 @@ impl Engine for EventEngine {
             .build()
             .expect("a current-thread runtime always builds");
         let plan = Arc::new(plan.clone());
-        runtime.block_on(world(plan, store.to_string()))
+        runtime.block_on(world(plan, store.clone()))
     }
 }
 
-async fn world(plan: Arc<Plan>, store_name: String) -> SimOutput {
+async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
     let clock = WorldClock::start();
     let trace = Trace::new();
     let _buggify = {
@@ -68,7 +69,7 @@ async fn world(plan: Arc<Plan>, store_name: String) -> SimOutput {
         clock: clock.clone(),
         trace: trace.clone(),
         redis,
-        store_name,
+        store,
     });
     (0..plan.clients).for_each(|client| world.start_client(client));
     let policy = world.policy();

@@ -15,7 +15,7 @@ pub mod world;
 
 use crate::history::History;
 use crate::plan::Plan;
-use crate::store::Policy;
+use crate::store::{Policy, StoreFactory};
 use crate::trace::Trace;
 
 /// What one simulated run produced.
@@ -31,8 +31,8 @@ pub struct SimOutput {
 /// A simulation engine.
 pub trait Engine: Send + Sync {
     fn name(&self) -> &'static str;
-    /// Run `plan` with the store called `store`; the caller has checked the name.
-    fn run(&self, plan: &Plan, store: &str) -> SimOutput;
+    /// Run `plan` with every client's store built by `store`.
+    fn run(&self, plan: &Plan, store: &StoreFactory) -> SimOutput;
 }
 
 /// Virtual time a run may take past the plan's end before pending operations are cut off.

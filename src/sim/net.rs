@@ -347,7 +347,7 @@ async fn deliver(
         "conn {} {} {}",
         connection.number,
         flow.arrow(),
-        preview(&chunk)
+        preview(&chunk, flow)
     );
     connection
         .trace
@@ -355,12 +355,58 @@ async fn deliver(
     to.write_all(&chunk).await.is_ok()
 }
 
-/// A short printable rendering of a chunk for the timeline.
-fn preview(chunk: &[u8]) -> String {
+/// A short printable rendering of a chunk for the timeline: the commands a client sends
+/// (`SET k v PXAT 1767225605000 | GET k`), or the raw bytes of replies.
+fn preview(chunk: &[u8], flow: Flow) -> String {
+    if flow == Flow::ToRedis {
+        if let Some(commands) = commands_preview(chunk) {
+            return format!("{}B {commands}", chunk.len());
+        }
+    }
     let shown = &chunk[..chunk.len().min(PREVIEW_BYTES_MAX)];
     let mut text: String = shown.escape_ascii().to_string();
     if chunk.len() > PREVIEW_BYTES_MAX {
         text.push('…');
     }
     format!("{}B {text}", chunk.len())
+}
+
+/// The commands in a chunk, each argument cut to a few bytes; `None` if the chunk does
+/// not start with a whole command.
+fn commands_preview(chunk: &[u8]) -> Option<String> {
+    use crate::model::request::{next_request, Request, RequestLimits};
+    const ARG_BYTES_MAX: usize = 40;
+    const COMMANDS_MAX: usize = 8;
+    let limits = RequestLimits {
+        bulk_bytes_max: i64::MAX,
+        authenticated: true,
+    };
+    let mut buffer = bytes::BytesMut::from(chunk);
+    let mut commands = Vec::new();
+    while let Request::Command(args) = next_request(&mut buffer, limits) {
+        if commands.len() == COMMANDS_MAX {
+            commands.push("…".to_string());
+            break;
+        }
+        let shown: Vec<String> = args
+            .iter()
+            .map(|arg| {
+                let mut text = arg[..arg.len().min(ARG_BYTES_MAX)]
+                    .escape_ascii()
+                    .to_string();
+                if arg.len() > ARG_BYTES_MAX {
+                    text.push('…');
+                }
+                text
+            })
+            .collect();
+        commands.push(shown.join(" "));
+    }
+    if commands.is_empty() {
+        return None;
+    }
+    if !buffer.is_empty() && commands.last().is_some_and(|c| c != "…") {
+        commands.push("…".to_string());
+    }
+    Some(commands.join(" | "))
 }

@@ -7,7 +7,7 @@ use crate::sim::clock::WorldClock;
 use crate::sim::driver::Recorder;
 use crate::sim::host::{ClientHost, RedisHost};
 use crate::sim::net::{Link, SimDialer};
-use crate::store::{self, Policy};
+use crate::store::{Policy, StoreContext, StoreFactory};
 use crate::trace::Trace;
 use std::sync::Arc;
 
@@ -20,7 +20,7 @@ pub struct World {
     pub links: Vec<Arc<Link>>,
     pub clients: Vec<Arc<ClientHost>>,
     pub recorder: Recorder,
-    pub store_name: String,
+    pub store: StoreFactory,
 }
 
 impl World {
@@ -43,8 +43,11 @@ impl World {
             info,
             ConnectorConfig::default(),
         ));
-        let store = store::build(&self.store_name, connector, host.clock(), &self.plan)
-            .expect("the runner checked the store name");
+        let store = (self.store)(StoreContext {
+            connector,
+            clock: host.clock(),
+            plan: &self.plan,
+        });
         host.start(store);
     }
 

@@ -58,23 +58,37 @@ pub fn check_name(name: &str) -> Result<(), UnknownStore> {
     }
 }
 
-/// Build the store called `name` over `connector`, configured from the plan.
-pub fn build(
-    name: &str,
-    connector: std::sync::Arc<crate::connect::Connector>,
-    _clock: crate::clock::Clock,
-    plan: &crate::plan::Plan,
-) -> Result<std::sync::Arc<dyn MemoryStore>, UnknownStore> {
+/// What a store is built from in any tier: a connector to Redis, the host's wall clock,
+/// and the plan (for settings such as the session TTL).
+pub struct StoreContext<'a> {
+    pub connector: std::sync::Arc<crate::connect::Connector>,
+    pub clock: crate::clock::Clock,
+    pub plan: &'a crate::plan::Plan,
+}
+
+/// Builds one client's store. Library users pass their own to run their store.
+pub type StoreFactory =
+    std::sync::Arc<dyn Fn(StoreContext<'_>) -> std::sync::Arc<dyn MemoryStore> + Send + Sync>;
+
+/// The factory of the store called `name`.
+pub fn factory(name: &str) -> Result<StoreFactory, UnknownStore> {
     check_name(name)?;
+    let name = name.to_string();
+    Ok(std::sync::Arc::new(move |context: StoreContext<'_>| {
+        build(&name, context)
+    }))
+}
+
+fn build(name: &str, context: StoreContext<'_>) -> std::sync::Arc<dyn MemoryStore> {
     let config = ChatStoreConfig {
         messages_max: MESSAGES_MAX,
-        ttl_ms: plan.session_ttl_ms,
+        ttl_ms: context.plan.session_ttl_ms,
     };
-    let reference = RedisChatStore::new(connector, config);
-    Ok(match name {
+    let reference = RedisChatStore::new(context.connector, config);
+    match name {
         "write-behind" => {
             std::sync::Arc::new(variants::write_behind::WriteBehindStore::new(reference))
         }
         _ => std::sync::Arc::new(reference),
-    })
+    }
 }
