@@ -9,6 +9,7 @@
 use crate::store::StoreError;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -49,7 +50,14 @@ pub struct Connector {
     dialer: Arc<dyn Dialer>,
     info: redis::RedisConnectionInfo,
     config: ConnectorConfig,
-    current: Mutex<Option<redis::aio::MultiplexedConnection>>,
+    current: Mutex<Option<Live>>,
+}
+
+/// A connection and whether its driver still runs: once the stream is closed (a reset, a
+/// crashed server) the driver ends, and the next caller dials instead of failing on it.
+struct Live {
+    connection: redis::aio::MultiplexedConnection,
+    driver_running: Arc<AtomicBool>,
 }
 
 impl Connector {
@@ -68,15 +76,18 @@ impl Connector {
 
     /// The current connection, or a new one.
     pub async fn connection(&self) -> Result<redis::aio::MultiplexedConnection, StoreError> {
-        if let Some(connection) = self.current.lock().expect("never poisoned").clone() {
-            return Ok(connection);
+        if let Some(live) = self.current.lock().expect("never poisoned").as_ref() {
+            if live.driver_running.load(Ordering::Relaxed) {
+                return Ok(live.connection.clone());
+            }
         }
-        let connection = self.open().await?;
-        *self.current.lock().expect("never poisoned") = Some(connection.clone());
+        let live = self.open().await?;
+        let connection = live.connection.clone();
+        *self.current.lock().expect("never poisoned") = Some(live);
         Ok(connection)
     }
 
-    async fn open(&self) -> Result<redis::aio::MultiplexedConnection, StoreError> {
+    async fn open(&self) -> Result<Live, StoreError> {
         let config = redis::AsyncConnectionConfig::new()
             .set_response_timeout(Some(self.config.response_timeout));
         let handshake = async {
@@ -91,8 +102,16 @@ impl Connector {
         };
         match tokio::time::timeout(self.config.connect_timeout, handshake).await {
             Ok(Ok((connection, driver))) => {
-                tokio::spawn(driver);
-                Ok(connection)
+                let driver_running = Arc::new(AtomicBool::new(true));
+                let running = driver_running.clone();
+                tokio::spawn(async move {
+                    driver.await;
+                    running.store(false, Ordering::Relaxed);
+                });
+                Ok(Live {
+                    connection,
+                    driver_running,
+                })
             }
             Ok(Err(error)) => Err(error),
             Err(_) => Err(StoreError::Unavailable("connect timed out".into())),

@@ -83,6 +83,14 @@ pub struct ScenarioConfig {
     pub system_message_ppm: u32,
     /// Per-seed fault mix on (VOPR swarm); off: no faults and calm, fixed latency.
     pub swarm: bool,
+    /// Buggify points in store code may fire (FoundationDB's BUGGIFY). Hand-written
+    /// plans that force one fault turn it off to see that fault alone.
+    #[serde(default = "buggify_default")]
+    pub buggify: bool,
+}
+
+fn buggify_default() -> bool {
+    true
 }
 
 impl Default for ScenarioConfig {
@@ -117,6 +125,7 @@ impl ScenarioConfig {
             idle_gap_ppm: 150_000,
             system_message_ppm: 500_000,
             swarm: true,
+            buggify: true,
         }
     }
 

@@ -43,10 +43,10 @@ impl Engine for EventEngine {
 async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
     let clock = WorldClock::start();
     let trace = Trace::new();
-    let _buggify = {
+    let _buggify = plan.scenario.buggify.then(|| {
         let clock = clock.clone();
         Buggify::new(plan.seed, trace.clone(), move || clock.now_us()).install()
-    };
+    });
     let model_clock = {
         let clock = clock.clone();
         Clock::from_fn(move || clock.unix_ms())
