@@ -513,3 +513,56 @@ fn a_skewed_client_clock_shifts_an_expireat() {
         1
     );
 }
+
+/// A store whose reads never return: the liveness phase reports it `stuck`, naming the
+/// pending operations, and the run still ends.
+struct HangingReads;
+
+#[async_trait::async_trait]
+impl MemoryStore for HangingReads {
+    async fn append(&self, _session: &SessionKey, _msg: &Message) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn context(
+        &self,
+        _session: &SessionKey,
+        _limit: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        std::future::pending().await
+    }
+
+    fn policy(&self) -> Policy {
+        Policy {
+            messages_max: None,
+            keep_first: false,
+            ttl: amnesia::store::TtlPolicy::None,
+            durability: amnesia::store::Durability::Volatile,
+        }
+    }
+}
+
+#[test]
+fn an_operation_that_never_completes_is_reported_stuck() {
+    let mut plan = base_plan(1);
+    add_turn(&mut plan, 0, 0, 1_000, 100);
+    let factory: StoreFactory = Arc::new(|_context: StoreContext<'_>| Arc::new(HangingReads));
+    let report = run_plan_with(plan, "hanging", &factory, EngineKind::Event);
+    let stuck: Vec<_> = report
+        .verdict
+        .violations
+        .iter()
+        .filter(|v| v.class == amnesia::check::ViolationClass::Stuck)
+        .collect();
+    assert!(!stuck.is_empty(), "{:?}", report.verdict);
+    assert!(
+        stuck.iter().any(|v| v.op_indexes.contains(&0)),
+        "the pending read is named: {stuck:?}"
+    );
+    assert!(report
+        .history
+        .ops
+        .iter()
+        .any(|op| op.outcome == Outcome::Pending));
+    assert_eq!(lines_with(&report, "run deadline reached").len(), 1);
+}

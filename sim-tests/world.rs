@@ -108,8 +108,15 @@ fn faults_and_expiry_paths_run() {
     use amnesia::history::{OpKind, OpValue, Outcome};
     let (mut partitions, mut unknown, mut failed, mut expired_reads, mut ok_reads) =
         (0, 0, 0, 0, 0);
+    let mut buggify_fired = 0;
     for seed in 0..60 {
         let report = run(seed);
+        buggify_fired += report
+            .trace
+            .events()
+            .iter()
+            .filter(|e| e.host == "buggify" && e.text.contains("fired"))
+            .count();
         partitions += report
             .trace
             .events()
@@ -135,7 +142,10 @@ fn faults_and_expiry_paths_run() {
             }
         }
     }
-    eprintln!("partitions {partitions}, unknown {unknown}, failed {failed}, expired reads {expired_reads} of {ok_reads}");
+    eprintln!(
+        "partitions {partitions}, unknown {unknown}, failed {failed}, expired reads {expired_reads} of {ok_reads}, \
+         buggify fired {buggify_fired}"
+    );
     assert!(partitions > 0, "no partition in 60 seeds");
     assert!(unknown > 0, "no Unknown outcome in 60 seeds");
     assert!(

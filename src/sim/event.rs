@@ -70,6 +70,7 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
         trace: trace.clone(),
         redis,
         store,
+        policy: std::sync::OnceLock::new(),
     });
     (0..plan.clients).for_each(|client| world.start_client(client));
     let policy = world.policy();

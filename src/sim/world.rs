@@ -21,6 +21,8 @@ pub struct World {
     pub clients: Vec<Arc<ClientHost>>,
     pub recorder: Recorder,
     pub store: StoreFactory,
+    /// What the store declares, read once when the clients first start.
+    pub policy: std::sync::OnceLock<Policy>,
 }
 
 impl World {
