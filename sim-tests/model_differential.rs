@@ -578,6 +578,17 @@ RENAME l2 l2
 RENAME l2 s
 TYPE s
 RENAME s
+RENAMENX nokey x
+SET rn1 a
+SET rn2 b
+RENAMENX rn1 rn2
+RENAMENX rn1 rn1
+PEXPIRE rn1 100000
+RENAMENX rn1 rn3
+GET rn3
+TTL rn3
+EXISTS rn1
+RENAMENX rn3
 DBSIZE
 DBSIZE x
 SET e v
@@ -1599,7 +1610,7 @@ impl Gen {
             0 => format!("DEL {}", self.some(KEY_NAMES, 3)),
             1 => format!("EXISTS {}", self.some(KEY_NAMES, 3)),
             2 => format!("TYPE {k}"),
-            3 => format!("RENAME {k} {k2}"),
+            3 => format!("{} {k} {k2}", self.pick(&["RENAME", "RENAMENX"])),
             4 => "KEYS *".to_string(),
             5 => format!(
                 "SCAN 0 {}",

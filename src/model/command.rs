@@ -83,6 +83,7 @@ static COMMANDS: &[Command] = commands![
     "exists" -2 R => keys::exists,
     "type" 2 R => keys::type_,
     "rename" 3 W => keys::rename,
+    "renamenx" 3 W => keys::renamenx,
     "keys" 2 R => keys::keys,
     "scan" -2 R => keys::scan,
     "expire" -3 W => keys::expire,

@@ -55,6 +55,22 @@ pub fn rename(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     Ok(Reply::ok())
 }
 
+/// RENAMENX: like RENAME, but only when the destination does not exist (answers 0 then,
+/// and also when source and destination are the same key).
+pub fn renamenx(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    if !db.contains(&args[1], now_ms) {
+        return Err(Reply::error("ERR no such key"));
+    }
+    if args[1] == args[2] || db.contains(&args[2], now_ms) {
+        return Ok(Reply::Integer(0));
+    }
+    let entry = db.remove(&args[1]).expect("checked above");
+    db.set(args[2].clone(), entry.value, entry.expire_at_ms);
+    Ok(Reply::Integer(1))
+}
+
 pub fn keys(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let now_ms = ctx.now_ms;
     let db = ctx.db();
