@@ -50,6 +50,8 @@ fn add_turn(plan: &mut Plan, session: usize, client: u32, start_ms: u64, think_m
         system: None,
         user: message(seq, Role::User),
         assistant: message(seq + 1, Role::Assistant),
+        recall: None,
+        remember: None,
     });
 }
 

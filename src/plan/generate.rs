@@ -16,10 +16,12 @@ impl Plan {
         }
         let mut workload_rng = stream(seed, Stream::Workload);
         let mut content_rng = stream(seed, Stream::Content);
-        let workload = workload::generate(&mut workload_rng, &mut content_rng, scenario);
+        let mut workload = workload::generate(&mut workload_rng, &mut content_rng, scenario);
+        super::memory::mix_into(seed, &mut workload.turns);
         let (latency, links) = generate_latency(seed, scenario);
         let (classes, faults) = generate_faults(seed, scenario, scenario.duration_ms);
         let persistence = generate_persistence(seed, scenario);
+        let deploy_at_ms = generate_deploy(seed, scenario);
         let plan = Plan {
             version: PLAN_VERSION,
             seed,
@@ -30,6 +32,7 @@ impl Plan {
             duration_ms: scenario.duration_ms,
             quiet_ms: scenario.quiet_ms,
             links,
+            deploy_at_ms,
             persistence,
             turns: workload.turns,
             faults,
@@ -40,4 +43,21 @@ impl Plan {
         }
         plan
     }
+}
+
+/// Share of seeds with a key-scheme deploy, in parts per million (under swarm).
+pub const DEPLOY_PPM: u32 = 300_000;
+
+/// A deploy in the middle half of the busy phase, for some seeds; its own stream.
+fn generate_deploy(seed: u64, scenario: &ScenarioConfig) -> Option<u64> {
+    use super::prng::{between, chance};
+    let mut rng = stream(seed, Stream::Deploy);
+    if !scenario.swarm || !chance(&mut rng, DEPLOY_PPM) {
+        return None;
+    }
+    Some(between(
+        &mut rng,
+        scenario.duration_ms / 4,
+        scenario.duration_ms * 3 / 4,
+    ))
 }

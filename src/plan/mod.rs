@@ -7,6 +7,7 @@ pub mod content;
 mod faults;
 mod file;
 mod generate;
+pub mod memory;
 mod prng;
 pub mod scenario;
 mod validate;
@@ -21,7 +22,7 @@ pub use faults::{
 };
 pub use file::PlanError;
 pub use scenario::ScenarioConfig;
-pub use workload::{sessions, Turn};
+pub use workload::{sessions, Recall, Turn};
 
 use crate::store::{Message, SessionKey};
 
@@ -49,6 +50,10 @@ pub struct Plan {
     pub quiet_ms: u64,
     /// One latency model per client link, indexed by client.
     pub links: Vec<LatencyModel>,
+    /// When every client is redeployed with the code of the second key scheme (a deploy
+    /// that changes the key layout mid-traffic); `None`: no deploy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deploy_at_ms: Option<u64>,
     /// What the Redis node keeps across a `redis-restart` fault.
     #[serde(default)]
     pub persistence: crate::model::Persistence,

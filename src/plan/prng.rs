@@ -19,6 +19,10 @@ pub(crate) enum Stream {
     Latency,
     /// One stream per fault kind: its swarm decision and its schedule.
     Fault { stream_id: u32 },
+    /// Long-term memory operations mixed into turns.
+    Memory,
+    /// The key-scheme deploy.
+    Deploy,
 }
 
 impl Stream {
@@ -28,6 +32,8 @@ impl Stream {
             Stream::Content => 2,
             Stream::Latency => 3,
             Stream::Fault { stream_id } => 0x1_0000 + u64::from(stream_id),
+            Stream::Memory => 4,
+            Stream::Deploy => 5,
         }
     }
 }

@@ -101,7 +101,8 @@ fn standard_shape() {
         clients_per_session.extend(clients.values().map(BTreeSet::len));
     }
     let operations_mean = operations_total / 200;
-    assert!((180..=190).contains(&operations_mean), "{operations_mean}");
+    // ~185 chat operations plus ~30 memory operations.
+    assert!((200..=230).contains(&operations_mean), "{operations_mean}");
     assert_eq!(turns_total, 200 * 60);
     // Eight classes, each on in half the seeds: nearly every seed has some fault.
     assert!(faulted >= 180, "{faulted} of 200 seeds have faults");

@@ -76,7 +76,49 @@ impl Plan {
         }
 
         self.validate_turns(&sessions)?;
+        self.validate_memories()?;
+        if let Some(at_ms) = self.deploy_at_ms {
+            ensure!(
+                at_ms < self.duration_ms,
+                "deploy at {at_ms} ms is after the busy phase ({} ms)",
+                self.duration_ms
+            );
+        }
         self.validate_faults()
+    }
+
+    fn validate_memories(&self) -> Result<(), PlanError> {
+        let mut ids = BTreeSet::new();
+        for turn in &self.turns {
+            if let Some(recall) = &turn.recall {
+                let k_max = crate::plan::memory::RECALL_K_MAX;
+                ensure!(
+                    (1..=k_max).contains(&recall.k),
+                    "turn {}: recall k {} is outside 1..={k_max}",
+                    turn.index,
+                    recall.k
+                );
+                ensure!(
+                    recall.query.len() <= CONTENT_BYTES_MAX,
+                    "turn {}: recall query too long",
+                    turn.index
+                );
+            }
+            if let Some(memory) = &turn.remember {
+                ensure!(
+                    ids.insert(memory.id.as_str()),
+                    "turn {}: memory id {} is used twice",
+                    turn.index,
+                    memory.id
+                );
+                ensure!(
+                    memory.text.len() <= CONTENT_BYTES_MAX,
+                    "turn {}: memory text too long",
+                    turn.index
+                );
+            }
+        }
+        Ok(())
     }
 
     fn validate_turns(

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::content;
 use super::prng::{between, chance, exponential};
 use super::scenario::ScenarioConfig;
-use crate::store::{Message, Role, SessionKey};
+use crate::store::{Memory, Message, Role, SessionKey, UserKey};
 
 /// One chatbot request on one session, served by one client.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,12 +32,36 @@ pub struct Turn {
     pub system: Option<Message>,
     pub user: Message,
     pub assistant: Message,
+    /// After the context read: recall the session user's memories most like a text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall: Option<Recall>,
+    /// After the assistant's answer: remember a fact about the session's user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remember: Option<Memory>,
+}
+
+/// A recall request: the `k` memories most similar to `query`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recall {
+    pub query: String,
+    pub k: usize,
 }
 
 impl Turn {
     /// Store operations of this turn: the optional system append, the read, two appends.
     pub fn operations(&self) -> usize {
         3 + usize::from(self.system.is_some())
+            + usize::from(self.recall.is_some())
+            + usize::from(self.remember.is_some())
+    }
+
+    /// The user whose long-term memories this turn's session reads and writes: one user
+    /// per session.
+    pub fn user(&self) -> UserKey {
+        UserKey {
+            tenant: self.session.tenant.clone(),
+            user: self.session.session.clone(),
+        }
     }
 
     /// The messages this turn appends, in append order.
@@ -157,6 +181,8 @@ pub(crate) fn generate(
             system,
             user,
             assistant,
+            recall: None,
+            remember: None,
         });
     }
     Workload {

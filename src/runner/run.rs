@@ -81,6 +81,7 @@ pub fn run_plan_with(
     };
     let input = CheckInput {
         liveness: Some(liveness),
+        quiescence: output.quiescence.as_ref(),
         ..CheckInput::new(&output.history, output.policy)
     };
     let verdict = check_input(&input);

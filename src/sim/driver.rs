@@ -6,11 +6,12 @@
 //! the client the plan's load balancer chose. A turn whose step fails stops there, as a
 //! chatbot request that errored would.
 
+use crate::check::Quiescence;
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
-use crate::plan::Turn;
+use crate::plan::{Recall, Turn};
 use crate::sim::clock::WorldClock;
 use crate::sim::world::World;
-use crate::store::{MemoryStore, Message, SessionKey, StoreError};
+use crate::store::{Memory, MemoryStore, Message, SessionKey, StoreError, UserKey};
 use crate::trace::Trace;
 use std::sync::{Arc, Mutex};
 
@@ -159,6 +160,7 @@ impl Driver {
     {
         let recorder = &self.world.recorder;
         let host = &self.world.clients[client as usize];
+        let _in_flight = self.world.gate.enter().await;
         let index = recorder.invoke(client, kind);
         let Some(store) = host.store() else {
             recorder.complete(index, Outcome::Fail(CLIENT_DOWN.into()));
@@ -208,10 +210,40 @@ impl Driver {
     }
 
     /// One chatbot turn; stops at the first failed step.
+    async fn remember(&self, client: u32, user: &UserKey, memory: &Memory) -> bool {
+        let kind = OpKind::Remember {
+            user: user.clone(),
+            memory: memory.clone(),
+        };
+        let (user, memory) = (user.clone(), memory.clone());
+        self.call(
+            client,
+            kind,
+            |store| async move { store.remember(&user, &memory).await },
+            |_| OpValue::None,
+        )
+        .await
+    }
+
+    async fn recall(&self, client: u32, user: &UserKey, recall: &Recall) -> bool {
+        let kind = OpKind::Recall {
+            user: user.clone(),
+            query: recall.query.clone(),
+            k: recall.k,
+        };
+        let (user, query, k) = (user.clone(), recall.query.clone(), recall.k);
+        let ask = |store: Arc<dyn MemoryStore>| async move { store.recall(&user, &query, k).await };
+        self.call(client, kind, ask, |memories| {
+            OpValue::Memories(memories.clone())
+        })
+        .await
+    }
+
+    /// One chatbot turn; stops at the first failed step.
     async fn turn(&self, turn: &Turn) {
         let clock = &self.world.clock;
         clock.sleep_until_ms(turn.start_ms).await;
-        let (client, session) = (turn.client, &turn.session);
+        let (client, session, user) = (turn.client, &turn.session, turn.user());
         if let Some(system) = &turn.system {
             if !self.append(client, session, system).await {
                 return;
@@ -220,11 +252,21 @@ impl Driver {
         if !self.context(client, session, turn.context_limit).await {
             return;
         }
+        if let Some(recall) = &turn.recall {
+            if !self.recall(client, &user, recall).await {
+                return;
+            }
+        }
         tokio::time::sleep(std::time::Duration::from_millis(turn.think_ms)).await;
         if !self.append(client, session, &turn.user).await {
             return;
         }
-        self.append(client, session, &turn.assistant).await;
+        if !self.append(client, session, &turn.assistant).await {
+            return;
+        }
+        if let Some(memory) = &turn.remember {
+            self.remember(client, &user, memory).await;
+        }
     }
 
     /// Every session's turns, sessions concurrently, then the liveness phase's final reads
@@ -251,5 +293,22 @@ impl Driver {
             let client = (nth as u32) % plan.clients;
             self.context(client, session, FINAL_READ_LIMIT).await;
         }
+    }
+
+    /// At quiescence: the memory ids every user's data and index hold, for the checker's
+    /// `index-drift`. `None` if the store has no memories or an audit failed.
+    pub async fn audit_memories(&self) -> Option<Quiescence> {
+        let store = self.world.clients.iter().find_map(|host| host.store())?;
+        let users: std::collections::BTreeSet<UserKey> =
+            self.world.plan.turns.iter().map(Turn::user).collect();
+        let mut quiescence = Quiescence::default();
+        for user in &users {
+            let audit = store.audit_memories(user).await.ok()?;
+            quiescence.memories_stored.extend(audit.stored);
+            quiescence.memories_indexed.extend(audit.indexed);
+        }
+        quiescence.memories_stored.sort();
+        quiescence.memories_indexed.sort();
+        Some(quiescence)
     }
 }

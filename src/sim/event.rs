@@ -12,7 +12,7 @@ use crate::sim::host::{ClientHost, RedisHost};
 use crate::sim::net::Link;
 use crate::sim::world::World;
 use crate::sim::{faults, Engine, SimOutput, RUN_GRACE_MS};
-use crate::store::StoreFactory;
+use crate::store::{KeyScheme, StoreFactory};
 use crate::trace::Trace;
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,15 +71,26 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
         redis,
         store,
         policy: std::sync::OnceLock::new(),
+        gate: crate::sim::gate::Gate::default(),
+        key_scheme: std::sync::Mutex::new(KeyScheme::V1),
     });
     (0..plan.clients).for_each(|client| world.start_client(client));
     let policy = world.policy();
     tokio::spawn(faults::run_schedule(world.clone()));
+    if let Some(at_ms) = plan.deploy_at_ms {
+        let world = world.clone();
+        tokio::spawn(async move { world.deploy(at_ms).await });
+    }
     let driver = Driver {
         world: world.clone(),
     };
     let deadline = Duration::from_millis(plan.duration_ms + plan.quiet_ms + RUN_GRACE_MS);
-    if tokio::time::timeout(deadline, driver.run()).await.is_err() {
+    let mut quiescence = None;
+    let run = async {
+        driver.clone().run().await;
+        quiescence = driver.audit_memories().await;
+    };
+    if tokio::time::timeout(deadline, run).await.is_err() {
         trace.record(
             clock.now_us(),
             "driver",
@@ -92,5 +103,6 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
         trace,
         policy,
         end_us: clock.now_us(),
+        quiescence,
     }
 }

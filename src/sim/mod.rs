@@ -9,6 +9,7 @@ pub mod clock;
 pub mod driver;
 pub mod event;
 pub mod faults;
+pub mod gate;
 pub mod host;
 pub mod net;
 pub mod world;
@@ -26,6 +27,8 @@ pub struct SimOutput {
     pub policy: Policy,
     /// Virtual microseconds from the world's start to its end.
     pub end_us: u64,
+    /// Memory ids stored and indexed at quiescence, when the store keeps memories.
+    pub quiescence: Option<crate::check::Quiescence>,
 }
 
 /// A simulation engine.

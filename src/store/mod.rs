@@ -1,6 +1,7 @@
 //! Memory stores: the system under test. [`MemoryStore`] is the contract; the reference
 //! store and the buggy variants implement it over the real `redis` crate.
 
+pub mod embed;
 mod reference;
 mod types;
 pub mod variants;
@@ -34,8 +35,29 @@ pub trait MemoryStore: Send + Sync {
     ) -> Result<Vec<Memory>, StoreError> {
         Err(StoreError::Unsupported)
     }
+    /// The memory ids stored and indexed for `user`, read when the system is quiet, so the
+    /// checker can see an index that drifted from its data. Optional capability.
+    async fn audit_memories(&self, _user: &UserKey) -> Result<MemoryAudit, StoreError> {
+        Err(StoreError::Unsupported)
+    }
     /// The retention this store declares.
     fn policy(&self) -> Policy;
+}
+
+/// What a store holds for a user's memories, data and index side.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryAudit {
+    pub stored: Vec<String>,
+    pub indexed: Vec<String>,
+}
+
+/// The key layout a store's code uses. A `Deploy` in the plan moves every client from
+/// `V1` to `V2` mid-run; a store must migrate online (the `key-scheme-v2` bug does not).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyScheme {
+    #[default]
+    V1,
+    V2,
 }
 
 /// Names accepted by `--store`, in the order `amnesia` lists them.
@@ -64,6 +86,8 @@ pub struct StoreContext<'a> {
     pub connector: std::sync::Arc<crate::connect::Connector>,
     pub clock: crate::clock::Clock,
     pub plan: &'a crate::plan::Plan,
+    /// The key layout of the code version this client runs.
+    pub key_scheme: KeyScheme,
 }
 
 /// Builds one client's store. Library users pass their own to run their store.
@@ -84,7 +108,8 @@ fn build(name: &str, context: StoreContext<'_>) -> std::sync::Arc<dyn MemoryStor
         messages_max: MESSAGES_MAX,
         ttl_ms: context.plan.session_ttl_ms,
     };
-    let reference = RedisChatStore::new(context.connector, config);
+    let reference =
+        RedisChatStore::new(context.connector, config).with_key_scheme(context.key_scheme);
     match name {
         "write-behind" => {
             std::sync::Arc::new(variants::write_behind::WriteBehindStore::new(reference))

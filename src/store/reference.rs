@@ -7,9 +7,21 @@
 //! sets the head, trims and refreshes both TTLs: atomic, and acknowledged only after Redis
 //! applied it (read-your-writes across clients). A read is one MULTI/EXEC too, so the head
 //! and the window come from one instant.
+//!
+//! Key schemes: code of the `V2` scheme migrates a session online, inside the same
+//! transaction as each operation: `RENAMENX` of the v1 keys to the v2 keys moves a session
+//! that has not moved yet (keeping its TTL) and does nothing otherwise.
+//!
+//! Long-term memories: a hash of id → memory per user and a set of indexed ids, written in
+//! one transaction; recall ranks the indexed memories by cosine similarity of the local
+//! embedder's vectors.
 
 use crate::connect::Connector;
-use crate::store::{Durability, MemoryStore, Message, Policy, SessionKey, StoreError, TtlPolicy};
+use crate::store::embed::{cosine, embed};
+use crate::store::{
+    Durability, KeyScheme, Memory, MemoryAudit, MemoryStore, Message, Policy, SessionKey,
+    StoreError, TtlPolicy, UserKey,
+};
 use std::sync::Arc;
 
 /// Settings of the reference store.
@@ -25,16 +37,48 @@ pub struct ChatStoreConfig {
 pub struct RedisChatStore {
     connector: Arc<Connector>,
     config: ChatStoreConfig,
+    key_scheme: KeyScheme,
 }
 
 impl RedisChatStore {
+    /// A store of the first key scheme.
     pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
         assert!(
             config.messages_max > 0,
             "a store keeps at least one message"
         );
         assert!(config.ttl_ms > 0, "a sliding TTL is positive");
-        Self { connector, config }
+        Self {
+            connector,
+            config,
+            key_scheme: KeyScheme::V1,
+        }
+    }
+
+    /// The same store running the code of `key_scheme`.
+    pub fn with_key_scheme(mut self, key_scheme: KeyScheme) -> Self {
+        self.key_scheme = key_scheme;
+        self
+    }
+
+    /// The session's keys in this code's scheme, and a pipeline that starts with the
+    /// online migration when this code is `V2`.
+    fn session_pipeline(&self, session: &SessionKey) -> ((String, String), redis::Pipeline) {
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        let keys = match self.key_scheme {
+            KeyScheme::V1 => session_keys(session),
+            KeyScheme::V2 => {
+                let (old, new) = (session_keys(session), session_keys_v2(session));
+                // Moves a not-yet-migrated session; an error (no v1 key) or 0 (already
+                // moved) leaves everything as it is. Both results are ignored.
+                pipe.ignore_errors();
+                pipe.cmd("RENAMENX").arg(&old.0).arg(&new.0).ignore();
+                pipe.cmd("RENAMENX").arg(&old.1).arg(&new.1).ignore();
+                new
+            }
+        };
+        (keys, pipe)
     }
 }
 
@@ -43,7 +87,7 @@ pub fn escape_key_part(part: &str) -> String {
     part.replace('%', "%25").replace(':', "%3A")
 }
 
-/// The keys of a session: (message list, first message).
+/// The v1 keys of a session: (message list, first message).
 pub fn session_keys(session: &SessionKey) -> (String, String) {
     let base = format!(
         "chat:v1:{}:{}",
@@ -51,6 +95,26 @@ pub fn session_keys(session: &SessionKey) -> (String, String) {
         escape_key_part(&session.session)
     );
     (format!("{base}:messages"), format!("{base}:head"))
+}
+
+/// The v2 keys of a session, as a later deploy lays them out (the tenant in a hash tag).
+pub fn session_keys_v2(session: &SessionKey) -> (String, String) {
+    let base = format!(
+        "chat2:{{{}}}:{}",
+        escape_key_part(&session.tenant),
+        escape_key_part(&session.session)
+    );
+    (format!("{base}:log"), format!("{base}:first"))
+}
+
+/// The keys of a user's memories: (data hash, index set).
+pub fn memory_keys(user: &UserKey) -> (String, String) {
+    let base = format!(
+        "mem:v1:{}:{}",
+        escape_key_part(&user.tenant),
+        escape_key_part(&user.user)
+    );
+    (format!("{base}:data"), format!("{base}:index"))
 }
 
 pub fn encode_message(message: &Message) -> String {
@@ -61,16 +125,33 @@ pub fn decode_message(data: &[u8]) -> Result<Message, StoreError> {
     serde_json::from_slice(data).map_err(|e| StoreError::Redis(format!("undecodable message: {e}")))
 }
 
+fn decode_memory(data: &[u8]) -> Result<Memory, StoreError> {
+    serde_json::from_slice(data).map_err(|e| StoreError::Redis(format!("undecodable memory: {e}")))
+}
+
+/// The `k` memories most similar to `query`; ties go to the smaller id.
+pub fn rank_memories(memories: Vec<Memory>, query: &str, k: usize) -> Vec<Memory> {
+    let query = embed(query);
+    let mut scored: Vec<(f32, Memory)> = memories
+        .into_iter()
+        .map(|m| (cosine(&query, &embed(&m.text)), m))
+        .collect();
+    scored.sort_by(|(a, ma), (b, mb)| b.total_cmp(a).then_with(|| ma.id.cmp(&mb.id)));
+    scored
+        .into_iter()
+        .take(k)
+        .map(|(_, memory)| memory)
+        .collect()
+}
+
 #[async_trait::async_trait]
 impl MemoryStore for RedisChatStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
-        let (list, head) = session_keys(session);
+        let ((list, head), mut pipe) = self.session_pipeline(session);
         let encoded = encode_message(msg);
         let keep = self.config.messages_max as isize;
         let ttl_ms = self.config.ttl_ms as i64;
-        let mut pipe = redis::pipe();
-        pipe.atomic()
-            .rpush(&list, &encoded)
+        pipe.rpush(&list, &encoded)
             .ignore()
             .set_options(
                 &head,
@@ -99,11 +180,9 @@ impl MemoryStore for RedisChatStore {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let (list, head) = session_keys(session);
-        let mut pipe = redis::pipe();
-        pipe.atomic()
-            .get(&head)
-            .lrange(&list, -(limit as isize), -1);
+        let ((list, head), mut pipe) = self.session_pipeline(session);
+        pipe.get(&head).lrange(&list, -(limit as isize), -1);
+        crate::buggify::delay("reference.context.before_read").await;
         let (head, window): (Option<Vec<u8>>, Vec<Vec<u8>>) = self
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
@@ -121,6 +200,56 @@ impl MemoryStore for RedisChatStore {
         }
         messages.extend(window);
         Ok(messages)
+    }
+
+    async fn remember(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
+        let (data, index) = memory_keys(user);
+        let encoded = serde_json::to_string(memory).expect("a memory always serializes");
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .hset(&data, &memory.id, &encoded)
+            .ignore()
+            .sadd(&index, &memory.id)
+            .ignore();
+        crate::buggify::delay("reference.remember.before_write").await;
+        self.connector
+            .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
+            .await
+    }
+
+    async fn recall(
+        &self,
+        user: &UserKey,
+        query: &str,
+        k: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        let (data, index) = memory_keys(user);
+        let mut pipe = redis::pipe();
+        pipe.atomic().smembers(&index).hgetall(&data);
+        let (indexed, stored): (Vec<String>, Vec<(String, Vec<u8>)>) = self
+            .connector
+            .run(|mut connection| async move { pipe.query_async(&mut connection).await })
+            .await?;
+        let indexed: std::collections::BTreeSet<String> = indexed.into_iter().collect();
+        let memories = stored
+            .iter()
+            .filter(|(id, _)| indexed.contains(id))
+            .map(|(_, encoded)| decode_memory(encoded))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rank_memories(memories, query, k))
+    }
+
+    async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
+        let (data, index) = memory_keys(user);
+        let mut pipe = redis::pipe();
+        pipe.atomic().hkeys(&data).smembers(&index);
+        let (mut stored, mut indexed): (Vec<String>, Vec<String>) = self
+            .connector
+            .run(|mut connection| async move { pipe.query_async(&mut connection).await })
+            .await?;
+        stored.sort();
+        indexed.sort();
+        Ok(MemoryAudit { stored, indexed })
     }
 
     fn policy(&self) -> Policy {
