@@ -12,9 +12,13 @@ use crate::sim::clock::WorldClock;
 use crate::store::{MemoryStore, Message, SessionKey, StoreError};
 use crate::trace::Trace;
 use std::sync::{Arc, Mutex};
+use tracing::Instrument;
 
 /// Context limit of the final reads of the liveness phase.
 pub const FINAL_READ_LIMIT: usize = 1_000;
+/// The target of the span that wraps every store call; its `host` field names the client,
+/// so the store's own log events land on the right host in the timeline.
+pub const HOST_SPAN_TARGET: &str = "amnesia::host";
 /// Message ids shown per read in the trace before eliding.
 const TRACE_IDS_MAX: usize = 24;
 
@@ -85,6 +89,11 @@ impl Recorder {
     }
 }
 
+/// The span of one store call on `client`.
+fn host_span(client: u32) -> tracing::Span {
+    tracing::info_span!(target: HOST_SPAN_TARGET, "op", host = %format_args!("client-{client}"))
+}
+
 fn describe(kind: &OpKind) -> String {
     match kind {
         OpKind::Append { session, msg } => {
@@ -150,7 +159,10 @@ impl Driver {
             msg: msg.clone(),
         };
         let index = self.recorder.invoke(client, kind);
-        let result = self.stores[client as usize].append(session, msg).await;
+        let result = self.stores[client as usize]
+            .append(session, msg)
+            .instrument(host_span(client))
+            .await;
         let ok = result.is_ok();
         self.recorder
             .complete(index, outcome_of(&result, |_| OpValue::None));
@@ -163,7 +175,10 @@ impl Driver {
             limit,
         };
         let index = self.recorder.invoke(client, kind);
-        let result = self.stores[client as usize].context(session, limit).await;
+        let result = self.stores[client as usize]
+            .context(session, limit)
+            .instrument(host_span(client))
+            .await;
         let ok = result.is_ok();
         self.recorder
             .complete(index, outcome_of(&result, |m| OpValue::Messages(m.clone())));

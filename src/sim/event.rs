@@ -40,6 +40,7 @@ impl Engine for EventEngine {
 async fn world(plan: Arc<Plan>, store_name: String) -> SimOutput {
     let clock = WorldClock::start();
     let trace = Trace::new();
+    let _entered = crate::sim::context::enter(&clock, &trace);
     let model_clock = {
         let clock = clock.clone();
         ModelClock::from_fn(move || clock.unix_ms())

@@ -2,6 +2,8 @@
 //! store and the buggy variants implement it over the real `redis` crate.
 
 mod reference;
+#[doc(hidden)]
+pub mod testing;
 mod types;
 pub mod variants;
 
@@ -51,7 +53,7 @@ pub struct UnknownStore(pub String);
 
 /// Check a store name without building anything.
 pub fn check_name(name: &str) -> Result<(), UnknownStore> {
-    if STORE_NAMES.contains(&name) {
+    if STORE_NAMES.contains(&name) || testing::TEST_STORE_NAMES.contains(&name) {
         Ok(())
     } else {
         Err(UnknownStore(name.to_string()))
@@ -73,6 +75,10 @@ pub fn build(
     Ok(match name {
         "write-behind" => {
             std::sync::Arc::new(variants::write_behind::WriteBehindStore::new(reference))
+        }
+        "test-hang" => std::sync::Arc::new(testing::HangStore::new(reference, plan.seed)),
+        "test-nondeterministic" => {
+            std::sync::Arc::new(testing::NondeterministicStore::new(reference))
         }
         _ => std::sync::Arc::new(reference),
     })

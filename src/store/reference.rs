@@ -66,6 +66,7 @@ impl MemoryStore for RedisChatStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
+        tracing::debug!(session = %session, id = %msg.id, bytes = msg.content.len(), "append");
         let keep = self.config.messages_max as isize;
         let ttl_ms = self.config.ttl_ms as i64;
         let mut pipe = redis::pipe();

@@ -1,0 +1,164 @@
+//! Pure plan edits for shrinking. Each takes a valid plan and returns a smaller valid one:
+//! turns are re-indexed, message ids and sequence numbers keep their (increasing) order,
+//! sessions without turns may go, clients are renumbered densely. Times only shrink, so
+//! sorted turns and faults stay sorted and no turn starts before its predecessor thinks.
+
+use crate::plan::{FaultKind, Plan};
+use std::collections::BTreeSet;
+
+/// Store operations a run of the plan performs: the turns' and one final read per session.
+pub fn operations_total(plan: &Plan) -> usize {
+    plan.operations() + plan.sessions.len()
+}
+
+/// Keep only the turns whose positions are in `keep`.
+pub fn keep_turns(plan: &Plan, keep: &BTreeSet<usize>) -> Plan {
+    let mut plan = plan.clone();
+    let turns = std::mem::take(&mut plan.turns);
+    plan.turns = turns
+        .into_iter()
+        .enumerate()
+        .filter(|(position, _)| keep.contains(position))
+        .map(|(_, turn)| turn)
+        .collect();
+    reindex(&mut plan);
+    plan
+}
+
+/// Keep only the sessions whose positions are in `keep`, and their turns.
+pub fn keep_sessions(plan: &Plan, keep: &BTreeSet<usize>) -> Plan {
+    let mut plan = plan.clone();
+    let sessions = std::mem::take(&mut plan.sessions);
+    plan.sessions = sessions
+        .into_iter()
+        .enumerate()
+        .filter(|(position, _)| keep.contains(position))
+        .map(|(_, session)| session)
+        .collect();
+    let kept: BTreeSet<_> = plan.sessions.iter().cloned().collect();
+    plan.turns.retain(|turn| kept.contains(&turn.session));
+    reindex(&mut plan);
+    plan
+}
+
+/// Keep only the faults whose positions are in `keep`.
+pub fn keep_faults(plan: &Plan, keep: &BTreeSet<usize>) -> Plan {
+    let mut plan = plan.clone();
+    let faults = std::mem::take(&mut plan.faults);
+    plan.faults = faults
+        .into_iter()
+        .enumerate()
+        .filter(|(position, _)| keep.contains(position))
+        .map(|(_, fault)| fault)
+        .collect();
+    plan
+}
+
+/// Drop the system messages of the turns at `positions`.
+pub fn drop_system_messages(plan: &Plan, positions: &BTreeSet<usize>) -> Plan {
+    let mut plan = plan.clone();
+    for &position in positions {
+        if let Some(turn) = plan.turns.get_mut(position) {
+            turn.system = None;
+        }
+    }
+    plan
+}
+
+/// Cut the contents of the messages at `positions` (in append order) to `fraction_num`
+/// out of `fraction_den` of their bytes, at a character boundary.
+pub fn shorten_contents(
+    plan: &Plan,
+    positions: &BTreeSet<usize>,
+    fraction_num: usize,
+    fraction_den: usize,
+) -> Plan {
+    assert!(fraction_den > 0 && fraction_num < fraction_den);
+    let mut plan = plan.clone();
+    let messages = plan.turns.iter_mut().flat_map(|turn| {
+        turn.system
+            .iter_mut()
+            .chain([&mut turn.user, &mut turn.assistant])
+    });
+    for (position, message) in messages.enumerate() {
+        if positions.contains(&position) {
+            let mut cut = message.content.len() * fraction_num / fraction_den;
+            while !message.content.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            message.content.truncate(cut);
+        }
+    }
+    plan
+}
+
+/// Set the think time of the turns at `positions` to `fraction_num / fraction_den` of it.
+pub fn shorten_thinks(
+    plan: &Plan,
+    positions: &BTreeSet<usize>,
+    fraction_num: u64,
+    fraction_den: u64,
+) -> Plan {
+    assert!(fraction_den > 0 && fraction_num < fraction_den);
+    let mut plan = plan.clone();
+    for &position in positions {
+        if let Some(turn) = plan.turns.get_mut(position) {
+            turn.think_ms = turn.think_ms * fraction_num / fraction_den;
+        }
+    }
+    plan
+}
+
+/// Move every turn of `client` to client `to` and drop the faults that hit `client`.
+pub fn merge_client(plan: &Plan, client: u32, to: u32) -> Plan {
+    let mut plan = plan.clone();
+    for turn in plan.turns.iter_mut().filter(|turn| turn.client == client) {
+        turn.client = to;
+    }
+    plan.faults
+        .retain(|fault| fault.kind.client() != Some(client));
+    remap_clients(&plan)
+}
+
+/// Renumber the clients that turns or faults use as `0..k`, dropping the others and
+/// their links. A plan keeps at least one client.
+pub fn remap_clients(plan: &Plan) -> Plan {
+    let used: BTreeSet<u32> = plan
+        .turns
+        .iter()
+        .map(|turn| turn.client)
+        .chain(plan.faults.iter().filter_map(|fault| fault.kind.client()))
+        .collect();
+    let used: Vec<u32> = if used.is_empty() {
+        vec![0]
+    } else {
+        used.into_iter().collect()
+    };
+    let new_index = |client: u32| used.iter().position(|&c| c == client).expect("used") as u32;
+    let mut plan = plan.clone();
+    for turn in &mut plan.turns {
+        turn.client = new_index(turn.client);
+    }
+    for fault in &mut plan.faults {
+        if let Some(client) = fault_client_mut(&mut fault.kind) {
+            *client = new_index(*client);
+        }
+    }
+    plan.links = used.iter().map(|&c| plan.links[c as usize]).collect();
+    plan.clients = used.len() as u32;
+    plan
+}
+
+/// The client a fault hits, to renumber it.
+fn fault_client_mut(kind: &mut FaultKind) -> Option<&mut u32> {
+    match kind {
+        FaultKind::Partition { client, .. } => Some(client),
+    }
+}
+
+/// Turn indexes follow positions again.
+fn reindex(plan: &mut Plan) {
+    for (position, turn) in plan.turns.iter_mut().enumerate() {
+        turn.index = position;
+    }
+}
