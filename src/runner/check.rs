@@ -32,10 +32,21 @@ pub fn check_seeds(store: &str) {
 
 /// [`check_seeds`] with another default range.
 pub fn check_seeds_in(store: &str, default_seeds: SeedRange) {
+    check_seeds_env(store, default_seeds, &|name| std::env::var(name).ok());
+}
+
+/// [`check_seeds_in`] with the variables read from `env` instead of the process
+/// environment (for tests of the check itself).
+pub fn check_seeds_env(
+    store: &str,
+    default_seeds: SeedRange,
+    env: &dyn Fn(&str) -> Option<String>,
+) {
     if let Err(error) = crate::store::check_name(store) {
         panic!("amnesia: {error}");
     }
-    let config = config_from_env(store, default_seeds).unwrap_or_else(|e| panic!("amnesia: {e}"));
+    let config =
+        config_from_env(store, default_seeds, env).unwrap_or_else(|e| panic!("amnesia: {e}"));
     let started = Instant::now(); // wall time for the summary only
     let results = sweep(&config, &|event| {
         if let SweepEvent::Start(seed) = event {
@@ -69,8 +80,12 @@ pub fn check_seeds_in(store: &str, default_seeds: SeedRange) {
 }
 
 /// The sweep the environment asks for.
-fn config_from_env(store: &str, default_seeds: SeedRange) -> Result<SweepConfig, String> {
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+fn config_from_env(
+    store: &str,
+    default_seeds: SeedRange,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<SweepConfig, String> {
+    let var = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     let seeds = match (var("AMNESIA_SEED"), var("AMNESIA_SEEDS")) {
         (Some(seed), _) => {
             let seed: u64 = seed
@@ -98,7 +113,10 @@ fn config_from_env(store: &str, default_seeds: SeedRange) -> Result<SweepConfig,
     };
     Ok(SweepConfig {
         jobs,
-        log: LogFilter::from_env()?,
+        log: match var("RUST_LOG") {
+            Some(directives) => LogFilter::new(&directives)?,
+            None => LogFilter::default(),
+        },
         ..SweepConfig::new(seeds, store)
     })
 }

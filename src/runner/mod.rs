@@ -17,7 +17,7 @@ pub mod shrink;
 pub mod sweep;
 pub mod text;
 
-pub use check::{check_seeds, check_seeds_in, CHECK_SEEDS_DEFAULT};
+pub use check::{check_seeds, check_seeds_env, check_seeds_in, CHECK_SEEDS_DEFAULT};
 pub use log::LogFilter;
 pub use report::SweepReport;
 pub use run::{
