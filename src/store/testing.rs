@@ -60,7 +60,7 @@ static BUILDS: AtomicU64 = AtomicU64::new(0);
 #[doc(hidden)]
 pub struct NondeterministicStore {
     inner: RedisChatStore,
-    delay_us: u64,
+    delay_ms: u64,
 }
 
 impl NondeterministicStore {
@@ -68,7 +68,7 @@ impl NondeterministicStore {
         let build = BUILDS.fetch_add(1, Ordering::Relaxed);
         Self {
             inner,
-            delay_us: 1 + build % 7 * 100,
+            delay_ms: 1 + build % 7, // tokio's timers tick in whole milliseconds
         }
     }
 }
@@ -76,7 +76,7 @@ impl NondeterministicStore {
 #[async_trait::async_trait]
 impl MemoryStore for NondeterministicStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
-        tokio::time::sleep(std::time::Duration::from_micros(self.delay_us)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(self.delay_ms)).await;
         self.inner.append(session, msg).await
     }
 
