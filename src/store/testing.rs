@@ -33,8 +33,11 @@ impl HangStore {
 #[async_trait::async_trait]
 impl MemoryStore for HangStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
-        while self.hang {
-            std::thread::park();
+        if self.hang {
+            // Spurious wake-ups aside, nothing ever unparks this thread.
+            loop {
+                std::thread::park();
+            }
         }
         self.inner.append(session, msg).await
     }
