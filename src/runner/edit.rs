@@ -162,3 +162,41 @@ fn reindex(plan: &mut Plan) {
         turn.index = position;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::ScenarioConfig;
+
+    /// Every edit of a generated plan passes `Plan::validate`, on several seeds.
+    #[test]
+    fn every_edit_keeps_the_plan_valid() {
+        for seed in 0..20 {
+            let plan = Plan::generate(seed, &ScenarioConfig::standard());
+            let odd = |n: usize| (0..n).filter(|i| i % 2 == 1).collect::<BTreeSet<_>>();
+            let first = |n: usize| (0..n.min(1)).collect::<BTreeSet<_>>();
+            let messages = plan.messages().count();
+            let edits = [
+                keep_turns(&plan, &odd(plan.turns.len())),
+                keep_turns(&plan, &BTreeSet::new()),
+                keep_sessions(&plan, &odd(plan.sessions.len())),
+                keep_sessions(&plan, &first(plan.sessions.len())),
+                keep_faults(&plan, &odd(plan.faults.len())),
+                drop_system_messages(&plan, &(0..plan.turns.len()).collect()),
+                shorten_contents(&plan, &(0..messages).collect(), 0, 1),
+                shorten_contents(&plan, &odd(messages), 1, 3),
+                shorten_thinks(&plan, &odd(plan.turns.len()), 1, 2),
+                merge_client(&plan, plan.clients - 1, 0),
+                remap_clients(&keep_turns(&plan, &first(plan.turns.len()))),
+            ];
+            for (i, edited) in edits.iter().enumerate() {
+                edited
+                    .validate()
+                    .unwrap_or_else(|e| panic!("seed {seed}, edit {i}: {e}"));
+            }
+            let one_client = merge_client(&merge_client(&plan, 2, 0), 1, 0);
+            assert_eq!(one_client.clients, 1, "seed {seed}");
+            assert!(operations_total(&edits[1]) == plan.sessions.len());
+        }
+    }
+}
