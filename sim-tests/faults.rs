@@ -6,7 +6,7 @@ use amnesia::model::Persistence;
 use amnesia::plan::{
     ClassRate, Direction, ErrorReply, Fault, FaultKind, Plan, ScenarioConfig, Turn,
 };
-use amnesia::runner::{run_plan, run_plan_with, EngineKind, RunReport};
+use amnesia::runner::{run_plan, run_plan_with_store, EngineKind, RunOptions, RunReport};
 use amnesia::store::{
     MemoryStore, Message, Policy, Role, SessionKey, StoreContext, StoreError, StoreFactory,
 };
@@ -495,7 +495,13 @@ fn a_skewed_client_clock_shifts_an_expireat() {
             context: (context.connector, context.clock),
         })
     });
-    let report = run_plan_with(plan, "expireat-probe", &factory, EngineKind::Event);
+    let report = run_plan_with_store(
+        plan,
+        "expireat-probe",
+        &factory,
+        EngineKind::Event,
+        &RunOptions::default(),
+    );
     let pxat = |id: &str| -> i64 {
         let (_, line) = lines_with(&report, &format!("SET probe:{id} 1 PXAT"))[0].clone();
         line.rsplit(' ')
@@ -549,7 +555,13 @@ fn an_operation_that_never_completes_is_reported_stuck() {
     let mut plan = base_plan(1);
     add_turn(&mut plan, 0, 0, 1_000, 100);
     let factory: StoreFactory = Arc::new(|_context: StoreContext<'_>| Arc::new(HangingReads));
-    let report = run_plan_with(plan, "hanging", &factory, EngineKind::Event);
+    let report = run_plan_with_store(
+        plan,
+        "hanging",
+        &factory,
+        EngineKind::Event,
+        &RunOptions::default(),
+    );
     let stuck: Vec<_> = report
         .verdict
         .violations

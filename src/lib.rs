@@ -3,6 +3,8 @@
 //! A seed becomes a [`plan::Plan`] (workload and faults), the plan runs in a simulated
 //! world ([`sim`]) where the store's real code talks to a Redis model ([`model`]) on
 //! virtual time, and the recorded [`history::History`] is judged by the [`check`]er.
+//! The [`runner`] sweeps seeds in parallel, reports them (JSON, JUnit), shrinks a failing
+//! plan, and gives `cargo test` a check entry point ([`runner::check_seeds`]).
 //!
 //! ```
 //! use amnesia::plan::ScenarioConfig;

@@ -19,6 +19,10 @@ pub struct TraceEvent {
     pub text: String,
     /// Network-level detail (bytes on the wire), shown only in the full timeline.
     pub detail: bool,
+    /// A log event of the code under test (`tracing`, filtered by `RUST_LOG`): shown in
+    /// the timeline, left out of the hash so a log filter never changes the fingerprint.
+    #[serde(default)]
+    pub log: bool,
 }
 
 /// An append-only, shareable event log. Cloning shares it.
@@ -39,6 +43,18 @@ impl Trace {
             host: host.into(),
             text: text.into(),
             detail: false,
+            log: false,
+        });
+    }
+
+    /// Record a log event of the code under test (see [`TraceEvent::log`]).
+    pub fn record_log(&self, at_us: u64, host: impl Into<String>, text: impl Into<String>) {
+        self.push(TraceEvent {
+            at_us,
+            host: host.into(),
+            text: text.into(),
+            detail: false,
+            log: true,
         });
     }
 
@@ -49,6 +65,7 @@ impl Trace {
             host: host.into(),
             text: text.into(),
             detail: true,
+            log: false,
         });
     }
 
@@ -63,6 +80,7 @@ impl Trace {
                 host: "trace".into(),
                 text,
                 detail: false,
+                log: false,
             });
         }
     }
@@ -98,9 +116,16 @@ impl Trace {
         out
     }
 
-    /// FNV-1a over the timeline's bytes: equal for equal traces, in any process.
+    /// FNV-1a over the full timeline's bytes, log events excepted: equal for equal
+    /// traces, in any process, whatever `RUST_LOG` shows.
     pub fn hash(&self) -> u64 {
-        fnv1a(self.timeline().as_bytes())
+        let events = self.events.lock().expect("never poisoned");
+        let mut hash = FNV_OFFSET;
+        for event in events.iter().filter(|event| !event.log) {
+            hash = fnv1a_from(hash, format_event(event).as_bytes());
+            hash = fnv1a_from(hash, b"\n");
+        }
+        hash
     }
 }
 
@@ -116,9 +141,15 @@ pub fn format_event(event: &TraceEvent) -> String {
 
 /// 64-bit FNV-1a: tiny, stable across platforms and processes.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a_from(FNV_OFFSET, bytes)
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a continued from `hash` over `bytes`.
+fn fnv1a_from(hash: u64, bytes: &[u8]) -> u64 {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes.iter().fold(OFFSET, |hash, &byte| {
+    bytes.iter().fold(hash, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(PRIME)
     })
 }
@@ -139,5 +170,10 @@ mod tests {
         other.record(1_500_001, "client-0", "invoke #0 append");
         assert_ne!(trace.hash(), other.hash());
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(trace.hash(), fnv1a(trace.timeline().as_bytes()));
+        let hash = trace.hash();
+        trace.record_log(1_600_000, "client-0", "log DEBUG store: append");
+        assert_eq!(trace.hash(), hash, "log events stay out of the hash");
+        assert!(trace.timeline().contains("log DEBUG"));
     }
 }

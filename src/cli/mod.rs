@@ -1,8 +1,10 @@
 //! Command-line parsing and dispatch for the `amnesia` binary.
-#![allow(dead_code)] // exit codes and error kinds used by the commands still to come
 
+mod replay;
 mod run;
 mod serve_model;
+mod shrink;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 
@@ -24,6 +26,12 @@ pub struct Cli {
 enum Command {
     /// Run one seed: plan summary, timeline and verdict.
     Run(run::Args),
+    /// Run many seeds on worker threads; summary, JSON and JUnit reports.
+    Sweep(sweep::Args),
+    /// Run one seed or a saved plan file, as `run` does.
+    Replay(replay::Args),
+    /// Minimize a failing seed's plan and save it for `replay --plan`.
+    Shrink(shrink::Args),
     /// Serve the Redis model on 127.0.0.1 with the real clock.
     ServeModel(serve_model::Args),
 }
@@ -49,6 +57,9 @@ impl CliError {
 pub fn run(cli: Cli) -> Result<u8, CliError> {
     match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Shrink(args) => shrink::run(args),
         Command::ServeModel(args) => serve_model::run(args),
     }
 }

@@ -110,6 +110,18 @@ impl FaultKind {
         }
     }
 
+    /// The client the fault hits, to renumber it (shrinking drops clients).
+    pub fn client_mut(&mut self) -> Option<&mut u32> {
+        match self {
+            FaultKind::Partition { client, .. }
+            | FaultKind::Clog { client, .. }
+            | FaultKind::Reset { client }
+            | FaultKind::ClientCrash { client }
+            | FaultKind::ClockSkew { client, .. } => Some(client),
+            FaultKind::RedisRestart | FaultKind::RedisPause | FaultKind::ErrorReply { .. } => None,
+        }
+    }
+
     /// The lane the fault occupies for its window.
     pub fn lane(&self) -> Lane {
         self.client().map_or(Lane::Redis, Lane::Client)

@@ -286,14 +286,7 @@ fn validate_catches_clients_out_of_range() {
             .iter_mut()
             .find(|f| f.kind.client().is_some())
             .expect("a client fault");
-        match &mut fault.kind {
-            FaultKind::Partition { client, .. }
-            | FaultKind::Clog { client, .. }
-            | FaultKind::Reset { client }
-            | FaultKind::ClientCrash { client }
-            | FaultKind::ClockSkew { client, .. } => *client = 7,
-            _ => unreachable!("filtered to client faults"),
-        }
+        *fault.kind.client_mut().expect("a client fault") = 7;
     });
     assert!(error.contains("client 7 is out of range"), "{error}");
 }

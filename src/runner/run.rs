@@ -3,6 +3,7 @@
 use crate::check::{check_input, CheckInput, LivenessSpec, Verdict};
 use crate::history::History;
 use crate::plan::{Plan, ScenarioConfig};
+use crate::runner::log::LogFilter;
 use crate::sim::event::EventEngine;
 use crate::sim::{Engine, OP_BUDGET_MS};
 use crate::store::{self, Policy, StoreFactory, UnknownStore};
@@ -22,9 +23,33 @@ impl EngineKind {
         }
     }
 
+    /// The name `--engine` takes.
     pub fn name(self) -> &'static str {
         self.engine().name()
     }
+
+    /// Parse an `--engine` name; the error is one line.
+    pub fn parse(name: &str) -> Result<EngineKind, String> {
+        match name {
+            "event" => Ok(EngineKind::Event),
+            other => Err(format!("unknown engine '{other}' (known: event)")),
+        }
+    }
+}
+
+/// How to run, besides plan, store and engine.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Which of the store's own `tracing` events reach the timeline.
+    pub log: LogFilter,
+}
+
+/// The one command that reproduces `seed` with `store` on `engine`.
+pub fn replay_command(seed: u64, store: &str, engine: EngineKind) -> String {
+    format!(
+        "amnesia replay --seed {seed} --store {store} --engine {}",
+        engine.name()
+    )
 }
 
 /// Everything one run produced.
@@ -39,14 +64,10 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// The one command that reproduces this run.
+    /// The one command that reproduces this run (of a generated plan; a plan file
+    /// replays with `amnesia replay --plan FILE`).
     pub fn replay_command(&self) -> String {
-        format!(
-            "amnesia run --seed {} --store {} --engine {}",
-            self.plan.seed,
-            self.store,
-            self.engine.name()
-        )
+        replay_command(self.plan.seed, &self.store, self.engine)
     }
 }
 
@@ -62,18 +83,32 @@ pub fn run_seed(
 
 /// Run a plan with the named store and judge the history.
 pub fn run_plan(plan: Plan, store: &str, engine: EngineKind) -> Result<RunReport, UnknownStore> {
-    let factory = store::factory(store)?;
-    Ok(run_plan_with(plan, store, &factory, engine))
+    run_plan_with(plan, store, engine, &RunOptions::default())
 }
 
-/// Run a plan with a store of the caller's (`label` names it in reports).
+/// [`run_plan`] with options. The store's log subscriber is installed for this run only,
+/// on this thread.
 pub fn run_plan_with(
+    plan: Plan,
+    store: &str,
+    engine: EngineKind,
+    options: &RunOptions,
+) -> Result<RunReport, UnknownStore> {
+    let factory = store::factory(store)?;
+    Ok(run_plan_with_store(plan, store, &factory, engine, options))
+}
+
+/// Run a plan with a store of the caller's: library users bring their own
+/// [`StoreFactory`]; `label` names the store in reports and replay commands.
+pub fn run_plan_with_store(
     plan: Plan,
     label: &str,
     store: &StoreFactory,
     engine: EngineKind,
+    options: &RunOptions,
 ) -> RunReport {
-    let output = engine.engine().run(&plan, store);
+    let dispatch = options.log.dispatch();
+    let output = tracing::dispatcher::with_default(&dispatch, || engine.engine().run(&plan, store));
     let liveness = LivenessSpec {
         quiet_from_us: plan.duration_ms * 1_000,
         op_budget_us: OP_BUDGET_MS * 1_000,

@@ -18,7 +18,8 @@ fn subject_text(subject: &Subject) -> String {
     }
 }
 
-fn violation_text(violation: &Violation) -> String {
+/// One violation with its evidence, indented for a verdict listing.
+pub fn violation_text(violation: &Violation) -> String {
     let ops: Vec<String> = violation
         .op_indexes
         .iter()

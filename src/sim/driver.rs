@@ -14,6 +14,16 @@ use crate::sim::world::World;
 use crate::store::{Memory, MemoryStore, Message, SessionKey, StoreError, UserKey};
 use crate::trace::Trace;
 use std::sync::{Arc, Mutex};
+use tracing::Instrument;
+
+/// The target of the span that wraps every store call; its `host` field names the client,
+/// so the store's own log events land on the right host in the timeline.
+pub const HOST_SPAN_TARGET: &str = "amnesia::host";
+
+/// The span of one store call on `client`.
+fn host_span(client: u32) -> tracing::Span {
+    tracing::info_span!(target: HOST_SPAN_TARGET, "op", host = %format_args!("client-{client}"))
+}
 
 /// Context limit of the final reads of the liveness phase.
 pub const FINAL_READ_LIMIT: usize = 1_000;
@@ -170,7 +180,7 @@ impl Driver {
         let result = tokio::select! {
             biased;
             _ = crashed => None,
-            result = operation(store) => Some(result),
+            result = operation(store).instrument(host_span(client)) => Some(result),
         };
         let outcome = match &result {
             None => Outcome::Unknown(CLIENT_CRASHED.into()),

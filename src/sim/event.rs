@@ -43,6 +43,7 @@ impl Engine for EventEngine {
 async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
     let clock = WorldClock::start();
     let trace = Trace::new();
+    let _entered = crate::sim::context::enter(&clock, &trace);
     let _buggify = plan.scenario.buggify.then(|| {
         let clock = clock.clone();
         Buggify::new(plan.seed, trace.clone(), move || clock.now_us()).install()

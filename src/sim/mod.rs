@@ -6,6 +6,7 @@
 //! plans and must reach the same verdicts.
 
 pub mod clock;
+pub mod context;
 pub mod driver;
 pub mod event;
 pub mod faults;

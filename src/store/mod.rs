@@ -3,6 +3,8 @@
 
 pub mod embed;
 mod reference;
+#[doc(hidden)]
+pub mod testing;
 mod types;
 pub mod variants;
 
@@ -73,7 +75,7 @@ pub struct UnknownStore(pub String);
 
 /// Check a store name without building anything.
 pub fn check_name(name: &str) -> Result<(), UnknownStore> {
-    if STORE_NAMES.contains(&name) {
+    if STORE_NAMES.contains(&name) || testing::TEST_STORE_NAMES.contains(&name) {
         Ok(())
     } else {
         Err(UnknownStore(name.to_string()))
@@ -113,6 +115,10 @@ fn build(name: &str, context: StoreContext<'_>) -> std::sync::Arc<dyn MemoryStor
     match name {
         "write-behind" => {
             std::sync::Arc::new(variants::write_behind::WriteBehindStore::new(reference))
+        }
+        "test-hang" => std::sync::Arc::new(testing::HangStore::new(reference, context.plan.seed)),
+        "test-nondeterministic" => {
+            std::sync::Arc::new(testing::NondeterministicStore::new(reference))
         }
         _ => std::sync::Arc::new(reference),
     }

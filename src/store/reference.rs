@@ -149,6 +149,7 @@ impl MemoryStore for RedisChatStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let ((list, head), mut pipe) = self.session_pipeline(session);
         let encoded = encode_message(msg);
+        tracing::debug!(session = %session, id = %msg.id, bytes = msg.content.len(), "append");
         let keep = self.config.messages_max as isize;
         let ttl_ms = self.config.ttl_ms as i64;
         pipe.rpush(&list, &encoded)

@@ -22,10 +22,12 @@ impl WriteBehindStore {
 impl MemoryStore for WriteBehindStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (inner, session, msg) = (self.inner.clone(), session.clone(), msg.clone());
-        tokio::spawn(async move {
+        let write = async move {
             // The bug: nobody waits for this, and its failure is never seen.
             let _ = inner.append(&session, &msg).await;
-        });
+        };
+        // The caller's span goes along, so the write's log events keep their host.
+        tokio::spawn(tracing::Instrument::in_current_span(write));
         Ok(())
     }
 

@@ -1,0 +1,439 @@
+//! The runner end to end, mostly through the `amnesia` binary: sweeps and their reports,
+//! shards, exit codes, bad input, shrinking, the wall-clock guard, the store's log events
+//! in the timeline, and the `cargo test` entry point.
+
+use amnesia::check::ViolationClass;
+use amnesia::plan::{Plan, ScenarioConfig};
+use amnesia::runner::{
+    edit, run_plan_with, shrink, EngineKind, LogFilter, RunOptions, SeedRange, SeedStatus,
+    ShrinkConfig, SweepReport,
+};
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const EXIT_PASS: i32 = 0;
+const EXIT_VIOLATION: i32 = 1;
+const EXIT_USAGE: i32 = 2;
+const EXIT_NONDETERMINISM: i32 = 3;
+
+fn amnesia(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_amnesia"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("exited, not killed")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("utf-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("utf-8")
+}
+
+/// A fresh scratch directory for this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("amnesia-runner-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn path_str(path: &std::path::Path) -> &str {
+    path.to_str().expect("utf-8 path")
+}
+
+fn sweep_json(args: &[&str], dir: &std::path::Path, name: &str) -> (Output, SweepReport) {
+    let json = dir.join(format!("{name}.json"));
+    let mut all = vec!["sweep"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--json", path_str(&json)]);
+    let output = amnesia(&all);
+    let text = std::fs::read_to_string(&json).expect("the JSON report was written");
+    let report: SweepReport = serde_json::from_str(&text).expect("the report parses");
+    (output, report)
+}
+
+#[test]
+fn sweep_reports_parse_and_carry_the_failing_seeds() {
+    let dir = scratch("reports");
+    let junit = dir.join("junit.xml");
+    let (output, report) = sweep_json(
+        &[
+            "--seeds",
+            "0..16",
+            "--store",
+            "write-behind",
+            "--jobs",
+            "2",
+            "--junit",
+            path_str(&junit),
+        ],
+        &dir,
+        "jobs2",
+    );
+    assert_eq!(code(&output), EXIT_VIOLATION, "{}", stderr(&output));
+    assert_eq!(report.schema, "amnesia-sweep-report");
+    assert_eq!(report.version, 1);
+    assert_eq!(report.results.len(), 16);
+    let seeds: Vec<u64> = report.results.iter().map(|r| r.seed).collect();
+    assert_eq!(seeds, (0..16).collect::<Vec<_>>(), "ordered by seed");
+    let seed4 = &report.results[4];
+    assert_eq!(seed4.status, SeedStatus::Fail);
+    assert!(seed4.classes.contains(&ViolationClass::Lost));
+    assert_eq!(seed4.trace_hash.as_deref().map(str::len), Some(16));
+    assert!(seed4
+        .replay
+        .contains("replay --seed 4 --store write-behind"));
+    let lost = report
+        .summary
+        .by_class
+        .iter()
+        .find(|g| g.class == ViolationClass::Lost);
+    assert!(lost.expect("a lost group").seeds.contains(&4));
+    // The terminal summary groups by class, each failing seed with its command.
+    let text = stdout(&output);
+    assert!(text.contains("lost ("), "{text}");
+    assert!(text.contains("seed 4: amnesia replay --seed 4 --store write-behind --engine event"));
+
+    // JUnit, read by a real XML parser: one test case per seed, failures with text.
+    let xml = std::fs::read_to_string(&junit).expect("the JUnit report was written");
+    let document = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    let cases: Vec<_> = document
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(cases.len(), 16);
+    let failing: Vec<&str> = cases
+        .iter()
+        .filter(|case| case.children().any(|c| c.has_tag_name("failure")))
+        .map(|case| case.attribute("name").expect("a name"))
+        .collect();
+    let expected: Vec<String> = report
+        .results
+        .iter()
+        .filter(|r| !r.is_pass())
+        .map(|r| format!("seed {}", r.seed))
+        .collect();
+    assert_eq!(failing, expected);
+    let case4 = cases
+        .iter()
+        .find(|c| c.attribute("name") == Some("seed 4"))
+        .expect("seed 4");
+    let failure = case4
+        .children()
+        .find(|c| c.has_tag_name("failure"))
+        .expect("a failure");
+    assert!(failure.attribute("type").expect("a type").contains("lost"));
+    let body = failure.text().expect("failure text");
+    assert!(
+        body.contains("lost on session") && body.contains("reproduce: amnesia replay --seed 4")
+    );
+
+    // The same verdicts and hashes whatever --jobs is.
+    let (_, one_job) = sweep_json(
+        &["--seeds", "0..16", "--store", "write-behind", "--jobs", "1"],
+        &dir,
+        "jobs1",
+    );
+    let strip = |report: &SweepReport| {
+        report
+            .results
+            .iter()
+            .map(|r| {
+                (
+                    r.seed,
+                    r.status,
+                    r.classes.clone(),
+                    r.violations.clone(),
+                    r.trace_hash.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&report), strip(&one_job));
+}
+
+#[test]
+fn shards_split_a_sweep_disjointly_and_cover_it() {
+    let dir = scratch("shards");
+    let mut seen = Vec::new();
+    for shard in ["1/3", "2/3", "3/3"] {
+        let (output, report) = sweep_json(
+            &["--seeds", "5..17", "--shard", shard],
+            &dir,
+            &shard.replace('/', "-"),
+        );
+        assert_eq!(code(&output), EXIT_PASS, "{}", stdout(&output));
+        let k: u64 = shard[..1].parse().unwrap();
+        assert!(
+            report.results.iter().all(|r| r.seed % 3 == k - 1),
+            "shard {shard}"
+        );
+        seen.extend(report.results.iter().map(|r| r.seed));
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, (5..17).collect::<Vec<_>>());
+}
+
+#[test]
+fn exit_codes_follow_design() {
+    let pass = amnesia(&["sweep", "--seeds", "0..4"]);
+    assert_eq!(code(&pass), EXIT_PASS, "{}", stdout(&pass));
+    let violation = amnesia(&["sweep", "--seeds", "4..5", "--store", "write-behind"]);
+    assert_eq!(code(&violation), EXIT_VIOLATION);
+    let run_violation = amnesia(&["run", "--seed", "4", "--store", "write-behind"]);
+    assert_eq!(code(&run_violation), EXIT_VIOLATION);
+    let deterministic = amnesia(&["sweep", "--seeds", "0..3", "--check-determinism"]);
+    assert_eq!(
+        code(&deterministic),
+        EXIT_PASS,
+        "{}",
+        stdout(&deterministic)
+    );
+
+    // Exit 3 needs a nondeterministic run: the hidden `test-nondeterministic` store
+    // changes its append delay with every store the process builds, on purpose.
+    let broken = amnesia(&[
+        "sweep",
+        "--seeds",
+        "0..2",
+        "--store",
+        "test-nondeterministic",
+        "--check-determinism",
+    ]);
+    assert_eq!(code(&broken), EXIT_NONDETERMINISM, "{}", stdout(&broken));
+    let text = stdout(&broken);
+    assert!(text.contains("first divergence at event"), "{text}");
+    assert!(
+        text.contains("run 1: [") && text.contains("run 2: ["),
+        "{text}"
+    );
+    let run_broken = amnesia(&[
+        "run",
+        "--seed",
+        "1",
+        "--store",
+        "test-nondeterministic",
+        "--check-determinism",
+    ]);
+    assert_eq!(code(&run_broken), EXIT_NONDETERMINISM);
+    assert!(stdout(&run_broken).contains("determinism BROKEN"));
+    // The hidden stores stay out of the list users see.
+    let unknown = amnesia(&["run", "--seed", "1", "--store", "nope"]);
+    assert!(!stderr(&unknown).contains("test-"), "{}", stderr(&unknown));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let dir = scratch("bad-input");
+    let corrupt = dir.join("corrupt.json");
+    std::fs::write(&corrupt, "{\"version\": 1, \"seed\": ").unwrap();
+    let other_version = dir.join("v99.json");
+    let mut plan: serde_json::Value =
+        serde_json::from_str(&Plan::generate(1, &ScenarioConfig::standard()).to_json_pretty())
+            .unwrap();
+    plan["version"] = 99.into();
+    std::fs::write(&other_version, plan.to_string()).unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["sweep", "--seeds", "5..2"],
+        vec!["sweep", "--seeds", "x"],
+        vec!["sweep", "--seeds", "0..4", "--shard", "3/2"],
+        vec!["sweep", "--seeds", "0..4", "--shard", "0/2"],
+        vec!["sweep", "--seeds", "0..4", "--store", "nope"],
+        vec!["sweep", "--seeds", "0..4", "--jobs", "0"],
+        vec!["replay", "--plan", path_str(&corrupt)],
+        vec!["replay", "--plan", path_str(&other_version)],
+        vec!["replay", "--plan", "/nonexistent/plan.json"],
+        vec!["replay", "--seed", "1", "--store", "nope"],
+        vec!["run", "--seed", "1", "--store", "nope"],
+        vec!["shrink", "--seed", "4", "--store", "nope"],
+    ];
+    for args in cases {
+        let output = amnesia(&args);
+        let error = stderr(&output);
+        assert_eq!(code(&output), EXIT_USAGE, "{args:?}: {error}");
+        assert_eq!(
+            error.trim_end().lines().count(),
+            1,
+            "{args:?}: not one line: {error}"
+        );
+        assert!(
+            error.starts_with("amnesia: ") && !error.contains("panicked"),
+            "{args:?}: {error}"
+        );
+    }
+    let version = stderr(&amnesia(&["replay", "--plan", path_str(&other_version)]));
+    assert!(version.contains("version 99"), "{version}");
+}
+
+#[test]
+fn shrinking_write_behind_gives_a_small_plan_that_replays() {
+    let plan = Plan::generate(4, &ScenarioConfig::standard());
+    let before = edit::operations_total(&plan);
+    let shrunk = shrink(plan, &ShrinkConfig::new("write-behind")).expect("seed 4 fails");
+    eprintln!(
+        "write-behind seed 4: {before} → {} operations in {} runs",
+        shrunk.operations_after, shrunk.runs
+    );
+    assert_eq!(shrunk.class, ViolationClass::Lost);
+    assert!(
+        shrunk.operations_after <= 10,
+        "{} operations",
+        shrunk.operations_after
+    );
+    shrunk.plan.validate().expect("a shrunk plan is valid");
+
+    // Saved, loaded and replayed through the binary: the same class.
+    let dir = scratch("shrink");
+    let file = dir.join("shrunk.json");
+    let output = amnesia(&[
+        "shrink",
+        "--seed",
+        "4",
+        "--store",
+        "write-behind",
+        "-o",
+        path_str(&file),
+    ]);
+    assert_eq!(code(&output), EXIT_VIOLATION, "{}", stderr(&output));
+    let saved = Plan::from_json(&std::fs::read_to_string(&file).unwrap()).expect("valid plan file");
+    assert_eq!(saved, shrunk.plan, "the CLI and the library shrink alike");
+    let replay = amnesia(&[
+        "replay",
+        "--plan",
+        path_str(&file),
+        "--store",
+        "write-behind",
+    ]);
+    assert_eq!(code(&replay), EXIT_VIOLATION);
+    let text = stdout(&replay);
+    assert!(text.contains("violations: lost"), "{text}");
+    assert!(text.contains("reproduce: amnesia replay --plan"), "{text}");
+    // The reference store passes the same plan: the bug, not the plan, fails it.
+    let reference = amnesia(&["replay", "--plan", path_str(&file)]);
+    assert_eq!(code(&reference), EXIT_PASS);
+    let passing = amnesia(&["shrink", "--seed", "1"]);
+    assert_eq!(code(&passing), EXIT_PASS);
+}
+
+#[test]
+fn a_hanging_seed_is_reported_stuck_and_the_sweep_completes() {
+    let dir = scratch("stuck");
+    let hang = amnesia::store::testing::HANG_SEED;
+    let (output, report) = sweep_json(
+        &[
+            "--seeds",
+            "0..6",
+            "--store",
+            "test-hang",
+            "--jobs",
+            "2",
+            "--seed-timeout-ms",
+            "3000",
+        ],
+        &dir,
+        "stuck",
+    );
+    assert_eq!(code(&output), EXIT_VIOLATION, "{}", stdout(&output));
+    assert_eq!(report.results.len(), 6);
+    for result in &report.results {
+        if result.seed == hang {
+            assert_eq!(result.status, SeedStatus::Stuck);
+            assert_eq!(result.classes, vec![ViolationClass::Stuck]);
+            assert_eq!(result.trace_hash, None);
+        } else {
+            assert_eq!(result.status, SeedStatus::Pass, "seed {}", result.seed);
+        }
+    }
+    assert!(stdout(&output).contains("stuck ("), "{}", stdout(&output));
+}
+
+#[test]
+fn store_log_events_appear_in_the_replayed_timeline() {
+    let plan = Plan::generate(1, &ScenarioConfig::standard());
+    let options = RunOptions {
+        log: LogFilter::new("amnesia::store=debug").unwrap(),
+    };
+    let with_logs = run_plan_with(plan.clone(), "reference", EngineKind::Event, &options).unwrap();
+    let quiet =
+        run_plan_with(plan, "reference", EngineKind::Event, &RunOptions::default()).unwrap();
+    let logs: Vec<_> = with_logs
+        .trace
+        .events()
+        .into_iter()
+        .filter(|e| e.log)
+        .collect();
+    assert!(!logs.is_empty());
+    let event = &logs[0];
+    assert!(event.host.starts_with("client-"), "{event:?}");
+    assert!(
+        event
+            .text
+            .starts_with("log DEBUG amnesia::store::reference: append"),
+        "{event:?}"
+    );
+    assert!(
+        !quiet.trace.events().iter().any(|e| e.log),
+        "info hides debug"
+    );
+    assert_eq!(
+        with_logs.trace.hash(),
+        quiet.trace.hash(),
+        "logs never change the hash"
+    );
+
+    // Through the binary, with RUST_LOG, stamped with virtual time beside the op.
+    let output = Command::new(env!("CARGO_BIN_EXE_amnesia"))
+        .args(["replay", "--seed", "1"])
+        .env("RUST_LOG", "debug")
+        .output()
+        .unwrap();
+    let text = stdout(&output);
+    let line = text
+        .lines()
+        .find(|l| l.contains("log DEBUG amnesia::store::reference: append"))
+        .expect("the store's debug event in the timeline");
+    assert!(
+        line.starts_with('[') && line.contains("] client-"),
+        "{line}"
+    );
+    assert!(
+        line.contains("session=t") && line.contains("id=m"),
+        "{line}"
+    );
+    let bad = Command::new(env!("CARGO_BIN_EXE_amnesia"))
+        .args(["run", "--seed", "1"])
+        .env("RUST_LOG", "amnesia=[")
+        .output()
+        .unwrap();
+    assert_eq!(code(&bad), EXIT_USAGE, "{}", stderr(&bad));
+}
+
+#[test]
+fn check_seeds_passes_and_panics_with_the_replay_command() {
+    let env = |name: &str| (name == "AMNESIA_JOBS").then(|| "2".to_string());
+    amnesia::runner::check_seeds_env("reference", SeedRange { start: 0, end: 4 }, &env);
+    let seed_env = |name: &str| (name == "AMNESIA_SEED").then(|| "4".to_string());
+    let panic = std::panic::catch_unwind(|| {
+        amnesia::runner::check_seeds_env(
+            "write-behind",
+            SeedRange {
+                start: 100,
+                end: 200,
+            },
+            &seed_env,
+        )
+    })
+    .expect_err("write-behind fails seed 4");
+    let message = panic.downcast_ref::<String>().expect("a formatted panic");
+    assert!(
+        message.contains("replay: amnesia replay --seed 4 --store write-behind"),
+        "{message}"
+    );
+    assert!(message.contains("lost on session"), "{message}");
+}

@@ -1,0 +1,126 @@
+//! `amnesia sweep --seeds A..B`: many seeds on worker threads, a progress bar, a summary
+//! of failing seeds grouped by violation class, and optional JSON and JUnit reports.
+
+use crate::cli::{CliError, EXIT_NONDETERMINISM, EXIT_PASS, EXIT_VIOLATION};
+use amnesia::runner::junit::junit_xml;
+use amnesia::runner::sweep::{jobs_default, SweepEvent, JOBS_MAX};
+use amnesia::runner::{sweep, EngineKind, LogFilter, SeedRange, Shard, SweepConfig, SweepReport};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The seeds, a half-open range: 0..1000 runs 0 up to 999.
+    #[arg(long, value_name = "A..B")]
+    seeds: String,
+    /// Worker threads (default: every core).
+    #[arg(long, value_name = "J")]
+    jobs: Option<usize>,
+    /// Run only shard K of N (1-based): the seeds with seed % N == K-1.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// The store under test.
+    #[arg(long, default_value = "reference")]
+    store: String,
+    /// Write the JSON report (schema: README, "Sweep reports") to this file.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write a JUnit XML report (one test case per seed) to this file.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// The simulation engine.
+    #[arg(long, default_value = "event", value_parser = EngineKind::parse)]
+    engine: EngineKind,
+    /// Run every seed twice and compare trace hashes (exit 3 if one differs).
+    #[arg(long)]
+    check_determinism: bool,
+    /// Wall-clock limit of one run, in milliseconds; a seed past it is reported stuck.
+    #[arg(long, value_name = "MS", default_value_t = amnesia::runner::guard::SEED_TIMEOUT_MS_DEFAULT)]
+    seed_timeout_ms: u64,
+}
+
+pub fn run(args: Args) -> Result<u8, CliError> {
+    let config = config(&args)?;
+    let progress = progress_bar(config.seeds.seeds(config.shard).len() as u64);
+    let failures = AtomicUsize::new(0);
+    let started = Instant::now(); // wall time for progress and the report only
+    let results = sweep(&config, &|event| {
+        if let SweepEvent::Done(result) = event {
+            if !result.is_pass() {
+                let failed = failures.fetch_add(1, Ordering::Relaxed) + 1;
+                progress.set_message(format!("{failed} failing"));
+            }
+            progress.inc(1);
+        }
+    });
+    progress.finish_and_clear();
+    let report = SweepReport::new(&config, results, started.elapsed().as_millis() as u64);
+    if let Some(path) = &args.json {
+        write_file(path, &report.to_json_pretty())?;
+    }
+    if let Some(path) = &args.junit {
+        write_file(path, &junit_xml(&report))?;
+    }
+    crate::cli::emit(&report.text());
+    Ok(if report.is_nondeterministic() {
+        EXIT_NONDETERMINISM
+    } else if report.is_pass() {
+        EXIT_PASS
+    } else {
+        EXIT_VIOLATION
+    })
+}
+
+/// The sweep the arguments ask for; every bad value is a one-line usage error.
+fn config(args: &Args) -> Result<SweepConfig, CliError> {
+    amnesia::store::check_name(&args.store).map_err(|e| CliError::Usage(e.to_string()))?;
+    let seeds = SeedRange::parse(&args.seeds).map_err(CliError::Usage)?;
+    let shard = args
+        .shard
+        .as_deref()
+        .map(Shard::parse)
+        .transpose()
+        .map_err(CliError::Usage)?;
+    let jobs = args.jobs.unwrap_or_else(jobs_default);
+    if jobs == 0 || jobs > JOBS_MAX {
+        return Err(CliError::Usage(format!(
+            "--jobs {jobs} is outside 1..={JOBS_MAX}"
+        )));
+    }
+    if args.seed_timeout_ms == 0 {
+        return Err(CliError::Usage("--seed-timeout-ms must be positive".into()));
+    }
+    Ok(SweepConfig {
+        shard,
+        jobs,
+        engine: args.engine,
+        check_determinism: args.check_determinism,
+        seed_timeout: Duration::from_millis(args.seed_timeout_ms),
+        log: LogFilter::from_env().map_err(CliError::Usage)?,
+        ..SweepConfig::new(seeds, &args.store)
+    })
+}
+
+/// Seeds/s, failures so far and ETA on stderr; hidden when stderr is not a terminal.
+fn progress_bar(seeds: u64) -> ProgressBar {
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(seeds), target);
+    let style =
+        ProgressStyle::with_template("{bar:32} {pos}/{len} seeds · {per_sec} · {msg} · ETA {eta}")
+            .expect("the template is valid");
+    bar.set_style(style);
+    bar.set_message("0 failing");
+    bar
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text)
+        .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))
+}

@@ -1,0 +1,209 @@
+//! The sweep report: one versioned JSON document, and the terminal summary.
+//!
+//! # JSON schema, version 1
+//!
+//! ```text
+//! {
+//!   "schema": "amnesia-sweep-report",     constant
+//!   "version": 1,                          bumped on any incompatible change
+//!   "store": "write-behind",  "engine": "event",  "scenario": "standard",
+//!   "seeds": {"start": 0, "end": 1000},    the half-open range asked for
+//!   "shard": {"index": 1, "count": 4},     or null; shard K/N runs seed % N == K-1
+//!   "jobs": 2,  "check_determinism": false,  "seed_timeout_ms": 60000,
+//!   "wall_ms": 3120,                       wall time of the whole sweep
+//!   "summary": {
+//!     "seeds": 250, "pass": 240, "fail": 10, "stuck": 0, "panic": 0, "nondeterministic": 0,
+//!     "by_class": [{"class": "lost", "seeds": [4, 12]}]    failing seeds per class
+//!   },
+//!   "results": [                           one per seed, ordered by seed
+//!     {"seed": 4,
+//!      "status": "fail",                   pass | fail | stuck | panic | nondeterministic
+//!      "classes": ["lost"],                violation classes (kebab-case, DESIGN's names)
+//!      "violations": [{"class": "lost", "subject": {"kind": "session", "tenant": "t0",
+//!                      "session": "s0"}, "op_indexes": [47], "message_ids": ["m26"],
+//!                      "explanation": "..."}],
+//!      "trace_hash": "3ef2641c1668a3e6",   16 hex digits, or null if the run never ended
+//!      "wall_us": 2345,                    wall time of the seed
+//!      "replay": "amnesia replay --seed 4 --store write-behind --engine event",
+//!      "divergence": {"index": 12, "first": "...", "second": "..."},  only if nondeterministic
+//!      "panic": "..."}                     only if the run panicked
+//!   ]
+//! }
+//! ```
+//!
+//! Everything but the wall times is the same whatever `--jobs` is.
+
+use crate::check::ViolationClass;
+use crate::runner::seeds::{SeedRange, Shard};
+use crate::runner::sweep::{SeedResult, SeedStatus, SweepConfig};
+use crate::runner::text::class_name;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The `schema` field of every sweep report.
+pub const REPORT_SCHEMA: &str = "amnesia-sweep-report";
+/// The report format version.
+pub const REPORT_VERSION: u32 = 1;
+/// Failing seeds listed per class in the terminal summary; the JSON report has them all.
+pub const SEEDS_SHOWN_PER_CLASS_MAX: usize = 10;
+
+/// A whole sweep, as written by `--json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SweepReport {
+    pub schema: String,
+    pub version: u32,
+    pub store: String,
+    pub engine: String,
+    pub scenario: String,
+    pub seeds: SeedRange,
+    pub shard: Option<Shard>,
+    pub jobs: usize,
+    pub check_determinism: bool,
+    pub seed_timeout_ms: u64,
+    pub wall_ms: u64,
+    pub summary: Summary,
+    pub results: Vec<SeedResult>,
+}
+
+/// Counts by status, and the failing seeds of each class.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub seeds: usize,
+    pub pass: usize,
+    pub fail: usize,
+    pub stuck: usize,
+    pub panic: usize,
+    pub nondeterministic: usize,
+    pub by_class: Vec<ClassSeeds>,
+}
+
+/// The seeds that showed one violation class.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassSeeds {
+    pub class: ViolationClass,
+    pub seeds: Vec<u64>,
+}
+
+impl Summary {
+    fn of(results: &[SeedResult]) -> Summary {
+        let mut summary = Summary {
+            seeds: results.len(),
+            ..Summary::default()
+        };
+        let mut by_class: BTreeMap<ViolationClass, Vec<u64>> = BTreeMap::new();
+        for result in results {
+            *match result.status {
+                SeedStatus::Pass => &mut summary.pass,
+                SeedStatus::Fail => &mut summary.fail,
+                SeedStatus::Stuck => &mut summary.stuck,
+                SeedStatus::Panic => &mut summary.panic,
+                SeedStatus::Nondeterministic => &mut summary.nondeterministic,
+            } += 1;
+            for class in &result.classes {
+                by_class.entry(*class).or_default().push(result.seed);
+            }
+        }
+        summary.by_class = by_class
+            .into_iter()
+            .map(|(class, seeds)| ClassSeeds { class, seeds })
+            .collect();
+        summary
+    }
+}
+
+impl SweepReport {
+    /// The report of `results` (ordered by seed) swept with `config`.
+    pub fn new(config: &SweepConfig, results: Vec<SeedResult>, wall_ms: u64) -> SweepReport {
+        SweepReport {
+            schema: REPORT_SCHEMA.into(),
+            version: REPORT_VERSION,
+            store: config.store.clone(),
+            engine: config.engine.name().into(),
+            scenario: config.scenario.name.clone(),
+            seeds: config.seeds,
+            shard: config.shard,
+            jobs: config.jobs,
+            check_determinism: config.check_determinism,
+            seed_timeout_ms: config.seed_timeout.as_millis() as u64,
+            wall_ms,
+            summary: Summary::of(&results),
+            results,
+        }
+    }
+
+    /// Pretty JSON, newline-terminated.
+    pub fn to_json_pretty(&self) -> String {
+        let mut json = serde_json::to_string_pretty(self).expect("a report always serializes");
+        json.push('\n');
+        json
+    }
+
+    /// Every seed passed.
+    pub fn is_pass(&self) -> bool {
+        self.results.iter().all(SeedResult::is_pass)
+    }
+
+    /// Some seed ran differently twice.
+    pub fn is_nondeterministic(&self) -> bool {
+        self.summary.nondeterministic > 0
+    }
+
+    /// The terminal summary: counts, then failing seeds grouped by class, each with the
+    /// command that replays it.
+    pub fn text(&self) -> String {
+        let s = &self.summary;
+        let shard = self
+            .shard
+            .map(|s| format!(" shard {s}"))
+            .unwrap_or_default();
+        let per_second = s.seeds as f64 * 1_000.0 / (self.wall_ms.max(1) as f64);
+        let mut out = format!(
+            "sweep {}{shard}: store {}, engine {}, {} jobs: {} seeds in {:.1} s ({per_second:.0} seeds/s)\n\
+             pass {} · fail {} · stuck {} · panic {} · nondeterministic {}\n",
+            self.seeds, self.store, self.engine, self.jobs, s.seeds,
+            self.wall_ms as f64 / 1_000.0, s.pass, s.fail, s.stuck, s.panic, s.nondeterministic,
+        );
+        for group in &s.by_class {
+            let _ = writeln!(
+                out,
+                "{} ({} seeds):",
+                class_name(group.class),
+                group.seeds.len()
+            );
+            for seed in group.seeds.iter().take(SEEDS_SHOWN_PER_CLASS_MAX) {
+                let _ = writeln!(out, "  seed {seed}: {}", self.result(*seed).replay);
+            }
+            if group.seeds.len() > SEEDS_SHOWN_PER_CLASS_MAX {
+                let more = group.seeds.len() - SEEDS_SHOWN_PER_CLASS_MAX;
+                let _ = writeln!(out, "  ... and {more} more (all of them in --json)");
+            }
+        }
+        for result in &self.results {
+            if let Some(divergence) = &result.divergence {
+                let _ = writeln!(
+                    out,
+                    "nondeterministic seed {}: {}",
+                    result.seed, result.replay
+                );
+                let _ = writeln!(out, "{}", divergence.text());
+            }
+            if let Some(panic) = &result.panic {
+                let _ = writeln!(
+                    out,
+                    "panic on seed {}: {panic}\n  {}",
+                    result.seed, result.replay
+                );
+            }
+        }
+        out
+    }
+
+    fn result(&self, seed: u64) -> &SeedResult {
+        let at = self
+            .results
+            .binary_search_by_key(&seed, |r| r.seed)
+            .expect("a summarized seed has a result");
+        &self.results[at]
+    }
+}

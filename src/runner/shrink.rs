@@ -1,0 +1,238 @@
+//! Shrinking: from a failing plan to a minimal one that still fails with the same
+//! violation class, by delta debugging over the plan's parts ([`super::edit`]): faults,
+//! sessions with their turns, turns, system messages, clients, message contents and think
+//! times, repeated until a whole round removes nothing. Generic over stores and classes:
+//! the only question asked is "does this smaller plan still show the class?".
+
+use crate::check::ViolationClass;
+use crate::plan::Plan;
+use crate::runner::edit;
+use crate::runner::guard::{run_guarded, Guarded, SEED_TIMEOUT_MS_DEFAULT};
+use crate::runner::log::LogFilter;
+use crate::runner::run::{run_plan_with, EngineKind, RunOptions};
+use crate::store::{self, UnknownStore};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// Runs a shrink may spend at most.
+pub const SHRINK_RUNS_MAX: usize = 5_000;
+/// Rounds over every kind of edit at most.
+const ROUNDS_MAX: usize = 8;
+
+/// How to shrink.
+#[derive(Clone, Debug)]
+pub struct ShrinkConfig {
+    pub store: String,
+    pub engine: EngineKind,
+    pub runs_max: usize,
+    /// Wall-clock limit of one run (see [`super::guard`]).
+    pub seed_timeout: Duration,
+    pub log: LogFilter,
+}
+
+impl ShrinkConfig {
+    pub fn new(store: &str) -> ShrinkConfig {
+        ShrinkConfig {
+            store: store.to_string(),
+            engine: EngineKind::Event,
+            runs_max: SHRINK_RUNS_MAX,
+            seed_timeout: Duration::from_millis(SEED_TIMEOUT_MS_DEFAULT),
+            log: LogFilter::default(),
+        }
+    }
+}
+
+/// Why a plan cannot be shrunk.
+#[derive(Debug, thiserror::Error)]
+pub enum ShrinkError {
+    #[error(transparent)]
+    UnknownStore(#[from] UnknownStore),
+    #[error("the plan passes with store {store}: nothing to shrink")]
+    Passes { store: String },
+}
+
+/// A shrunk plan and how it got there.
+#[derive(Clone, Debug)]
+pub struct Shrunk {
+    pub plan: Plan,
+    /// The class the shrunk plan still shows.
+    pub class: ViolationClass,
+    /// Runs spent, the first one included.
+    pub runs: usize,
+    /// [`edit::operations_total`] before and after.
+    pub operations_before: usize,
+    pub operations_after: usize,
+}
+
+/// Shrink `plan`, which must fail with `config.store`, keeping its first violation class.
+pub fn shrink(plan: Plan, config: &ShrinkConfig) -> Result<Shrunk, ShrinkError> {
+    store::check_name(&config.store)?;
+    let mut search = Search {
+        config,
+        class: ViolationClass::Lost,
+        runs: 0,
+    };
+    let Some(class) = search.classes(&plan).into_iter().next() else {
+        return Err(ShrinkError::Passes {
+            store: config.store.clone(),
+        });
+    };
+    search.class = class;
+    let operations_before = edit::operations_total(&plan);
+    let mut plan = plan;
+    for _ in 0..ROUNDS_MAX {
+        let before = plan.clone();
+        plan = search.round(plan);
+        if plan == before || search.exhausted() {
+            break;
+        }
+    }
+    Ok(Shrunk {
+        operations_after: edit::operations_total(&plan),
+        plan,
+        class,
+        runs: search.runs,
+        operations_before,
+    })
+}
+
+/// The state of one shrink.
+struct Search<'a> {
+    config: &'a ShrinkConfig,
+    class: ViolationClass,
+    runs: usize,
+}
+
+impl Search<'_> {
+    fn exhausted(&self) -> bool {
+        self.runs >= self.config.runs_max
+    }
+
+    /// The violation classes of one run of `plan` (`stuck` if it hit the wall-clock limit).
+    fn classes(&mut self, plan: &Plan) -> Vec<ViolationClass> {
+        self.runs += 1;
+        let (plan, store, engine) = (plan.clone(), self.config.store.clone(), self.config.engine);
+        let options = RunOptions {
+            log: self.config.log.clone(),
+        };
+        let run = run_guarded("shrink".into(), self.config.seed_timeout, move || {
+            run_plan_with(plan, &store, engine, &options).map(|report| report.verdict.classes())
+        });
+        match run {
+            Guarded::Done(Ok(classes)) => classes,
+            Guarded::Stuck => vec![ViolationClass::Stuck],
+            Guarded::Done(Err(_)) | Guarded::Panicked(_) => Vec::new(),
+        }
+    }
+
+    /// Does `candidate` still fail the same way? Invalid plans never do.
+    fn fails(&mut self, candidate: &Plan) -> bool {
+        if self.exhausted() || candidate.validate().is_err() {
+            return false;
+        }
+        self.classes(candidate).contains(&self.class)
+    }
+
+    /// One round of every kind of edit, largest first.
+    fn round(&mut self, plan: Plan) -> Plan {
+        let plan = self.reduce(plan, |p| p.faults.len(), edit::keep_faults);
+        let plan = self.reduce(plan, |p| p.sessions.len(), edit::keep_sessions);
+        let plan = self.reduce(plan, |p| p.turns.len(), edit::keep_turns);
+        let plan = self.change(plan, |p| p.turns.len(), edit::drop_system_messages);
+        let plan = self.merge_clients(plan);
+        let messages = |p: &Plan| p.messages().count();
+        let plan = self.change(plan, messages, |p, s| edit::shorten_contents(p, s, 0, 1));
+        let plan = self.change(plan, messages, |p, s| edit::shorten_contents(p, s, 1, 4));
+        let plan = self.change(
+            plan,
+            |p| p.turns.len(),
+            |p, s| edit::shorten_thinks(p, s, 0, 1),
+        );
+        self.change(
+            plan,
+            |p| p.turns.len(),
+            |p, s| edit::shorten_thinks(p, s, 1, 4),
+        )
+    }
+
+    /// Delta debugging by removal: drop ever smaller chunks of the `count` parts while the
+    /// plan still fails; `keep` builds the plan with only the parts of a set.
+    fn reduce(
+        &mut self,
+        plan: Plan,
+        count: impl Fn(&Plan) -> usize,
+        keep: impl Fn(&Plan, &BTreeSet<usize>) -> Plan,
+    ) -> Plan {
+        let mut kept: Vec<usize> = (0..count(&plan)).collect();
+        let original = plan;
+        let mut best = original.clone();
+        let mut chunk = kept.len().div_ceil(2).max(1);
+        loop {
+            let mut removed = false;
+            let mut at = 0;
+            while at < kept.len() && !self.exhausted() {
+                let mut candidate_kept = kept.clone();
+                candidate_kept.drain(at..(at + chunk).min(kept.len()));
+                let candidate = keep(&original, &candidate_kept.iter().copied().collect());
+                if self.fails(&candidate) {
+                    kept = candidate_kept;
+                    best = candidate;
+                    removed = true;
+                } else {
+                    at += chunk;
+                }
+            }
+            if self.exhausted() || (chunk == 1 && !removed) || kept.is_empty() {
+                return best;
+            }
+            chunk = (chunk / 2).max(1);
+        }
+    }
+
+    /// Like [`Search::reduce`], for edits that change parts rather than remove them:
+    /// apply `edit` to ever smaller chunks, keeping each change that still fails.
+    fn change(
+        &mut self,
+        plan: Plan,
+        count: impl Fn(&Plan) -> usize,
+        edit: impl Fn(&Plan, &BTreeSet<usize>) -> Plan,
+    ) -> Plan {
+        let total = count(&plan);
+        let mut best = plan;
+        let mut chunk = total.max(1);
+        loop {
+            for start in (0..total).step_by(chunk) {
+                if self.exhausted() {
+                    return best;
+                }
+                let parts: BTreeSet<usize> = (start..(start + chunk).min(total)).collect();
+                let candidate = edit(&best, &parts);
+                if candidate != best && self.fails(&candidate) {
+                    best = candidate;
+                }
+            }
+            if chunk == 1 {
+                return best;
+            }
+            chunk = (chunk / 2).max(1);
+        }
+    }
+
+    /// Fold clients into others, highest first, while the plan still fails.
+    fn merge_clients(&mut self, plan: Plan) -> Plan {
+        let mut best = edit::remap_clients(&plan);
+        if best != plan && !self.fails(&best) {
+            best = plan;
+        }
+        for client in (1..best.clients).rev() {
+            for to in 0..client {
+                let candidate = edit::merge_client(&best, client, to);
+                if self.fails(&candidate) {
+                    best = candidate;
+                    break;
+                }
+            }
+        }
+        best
+    }
+}

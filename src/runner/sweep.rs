@@ -1,0 +1,251 @@
+//! Sweeps: many seeds on worker threads, each seed a self-contained run on its own
+//! current-thread runtime, guarded by a wall-clock limit ([`super::guard`]). Results are
+//! ordered by seed, so a sweep's verdicts and hashes are the same whatever the job count.
+
+use crate::check::{Subject, Verdict, Violation, ViolationClass};
+use crate::plan::{Plan, ScenarioConfig};
+use crate::runner::determinism::{first_divergence, Divergence};
+use crate::runner::guard::{run_guarded, Guarded, SEED_TIMEOUT_MS_DEFAULT};
+use crate::runner::log::LogFilter;
+use crate::runner::run::{replay_command, run_plan_with, EngineKind, RunOptions};
+use crate::runner::seeds::{SeedRange, Shard};
+use crate::trace::TraceEvent;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Worker threads of a sweep at most.
+pub const JOBS_MAX: usize = 1_024;
+
+/// What to sweep and how.
+#[derive(Clone, Debug)]
+pub struct SweepConfig {
+    pub seeds: SeedRange,
+    pub shard: Option<Shard>,
+    /// Worker threads; each runs whole seeds.
+    pub jobs: usize,
+    pub store: String,
+    pub engine: EngineKind,
+    pub scenario: ScenarioConfig,
+    /// Run every seed twice and compare trace hashes.
+    pub check_determinism: bool,
+    /// Wall-clock limit of one run.
+    pub seed_timeout: Duration,
+    pub log: LogFilter,
+}
+
+impl SweepConfig {
+    /// Defaults: every core, the standard scenario, the event engine, no determinism check.
+    pub fn new(seeds: SeedRange, store: &str) -> SweepConfig {
+        SweepConfig {
+            seeds,
+            shard: None,
+            jobs: jobs_default(),
+            store: store.to_string(),
+            engine: EngineKind::Event,
+            scenario: ScenarioConfig::standard(),
+            check_determinism: false,
+            seed_timeout: Duration::from_millis(SEED_TIMEOUT_MS_DEFAULT),
+            log: LogFilter::default(),
+        }
+    }
+}
+
+/// One worker per core.
+pub fn jobs_default() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// How one seed ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeedStatus {
+    Pass,
+    /// The checker found violations.
+    Fail,
+    /// The run did not finish within the wall-clock limit.
+    Stuck,
+    /// The run panicked.
+    Panic,
+    /// Two runs of the seed produced different traces.
+    Nondeterministic,
+}
+
+impl SeedStatus {
+    /// The lower-case word of reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            SeedStatus::Pass => "pass",
+            SeedStatus::Fail => "fail",
+            SeedStatus::Stuck => "stuck",
+            SeedStatus::Panic => "panic",
+            SeedStatus::Nondeterministic => "nondeterministic",
+        }
+    }
+}
+
+/// The result of one seed, as the reports carry it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedResult {
+    pub seed: u64,
+    pub status: SeedStatus,
+    /// The distinct violation classes, in DESIGN's table order (`stuck` for a run that
+    /// hit the wall-clock limit).
+    pub classes: Vec<ViolationClass>,
+    pub violations: Vec<Violation>,
+    /// The trace hash as 16 hex digits; absent when the run did not finish.
+    pub trace_hash: Option<String>,
+    /// Wall-clock microseconds of the seed (both runs with `--check-determinism`).
+    pub wall_us: u64,
+    /// The one command that reproduces the seed.
+    pub replay: String,
+    /// With `--check-determinism`: the first event where two runs diverged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub divergence: Option<Divergence>,
+    /// A panic's message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panic: Option<String>,
+}
+
+/// What a sweep reports as it goes (to draw progress).
+pub enum SweepEvent<'a> {
+    /// A worker is about to run this seed.
+    Start(u64),
+    Done(&'a SeedResult),
+}
+
+/// Run every seed of `config` and return the results ordered by seed. `observe` sees each
+/// seed start and finish, from the worker threads.
+pub fn sweep(config: &SweepConfig, observe: &(dyn Fn(SweepEvent<'_>) + Sync)) -> Vec<SeedResult> {
+    let seeds = config.seeds.seeds(config.shard);
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::with_capacity(seeds.len()));
+    let jobs = config.jobs.clamp(1, JOBS_MAX).min(seeds.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    return;
+                };
+                observe(SweepEvent::Start(seed));
+                let result = run_seed_checked(seed, config);
+                observe(SweepEvent::Done(&result));
+                results.lock().expect("never poisoned").push(result);
+            });
+        }
+    });
+    let mut results = results.into_inner().expect("never poisoned");
+    results.sort_by_key(|result| result.seed);
+    results
+}
+
+/// What a finished run hands back from its thread.
+struct RunDigest {
+    verdict: Verdict,
+    hash: u64,
+    /// Kept only to find a divergence.
+    events: Option<Vec<TraceEvent>>,
+}
+
+/// One seed: a guarded run, and with `check_determinism` a second one to compare.
+pub fn run_seed_checked(seed: u64, config: &SweepConfig) -> SeedResult {
+    let started = Instant::now(); // wall time for the report only; see guard.rs
+    let mut result = SeedResult {
+        seed,
+        status: SeedStatus::Pass,
+        classes: Vec::new(),
+        violations: Vec::new(),
+        trace_hash: None,
+        wall_us: 0,
+        replay: replay_command(seed, &config.store, config.engine),
+        divergence: None,
+        panic: None,
+    };
+    let first = run_digest(seed, config);
+    if let Some(first) = result.absorb(first, config) {
+        if config.check_determinism {
+            if let Some(second) = result.absorb(run_digest(seed, config), config) {
+                if second.hash != first.hash {
+                    result.status = SeedStatus::Nondeterministic;
+                    result.divergence = first_divergence(
+                        first.events.as_deref().unwrap_or_default(),
+                        second.events.as_deref().unwrap_or_default(),
+                    );
+                }
+            }
+        }
+    }
+    result.wall_us = started.elapsed().as_micros() as u64;
+    result
+}
+
+fn run_digest(seed: u64, config: &SweepConfig) -> Guarded<RunDigest> {
+    let plan = Plan::generate(seed, &config.scenario);
+    let (store, engine, keep_events) = (
+        config.store.clone(),
+        config.engine,
+        config.check_determinism,
+    );
+    let options = RunOptions {
+        log: config.log.clone(),
+    };
+    run_guarded(format!("seed-{seed}"), config.seed_timeout, move || {
+        let report = run_plan_with(plan, &store, engine, &options).expect("store name checked");
+        RunDigest {
+            hash: report.trace.hash(),
+            events: keep_events.then(|| report.trace.events()),
+            verdict: report.verdict,
+        }
+    })
+}
+
+impl SeedResult {
+    /// Fold a run into the result; the digest if the run finished.
+    fn absorb(&mut self, run: Guarded<RunDigest>, config: &SweepConfig) -> Option<RunDigest> {
+        match run {
+            Guarded::Done(digest) => {
+                if self.trace_hash.is_none() {
+                    self.trace_hash = Some(format!("{:016x}", digest.hash));
+                    self.classes = digest.verdict.classes();
+                    self.violations = digest.verdict.violations.clone();
+                    if !digest.verdict.is_pass() {
+                        self.status = SeedStatus::Fail;
+                    }
+                }
+                Some(digest)
+            }
+            Guarded::Stuck => {
+                self.status = SeedStatus::Stuck;
+                self.violations = vec![stuck_violation(config.seed_timeout)];
+                self.classes = vec![ViolationClass::Stuck];
+                None
+            }
+            Guarded::Panicked(message) => {
+                self.status = SeedStatus::Panic;
+                self.panic = Some(message);
+                None
+            }
+        }
+    }
+
+    /// Passed: no violation, no panic, no divergence.
+    pub fn is_pass(&self) -> bool {
+        self.status == SeedStatus::Pass
+    }
+}
+
+/// The synthetic verdict of a run that hit the wall-clock limit.
+fn stuck_violation(timeout: Duration) -> Violation {
+    Violation {
+        class: ViolationClass::Stuck,
+        subject: Subject::Store,
+        op_indexes: Vec::new(),
+        message_ids: Vec::new(),
+        explanation: format!(
+            "the run did not finish within {} ms of wall-clock time (a store that blocks \
+             its thread or busy-loops); its thread was left behind",
+            timeout.as_millis()
+        ),
+    }
+}

@@ -1,0 +1,97 @@
+//! Stores that misbehave on purpose to test amnesia itself, not a memory layer: they are
+//! accepted by name but never listed (see [`TEST_STORE_NAMES`]).
+
+use crate::store::{MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Hidden store names: `test-hang` blocks its thread for good on [`HANG_SEED`];
+/// `test-nondeterministic` changes its timing on every build, so no seed replays.
+#[doc(hidden)]
+pub const TEST_STORE_NAMES: &[&str] = &["test-hang", "test-nondeterministic"];
+
+/// The seed on which `test-hang` blocks.
+#[doc(hidden)]
+pub const HANG_SEED: u64 = 3;
+
+/// The reference store, except that on [`HANG_SEED`] its first append blocks the OS
+/// thread forever (a store that calls blocking I/O inside async code).
+#[doc(hidden)]
+pub struct HangStore {
+    inner: RedisChatStore,
+    hang: bool,
+}
+
+impl HangStore {
+    pub fn new(inner: RedisChatStore, seed: u64) -> Self {
+        Self {
+            inner,
+            hang: seed == HANG_SEED,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryStore for HangStore {
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
+        if self.hang {
+            // Spurious wake-ups aside, nothing ever unparks this thread.
+            loop {
+                std::thread::park();
+            }
+        }
+        self.inner.append(session, msg).await
+    }
+
+    async fn context(
+        &self,
+        session: &SessionKey,
+        limit: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        self.inner.context(session, limit).await
+    }
+
+    fn policy(&self) -> Policy {
+        self.inner.policy()
+    }
+}
+
+/// Stores built so far in this process: the source of `test-nondeterministic`'s drift.
+static BUILDS: AtomicU64 = AtomicU64::new(0);
+
+/// The reference store, with an append delay that depends on how many stores this
+/// process built before it: the same seed never runs the same way twice.
+#[doc(hidden)]
+pub struct NondeterministicStore {
+    inner: RedisChatStore,
+    delay_ms: u64,
+}
+
+impl NondeterministicStore {
+    pub fn new(inner: RedisChatStore) -> Self {
+        let build = BUILDS.fetch_add(1, Ordering::Relaxed);
+        Self {
+            inner,
+            delay_ms: 1 + build % 7, // tokio's timers tick in whole milliseconds
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryStore for NondeterministicStore {
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
+        tokio::time::sleep(std::time::Duration::from_millis(self.delay_ms)).await;
+        self.inner.append(session, msg).await
+    }
+
+    async fn context(
+        &self,
+        session: &SessionKey,
+        limit: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        self.inner.context(session, limit).await
+    }
+
+    fn policy(&self) -> Policy {
+        self.inner.policy()
+    }
+}
