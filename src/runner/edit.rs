@@ -65,6 +65,30 @@ pub fn drop_system_messages(plan: &Plan, positions: &BTreeSet<usize>) -> Plan {
     plan
 }
 
+/// Drop the memory operations (recall, remember) of the turns at `positions`.
+pub fn drop_memory_operations(plan: &Plan, positions: &BTreeSet<usize>) -> Plan {
+    let mut plan = plan.clone();
+    for &position in positions {
+        if let Some(turn) = plan.turns.get_mut(position) {
+            turn.recall = None;
+            turn.remember = None;
+        }
+    }
+    plan
+}
+
+/// Drop the key-scheme deploy and turn buggify points off: fewer moving parts.
+pub fn calm(plan: &Plan, parts: &BTreeSet<usize>) -> Plan {
+    let mut plan = plan.clone();
+    if parts.contains(&0) {
+        plan.deploy_at_ms = None;
+    }
+    if parts.contains(&1) {
+        plan.scenario.buggify = false;
+    }
+    plan
+}
+
 /// Cut the contents of the messages at `positions` (in append order) to `fraction_num`
 /// out of `fraction_den` of their bytes, at a character boundary.
 pub fn shorten_contents(

@@ -139,6 +139,8 @@ impl Search<'_> {
         let plan = self.reduce(plan, |p| p.sessions.len(), edit::keep_sessions);
         let plan = self.reduce(plan, |p| p.turns.len(), edit::keep_turns);
         let plan = self.change(plan, |p| p.turns.len(), edit::drop_system_messages);
+        let plan = self.change(plan, |p| p.turns.len(), edit::drop_memory_operations);
+        let plan = self.change(plan, |_| 2, edit::calm);
         let plan = self.merge_clients(plan);
         let messages = |p: &Plan| p.messages().count();
         let plan = self.change(plan, messages, |p, s| edit::shorten_contents(p, s, 0, 1));
