@@ -54,10 +54,14 @@ impl World {
     }
 
     /// The policy the store declares (the same for every client).
+    /// Read once, when the clients first start: a later caller (a fault while client 0
+    /// is down) gets the same answer.
     pub fn policy(&self) -> Policy {
-        self.clients[0]
-            .store()
-            .expect("clients start before anything asks")
-            .policy()
+        *self.policy.get_or_init(|| {
+            self.clients[0]
+                .store()
+                .expect("clients start before anything asks")
+                .policy()
+        })
     }
 }

@@ -39,7 +39,23 @@ pub trait MemoryStore: Send + Sync {
 }
 
 /// Names accepted by `--store`, in the order `amnesia` lists them.
-pub const STORE_NAMES: &[&str] = &["reference", "write-behind"];
+pub const STORE_NAMES: &[&str] = &[
+    "reference",
+    "write-behind",
+    "trim-off-by-one",
+    "skewed-expireat",
+    "expire-separate",
+    "retry-dup",
+    "timestamp-id",
+    "client-clock-order",
+    "delete-reverses",
+    "rebuild-nonatomic",
+    "rmw-blob",
+    "pipeline-partial",
+    "lossy-serde",
+    "prefix-collision",
+    "silent-read-cap",
+];
 
 /// Messages the stores keep per session besides the first.
 pub const MESSAGES_MAX: usize = 16;
@@ -80,15 +96,48 @@ pub fn factory(name: &str) -> Result<StoreFactory, UnknownStore> {
 }
 
 fn build(name: &str, context: StoreContext<'_>) -> std::sync::Arc<dyn MemoryStore> {
+    use std::sync::Arc;
+    use variants::*;
     let config = ChatStoreConfig {
         messages_max: MESSAGES_MAX,
         ttl_ms: context.plan.session_ttl_ms,
     };
-    let reference = RedisChatStore::new(context.connector, config);
+    let StoreContext {
+        connector, clock, ..
+    } = context;
     match name {
-        "write-behind" => {
-            std::sync::Arc::new(variants::write_behind::WriteBehindStore::new(reference))
-        }
-        _ => std::sync::Arc::new(reference),
+        "write-behind" => Arc::new(write_behind::WriteBehindStore::new(RedisChatStore::new(
+            connector, config,
+        ))),
+        "trim-off-by-one" => Arc::new(trim_off_by_one::TrimOffByOneStore::new(connector, config)),
+        "skewed-expireat" => Arc::new(skewed_expireat::SkewedExpireAtStore::new(
+            connector, config, clock,
+        )),
+        "expire-separate" => Arc::new(expire_separate::ExpireSeparateStore::new(connector, config)),
+        "retry-dup" => Arc::new(retry_dup::RetryDupStore::new(RedisChatStore::new(
+            connector, config,
+        ))),
+        "timestamp-id" => Arc::new(timestamp_id::TimestampIdStore::new(
+            connector, config, clock,
+        )),
+        "client-clock-order" => Arc::new(client_clock_order::ClientClockOrderStore::new(
+            connector, config, clock,
+        )),
+        "delete-reverses" => Arc::new(delete_reverses::DeleteReversesStore::new(connector, config)),
+        "rebuild-nonatomic" => Arc::new(rebuild_nonatomic::RebuildNonAtomicStore::new(
+            connector, config,
+        )),
+        "rmw-blob" => Arc::new(rmw_blob::RmwBlobStore::new(connector, config)),
+        "pipeline-partial" => Arc::new(pipeline_partial::PipelinePartialStore::new(
+            connector, config,
+        )),
+        "lossy-serde" => Arc::new(lossy_serde::LossySerdeStore::new(connector, config)),
+        "prefix-collision" => Arc::new(prefix_collision::PrefixCollisionStore::new(
+            connector, config,
+        )),
+        "silent-read-cap" => Arc::new(silent_read_cap::SilentReadCapStore::new(
+            RedisChatStore::new(connector, config),
+        )),
+        _ => Arc::new(RedisChatStore::new(connector, config)),
     }
 }
