@@ -16,7 +16,8 @@ impl Plan {
         }
         let mut workload_rng = stream(seed, Stream::Workload);
         let mut content_rng = stream(seed, Stream::Content);
-        let workload = workload::generate(&mut workload_rng, &mut content_rng, scenario);
+        let mut workload = workload::generate(&mut workload_rng, &mut content_rng, scenario);
+        workload::collide_names(&mut stream(seed, Stream::Names), scenario, &mut workload);
         let (latency, links) = generate_latency(seed, scenario);
         let (classes, faults) = generate_faults(seed, scenario, scenario.duration_ms);
         let persistence = generate_persistence(seed, scenario);

@@ -19,6 +19,8 @@ pub(crate) enum Stream {
     Latency,
     /// One stream per fault kind: its swarm decision and its schedule.
     Fault { stream_id: u32 },
+    /// Adversarial tenant and session names (separators inside names).
+    Names,
 }
 
 impl Stream {
@@ -27,6 +29,7 @@ impl Stream {
             Stream::Workload => 1,
             Stream::Content => 2,
             Stream::Latency => 3,
+            Stream::Names => 4,
             Stream::Fault { stream_id } => 0x1_0000 + u64::from(stream_id),
         }
     }

@@ -1,5 +1,5 @@
-//! `pipeline-partial`: the append is one non-transactional pipeline (`SET NX` of the first
-//! message, `RPUSH`, `LTRIM`, two `PEXPIRE`s) sent with `ignore_errors()` and every reply
+//! `pipeline-partial`: the append is one non-transactional pipeline (`RPUSH`, `SET NX` of the
+//! first message, `LTRIM`, two `PEXPIRE`s) sent with `ignore_errors()` and every reply
 //! ignored: "we only care that the round trip went through". Without MULTI, each command
 //! stands alone, and an error reply to one of them (OOM, LOADING, READONLY, BUSY) is dropped
 //! on the floor: when it hits the `RPUSH`, the append reports success for a message Redis
@@ -33,13 +33,13 @@ impl MemoryStore for PipelinePartialStore {
         // The bug: no `atomic()`, and `ignore_errors()` so "a failed PEXPIRE does not fail
         // the append" — nor does a failed RPUSH.
         pipe.ignore_errors()
+            .rpush(&list, &encoded)
+            .ignore()
             .set_options(
                 &head,
                 &encoded,
                 redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX),
             )
-            .ignore()
-            .rpush(&list, &encoded)
             .ignore()
             .ltrim(&list, -keep, -1)
             .ignore()

@@ -1,8 +1,9 @@
-//! `rmw-blob`: the session's history is one JSON document under one key. An append reads
-//! it (`GET`), adds the message and trims in the app, and writes it back (`SET ... PX`),
-//! with no `WATCH` and no compare-and-set. Any other write to the document between the
-//! `GET` and the `SET` is overwritten with the stale copy: a timed-out write that Redis
-//! applies late, or a writer on another app client, erases acknowledged messages (`lost`).
+//! `rmw-blob`: all of a user's conversations live in one JSON document under one key (the
+//! tenant's), each with its messages and its own sliding expiry, kept on Redis's clock. An
+//! append reads the document (`GET`, with `TIME`), adds the message, trims, and writes the
+//! whole document back (`SET ... PX`), with no `WATCH` and no compare-and-set. Two requests
+//! of one user at once (two browser tabs, two conversations) each write back the copy they
+//! read: the first writer's acknowledged message is erased by the second (`lost`).
 //!
 //! The window between `GET` and `SET` has a buggify point: the simulator may stretch it,
 //! as a GC pause or a slow serializer would.
@@ -11,31 +12,28 @@ use crate::connect::Connector;
 use crate::store::reference::escape_key_part;
 use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// The stored document.
+/// One conversation in the document.
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct History {
+struct Conversation {
+    /// Redis time (unix ms) after which the conversation is gone.
+    expires_at_ms: u64,
     messages: Vec<Message>,
 }
 
-fn blob_key(session: &SessionKey) -> String {
-    format!(
-        "chat:v1:{}:{}:history",
-        escape_key_part(&session.tenant),
-        escape_key_part(&session.session)
-    )
+/// The stored document: the tenant's conversations by session name.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Document {
+    sessions: BTreeMap<String, Conversation>,
 }
 
-fn decode(data: Option<Vec<u8>>) -> Result<History, StoreError> {
-    match data {
-        None => Ok(History::default()),
-        Some(data) => serde_json::from_slice(&data)
-            .map_err(|e| StoreError::Redis(format!("undecodable history: {e}"))),
-    }
+fn document_key(session: &SessionKey) -> String {
+    format!("chat:v1:{}:document", escape_key_part(&session.tenant))
 }
 
-/// One JSON document per session, updated by read-modify-write.
+/// One JSON document per tenant, updated by read-modify-write.
 pub struct RmwBlobStore {
     connector: Arc<Connector>,
     config: ChatStoreConfig,
@@ -46,34 +44,45 @@ impl RmwBlobStore {
         Self { connector, config }
     }
 
-    async fn load(&self, key: &str) -> Result<History, StoreError> {
-        let key = key.to_string();
-        let data: Option<Vec<u8>> = self
+    /// The document, without expired conversations, and Redis's time in unix ms.
+    async fn load(&self, key: &str) -> Result<(Document, u64), StoreError> {
+        let mut pipe = redis::pipe();
+        pipe.get(key).cmd("TIME");
+        let (data, (seconds, micros)): (Option<Vec<u8>>, (u64, u64)) = self
             .connector
-            .run(|mut connection| async move {
-                redis::cmd("GET")
-                    .arg(&key)
-                    .query_async(&mut connection)
-                    .await
-            })
+            .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
-        decode(data)
+        let now_ms = seconds * 1_000 + micros / 1_000;
+        let mut document: Document = match data {
+            None => Document::default(),
+            Some(data) => serde_json::from_slice(&data)
+                .map_err(|e| StoreError::Redis(format!("undecodable document: {e}")))?,
+        };
+        document
+            .sessions
+            .retain(|_, conversation| conversation.expires_at_ms > now_ms);
+        Ok((document, now_ms))
     }
 }
 
 #[async_trait::async_trait]
 impl MemoryStore for RmwBlobStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
-        let key = blob_key(session);
-        let mut history = self.load(&key).await?;
-        history.messages.push(msg.clone());
+        let key = document_key(session);
+        let (mut document, now_ms) = self.load(&key).await?;
+        let conversation = document
+            .sessions
+            .entry(session.session.clone())
+            .or_default();
+        conversation.messages.push(msg.clone());
+        conversation.expires_at_ms = now_ms + self.config.ttl_ms;
         // Keep the first message and the newest `messages_max`.
         let max = self.config.messages_max;
-        if history.messages.len() > max + 1 {
-            let excess = history.messages.len() - (max + 1);
-            history.messages.drain(1..1 + excess);
+        if conversation.messages.len() > max + 1 {
+            let excess = conversation.messages.len() - (max + 1);
+            conversation.messages.drain(1..1 + excess);
         }
-        let document = serde_json::to_vec(&history).expect("a history always serializes");
+        let document = serde_json::to_vec(&document).expect("a document always serializes");
         crate::buggify::delay("rmw-blob.append.between-get-and-set").await;
         // The bug: nothing checks that the document is still the one that was read.
         let ttl_ms = self.config.ttl_ms;
@@ -98,7 +107,11 @@ impl MemoryStore for RmwBlobStore {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let mut messages = self.load(&blob_key(session)).await?.messages;
+        let (mut document, _) = self.load(&document_key(session)).await?;
+        let Some(conversation) = document.sessions.remove(&session.session) else {
+            return Ok(Vec::new());
+        };
+        let mut messages = conversation.messages;
         let start = messages.len().saturating_sub(limit);
         if start > 1 {
             messages.drain(1..start);
