@@ -4,8 +4,8 @@
 //! timeout, a reset, an error reply, a crashed process), the messages it had not pushed
 //! back yet are gone for good although their appends were acknowledged long ago (`lost`).
 //!
-//! The loop has a buggify point per push: the simulator may slow it down, as a loaded
-//! process or a slow link would, so faults can land inside the rewrite.
+//! The rewrite has a buggify point after the `DEL`: the simulator may slow it down there,
+//! as a loaded process or a slow link would, so faults can land inside the rewrite.
 
 use crate::connect::Connector;
 use crate::store::reference::{encode_message, session_keys};
@@ -48,8 +48,8 @@ impl RebuildNonAtomicStore {
             })
             .await?;
         // The bug: readers (and a failure) meet the list between these round trips.
+        crate::buggify::delay("rebuild-nonatomic.rebuild.after-del").await;
         for message in kept {
-            crate::buggify::delay("rebuild-nonatomic.rebuild.before-push").await;
             let key = list.to_string();
             self.connector
                 .run(|mut connection| async move {
