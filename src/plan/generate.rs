@@ -17,6 +17,7 @@ impl Plan {
         let mut workload_rng = stream(seed, Stream::Workload);
         let mut content_rng = stream(seed, Stream::Content);
         let mut workload = workload::generate(&mut workload_rng, &mut content_rng, scenario);
+        workload::collide_names(&mut stream(seed, Stream::Names), scenario, &mut workload);
         super::memory::mix_into(seed, &mut workload.turns);
         let (latency, links) = generate_latency(seed, scenario);
         let (classes, faults) = generate_faults(seed, scenario, scenario.duration_ms);

@@ -23,6 +23,8 @@ pub(crate) enum Stream {
     Memory,
     /// The key-scheme deploy.
     Deploy,
+    /// Adversarial tenant and session names (separators inside names).
+    Names,
 }
 
 impl Stream {
@@ -34,6 +36,7 @@ impl Stream {
             Stream::Fault { stream_id } => 0x1_0000 + u64::from(stream_id),
             Stream::Memory => 4,
             Stream::Deploy => 5,
+            Stream::Names => 6,
         }
     }
 }

@@ -81,6 +81,9 @@ pub struct ScenarioConfig {
     pub idle_gap_ppm: u32,
     /// Chance that a session starts with a system message (exercises keep-first).
     pub system_message_ppm: u32,
+    /// Chance that a seed renames two sessions so their names collide when joined with
+    /// `:` (`(t, "s:u")` and `("t:s", u)`): catches key schemes that do not escape.
+    pub colliding_names_ppm: u32,
     /// Per-seed fault mix on (VOPR swarm); off: no faults and calm, fixed latency.
     pub swarm: bool,
     /// Buggify points in store code may fire (FoundationDB's BUGGIFY). Hand-written
@@ -124,6 +127,7 @@ impl ScenarioConfig {
             gap_ms_max: 3_000,
             idle_gap_ppm: 150_000,
             system_message_ppm: 500_000,
+            colliding_names_ppm: 250_000,
             swarm: true,
             buggify: true,
         }
@@ -246,6 +250,7 @@ impl ScenarioConfig {
         ordered("gap_ms_min", self.gap_ms_min, "gap_ms_max", self.gap_ms_max)?;
         range("idle_gap_ppm", self.idle_gap_ppm, 0, PPM)?;
         range("system_message_ppm", self.system_message_ppm, 0, PPM)?;
+        range("colliding_names_ppm", self.colliding_names_ppm, 0, PPM)?;
         Ok(())
     }
 }

@@ -72,13 +72,23 @@ fn standard_shape() {
     let mut idle_past_ttl = 0;
     let mut system = 0;
     let mut clients_per_session = Vec::new();
+    let mut collided = 0;
     for seed in 0..200 {
         let plan = standard(seed);
         assert_eq!(plan.clients, 3);
         assert_eq!(plan.sessions.len(), 8);
         assert_eq!(plan.turns.len(), 60);
-        assert_eq!(plan.sessions[0], SessionKey::new("t0", "s0"));
-        assert_eq!(plan.sessions[7], SessionKey::new("t3", "s1"));
+        let colliding = plan
+            .sessions
+            .iter()
+            .filter(|s| s.tenant.contains(':') || s.session.contains(':'))
+            .count();
+        assert!(colliding == 0 || colliding == 2, "seed {seed}: {colliding}");
+        collided += usize::from(colliding == 2);
+        if colliding == 0 {
+            assert_eq!(plan.sessions[0], SessionKey::new("t0", "s0"));
+            assert_eq!(plan.sessions[7], SessionKey::new("t3", "s1"));
+        }
         assert!((2_000..=10_000).contains(&plan.session_ttl_ms));
         turns_total += plan.turns.len();
         operations_total += plan.operations();
@@ -111,6 +121,11 @@ fn standard_shape() {
         "only {idle_past_ttl} idle gaps past the TTL"
     );
     assert!(system > 500, "{system}");
+    // A quarter of the seeds name two sessions so that unescaped keys collide.
+    assert!(
+        (30..=70).contains(&collided),
+        "{collided} of 200 seeds collide"
+    );
     // Sessions are served by several clients: the cross-client races exist.
     assert!(clients_per_session.iter().filter(|&&n| n > 1).count() > 1_000);
 }

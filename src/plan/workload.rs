@@ -87,6 +87,43 @@ pub fn sessions(scenario: &ScenarioConfig) -> Vec<SessionKey> {
     sessions
 }
 
+/// With `scenario.colliding_names_ppm`, rename two sessions so that their names pasted
+/// together with the `:` separator read the same: `(T, "S:U")` and `("T:S", U)`. A store
+/// that builds keys as `prefix:tenant:session` without escaping gives both one key (a
+/// cross-tenant leak); a correct store keeps them apart. Only names change: timing,
+/// clients and contents stay those of the seed, and seeds that draw no collision keep
+/// their plan unchanged.
+pub(crate) fn collide_names(
+    rng: &mut impl Rng,
+    scenario: &ScenarioConfig,
+    workload: &mut Workload,
+) {
+    let n = workload.sessions.len();
+    if n < 2 || !chance(rng, scenario.colliding_names_ppm) {
+        return;
+    }
+    let a = rng.random_range(0..n);
+    let b = (a + rng.random_range(1..n)) % n;
+    let (first, second) = (workload.sessions[a].clone(), workload.sessions[b].clone());
+    let renamed_first = SessionKey::new(
+        first.tenant.clone(),
+        format!("{}:{}", first.session, second.session),
+    );
+    let renamed_second = SessionKey::new(
+        format!("{}:{}", first.tenant, first.session),
+        second.session.clone(),
+    );
+    for turn in &mut workload.turns {
+        if turn.session == first {
+            turn.session = renamed_first.clone();
+        } else if turn.session == second {
+            turn.session = renamed_second.clone();
+        }
+    }
+    workload.sessions[a] = renamed_first;
+    workload.sessions[b] = renamed_second;
+}
+
 /// The generated workload of one seed.
 pub(crate) struct Workload {
     pub sessions: Vec<SessionKey>,

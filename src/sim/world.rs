@@ -77,6 +77,8 @@ impl World {
     }
 
     /// The policy the store declares (the same for every client).
+    /// Read once, when the clients first start: a later caller (a fault while client 0
+    /// is down) gets the same answer.
     pub fn policy(&self) -> Policy {
         *self
             .policy

@@ -63,7 +63,23 @@ pub enum KeyScheme {
 }
 
 /// Names accepted by `--store`, in the order `amnesia` lists them.
-pub const STORE_NAMES: &[&str] = &["reference", "write-behind"];
+pub const STORE_NAMES: &[&str] = &[
+    "reference",
+    "write-behind",
+    "trim-off-by-one",
+    "skewed-expireat",
+    "expire-separate",
+    "retry-dup",
+    "timestamp-id",
+    "client-clock-order",
+    "delete-reverses",
+    "rebuild-nonatomic",
+    "rmw-blob",
+    "pipeline-partial",
+    "lossy-serde",
+    "prefix-collision",
+    "silent-read-cap",
+];
 
 /// Messages the stores keep per session besides the first.
 pub const MESSAGES_MAX: usize = 16;
@@ -106,20 +122,52 @@ pub fn factory(name: &str) -> Result<StoreFactory, UnknownStore> {
 }
 
 fn build(name: &str, context: StoreContext<'_>) -> std::sync::Arc<dyn MemoryStore> {
+    use std::sync::Arc;
+    use variants::*;
     let config = ChatStoreConfig {
         messages_max: MESSAGES_MAX,
         ttl_ms: context.plan.session_ttl_ms,
     };
-    let reference =
-        RedisChatStore::new(context.connector, config).with_key_scheme(context.key_scheme);
+    let StoreContext {
+        connector,
+        clock,
+        plan,
+        key_scheme,
+    } = context;
+    let reference = |connector| RedisChatStore::new(connector, config).with_key_scheme(key_scheme);
     match name {
-        "write-behind" => {
-            std::sync::Arc::new(variants::write_behind::WriteBehindStore::new(reference))
-        }
-        "test-hang" => std::sync::Arc::new(testing::HangStore::new(reference, context.plan.seed)),
+        "write-behind" => Arc::new(write_behind::WriteBehindStore::new(reference(connector))),
+        "trim-off-by-one" => Arc::new(trim_off_by_one::TrimOffByOneStore::new(connector, config)),
+        "skewed-expireat" => Arc::new(skewed_expireat::SkewedExpireAtStore::new(
+            connector, config, clock,
+        )),
+        "expire-separate" => Arc::new(expire_separate::ExpireSeparateStore::new(connector, config)),
+        "retry-dup" => Arc::new(retry_dup::RetryDupStore::new(reference(connector))),
+        "timestamp-id" => Arc::new(timestamp_id::TimestampIdStore::new(
+            connector, config, clock,
+        )),
+        "client-clock-order" => Arc::new(client_clock_order::ClientClockOrderStore::new(
+            connector, config, clock,
+        )),
+        "delete-reverses" => Arc::new(delete_reverses::DeleteReversesStore::new(connector, config)),
+        "rebuild-nonatomic" => Arc::new(rebuild_nonatomic::RebuildNonAtomicStore::new(
+            connector, config,
+        )),
+        "rmw-blob" => Arc::new(rmw_blob::RmwBlobStore::new(connector, config)),
+        "pipeline-partial" => Arc::new(pipeline_partial::PipelinePartialStore::new(
+            connector, config,
+        )),
+        "lossy-serde" => Arc::new(lossy_serde::LossySerdeStore::new(connector, config)),
+        "prefix-collision" => Arc::new(prefix_collision::PrefixCollisionStore::new(
+            connector, config,
+        )),
+        "silent-read-cap" => Arc::new(silent_read_cap::SilentReadCapStore::new(reference(
+            connector,
+        ))),
+        "test-hang" => Arc::new(testing::HangStore::new(reference(connector), plan.seed)),
         "test-nondeterministic" => {
-            std::sync::Arc::new(testing::NondeterministicStore::new(reference))
+            Arc::new(testing::NondeterministicStore::new(reference(connector)))
         }
-        _ => std::sync::Arc::new(reference),
+        _ => Arc::new(reference(connector)),
     }
 }

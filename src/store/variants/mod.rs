@@ -1,4 +1,76 @@
 //! Buggy variants of the reference store, one file per bug class of DESIGN.md's catalogue.
-//! Each is an honest rendition of a bug real memory stores shipped.
+//! Each is an honest rendition of a bug real memory stores shipped: production-shaped code
+//! over the real `redis` crate, with the same declared [`Policy`] and configuration as the
+//! reference, so the checker judges it by the same promise. None of them fails on purpose;
+//! where a bug needs a fault to show, the variant only has `buggify` points on its own code
+//! paths (as FoundationDB's `BUGGIFY`), never a check of the seed.
 
+pub mod client_clock_order;
+pub mod delete_reverses;
+pub mod expire_separate;
+pub mod lossy_serde;
+pub mod pipeline_partial;
+pub mod prefix_collision;
+pub mod rebuild_nonatomic;
+pub mod retry_dup;
+pub mod rmw_blob;
+pub mod silent_read_cap;
+pub mod skewed_expireat;
+pub mod timestamp_id;
+pub mod trim_off_by_one;
 pub mod write_behind;
+
+use crate::connect::Connector;
+use crate::store::reference::decode_message;
+use crate::store::{ChatStoreConfig, Durability, Message, Policy, StoreError, TtlPolicy};
+
+/// The retention the reference store declares for `config`: every variant declares it too.
+pub(crate) fn reference_policy(config: &ChatStoreConfig) -> Policy {
+    Policy {
+        messages_max: Some(config.messages_max),
+        keep_first: true,
+        ttl: TtlPolicy::Sliding {
+            ttl_ms: config.ttl_ms,
+        },
+        durability: Durability::Volatile,
+    }
+}
+
+/// The reference store's read over a `list` + `head` layout: one MULTI/EXEC with the first
+/// message and the newest `limit`, the first message put in front unless the window has it.
+pub(crate) async fn read_list_and_head(
+    connector: &Connector,
+    list: &str,
+    head: &str,
+    limit: usize,
+) -> Result<Vec<Message>, StoreError> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let mut pipe = redis::pipe();
+    pipe.atomic().get(head).lrange(list, -(limit as isize), -1);
+    let (head, window): (Option<Vec<u8>>, Vec<Vec<u8>>) = connector
+        .run(|mut connection| async move { pipe.query_async(&mut connection).await })
+        .await?;
+    with_head(head, window)
+}
+
+/// Decode a window of encoded messages and put `head` in front unless the window has it.
+pub(crate) fn with_head(
+    head: Option<Vec<u8>>,
+    window: Vec<Vec<u8>>,
+) -> Result<Vec<Message>, StoreError> {
+    let window = window
+        .iter()
+        .map(|data| decode_message(data))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut messages = Vec::with_capacity(window.len() + 1);
+    if let Some(head) = head {
+        let head = decode_message(&head)?;
+        if !window.iter().any(|m| m.id == head.id) {
+            messages.push(head);
+        }
+    }
+    messages.extend(window);
+    Ok(messages)
+}

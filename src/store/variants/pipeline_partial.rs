@@ -1,0 +1,67 @@
+//! `pipeline-partial`: the append is one non-transactional pipeline (`RPUSH`, `SET NX` of the
+//! first message, `LTRIM`, two `PEXPIRE`s) sent with `ignore_errors()` and every reply
+//! ignored: "we only care that the round trip went through". Without MULTI, each command
+//! stands alone, and an error reply to one of them (OOM, LOADING, READONLY, BUSY) is dropped
+//! on the floor: when it hits the `RPUSH`, the append reports success for a message Redis
+//! never stored (`lost`).
+
+use crate::connect::Connector;
+use crate::store::reference::{encode_message, session_keys};
+use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
+use std::sync::Arc;
+
+/// The reference layout written by a plain pipeline whose replies nobody reads.
+pub struct PipelinePartialStore {
+    connector: Arc<Connector>,
+    config: ChatStoreConfig,
+}
+
+impl PipelinePartialStore {
+    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
+        Self { connector, config }
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryStore for PipelinePartialStore {
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
+        let (list, head) = session_keys(session);
+        let encoded = encode_message(msg);
+        let keep = self.config.messages_max as isize;
+        let ttl_ms = self.config.ttl_ms as i64;
+        let mut pipe = redis::pipe();
+        // The bug: no `atomic()`, and `ignore_errors()` so "a failed PEXPIRE does not fail
+        // the append" — nor does a failed RPUSH.
+        pipe.ignore_errors()
+            .rpush(&list, &encoded)
+            .ignore()
+            .set_options(
+                &head,
+                &encoded,
+                redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX),
+            )
+            .ignore()
+            .ltrim(&list, -keep, -1)
+            .ignore()
+            .pexpire(&list, ttl_ms)
+            .ignore()
+            .pexpire(&head, ttl_ms)
+            .ignore();
+        self.connector
+            .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
+            .await
+    }
+
+    async fn context(
+        &self,
+        session: &SessionKey,
+        limit: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        let (list, head) = session_keys(session);
+        super::read_list_and_head(&self.connector, &list, &head, limit).await
+    }
+
+    fn policy(&self) -> Policy {
+        super::reference_policy(&self.config)
+    }
+}

@@ -1,0 +1,119 @@
+//! `rebuild-nonatomic`: retention rewrites the session's list, outside any transaction:
+//! read the newest `messages_max`, `DEL` the list, then `RPUSH` them back one round trip
+//! each. Until the loop ends the list is empty or partial; if the loop stops half way (a
+//! timeout, a reset, an error reply, a crashed process), the messages it had not pushed
+//! back yet are gone for good although their appends were acknowledged long ago (`lost`).
+//!
+//! The rewrite has a buggify point after the `DEL`: the simulator may slow it down there,
+//! as a loaded process or a slow link would, so faults can land inside the rewrite.
+
+use crate::connect::Connector;
+use crate::store::reference::{encode_message, session_keys};
+use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
+use std::sync::Arc;
+
+/// The reference layout with retention by a non-atomic rewrite.
+pub struct RebuildNonAtomicStore {
+    connector: Arc<Connector>,
+    config: ChatStoreConfig,
+}
+
+impl RebuildNonAtomicStore {
+    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
+        Self { connector, config }
+    }
+
+    /// Rewrite `list` to its newest `messages_max` entries.
+    async fn rebuild(&self, list: &str) -> Result<(), StoreError> {
+        let keep = self.config.messages_max as isize;
+        let key = list.to_string();
+        let kept: Vec<Vec<u8>> = self
+            .connector
+            .run(|mut connection| async move {
+                redis::cmd("LRANGE")
+                    .arg(&key)
+                    .arg(-keep)
+                    .arg(-1)
+                    .query_async(&mut connection)
+                    .await
+            })
+            .await?;
+        let key = list.to_string();
+        self.connector
+            .run(|mut connection| async move {
+                redis::cmd("DEL")
+                    .arg(&key)
+                    .query_async::<()>(&mut connection)
+                    .await
+            })
+            .await?;
+        // The bug: readers (and a failure) meet the list between these round trips.
+        crate::buggify::delay("rebuild-nonatomic.rebuild.after-del").await;
+        for message in kept {
+            let key = list.to_string();
+            self.connector
+                .run(|mut connection| async move {
+                    redis::cmd("RPUSH")
+                        .arg(&key)
+                        .arg(message)
+                        .query_async::<()>(&mut connection)
+                        .await
+                })
+                .await?;
+        }
+        let key = list.to_string();
+        let ttl_ms = self.config.ttl_ms as i64;
+        self.connector
+            .run(|mut connection| async move {
+                redis::cmd("PEXPIRE")
+                    .arg(&key)
+                    .arg(ttl_ms)
+                    .query_async::<()>(&mut connection)
+                    .await
+            })
+            .await
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryStore for RebuildNonAtomicStore {
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
+        let (list, head) = session_keys(session);
+        let encoded = encode_message(msg);
+        let ttl_ms = self.config.ttl_ms as i64;
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .rpush(&list, &encoded)
+            .set_options(
+                &head,
+                &encoded,
+                redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX),
+            )
+            .ignore()
+            .pexpire(&list, ttl_ms)
+            .ignore()
+            .pexpire(&head, ttl_ms)
+            .ignore();
+        let (length,): (usize,) = self
+            .connector
+            .run(|mut connection| async move { pipe.query_async(&mut connection).await })
+            .await?;
+        if length > self.config.messages_max {
+            self.rebuild(&list).await?;
+        }
+        Ok(())
+    }
+
+    async fn context(
+        &self,
+        session: &SessionKey,
+        limit: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        let (list, head) = session_keys(session);
+        super::read_list_and_head(&self.connector, &list, &head, limit).await
+    }
+
+    fn policy(&self) -> Policy {
+        super::reference_policy(&self.config)
+    }
+}

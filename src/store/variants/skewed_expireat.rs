@@ -1,0 +1,72 @@
+//! `skewed-expireat`: the session's expiry is computed as an absolute instant from the app
+//! host's own wall clock (`PEXPIREAT now + ttl`), "so every key of the session expires at
+//! the same moment". Redis compares it with its own clock: a host whose clock runs behind
+//! sets an expiry that is already near or in the past (the session vanishes while active:
+//! `premature-expiry`); a host whose clock runs ahead keeps the session alive long past its
+//! TTL (`zombie`).
+
+use crate::clock::Clock;
+use crate::connect::Connector;
+use crate::store::reference::{encode_message, session_keys};
+use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
+use std::sync::Arc;
+
+/// The reference layout with an absolute expiry from the host clock.
+pub struct SkewedExpireAtStore {
+    connector: Arc<Connector>,
+    config: ChatStoreConfig,
+    clock: Clock,
+}
+
+impl SkewedExpireAtStore {
+    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig, clock: Clock) -> Self {
+        Self {
+            connector,
+            config,
+            clock,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryStore for SkewedExpireAtStore {
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
+        let (list, head) = session_keys(session);
+        let encoded = encode_message(msg);
+        let keep = self.config.messages_max as isize;
+        // The bug: an absolute instant from this host's clock, not a TTL relative to Redis's.
+        let expire_at_ms = (self.clock.now_ms() + self.config.ttl_ms) as i64;
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .rpush(&list, &encoded)
+            .ignore()
+            .set_options(
+                &head,
+                &encoded,
+                redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX),
+            )
+            .ignore()
+            .ltrim(&list, -keep, -1)
+            .ignore()
+            .pexpire_at(&list, expire_at_ms)
+            .ignore()
+            .pexpire_at(&head, expire_at_ms)
+            .ignore();
+        self.connector
+            .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
+            .await
+    }
+
+    async fn context(
+        &self,
+        session: &SessionKey,
+        limit: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        let (list, head) = session_keys(session);
+        super::read_list_and_head(&self.connector, &list, &head, limit).await
+    }
+
+    fn policy(&self) -> Policy {
+        super::reference_policy(&self.config)
+    }
+}
