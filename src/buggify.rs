@@ -24,8 +24,9 @@ use std::time::Duration;
 
 /// Share of points a seed enables, in percent.
 pub const ENABLED_PERCENT: u32 = 25;
-/// Share of visits at which an enabled point fires, in percent.
-pub const FIRE_PERCENT: u32 = 25;
+/// Shares of visits at which an enabled point fires, in percent: each enabled point draws
+/// one per seed (swarm-style), so some seeds hit a rare path nearly every time.
+pub const FIRE_PERCENTS: [u32; 4] = [10, 25, 50, 90];
 /// Longest injected delay.
 pub const DELAY_MS_MAX: u64 = 3_000;
 /// Distinct points remembered per run.
@@ -34,7 +35,8 @@ pub const POINTS_MAX: usize = 1_024;
 /// The buggify state of one simulated run.
 pub struct Buggify {
     seed: u64,
-    enabled: BTreeMap<String, bool>,
+    /// Per point seen: its fire percentage this run, 0 when disabled.
+    enabled: BTreeMap<String, u32>,
     fire_rng: ChaCha8Rng,
     trace: Trace,
     now_us: Box<dyn Fn() -> u64>,
@@ -66,27 +68,36 @@ impl Buggify {
         }
     }
 
-    /// Whether `point` is enabled this run: a pure function of seed and name.
-    fn is_enabled(&mut self, point: &str) -> bool {
-        if let Some(enabled) = self.enabled.get(point) {
-            return *enabled;
+    /// The share of visits at which `point` fires this run (0: disabled): a pure function
+    /// of seed and name.
+    fn fire_percent(&mut self, point: &str) -> u32 {
+        if let Some(percent) = self.enabled.get(point) {
+            return *percent;
         }
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ crate::trace::fnv1a(point.as_bytes()));
         let enabled = rng.random_range(0..100) < ENABLED_PERCENT;
+        let percent = if enabled {
+            FIRE_PERCENTS[rng.random_range(0..FIRE_PERCENTS.len())]
+        } else {
+            0
+        };
         if self.enabled.len() < POINTS_MAX {
-            self.enabled.insert(point.to_string(), enabled);
+            self.enabled.insert(point.to_string(), percent);
         }
-        self.trace.record(
-            (self.now_us)(),
-            "buggify",
-            format!("{point} {}", if enabled { "enabled" } else { "disabled" }),
-        );
-        enabled
+        let decision = if enabled {
+            format!("enabled, fires {percent}%")
+        } else {
+            "disabled".to_string()
+        };
+        self.trace
+            .record((self.now_us)(), "buggify", format!("{point} {decision}"));
+        percent
     }
 
     /// Decide one visit of `point`: `Some(delay)` if it fires.
     fn visit(&mut self, point: &str) -> Option<Duration> {
-        if !self.is_enabled(point) || self.fire_rng.random_range(0..100) >= FIRE_PERCENT {
+        let percent = self.fire_percent(point);
+        if percent == 0 || self.fire_rng.random_range(0..100) >= percent {
             return None;
         }
         let delay_ms = self.fire_rng.random_range(1..=DELAY_MS_MAX);

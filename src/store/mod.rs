@@ -79,6 +79,8 @@ pub const STORE_NAMES: &[&str] = &[
     "lossy-serde",
     "prefix-collision",
     "silent-read-cap",
+    "index-skip",
+    "key-scheme-v2",
 ];
 
 /// Messages the stores keep per session besides the first.
@@ -164,6 +166,11 @@ fn build(name: &str, context: StoreContext<'_>) -> std::sync::Arc<dyn MemoryStor
         "silent-read-cap" => Arc::new(silent_read_cap::SilentReadCapStore::new(reference(
             connector,
         ))),
+        "index-skip" => Arc::new(index_skip::IndexSkipStore::new(
+            reference(connector.clone()),
+            connector,
+        )),
+        "key-scheme-v2" => Arc::new(key_scheme_v2::build(connector, config, key_scheme)),
         "test-hang" => Arc::new(testing::HangStore::new(reference(connector), plan.seed)),
         "test-nondeterministic" => {
             Arc::new(testing::NondeterministicStore::new(reference(connector)))

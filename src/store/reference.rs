@@ -37,7 +37,31 @@ pub struct ChatStoreConfig {
 pub struct RedisChatStore {
     connector: Arc<Connector>,
     config: ChatStoreConfig,
-    key_scheme: KeyScheme,
+    layout: KeyLayout,
+}
+
+/// Where a session's keys are, and where they were before (to migrate from).
+#[derive(Clone, Copy, Debug)]
+pub struct KeyLayout {
+    pub keys: fn(&SessionKey) -> (String, String),
+    /// The previous layout, migrated from online; `None`: nothing to migrate.
+    pub migrate_from: Option<fn(&SessionKey) -> (String, String)>,
+}
+
+impl KeyLayout {
+    /// The reference store's layout for the code of `scheme`.
+    pub fn for_scheme(scheme: KeyScheme) -> Self {
+        match scheme {
+            KeyScheme::V1 => KeyLayout {
+                keys: session_keys,
+                migrate_from: None,
+            },
+            KeyScheme::V2 => KeyLayout {
+                keys: session_keys_v2,
+                migrate_from: Some(session_keys),
+            },
+        }
+    }
 }
 
 impl RedisChatStore {
@@ -51,33 +75,35 @@ impl RedisChatStore {
         Self {
             connector,
             config,
-            key_scheme: KeyScheme::V1,
+            layout: KeyLayout::for_scheme(KeyScheme::V1),
         }
     }
 
     /// The same store running the code of `key_scheme`.
-    pub fn with_key_scheme(mut self, key_scheme: KeyScheme) -> Self {
-        self.key_scheme = key_scheme;
+    pub fn with_key_scheme(self, key_scheme: KeyScheme) -> Self {
+        self.with_layout(KeyLayout::for_scheme(key_scheme))
+    }
+
+    /// The same store with another key layout.
+    pub fn with_layout(mut self, layout: KeyLayout) -> Self {
+        self.layout = layout;
         self
     }
 
-    /// The session's keys in this code's scheme, and a pipeline that starts with the
-    /// online migration when this code is `V2`.
+    /// The session's keys in this code's layout, and a pipeline that starts with the
+    /// online migration from the previous layout, if there is one.
     fn session_pipeline(&self, session: &SessionKey) -> ((String, String), redis::Pipeline) {
         let mut pipe = redis::pipe();
         pipe.atomic();
-        let keys = match self.key_scheme {
-            KeyScheme::V1 => session_keys(session),
-            KeyScheme::V2 => {
-                let (old, new) = (session_keys(session), session_keys_v2(session));
-                // Moves a not-yet-migrated session; an error (no v1 key) or 0 (already
-                // moved) leaves everything as it is. Both results are ignored.
-                pipe.ignore_errors();
-                pipe.cmd("RENAMENX").arg(&old.0).arg(&new.0).ignore();
-                pipe.cmd("RENAMENX").arg(&old.1).arg(&new.1).ignore();
-                new
-            }
-        };
+        let keys = (self.layout.keys)(session);
+        if let Some(previous) = self.layout.migrate_from {
+            let old = previous(session);
+            // Moves a not-yet-migrated session (keeping its TTL); an error (no old key) or
+            // 0 (already moved) leaves everything as it is. Both results are ignored.
+            pipe.ignore_errors();
+            pipe.cmd("RENAMENX").arg(&old.0).arg(&keys.0).ignore();
+            pipe.cmd("RENAMENX").arg(&old.1).arg(&keys.1).ignore();
+        }
         (keys, pipe)
     }
 }

@@ -8,6 +8,8 @@
 pub mod client_clock_order;
 pub mod delete_reverses;
 pub mod expire_separate;
+pub mod index_skip;
+pub mod key_scheme_v2;
 pub mod lossy_serde;
 pub mod pipeline_partial;
 pub mod prefix_collision;
