@@ -49,26 +49,47 @@ pub fn verdict_text(verdict: &Verdict) -> String {
         ));
         lines.extend(verdict.violations.iter().map(violation_text));
     }
+    lines.extend(info_lines(verdict));
+    lines.join("\n")
+}
+
+/// Information lines, one per subject and epoch: many reads report the same expected
+/// losses, so their message ids are merged.
+fn info_lines(verdict: &Verdict) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut losses: BTreeMap<(String, u64), (usize, BTreeSet<&str>)> = BTreeMap::new();
+    let mut lines = Vec::new();
     for info in &verdict.info {
-        lines.push(match info {
+        match info {
             Info::ExpectedLoss {
                 subject,
                 message_ids,
                 epoch_at_us,
                 ..
-            } => format!(
-                "  info: expected loss on {} across the epoch at {epoch_at_us}us: {}",
-                subject_text(subject),
-                message_ids.join(" ")
-            ),
+            } => {
+                let entry = losses
+                    .entry((subject_text(subject), *epoch_at_us))
+                    .or_default();
+                entry.0 += 1;
+                entry.1.extend(message_ids.iter().map(String::as_str));
+            }
             Info::FailedAppendVisible {
                 session,
                 message_id,
                 ..
             } => {
-                format!("  info: {message_id} on {session} reported failed but is visible")
+                lines.push(format!(
+                    "  info: {message_id} on {session} reported failed but is visible"
+                ));
             }
-        });
+        }
     }
-    lines.join("\n")
+    for ((subject, epoch_at_us), (reads, ids)) in losses {
+        let ids: Vec<&str> = ids.into_iter().collect();
+        lines.push(format!(
+            "  info: expected loss on {subject} across the epoch at {epoch_at_us}us ({reads} reads): {}",
+            ids.join(" ")
+        ));
+    }
+    lines
 }

@@ -92,8 +92,10 @@ async fn client_crash(world: &World, client: u32, restart_ms: u64, note: &impl F
         "client-{client} crashed ({closed} connections closed, pending work lost)"
     ));
     world.clock.sleep_until_ms(restart_ms).await;
-    world.start_client(client);
-    note(format!("client-{client} restarted"));
+    if world.clients[client as usize].end_crash() {
+        world.start_client(client);
+        note(format!("client-{client} restarted"));
+    }
 }
 
 async fn redis_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
@@ -109,7 +111,8 @@ async fn redis_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
             .epoch(&format!("redis restart (persistence {persistence:?})"));
     }
     world.clock.sleep_until_ms(restart_ms).await;
-    world.redis.restart();
-    let keys: usize = world.redis.model.node().dbs.iter().map(|db| db.len()).sum();
-    note(format!("redis restarted with {keys} keys recovered"));
+    if world.redis.restart() {
+        let keys: usize = world.redis.model.node().dbs.iter().map(|db| db.len()).sum();
+        note(format!("redis restarted with {keys} keys recovered"));
+    }
 }

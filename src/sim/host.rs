@@ -6,7 +6,7 @@ use crate::clock::Clock;
 use crate::model::Model;
 use crate::sim::clock::WorldClock;
 use crate::store::MemoryStore;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
@@ -14,7 +14,9 @@ use tokio::task::AbortHandle;
 /// The Redis node's host: the model, its connection tasks and its expiry cycle.
 pub struct RedisHost {
     pub model: Model,
-    down: AtomicBool,
+    /// Crash windows in force: the process runs only at zero. Two windows that meet at
+    /// one instant must not bring it up in between, whichever ends or starts first.
+    down: AtomicU32,
     paused: AtomicBool,
     tasks: Mutex<Vec<AbortHandle>>,
 }
@@ -23,14 +25,14 @@ impl RedisHost {
     pub fn new(model: Model) -> Self {
         Self {
             model,
-            down: AtomicBool::new(false),
+            down: AtomicU32::new(0),
             paused: AtomicBool::new(false),
             tasks: Mutex::new(Vec::new()),
         }
     }
 
     pub fn is_down(&self) -> bool {
-        self.down.load(Ordering::Relaxed)
+        self.down.load(Ordering::Relaxed) > 0
     }
 
     pub fn is_paused(&self) -> bool {
@@ -56,18 +58,27 @@ impl RedisHost {
     }
 
     /// The process dies: every task stops at once (buffered input is never executed).
-    pub fn crash(&self) {
-        self.down.store(true, Ordering::Relaxed);
+    /// Returns false if it was down already.
+    pub fn crash(&self) -> bool {
+        if self.down.fetch_add(1, Ordering::Relaxed) > 0 {
+            return false;
+        }
         for task in self.tasks.lock().expect("never poisoned").drain(..) {
             task.abort();
         }
+        true
     }
 
-    /// The process starts again with what its persistence model recovers.
-    pub fn restart(self: &Arc<Self>) {
+    /// One crash window ends; when the last does, the process starts again with what its
+    /// persistence model recovers. Returns true if it started.
+    pub fn restart(self: &Arc<Self>) -> bool {
+        assert!(self.is_down(), "a restart follows a crash");
+        if self.down.fetch_sub(1, Ordering::Relaxed) > 1 {
+            return false;
+        }
         self.model.restart();
-        self.down.store(false, Ordering::Relaxed);
         self.start_cycle();
+        true
     }
 
     pub fn set_paused(&self, paused: bool) {
@@ -84,6 +95,8 @@ pub struct ClientHost {
     generation: watch::Sender<u64>,
     clock_offset_ms: Arc<AtomicI64>,
     world_clock: WorldClock,
+    /// Crash windows in force, as for the Redis host.
+    down: AtomicU32,
 }
 
 impl ClientHost {
@@ -94,6 +107,7 @@ impl ClientHost {
             generation: watch::Sender::new(0),
             clock_offset_ms: Arc::new(AtomicI64::new(0)),
             world_clock,
+            down: AtomicU32::new(0),
         }
     }
 
@@ -123,10 +137,24 @@ impl ClientHost {
         *self.store.lock().expect("never poisoned") = Some(store);
     }
 
-    /// The process dies; its store and everything it spawned are gone for good.
-    pub fn crash(&self) {
+    /// The process dies; its store and everything it spawned are gone for good. Returns
+    /// false if it was down already.
+    pub fn crash(&self) -> bool {
+        if self.down.fetch_add(1, Ordering::Relaxed) > 0 {
+            return false;
+        }
         *self.store.lock().expect("never poisoned") = None;
         self.generation.send_modify(|g| *g += 1);
+        true
+    }
+
+    /// One crash window ends; true if it was the last, so the process may start again.
+    pub fn end_crash(&self) -> bool {
+        assert!(
+            self.down.load(Ordering::Relaxed) > 0,
+            "a restart follows a crash"
+        );
+        self.down.fetch_sub(1, Ordering::Relaxed) == 1
     }
 
     /// The host's wall clock: the world's, shifted by the current skew.
