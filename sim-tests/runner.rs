@@ -438,3 +438,34 @@ fn check_seeds_passes_and_panics_with_the_replay_command() {
     );
     assert!(message.contains("lost on session"), "{message}");
 }
+
+/// Shrinking is generic: two more variants shrink to a handful of operations that still
+/// fail with the same class when the saved plan is replayed.
+#[test]
+fn shrinking_other_variants_gives_small_plans_that_replay() {
+    for (store, seed, class) in [
+        ("key-scheme-v2", 1, ViolationClass::Lost),
+        ("lossy-serde", 0, ViolationClass::Corrupt),
+    ] {
+        let plan = Plan::generate(seed, &ScenarioConfig::standard());
+        let shrunk = shrink(plan, &ShrinkConfig::new(store)).expect("the seed fails");
+        assert_eq!(shrunk.class, class, "{store}");
+        assert!(
+            shrunk.operations_after <= 10,
+            "{store}: {} operations",
+            shrunk.operations_after
+        );
+        let json = shrunk.plan.to_json_pretty();
+        let replayed = amnesia::runner::run_plan(
+            Plan::from_json(&json).expect("valid"),
+            store,
+            EngineKind::Event,
+        )
+        .expect("known store");
+        assert!(
+            replayed.verdict.classes().contains(&class),
+            "{store}: {:?}",
+            replayed.verdict
+        );
+    }
+}
