@@ -40,12 +40,15 @@ pub struct RedisChatStore {
     layout: KeyLayout,
 }
 
+/// A function naming a session's keys: (message list, first message).
+pub type SessionKeysFn = fn(&SessionKey) -> (String, String);
+
 /// Where a session's keys are, and where they were before (to migrate from).
 #[derive(Clone, Copy, Debug)]
 pub struct KeyLayout {
-    pub keys: fn(&SessionKey) -> (String, String),
+    pub keys: SessionKeysFn,
     /// The previous layout, migrated from online; `None`: nothing to migrate.
-    pub migrate_from: Option<fn(&SessionKey) -> (String, String)>,
+    pub migrate_from: Option<SessionKeysFn>,
 }
 
 impl KeyLayout {
