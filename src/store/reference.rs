@@ -154,6 +154,27 @@ pub fn decode_message(data: &[u8]) -> Result<Message, StoreError> {
     serde_json::from_slice(data).map_err(|e| StoreError::Redis(format!("undecodable message: {e}")))
 }
 
+/// Decode a window of encoded messages and put the first message (`head`) in front
+/// unless the window has it: the keep-first read of every list + head layout.
+pub(crate) fn with_head(
+    head: Option<Vec<u8>>,
+    window: Vec<Vec<u8>>,
+) -> Result<Vec<Message>, StoreError> {
+    let window = window
+        .iter()
+        .map(|data| decode_message(data))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut messages = Vec::with_capacity(window.len() + 1);
+    if let Some(head) = head {
+        let head = decode_message(&head)?;
+        if !window.iter().any(|m| m.id == head.id) {
+            messages.push(head);
+        }
+    }
+    messages.extend(window);
+    Ok(messages)
+}
+
 fn decode_memory(data: &[u8]) -> Result<Memory, StoreError> {
     serde_json::from_slice(data).map_err(|e| StoreError::Redis(format!("undecodable memory: {e}")))
 }
@@ -217,19 +238,7 @@ impl MemoryStore for RedisChatStore {
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
-        let window = window
-            .iter()
-            .map(|data| decode_message(data))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut messages = Vec::with_capacity(window.len() + 1);
-        if let Some(head) = head {
-            let head = decode_message(&head)?;
-            if !window.iter().any(|m| m.id == head.id) {
-                messages.push(head);
-            }
-        }
-        messages.extend(window);
-        Ok(messages)
+        with_head(head, window)
     }
 
     async fn remember(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {

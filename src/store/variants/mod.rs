@@ -23,7 +23,6 @@ pub mod trim_off_by_one;
 pub mod write_behind;
 
 use crate::connect::Connector;
-use crate::store::reference::decode_message;
 use crate::store::{ChatStoreConfig, Durability, Message, Policy, StoreError, TtlPolicy};
 
 /// The retention the reference store declares for `config`: every variant declares it too.
@@ -57,22 +56,4 @@ pub(crate) async fn read_list_and_head(
     with_head(head, window)
 }
 
-/// Decode a window of encoded messages and put `head` in front unless the window has it.
-pub(crate) fn with_head(
-    head: Option<Vec<u8>>,
-    window: Vec<Vec<u8>>,
-) -> Result<Vec<Message>, StoreError> {
-    let window = window
-        .iter()
-        .map(|data| decode_message(data))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut messages = Vec::with_capacity(window.len() + 1);
-    if let Some(head) = head {
-        let head = decode_message(&head)?;
-        if !window.iter().any(|m| m.id == head.id) {
-            messages.push(head);
-        }
-    }
-    messages.extend(window);
-    Ok(messages)
-}
+pub(crate) use crate::store::reference::with_head;
