@@ -30,10 +30,14 @@ use std::collections::BTreeMap;
 use super::expiry::{certainly_alive_through, latest_certain_expiry};
 use super::index::{Append, Index, Read, WriteStatus};
 use super::{Info, Subject, Verdict, Violation, ViolationClass};
+use crate::store::SessionKey;
 
 pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
     // The first message depends on the session only: found once per session, not per read.
+    // Each session's appends by invoke time (the walk in `check_missing` relies on it;
+    // a recorded history is already in that order, a hand-written one may not be).
     let mut firsts = BTreeMap::new();
+    let mut by_invoke: BTreeMap<&SessionKey, Vec<usize>> = BTreeMap::new();
     for read in &idx.reads {
         let first = *firsts.entry(read.session).or_insert_with(|| {
             idx.policy
@@ -41,8 +45,17 @@ pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
                 .then(|| first_message(idx, read))
                 .flatten()
         });
+        let appends = by_invoke.entry(read.session).or_insert_with(|| {
+            let mut positions = idx
+                .by_session
+                .get(read.session)
+                .cloned()
+                .unwrap_or_default();
+            positions.sort_by_key(|&p| idx.appends[p].write.invoke_us);
+            positions
+        });
         check_length(idx, read, verdict);
-        check_missing(idx, read, first, verdict);
+        check_missing(idx, read, appends, first, verdict);
         check_zombies(idx, read, verdict);
         note_failed_visible(idx, read, verdict);
     }
@@ -157,7 +170,8 @@ struct Missing<'i, 'a> {
     expected: BTreeMap<u64, Vec<&'i Append<'a>>>,
 }
 
-/// Judges the acked messages missing from `read`, newest first. Both excuses for a
+/// Judges the acked messages missing from `read`, newest first (`appends`: the session's
+/// positions by invoke time). Both excuses for a
 /// missing message (the read's window, `newer_than >= limit`, and trimming) can only
 /// grow as messages get older (an older m has fewer entries and appends certainly before
 /// it), so once one missing message is excused, every older one is too: the walk stops
@@ -166,10 +180,10 @@ struct Missing<'i, 'a> {
 fn check_missing<'i, 'a>(
     idx: &'i Index<'a>,
     read: &Read<'_>,
+    appends: &[usize],
     first: Option<&'i Append<'a>>,
     verdict: &mut Verdict,
 ) {
-    let appends: &[usize] = idx.by_session.get(read.session).map_or(&[], Vec::as_slice);
     let entries = Entries::of(idx, read);
     let mut missing = Missing::default();
     let mut first_seen = false;
