@@ -132,6 +132,8 @@ pub(crate) struct Index<'a> {
     pub by_id: BTreeMap<&'a str, Vec<usize>>,
     pub reads: Vec<Read<'a>>,
     pub remembers: Vec<Remember<'a>>,
+    /// Positions in `remembers` per memory id.
+    pub remembers_by_id: BTreeMap<&'a str, Vec<usize>>,
     pub recalls: Vec<Recall<'a>>,
     pub timings: Vec<Timing>,
     /// Epoch boundaries, sorted.
@@ -151,6 +153,7 @@ impl<'a> Index<'a> {
             by_id: BTreeMap::new(),
             reads: Vec::new(),
             remembers: Vec::new(),
+            remembers_by_id: BTreeMap::new(),
             recalls: Vec::new(),
             timings: Vec::new(),
             epochs_us,
@@ -170,11 +173,18 @@ impl<'a> Index<'a> {
         match &op.kind {
             OpKind::Append { session, msg } => self.add_append(op, session, msg),
             OpKind::Context { session, limit } => self.add_read(op, session, *limit),
-            OpKind::Remember { user, memory } => self.remembers.push(Remember {
-                write: Write::from_op(op),
-                user,
-                memory,
-            }),
+            OpKind::Remember { user, memory } => {
+                let pos = self.remembers.len();
+                self.remembers_by_id
+                    .entry(memory.id.as_str())
+                    .or_default()
+                    .push(pos);
+                self.remembers.push(Remember {
+                    write: Write::from_op(op),
+                    user,
+                    memory,
+                });
+            }
             OpKind::Recall { user, query, k } => self.add_recall(op, user, query, *k),
         }
     }

@@ -30,8 +30,14 @@ pub(crate) fn check(idx: &Index<'_>, quiescence: Option<&Quiescence>, verdict: &
     }
 }
 
-fn remembers_of<'i, 'a>(idx: &'i Index<'a>, id: &'i str) -> impl Iterator<Item = &'i Remember<'a>> {
-    idx.remembers.iter().filter(move |r| r.memory.id == id)
+/// The remembers of memory `id`, in op order (an index lookup: recalls ask for every
+/// entry, and a scan of all remembers each time made the checker quadratic).
+fn remembers_of<'i, 'a>(idx: &'i Index<'a>, id: &str) -> impl Iterator<Item = &'i Remember<'a>> {
+    idx.remembers_by_id
+        .get(id)
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .map(|&p| &idx.remembers[p])
 }
 
 /// True when a missing exact-text memory proves a miss rather than a tie or a cap.
@@ -55,11 +61,15 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
     let subject = Subject::User(recall.user.clone());
     let mut missed: Vec<&Remember<'_>> = Vec::new();
     for r in &idx.remembers {
-        let acked_before = r.write.acked_by_us().is_some_and(|c| c < recall.invoke_us);
+        // Cheapest tests first; the same rule as `acked_before && exact && unique && !returned`.
         let exact = r.user == recall.user && r.memory.text == recall.query;
+        let acked_before = r.write.acked_by_us().is_some_and(|c| c < recall.invoke_us);
+        if !(exact && acked_before) {
+            continue;
+        }
         let unique = remembers_of(idx, &r.memory.id).count() == 1;
         let returned = recall.memories.iter().any(|m| m.id == r.memory.id);
-        if !(acked_before && exact && unique) || returned {
+        if !unique || returned {
             continue;
         }
         if let Some(epoch_at_us) = idx.epoch_within(r.write.invoke_us, recall.complete_us) {

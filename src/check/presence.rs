@@ -30,11 +30,32 @@ use std::collections::BTreeMap;
 use super::expiry::{certainly_alive_through, latest_certain_expiry};
 use super::index::{Append, Index, Read, WriteStatus};
 use super::{Info, Subject, Verdict, Violation, ViolationClass};
+use crate::store::SessionKey;
 
 pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
+    // The first message depends on the session only: found once per session, not per read.
+    // Each session's appends by invoke time (the walk in `check_missing` relies on it;
+    // a recorded history is already in that order, a hand-written one may not be).
+    let mut firsts = BTreeMap::new();
+    let mut by_invoke: BTreeMap<&SessionKey, Vec<usize>> = BTreeMap::new();
     for read in &idx.reads {
+        let first = *firsts.entry(read.session).or_insert_with(|| {
+            idx.policy
+                .keep_first
+                .then(|| first_message(idx, read))
+                .flatten()
+        });
+        let appends = by_invoke.entry(read.session).or_insert_with(|| {
+            let mut positions = idx
+                .by_session
+                .get(read.session)
+                .cloned()
+                .unwrap_or_default();
+            positions.sort_by_key(|&p| idx.appends[p].write.invoke_us);
+            positions
+        });
         check_length(idx, read, verdict);
-        check_missing(idx, read, verdict);
+        check_missing(idx, read, appends, first, verdict);
         check_zombies(idx, read, verdict);
         note_failed_visible(idx, read, verdict);
     }
@@ -77,39 +98,69 @@ pub(crate) fn first_message<'i, 'a>(idx: &'i Index<'a>, read: &Read<'_>) -> Opti
     others_later.then_some(first)
 }
 
-/// Acked appends of the read's session that completed before the read was invoked.
-fn acked_before_read<'i, 'a>(idx: &'i Index<'a>, read: &Read<'_>) -> Vec<&'i Append<'a>> {
-    idx.session_appends(read.session)
-        .into_iter()
-        .filter(|a| a.write.acked_by_us().is_some_and(|c| c < read.invoke_us))
-        .filter(|a| idx.unique_append(read.session, &a.msg.id).is_some())
-        .collect()
+/// True for an acked append of the read's session, sole append of its id, that completed
+/// before the read was invoked: the messages a read is judged against.
+fn acked_before_read(idx: &Index<'_>, read: &Read<'_>, a: &Append<'_>) -> bool {
+    a.write.acked_by_us().is_some_and(|c| c < read.invoke_us)
+        && idx.unique_append(read.session, &a.msg.id).is_some()
 }
 
-/// Entries of R that may have been appended after m (anything not certainly older).
-fn newer_in_read(idx: &Index<'_>, read: &Read<'_>, m: &Append<'_>) -> usize {
-    let certainly_older = |id: &str| {
-        idx.unique_append(read.session, id)
-            .is_some_and(|a| a.write.certainly_before(&m.write))
-    };
-    read.messages
-        .iter()
-        .filter(|e| !certainly_older(&e.id))
-        .count()
+/// For one read: when each entry became certainly older than a message invoked later
+/// (its unique acked append's completion), so that "entries of R not certainly older than
+/// m" is a binary search instead of a lookup per entry and per m.
+struct Entries {
+    /// Completion times of entries with a unique acked append, sorted.
+    acked_us: Vec<u64>,
+    len: usize,
 }
 
-/// True when `messages_max` may legitimately have trimmed m by the end of the read.
-fn trimmable(idx: &Index<'_>, read: &Read<'_>, m: &Append<'_>) -> bool {
+impl Entries {
+    fn of(idx: &Index<'_>, read: &Read<'_>) -> Entries {
+        let mut acked_us: Vec<u64> = read
+            .messages
+            .iter()
+            .filter_map(|e| idx.unique_append(read.session, &e.id)?.write.acked_by_us())
+            .collect();
+        acked_us.sort_unstable();
+        Entries {
+            acked_us,
+            len: read.messages.len(),
+        }
+    }
+
+    /// Entries of R that may have been appended after m (anything not certainly older):
+    /// an entry is certainly older when its acked append completed before m was invoked.
+    fn newer_than(&self, m: &Append<'_>) -> usize {
+        self.len - self.acked_us.partition_point(|&t| t < m.write.invoke_us)
+    }
+}
+
+/// True when `messages_max` may legitimately have trimmed m by the end of the read:
+/// at least `max` appends of the session (one fewer with keep-first), invoked by the
+/// read's end, are not certainly older than m. Counts from the newest and stops at the
+/// bound, so an old message costs a few steps, not the whole session.
+fn trimmable(idx: &Index<'_>, read: &Read<'_>, appends: &[usize], m: &Append<'_>) -> bool {
     let Some(max) = idx.policy.messages_max else {
         return false;
     };
-    let newer = idx
-        .session_appends(read.session)
-        .into_iter()
-        .filter(|n| n.write.op != m.write.op && n.write.invoke_us <= read.complete_us)
-        .filter(|n| !n.write.certainly_before(&m.write))
-        .count();
-    newer + usize::from(idx.policy.keep_first) >= max
+    let needed = max.saturating_sub(usize::from(idx.policy.keep_first));
+    if needed == 0 {
+        return true;
+    }
+    let mut newer = 0;
+    for n in appends.iter().rev().map(|&p| &idx.appends[p]) {
+        if n.write.op == m.write.op
+            || n.write.invoke_us > read.complete_us
+            || n.write.certainly_before(&m.write)
+        {
+            continue;
+        }
+        newer += 1;
+        if newer >= needed {
+            return true;
+        }
+    }
+    false
 }
 
 #[derive(Default)]
@@ -119,23 +170,49 @@ struct Missing<'i, 'a> {
     expected: BTreeMap<u64, Vec<&'i Append<'a>>>,
 }
 
-fn check_missing(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
-    let before = acked_before_read(idx, read);
-    let first = idx
-        .policy
-        .keep_first
-        .then(|| first_message(idx, read))
-        .flatten();
+/// Judges the acked messages missing from `read`, newest first (`appends`: the session's
+/// positions by invoke time). Both excuses for a
+/// missing message (the read's window, `newer_than >= limit`, and trimming) can only
+/// grow as messages get older (an older m has fewer entries and appends certainly before
+/// it), so once one missing message is excused, every older one is too: the walk stops
+/// there, and the read costs its recent messages, not the session's whole history. The
+/// first message has no such excuse and is judged on its own.
+fn check_missing<'i, 'a>(
+    idx: &'i Index<'a>,
+    read: &Read<'_>,
+    appends: &[usize],
+    first: Option<&'i Append<'a>>,
+    verdict: &mut Verdict,
+) {
+    let entries = Entries::of(idx, read);
     let mut missing = Missing::default();
-    for m in before.iter().copied().filter(|m| !read.contains(&m.msg.id)) {
+    let mut first_seen = false;
+    for m in appends.iter().rev().map(|&p| &idx.appends[p]) {
+        if !acked_before_read(idx, read, m) || read.contains(&m.msg.id) {
+            continue;
+        }
+        let is_first = first.is_some_and(|f| f.write.op == m.write.op);
+        first_seen |= is_first;
+        if !is_first && (entries.newer_than(m) >= read.limit || trimmable(idx, read, appends, m)) {
+            break;
+        }
         classify_missing(idx, read, m, first, &mut missing);
+    }
+    if let Some(f) = first.filter(|_| !first_seen) {
+        if acked_before_read(idx, read, f) && !read.contains(&f.msg.id) {
+            classify_missing(idx, read, f, first, &mut missing);
+        }
     }
     report_expected(read, &missing, verdict);
     report_first(read, &missing, verdict);
     if missing.lost.is_empty() {
         return;
     }
-    let all_gone = before.iter().all(|m| !read.contains(&m.msg.id));
+    // No entry of R is an acked message appended before the read.
+    let all_gone = !read.messages.iter().any(|e| {
+        idx.unique_append(read.session, &e.id)
+            .is_some_and(|a| acked_before_read(idx, read, a))
+    });
     let premature = idx.ttl_us().is_some() && all_gone;
     report_lost(read, &missing.lost, premature, verdict);
 }
@@ -152,9 +229,7 @@ fn classify_missing<'i, 'a>(
     if is_first && read.limit == 0 {
         return;
     }
-    if !is_first && (newer_in_read(idx, read, m) >= read.limit || trimmable(idx, read, m)) {
-        return;
-    }
+    // Not excused by the window or trimming: `check_missing` stops before those.
     if let Some(b) = idx.epoch_within(m.write.invoke_us, read.complete_us) {
         missing.expected.entry(b).or_default().push(m);
         return;

@@ -171,7 +171,9 @@ impl Connection {
 pub struct SimDialer {
     pub link: Arc<Link>,
     pub redis: Arc<RedisHost>,
-    pub client: Arc<ClientHost>,
+    /// Weak: the host owns its store, the store its connector, the connector this dialer;
+    /// a strong reference would be a cycle that leaks every world (its trace included).
+    pub client: Weak<ClientHost>,
     pub generation: u64,
     pub clock: WorldClock,
     pub trace: Trace,
@@ -181,7 +183,8 @@ pub struct SimDialer {
 impl Dialer for SimDialer {
     fn dial(&self) -> DialFuture<'_> {
         Box::pin(async move {
-            if self.client.generation() != self.generation {
+            let current = self.client.upgrade().map(|client| client.generation());
+            if current != Some(self.generation) {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::NotConnected,
                     "the client process is gone",
@@ -343,16 +346,35 @@ async fn deliver(
     if !connection.passes(flow) {
         return true;
     }
-    let text = format!(
-        "conn {} {} {}",
-        connection.number,
-        flow.arrow(),
-        preview(&chunk, flow)
-    );
+    // Kept raw (a reference to the chunk's bytes) and rendered only if the text is read.
+    let record = crate::trace::Chunk {
+        conn: connection.number,
+        flow: match flow {
+            Flow::ToRedis => 0,
+            Flow::FromRedis => 1,
+        },
+        bytes: chunk.clone(),
+        render: render_chunk,
+    };
     connection
         .trace
-        .record_detail(connection.clock.now_us(), connection.link.host(), text);
+        .record_chunk(connection.clock.now_us(), connection.link.host(), record);
     to.write_all(&chunk).await.is_ok()
+}
+
+/// `conn 3 →redis 41B SET k v | GET k`: a delivered chunk as the timeline shows it.
+fn render_chunk(chunk: &crate::trace::Chunk) -> String {
+    let flow = if chunk.flow == 0 {
+        Flow::ToRedis
+    } else {
+        Flow::FromRedis
+    };
+    format!(
+        "conn {} {} {}",
+        chunk.conn,
+        flow.arrow(),
+        preview(&chunk.bytes, flow)
+    )
 }
 
 /// A short printable rendering of a chunk for the timeline: the commands a client sends

@@ -37,7 +37,7 @@ impl World {
         let dialer = SimDialer {
             link: self.links[client as usize].clone(),
             redis: self.redis.clone(),
-            client: host.clone(),
+            client: Arc::downgrade(host),
             generation: host.generation(),
             clock: self.clock.clone(),
             trace: self.trace.clone(),

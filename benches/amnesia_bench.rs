@@ -1,0 +1,492 @@
+//! amnesia's benchmark: throughput, latency, scaling, memory and a turmoil baseline of
+//! the standard scenario (`ScenarioConfig::standard()`, the reference store, the
+//! event-driven engine). Method and results: BENCHMARKS.md.
+//!
+//! Run everything: `cargo bench --bench amnesia_bench`
+//! One section: `cargo bench --bench amnesia_bench -- SECTION [N]`, where SECTION is one of
+//! `seeds` (N seeds one by one on this thread; wall time per seed, p50/p99, virtual
+//! speed-up), `sweep` (N seeds through `runner::sweep` at 1 and 2 jobs), `rss` (an
+//! N-seed sweep sampling VmRSS/VmHWM every 1000 seeds), `growth` (time per seed at about
+//! 100, 1,000 and 10,000 operations), `replay` (N runs of `amnesia replay --seed`
+//! as a process), `turmoil` (N seeds through turmoil and through the event engine), and
+//! `profile` (N seeds, nothing printed but a line: the target of callgrind).
+//!
+//! Wall times come from the real clock (`std::time::Instant`) outside the simulated
+//! worlds; nothing here reaches a trace.
+
+use amnesia::clock::Clock;
+use amnesia::connect::{BoxStream, Connector, ConnectorConfig, DialFuture, Dialer};
+use amnesia::model::{Model, ModelConfig};
+use amnesia::plan::{Plan, ScenarioConfig, Turn};
+use amnesia::runner::sweep::SweepEvent;
+use amnesia::runner::{run_plan, run_seed, sweep, EngineKind, SeedRange, SweepConfig};
+use amnesia::sim::clock::WORLD_EPOCH_UNIX_MS;
+use amnesia::sim::RUN_GRACE_MS;
+use amnesia::store::{self, KeyScheme, MemoryStore, StoreContext};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const STORE: &str = "reference";
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--")) // `cargo bench` passes `--bench`
+        .collect();
+    let section = args.first().map(String::as_str).unwrap_or("all");
+    let n = |default: u64| -> u64 { args.get(1).and_then(|n| n.parse().ok()).unwrap_or(default) };
+    machine();
+    match section {
+        "seeds" => seeds(n(1_000)),
+        "sweep" => sweeps(n(2_000)),
+        "rss" => rss(n(10_000)),
+        "growth" => growth(),
+        "replay" => replay(n(10)),
+        "turmoil" => turmoil_baseline(n(20)),
+        "profile" => profile(n(20)),
+        "all" => {
+            seeds(1_000);
+            sweeps(2_000);
+            rss(10_000);
+            growth();
+            replay(10);
+            turmoil_baseline(20);
+        }
+        other => {
+            eprintln!("unknown section '{other}'");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn machine() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_default();
+    println!("# machine: {cpus} cpus, {model}");
+}
+
+fn percentile(sorted: &[u64], p: usize) -> u64 {
+    sorted[(sorted.len() * p / 100).min(sorted.len() - 1)]
+}
+
+/// Seeds one by one on this thread: what one core does.
+fn seeds(count: u64) {
+    let scenario = ScenarioConfig::standard();
+    for seed in 0..20 {
+        run_seed(seed, &scenario, STORE, EngineKind::Event).expect("known store");
+    }
+    let mut wall_us = Vec::new();
+    let (mut virtual_ms, mut ops, mut failed) = (0u64, 0usize, 0usize);
+    let started = Instant::now();
+    for seed in 0..count {
+        let one = Instant::now();
+        let report = run_seed(seed, &scenario, STORE, EngineKind::Event).expect("known store");
+        wall_us.push(one.elapsed().as_micros() as u64);
+        virtual_ms += report.end_virtual_ms();
+        ops += report.history.ops.len();
+        failed += usize::from(!report.verdict.is_pass());
+    }
+    let total = started.elapsed().as_secs_f64();
+    wall_us.sort_unstable();
+    let (p50, p99) = (percentile(&wall_us, 50), percentile(&wall_us, 99));
+    println!("## seeds: standard scenario, seeds 0..{count}, one thread");
+    println!(
+        "ops/seed {:.1}, virtual s/seed {:.1}, failed {failed}",
+        ops as f64 / count as f64,
+        virtual_ms as f64 / 1e3 / count as f64
+    );
+    println!(
+        "seeds/s/core {:.0} | virtual s per wall s {:.0} | p50 {:.2} ms | p99 {:.2} ms | max {:.2} ms | p99/p50 {:.2}",
+        count as f64 / total,
+        virtual_ms as f64 / 1e3 / total,
+        p50 as f64 / 1e3,
+        p99 as f64 / 1e3,
+        *wall_us.last().unwrap() as f64 / 1e3,
+        p99 as f64 / p50 as f64
+    );
+}
+
+trait EndVirtual {
+    fn end_virtual_ms(&self) -> u64;
+}
+
+impl EndVirtual for amnesia::runner::RunReport {
+    /// The virtual time the plan covers: busy phase plus quiet period.
+    fn end_virtual_ms(&self) -> u64 {
+        self.plan.duration_ms + self.plan.quiet_ms
+    }
+}
+
+fn sweep_config(count: u64, jobs: usize) -> SweepConfig {
+    let mut config = SweepConfig::new(
+        SeedRange {
+            start: 0,
+            end: count,
+        },
+        STORE,
+    );
+    config.jobs = jobs;
+    config
+}
+
+/// `runner::sweep` at 1 and 2 jobs.
+fn sweeps(count: u64) {
+    println!("## sweep: runner::sweep, seeds 0..{count}");
+    let mut base = 0.0;
+    for jobs in [1, 2] {
+        let config = sweep_config(count, jobs);
+        let started = Instant::now();
+        let results = sweep(&config, &|_| {});
+        let rate = count as f64 / started.elapsed().as_secs_f64();
+        let failed = results.iter().filter(|r| !r.is_pass()).count();
+        if jobs == 1 {
+            base = rate;
+        }
+        println!(
+            "jobs {jobs}: {rate:.0} seeds/s ({:.2}x of 1 job), failed {failed}",
+            rate / base
+        );
+    }
+}
+
+fn status_kb(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// A long sweep; RSS sampled every 1000 seeds from the observer.
+fn rss(count: u64) {
+    println!("## rss: runner::sweep, seeds 0..{count}, 2 jobs");
+    println!(
+        "before: VmRSS {} kB, VmHWM {} kB",
+        status_kb("VmRSS:"),
+        status_kb("VmHWM:")
+    );
+    let config = sweep_config(count, 2);
+    let done = AtomicUsize::new(0);
+    let samples = Mutex::new(Vec::new());
+    let started = Instant::now();
+    let observe = |event: SweepEvent<'_>| {
+        if let SweepEvent::Done(_) = event {
+            let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if done % 1_000 == 0 {
+                let sample = (
+                    done,
+                    status_kb("VmRSS:"),
+                    status_kb("VmHWM:"),
+                    started.elapsed(),
+                );
+                samples.lock().unwrap().push(sample);
+            }
+        }
+    };
+    let results = sweep(&config, &observe);
+    println!(
+        "{} seeds in {:.1} s, failed {}",
+        results.len(),
+        started.elapsed().as_secs_f64(),
+        results.iter().filter(|r| !r.is_pass()).count()
+    );
+    println!("| seeds done | VmRSS kB | VmHWM kB | wall s |");
+    for (done, rss, hwm, at) in samples.into_inner().unwrap() {
+        println!("| {done} | {rss} | {hwm} | {:.1} |", at.as_secs_f64());
+    }
+}
+
+/// The standard scenario with `turns` scaled so a plan has about `ops` operations, and
+/// the busy phase stretched in proportion so sessions keep their pace.
+fn scaled(ops: usize) -> ScenarioConfig {
+    let standard = ScenarioConfig::standard();
+    // About 3.6 operations per turn (context + two appends, plus system appends,
+    // recalls and remembers).
+    let turns = (ops * 60 / 215).max(1) as u32;
+    ScenarioConfig {
+        name: format!("standard-{ops}ops"),
+        turns,
+        duration_ms: standard.duration_ms * u64::from(turns) / u64::from(standard.turns),
+        ..standard
+    }
+}
+
+/// Time per seed and per operation as the plan grows.
+fn growth() {
+    println!("## growth: one thread, plan size scaled by turns");
+    println!("| target ops | turns | ops/seed | virtual s | seeds | ms/seed | µs/op |");
+    for (ops, seeds) in [(100usize, 200u64), (1_000, 40), (10_000, 6)] {
+        let scenario = scaled(ops);
+        run_seed(0, &scenario, STORE, EngineKind::Event).expect("known store");
+        let (mut wall, mut total_ops, mut virtual_ms) = (Duration::ZERO, 0usize, 0u64);
+        for seed in 0..seeds {
+            let started = Instant::now();
+            let report = run_seed(seed, &scenario, STORE, EngineKind::Event).expect("known");
+            wall += started.elapsed();
+            total_ops += report.history.ops.len();
+            virtual_ms += report.end_virtual_ms();
+        }
+        let ms_per_seed = wall.as_secs_f64() * 1e3 / seeds as f64;
+        println!(
+            "| {ops} | {} | {:.0} | {:.0} | {seeds} | {ms_per_seed:.2} | {:.1} |",
+            scenario.turns,
+            total_ops as f64 / seeds as f64,
+            virtual_ms as f64 / 1e3 / seeds as f64,
+            wall.as_secs_f64() * 1e6 / total_ops as f64
+        );
+    }
+}
+
+/// `amnesia replay --seed N` as a process, to its exit.
+fn replay(runs: u64) {
+    let exe = std::env::current_exe().expect("own path");
+    // target/release/deps/amnesia_bench-HASH → target/release/amnesia
+    let binary = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(|release| release.join("amnesia"))
+        .expect("a target dir");
+    if !binary.exists() {
+        println!("## replay: {} not built; skipped", binary.display());
+        return;
+    }
+    let mut wall_us = Vec::new();
+    for seed in 0..runs {
+        let started = Instant::now();
+        let output = std::process::Command::new(&binary)
+            .args(["replay", "--seed", &seed.to_string()])
+            .output()
+            .expect("runs");
+        wall_us.push(started.elapsed().as_micros() as u64);
+        assert!(output.status.code().is_some(), "replay exited by a signal");
+    }
+    wall_us.sort_unstable();
+    println!(
+        "## replay: `amnesia replay --seed N`, N in 0..{runs}, process wall time: p50 {:.1} ms, max {:.1} ms",
+        percentile(&wall_us, 50) as f64 / 1e3,
+        *wall_us.last().unwrap() as f64 / 1e3
+    );
+}
+
+/// The plan of `seed` without faults, deploy or buggify: the workload both engines run
+/// in the baseline comparison (the turmoil harness below drives only the workload).
+fn workload_plan(seed: u64) -> Plan {
+    let mut plan = Plan::generate(seed, &ScenarioConfig::standard());
+    plan.faults.clear();
+    plan.deploy_at_ms = None;
+    plan.scenario.buggify = false;
+    plan
+}
+
+fn turmoil_baseline(count: u64) {
+    println!("## turmoil: seeds 0..{count}, workload only (no faults), latency per link");
+    // Warm-up.
+    turmoil_run(&workload_plan(0));
+    run_plan(workload_plan(0), STORE, EngineKind::Event).expect("known store");
+    let (mut turmoil_wall, mut event_wall, mut standard_wall) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let (mut turmoil_ops, mut event_ops) = (0usize, 0usize);
+    for seed in 0..count {
+        let plan = workload_plan(seed);
+        let started = Instant::now();
+        turmoil_ops += turmoil_run(&plan);
+        turmoil_wall += started.elapsed();
+        let started = Instant::now();
+        let report = run_plan(plan, STORE, EngineKind::Event).expect("known store");
+        event_wall += started.elapsed();
+        event_ops += report.history.ops.len();
+        let started = Instant::now();
+        run_seed(seed, &ScenarioConfig::standard(), STORE, EngineKind::Event).expect("known");
+        standard_wall += started.elapsed();
+    }
+    let per = |wall: Duration| wall.as_secs_f64() * 1e3 / count as f64;
+    println!(
+        "turmoil (1 ms tick): {:.2} ms/seed, {:.1} ops/seed",
+        per(turmoil_wall),
+        turmoil_ops as f64 / count as f64
+    );
+    println!(
+        "event engine, same fault-free plans: {:.2} ms/seed, {:.1} ops/seed (checker included)",
+        per(event_wall),
+        event_ops as f64 / count as f64
+    );
+    println!(
+        "event engine, standard plans (faults): {:.2} ms/seed",
+        per(standard_wall)
+    );
+    println!(
+        "ratio turmoil / event (same plans): {:.1}x; turmoil / event standard: {:.1}x",
+        per(turmoil_wall) / per(event_wall),
+        per(turmoil_wall) / per(standard_wall)
+    );
+}
+
+/// Dials the Redis host through turmoil's simulated TCP.
+struct TurmoilDialer;
+
+impl Dialer for TurmoilDialer {
+    fn dial(&self) -> DialFuture<'_> {
+        Box::pin(async {
+            let stream = turmoil::net::TcpStream::connect("redis:6379").await?;
+            Ok(Box::new(stream) as BoxStream)
+        })
+    }
+}
+
+/// Run `plan`'s turns (context → think → append → append, plus the system append,
+/// recall and remember the plan gives a turn) and the final reads through turmoil, with
+/// the reference store on each client host and the Redis model on the `redis` host.
+/// Returns the operations completed. A pinned rng seed and epoch, turmoil's default 1 ms
+/// tick; one link latency per client as in the plan (base, base + jitter).
+fn turmoil_run(plan: &Plan) -> usize {
+    let plan = Arc::new(plan.clone());
+    let end_ms = plan.duration_ms + plan.quiet_ms;
+    let mut sim = turmoil::Builder::new()
+        .rng_seed(plan.seed)
+        .epoch(std::time::UNIX_EPOCH + Duration::from_millis(WORLD_EPOCH_UNIX_MS))
+        .simulation_duration(Duration::from_millis(end_ms + RUN_GRACE_MS))
+        .build();
+    let persistence = plan.persistence;
+    sim.host("redis", move || async move {
+        let config = ModelConfig {
+            persistence,
+            ..ModelConfig::default()
+        };
+        let model = Model::new(config, Clock::tokio(WORLD_EPOCH_UNIX_MS));
+        tokio::spawn(model.clone().run_expiry_cycle_while(|| true));
+        let listener = turmoil::net::TcpListener::bind("0.0.0.0:6379").await?;
+        loop {
+            let (stream, _) = listener.accept().await?;
+            tokio::spawn(model.clone().serve_connection(stream));
+        }
+    });
+    // Turns of one session run in order, each on its own client: `done[s]` counts the
+    // finished turns of session s.
+    let done: Arc<Vec<tokio::sync::watch::Sender<usize>>> = Arc::new(
+        plan.sessions
+            .iter()
+            .map(|_| tokio::sync::watch::Sender::new(0))
+            .collect(),
+    );
+    let ops = Arc::new(AtomicUsize::new(0));
+    for client in 0..plan.clients {
+        let (plan, done, ops) = (plan.clone(), done.clone(), ops.clone());
+        sim.client(format!("client-{client}"), async move {
+            let start = tokio::time::Instant::now();
+            let connector = Arc::new(Connector::new(
+                Arc::new(TurmoilDialer),
+                redis::RedisConnectionInfo::default(),
+                ConnectorConfig::default(),
+            ));
+            let factory = store::factory(STORE).expect("known store");
+            let store = factory(StoreContext {
+                connector,
+                clock: Clock::tokio(WORLD_EPOCH_UNIX_MS),
+                plan: &plan,
+                key_scheme: KeyScheme::V1,
+            });
+            let mut sessions = tokio::task::JoinSet::new();
+            for (s, session) in plan.sessions.iter().enumerate() {
+                let (plan, done, ops, store) =
+                    (plan.clone(), done.clone(), ops.clone(), store.clone());
+                let session = session.clone();
+                sessions.spawn(async move {
+                    let turns = plan.turns.iter().filter(|t| t.session == session);
+                    for (k, turn) in turns.enumerate() {
+                        if turn.client != client {
+                            continue;
+                        }
+                        let mut progress = done[s].subscribe();
+                        let _ = progress.wait_for(|finished| *finished >= k).await;
+                        tokio::time::sleep_until(start + Duration::from_millis(turn.start_ms))
+                            .await;
+                        let n = turmoil_turn(&*store, turn).await;
+                        ops.fetch_add(n, Ordering::Relaxed);
+                        done[s].send_modify(|finished| *finished = k + 1);
+                    }
+                });
+            }
+            while sessions.join_next().await.is_some() {}
+            tokio::time::sleep_until(start + Duration::from_millis(end_ms)).await;
+            for (nth, session) in plan.sessions.iter().enumerate() {
+                if nth as u32 % plan.clients == client {
+                    let _ = store.context(session, 1_000).await;
+                    ops.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Ok(())
+        });
+    }
+    for (client, link) in plan.links.iter().enumerate() {
+        let host = format!("client-{client}");
+        sim.set_link_latency(host.as_str(), "redis", Duration::from_micros(link.base_us));
+        sim.set_link_max_message_latency(
+            host.as_str(),
+            "redis",
+            Duration::from_micros(link.base_us + link.jitter_us),
+        );
+    }
+    sim.run().expect("the turmoil run finishes");
+    ops.load(Ordering::Relaxed)
+}
+
+/// One turn as the event engine's driver runs it; stops at the first failed step.
+/// Returns the operations issued.
+async fn turmoil_turn(store: &dyn MemoryStore, turn: &Turn) -> usize {
+    let mut ops = 0;
+    let user = turn.user();
+    if let Some(system) = &turn.system {
+        ops += 1;
+        if store.append(&turn.session, system).await.is_err() {
+            return ops;
+        }
+    }
+    ops += 1;
+    if store
+        .context(&turn.session, turn.context_limit)
+        .await
+        .is_err()
+    {
+        return ops;
+    }
+    if let Some(recall) = &turn.recall {
+        ops += 1;
+        let _ = store.recall(&user, &recall.query, recall.k).await;
+    }
+    tokio::time::sleep(Duration::from_millis(turn.think_ms)).await;
+    for msg in [&turn.user, &turn.assistant] {
+        ops += 1;
+        if store.append(&turn.session, msg).await.is_err() {
+            return ops;
+        }
+    }
+    if let Some(memory) = &turn.remember {
+        ops += 1;
+        let _ = store.remember(&user, memory).await;
+    }
+    ops
+}
+
+/// The callgrind target: `count` standard seeds, one thread.
+fn profile(count: u64) {
+    let scenario = ScenarioConfig::standard();
+    let mut hash = 0u64;
+    for seed in 0..count {
+        let report = run_seed(seed, &scenario, STORE, EngineKind::Event).expect("known store");
+        hash ^= report.trace.hash();
+    }
+    println!("profile: {count} seeds, xor of trace hashes {hash:016x}");
+}
