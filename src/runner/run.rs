@@ -108,7 +108,11 @@ pub fn run_plan_with_store(
     options: &RunOptions,
 ) -> RunReport {
     let dispatch = options.log.dispatch();
-    let output = tracing::dispatcher::with_default(&dispatch, || engine.engine().run(&plan, store));
+    let shared = std::sync::Arc::new(plan);
+    let output =
+        tracing::dispatcher::with_default(&dispatch, || engine.engine().run(shared.clone(), store));
+    // The world is gone with its runtime, so this is the last reference.
+    let plan = std::sync::Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());
     let liveness = LivenessSpec {
         quiet_from_us: plan.duration_ms * 1_000,
         op_budget_us: OP_BUDGET_MS * 1_000,

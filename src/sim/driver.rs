@@ -136,7 +136,7 @@ fn describe_outcome(outcome: &Outcome) -> String {
     }
 }
 
-fn outcome_of<T>(result: &Result<T, StoreError>, value: impl FnOnce(&T) -> OpValue) -> Outcome {
+fn outcome_of<T>(result: Result<T, StoreError>, value: impl FnOnce(T) -> OpValue) -> Outcome {
     match result {
         Ok(v) => Outcome::Ok(value(v)),
         Err(error) if error.is_indeterminate() => Outcome::Unknown(error.to_string()),
@@ -162,7 +162,7 @@ impl Driver {
         client: u32,
         kind: OpKind,
         operation: F,
-        value: fn(&T) -> OpValue,
+        value: fn(T) -> OpValue,
     ) -> bool
     where
         F: FnOnce(Arc<dyn MemoryStore>) -> Fut,
@@ -182,12 +182,13 @@ impl Driver {
             _ = crashed => None,
             result = operation(store).instrument(host_span(client)) => Some(result),
         };
-        let outcome = match &result {
+        let ok = matches!(result, Some(Ok(_)));
+        let outcome = match result {
             None => Outcome::Unknown(CLIENT_CRASHED.into()),
             Some(result) => outcome_of(result, value),
         };
         recorder.complete(index, outcome);
-        matches!(result, Some(Ok(_)))
+        ok
     }
 
     async fn append(&self, client: u32, session: &SessionKey, msg: &Message) -> bool {
@@ -213,10 +214,7 @@ impl Driver {
         let session = session.clone();
         let read =
             |store: Arc<dyn MemoryStore>| async move { store.context(&session, limit).await };
-        self.call(client, kind, read, |messages| {
-            OpValue::Messages(messages.clone())
-        })
-        .await
+        self.call(client, kind, read, OpValue::Messages).await
     }
 
     /// One chatbot turn; stops at the first failed step.
@@ -243,10 +241,7 @@ impl Driver {
         };
         let (user, query, k) = (user.clone(), recall.query.clone(), recall.k);
         let ask = |store: Arc<dyn MemoryStore>| async move { store.recall(&user, &query, k).await };
-        self.call(client, kind, ask, |memories| {
-            OpValue::Memories(memories.clone())
-        })
-        .await
+        self.call(client, kind, ask, OpValue::Memories).await
     }
 
     /// One chatbot turn; stops at the first failed step.

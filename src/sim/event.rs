@@ -26,7 +26,7 @@ impl Engine for EventEngine {
         "event"
     }
 
-    fn run(&self, plan: &Plan, store: &StoreFactory) -> SimOutput {
+    fn run(&self, plan: Arc<Plan>, store: &StoreFactory) -> SimOutput {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .start_paused(true)
@@ -35,7 +35,6 @@ impl Engine for EventEngine {
             ))
             .build()
             .expect("a current-thread runtime always builds");
-        let plan = Arc::new(plan.clone());
         runtime.block_on(world(plan, store.clone()))
     }
 }

@@ -36,7 +36,8 @@ pub struct SimOutput {
 pub trait Engine: Send + Sync {
     fn name(&self) -> &'static str;
     /// Run `plan` with every client's store built by `store`.
-    fn run(&self, plan: &Plan, store: &StoreFactory) -> SimOutput;
+    /// The plan is shared, not copied: message contents can be large.
+    fn run(&self, plan: std::sync::Arc<Plan>, store: &StoreFactory) -> SimOutput;
 }
 
 /// Virtual time a run may take past the plan's end before pending operations are cut off.
