@@ -158,6 +158,31 @@ pub fn decode_message(data: &[u8]) -> Result<Message, StoreError> {
     serde_json::from_slice(data).map_err(|e| StoreError::Redis(format!("undecodable message: {e}")))
 }
 
+/// Queue the reference append on `pipe`: push the message, keep it as the session's first
+/// if there is none, trim to the newest `messages_max`, slide both keys' TTL. Every reply
+/// is ignored. In a MULTI (the reference) it is atomic; the variants that share it differ
+/// only in what surrounds it.
+pub fn queue_append(
+    pipe: &mut redis::Pipeline,
+    (list, head): (&str, &str),
+    encoded: &str,
+    config: &ChatStoreConfig,
+) {
+    let keep = config.messages_max as isize;
+    let ttl_ms = config.ttl_ms as i64;
+    let first_only = redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX);
+    pipe.rpush(list, encoded)
+        .ignore()
+        .set_options(head, encoded, first_only)
+        .ignore()
+        .ltrim(list, -keep, -1)
+        .ignore()
+        .pexpire(list, ttl_ms)
+        .ignore()
+        .pexpire(head, ttl_ms)
+        .ignore();
+}
+
 /// Decode a window of encoded messages and put the first message (`head`) in front
 /// unless the window has it: the keep-first read of every list + head layout.
 pub(crate) fn with_head(
@@ -204,22 +229,7 @@ impl MemoryStore for RedisChatStore {
         let ((list, head), mut pipe) = self.session_pipeline(session);
         let encoded = encode_message(msg);
         tracing::debug!(session = %session, id = %msg.id, bytes = msg.content.len(), "append");
-        let keep = self.config.messages_max as isize;
-        let ttl_ms = self.config.ttl_ms as i64;
-        pipe.rpush(&list, &encoded)
-            .ignore()
-            .set_options(
-                &head,
-                &encoded,
-                redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX),
-            )
-            .ignore()
-            .ltrim(&list, -keep, -1)
-            .ignore()
-            .pexpire(&list, ttl_ms)
-            .ignore()
-            .pexpire(&head, ttl_ms)
-            .ignore();
+        queue_append(&mut pipe, (&list, &head), &encoded, &self.config);
         // A slow hop before the write: harmless here, since nothing is acknowledged early.
         crate::buggify::delay("reference.append.before_write").await;
         self.connector

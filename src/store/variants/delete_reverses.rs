@@ -52,24 +52,9 @@ impl MemoryStore for DeleteReversesStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
-        let ttl_ms = self.config.ttl_ms as i64;
-        let mut pipe = redis::pipe();
-        pipe.atomic()
-            .rpush(&list, &encoded)
-            .set_options(
-                &head,
-                &encoded,
-                redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX),
-            )
-            .ignore()
-            .pexpire(&list, ttl_ms)
-            .ignore()
-            .pexpire(&head, ttl_ms)
-            .ignore();
-        let (length,): (usize,) = self
-            .connector
-            .run(|mut connection| async move { pipe.query_async(&mut connection).await })
-            .await?;
+        let length =
+            super::append_untrimmed(&self.connector, (&list, &head), &encoded, &self.config)
+                .await?;
         if length > self.config.messages_max {
             self.delete_oldest(&list).await?;
         }

@@ -57,3 +57,29 @@ pub(crate) async fn read_list_and_head(
 }
 
 pub(crate) use crate::store::reference::with_head;
+
+/// Push a message, keep it as the first if there is none, slide both TTLs, in one
+/// MULTI/EXEC, without trimming: the variants whose own retention step is the bug run it
+/// after. Returns the list's length.
+pub(crate) async fn append_untrimmed(
+    connector: &Connector,
+    (list, head): (&str, &str),
+    encoded: &str,
+    config: &ChatStoreConfig,
+) -> Result<usize, StoreError> {
+    let ttl_ms = config.ttl_ms as i64;
+    let first_only = redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX);
+    let mut pipe = redis::pipe();
+    pipe.atomic()
+        .rpush(list, encoded)
+        .set_options(head, encoded, first_only)
+        .ignore()
+        .pexpire(list, ttl_ms)
+        .ignore()
+        .pexpire(head, ttl_ms)
+        .ignore();
+    let (length,): (usize,) = connector
+        .run(|mut connection| async move { pipe.query_async(&mut connection).await })
+        .await?;
+    Ok(length)
+}

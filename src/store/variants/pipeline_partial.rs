@@ -6,7 +6,7 @@
 //! never stored (`lost`).
 
 use crate::connect::Connector;
-use crate::store::reference::{encode_message, session_keys};
+use crate::store::reference::{encode_message, queue_append, session_keys};
 use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
 use std::sync::Arc;
 
@@ -27,26 +27,11 @@ impl MemoryStore for PipelinePartialStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
-        let keep = self.config.messages_max as isize;
-        let ttl_ms = self.config.ttl_ms as i64;
         let mut pipe = redis::pipe();
         // The bug: no `atomic()`, and `ignore_errors()` so "a failed PEXPIRE does not fail
         // the append" — nor does a failed RPUSH.
-        pipe.ignore_errors()
-            .rpush(&list, &encoded)
-            .ignore()
-            .set_options(
-                &head,
-                &encoded,
-                redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX),
-            )
-            .ignore()
-            .ltrim(&list, -keep, -1)
-            .ignore()
-            .pexpire(&list, ttl_ms)
-            .ignore()
-            .pexpire(&head, ttl_ms)
-            .ignore();
+        pipe.ignore_errors();
+        queue_append(&mut pipe, (&list, &head), &encoded, &self.config);
         self.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await

@@ -5,6 +5,7 @@
 
 use crate::connect::Connector;
 use crate::store::reference::encode_message;
+use crate::store::reference::queue_append;
 use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
 use std::sync::Arc;
 
@@ -31,24 +32,9 @@ impl MemoryStore for PrefixCollisionStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
-        let keep = self.config.messages_max as isize;
-        let ttl_ms = self.config.ttl_ms as i64;
         let mut pipe = redis::pipe();
-        pipe.atomic()
-            .rpush(&list, &encoded)
-            .ignore()
-            .set_options(
-                &head,
-                &encoded,
-                redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX),
-            )
-            .ignore()
-            .ltrim(&list, -keep, -1)
-            .ignore()
-            .pexpire(&list, ttl_ms)
-            .ignore()
-            .pexpire(&head, ttl_ms)
-            .ignore();
+        pipe.atomic();
+        queue_append(&mut pipe, (&list, &head), &encoded, &self.config);
         self.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
