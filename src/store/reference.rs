@@ -189,13 +189,22 @@ pub(crate) fn with_head(
     head: Option<Vec<u8>>,
     window: Vec<Vec<u8>>,
 ) -> Result<Vec<Message>, StoreError> {
+    with_head_decoded(head, window, decode_message)
+}
+
+/// [`with_head`] with a store's own message decoding.
+pub(crate) fn with_head_decoded(
+    head: Option<Vec<u8>>,
+    window: Vec<Vec<u8>>,
+    decode: fn(&[u8]) -> Result<Message, StoreError>,
+) -> Result<Vec<Message>, StoreError> {
     let window = window
         .iter()
-        .map(|data| decode_message(data))
+        .map(|data| decode(data))
         .collect::<Result<Vec<_>, _>>()?;
     let mut messages = Vec::with_capacity(window.len() + 1);
     if let Some(head) = head {
-        let head = decode_message(&head)?;
+        let head = decode(&head)?;
         if !window.iter().any(|m| m.id == head.id) {
             messages.push(head);
         }

@@ -94,19 +94,7 @@ impl MemoryStore for LossySerdeStore {
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
-        let window = window
-            .iter()
-            .map(|data| decode(data))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut messages = Vec::with_capacity(window.len() + 1);
-        if let Some(head) = head {
-            let head = decode(&head)?;
-            if !window.iter().any(|m| m.id == head.id) {
-                messages.push(head);
-            }
-        }
-        messages.extend(window);
-        Ok(messages)
+        crate::store::reference::with_head_decoded(head, window, decode)
     }
 
     fn policy(&self) -> Policy {

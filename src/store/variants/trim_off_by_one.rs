@@ -6,7 +6,7 @@
 //! message missing under a keep-first policy: `truncation`.
 
 use crate::connect::Connector;
-use crate::store::reference::{decode_message, encode_message, session_keys};
+use crate::store::reference::{encode_message, session_keys};
 use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
 use std::sync::Arc;
 
@@ -59,19 +59,7 @@ impl MemoryStore for TrimOffByOneStore {
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
-        let window = window
-            .iter()
-            .map(|data| decode_message(data))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut messages = Vec::with_capacity(window.len() + 1);
-        if let Some(system) = system {
-            let system = decode_message(&system)?;
-            if !window.iter().any(|m| m.id == system.id) {
-                messages.push(system);
-            }
-        }
-        messages.extend(window);
-        Ok(messages)
+        super::with_head(system, window)
     }
 
     fn policy(&self) -> Policy {
