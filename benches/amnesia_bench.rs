@@ -8,12 +8,14 @@
 //! speed-up), `sweep` (N seeds through `runner::sweep` at 1 and 2 jobs), `rss` (an
 //! N-seed sweep sampling VmRSS/VmHWM every 1000 seeds), `growth` (time per seed at about
 //! 100, 1,000 and 10,000 operations), `replay` (N runs of `amnesia replay --seed`
-//! as a process), `turmoil` (N seeds through turmoil and through the event engine), and
-//! `profile` (N seeds, nothing printed but a line: the target of callgrind).
+//! as a process), `turmoil` (N seeds through turmoil and through the event engine),
+//! `phases` (N seeds with plan generation, world, checker, trace hash and teardown timed
+//! apart), and `profile` (N seeds, nothing printed but a line: the target of callgrind).
 //!
 //! Wall times come from the real clock (`std::time::Instant`) outside the simulated
 //! worlds; nothing here reaches a trace.
 
+use amnesia::check::{check_input, CheckInput, LivenessSpec};
 use amnesia::clock::Clock;
 use amnesia::connect::{BoxStream, Connector, ConnectorConfig, DialFuture, Dialer};
 use amnesia::model::{Model, ModelConfig};
@@ -21,11 +23,17 @@ use amnesia::plan::{Plan, ScenarioConfig, Turn};
 use amnesia::runner::sweep::SweepEvent;
 use amnesia::runner::{run_plan, run_seed, sweep, EngineKind, SeedRange, SweepConfig};
 use amnesia::sim::clock::WORLD_EPOCH_UNIX_MS;
-use amnesia::sim::RUN_GRACE_MS;
+use amnesia::sim::event::EventEngine;
+use amnesia::sim::{Engine, OP_BUDGET_MS, RUN_GRACE_MS};
 use amnesia::store::{self, KeyScheme, MemoryStore, StoreContext};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+// The same allocator as the `amnesia` binary, so the figures are the CLI's.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const STORE: &str = "reference";
 
@@ -45,8 +53,10 @@ fn main() {
         "replay" => replay(n(10)),
         "turmoil" => turmoil_baseline(n(20)),
         "profile" => profile(n(20)),
+        "phases" => phases(n(1_000)),
         "all" => {
             seeds(1_000);
+            phases(1_000);
             sweeps(2_000);
             rss(10_000);
             growth();
@@ -112,6 +122,68 @@ fn seeds(count: u64) {
         *wall_us.last().unwrap() as f64 / 1e3,
         p99 as f64 / p50 as f64
     );
+}
+
+/// Where a seed's wall time goes: the same steps as `run_seed`, each timed apart.
+fn phases(count: u64) {
+    let scenario = ScenarioConfig::standard();
+    let factory = store::factory(STORE).expect("known store");
+    let mut totals_us = [0u128; 5];
+    let started = Instant::now();
+    for seed in 0..count {
+        let t = Instant::now();
+        let plan = Arc::new(Plan::generate(seed, &scenario));
+        let t_plan = t.elapsed();
+        let t = Instant::now();
+        let output = EventEngine.run(plan.clone(), &factory);
+        let t_world = t.elapsed();
+        let t = Instant::now();
+        let liveness = LivenessSpec {
+            quiet_from_us: plan.duration_ms * 1_000,
+            op_budget_us: OP_BUDGET_MS * 1_000,
+            run_end_us: output.end_us,
+        };
+        let input = CheckInput {
+            liveness: Some(liveness),
+            quiescence: output.quiescence.as_ref(),
+            ..CheckInput::new(&output.history, output.policy)
+        };
+        let verdict = check_input(&input);
+        let t_check = t.elapsed();
+        assert!(
+            verdict.is_pass(),
+            "seed {seed}: the reference store must pass"
+        );
+        let t = Instant::now();
+        std::hint::black_box(output.trace.hash());
+        let t_hash = t.elapsed();
+        let t = Instant::now();
+        drop((output, plan, verdict));
+        let t_drop = t.elapsed();
+        for (total, part) in totals_us
+            .iter_mut()
+            .zip([t_plan, t_world, t_check, t_hash, t_drop])
+        {
+            *total += part.as_micros();
+        }
+    }
+    let all_us = started.elapsed().as_micros() as f64;
+    println!("## phases: standard scenario, seeds 0..{count}, one thread, mean per seed");
+    let names = [
+        "plan generation",
+        "world (engine, store, model, trace)",
+        "checker",
+        "trace hash",
+        "teardown (drop)",
+    ];
+    for (name, total) in names.iter().zip(totals_us) {
+        println!(
+            "{name:<36} {:>7.3} ms  {:>5.1} %",
+            total as f64 / count as f64 / 1e3,
+            total as f64 * 100.0 / all_us
+        );
+    }
+    println!("{:<36} {:>7.3} ms", "all", all_us / count as f64 / 1e3);
 }
 
 trait EndVirtual {

@@ -6,6 +6,11 @@ use std::process::ExitCode;
 
 mod cli;
 
+// Seeds allocate and free many small buffers; see the `mimalloc` feature in Cargo.toml.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
