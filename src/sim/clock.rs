@@ -30,8 +30,13 @@ impl WorldClock {
         WORLD_EPOCH_UNIX_MS + self.start.elapsed().as_millis() as u64
     }
 
+    /// The tokio instant `at_us` virtual microseconds after the start.
+    pub fn instant_at_us(&self, at_us: u64) -> Instant {
+        self.start + Duration::from_micros(at_us)
+    }
+
     pub async fn sleep_until_us(&self, at_us: u64) {
-        tokio::time::sleep_until(self.start + Duration::from_micros(at_us)).await;
+        tokio::time::sleep_until(self.instant_at_us(at_us)).await;
     }
 
     pub async fn sleep_until_ms(&self, at_ms: u64) {

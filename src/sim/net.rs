@@ -1,13 +1,14 @@
-//! The event-driven engine's network: in-memory byte streams between an app client and
-//! the Redis node, with a relay per direction that applies the plan's link faults.
+//! The event-driven engine's network: in-memory connections between an app client and
+//! the Redis node, each direction a queue of chunks that applies the plan's link faults.
 //!
-//! Each direction is a reader task and a writer task joined by a channel: the reader
-//! stamps every chunk with its delivery time (send time plus a seeded latency, never before
-//! the previous chunk: a stream does not reorder) and the writer delivers it then. A chunk
-//! sent or delivered while its direction is partitioned is black-holed, and so is
-//! everything after it on that connection: like a TCP connection that lost segments and
-//! never retransmits, it stalls for good, and only a new connection gets through. A clog
-//! (or a paused Redis) holds chunks and releases them in a burst; a reset closes both ends.
+//! A write becomes a chunk stamped with its delivery time (send time plus a seeded
+//! latency, never before the previous chunk: a stream does not reorder); the far end can
+//! read it from then on, woken by a timer. No task sits between the ends: a chunk is
+//! copied once on the way in and once on the way out. A chunk sent or delivered while its
+//! direction is partitioned is black-holed, and so is everything after it on that
+//! connection: like a TCP connection that lost segments and never retransmits, it stalls
+//! for good, and only a new connection gets through. A clog (or a paused Redis) holds
+//! chunks and releases them in a burst; a reset closes both ends.
 
 use crate::connect::{BoxStream, DialFuture, Dialer};
 use crate::plan::{Direction, LatencyModel};
@@ -17,15 +18,22 @@ use crate::trace::Trace;
 use bytes::Bytes;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream, ReadHalf, WriteHalf};
-use tokio::sync::{mpsc, watch};
+use std::task::{Context, Poll, Waker};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::time::Sleep;
 
-/// Bytes buffered inside one in-memory stream.
-const DUPLEX_BYTES: usize = 64 * 1024;
-/// Bytes read per relay step.
+/// Bytes one write puts in a chunk: a larger write is cut into several chunks, each with
+/// its own latency.
 const CHUNK_BYTES_MAX: usize = 16 * 1024;
+/// Bytes in flight one way on a connection; past this a writer waits, as on a full TCP
+/// window.
+const IN_FLIGHT_BYTES_MAX: usize = 4 * 1024 * 1024;
 /// Bytes of a chunk shown in the trace.
 const PREVIEW_BYTES_MAX: usize = 72;
 
@@ -37,6 +45,21 @@ pub enum Flow {
 }
 
 impl Flow {
+    /// The index of the flow's pipe, and its code in trace chunks.
+    fn index(self) -> usize {
+        match self {
+            Flow::ToRedis => 0,
+            Flow::FromRedis => 1,
+        }
+    }
+
+    fn reverse(self) -> Flow {
+        match self {
+            Flow::ToRedis => Flow::FromRedis,
+            Flow::FromRedis => Flow::ToRedis,
+        }
+    }
+
     fn arrow(self) -> &'static str {
         match self {
             Flow::ToRedis => "→redis",
@@ -80,7 +103,11 @@ impl LinkFaults {
 pub struct Link {
     pub client: u32,
     pub latency: LatencyModel,
-    faults: watch::Sender<LinkFaults>,
+    /// `client-N`, as the trace names the link's host.
+    host: String,
+    faults: Mutex<LinkFaults>,
+    /// Readers waiting for a clog or a pause to end.
+    held: Mutex<Vec<Waker>>,
     connections: Mutex<Vec<Weak<Connection>>>,
     opened: AtomicU64,
 }
@@ -90,7 +117,9 @@ impl Link {
         Self {
             client,
             latency,
-            faults: watch::Sender::new(LinkFaults::default()),
+            host: format!("client-{client}"),
+            faults: Mutex::new(LinkFaults::default()),
+            held: Mutex::new(Vec::new()),
             connections: Mutex::new(Vec::new()),
             opened: AtomicU64::new(0),
         }
@@ -98,7 +127,13 @@ impl Link {
 
     /// Change the link's faults; held bytes move again as soon as nothing holds them.
     pub fn update_faults(&self, change: impl FnOnce(&mut LinkFaults)) {
-        self.faults.send_modify(change);
+        change(&mut self.faults.lock().expect("never poisoned"));
+        let held = std::mem::take(&mut *self.held.lock().expect("never poisoned"));
+        held.into_iter().for_each(Waker::wake);
+    }
+
+    fn faults(&self) -> LinkFaults {
+        *self.faults.lock().expect("never poisoned")
     }
 
     /// Close every open connection of the link at both ends (a reset, or a crash of
@@ -114,20 +149,18 @@ impl Link {
         connections.iter().for_each(|connection| connection.close());
         connections.len()
     }
-
-    fn host(&self) -> String {
-        format!("client-{}", self.client)
-    }
 }
 
-/// One connection: shared by its four relay tasks.
+/// One connection: two pipes, shared by its two ends.
 pub struct Connection {
     link: Arc<Link>,
     number: u64,
     severed: AtomicBool,
-    closed: watch::Sender<bool>,
+    closed: AtomicBool,
     clock: WorldClock,
     trace: Trace,
+    /// Indexed by [`Flow::index`].
+    pipes: [Pipe; 2],
 }
 
 impl Connection {
@@ -136,7 +169,7 @@ impl Connection {
         if self.severed.load(Ordering::Relaxed) {
             return false;
         }
-        if self.link.faults.borrow().black_holes(flow) {
+        if self.link.faults().black_holes(flow) {
             self.severed.store(true, Ordering::Relaxed);
             let text = format!(
                 "conn {} black-holed {}: stalled for good",
@@ -150,18 +183,273 @@ impl Connection {
     }
 
     fn close(&self) {
-        self.closed.send_replace(true);
+        self.closed.store(true, Ordering::Relaxed);
+        self.pipes.iter().for_each(Pipe::wake_both);
         let text = format!("conn {} reset", self.number);
         self.trace
-            .record(self.clock.now_us(), self.link.host(), text);
+            .record(self.clock.now_us(), &self.link.host, text);
     }
 
-    /// Resolves once the connection is closed.
-    fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
-        let mut receiver = self.closed.subscribe();
-        async move {
-            let _ = receiver.wait_for(|closed| *closed).await;
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
+    }
+
+    /// Queue up to [`CHUNK_BYTES_MAX`] of `bytes` on `flow` as one chunk.
+    fn poll_send(&self, flow: Flow, cx: &mut Context<'_>, bytes: &[u8]) -> Poll<io::Result<usize>> {
+        let pipe = &self.pipes[flow.index()];
+        let mut state = pipe.lock();
+        if self.is_closed() || state.reader_gone {
+            return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
         }
+        assert!(!state.writer_done, "a write after shutdown");
+        if state.in_flight_bytes >= IN_FLIGHT_BYTES_MAX {
+            state.writer = Some(cx.waker().clone());
+            return Poll::Pending;
+        }
+        let sent = bytes.len().min(CHUNK_BYTES_MAX);
+        if !self.passes(flow) {
+            return Poll::Ready(Ok(sent)); // black-holed: gone without a trace on the wire
+        }
+        let now_us = self.clock.now_us();
+        let latency_us = self.link.latency.sample_us(&mut state.rng);
+        let delivery_us = (now_us + latency_us).max(state.last_delivery_us);
+        state.last_delivery_us = delivery_us;
+        state.in_flight_bytes += sent;
+        state.chunks.push_back(InFlight {
+            delivery_us,
+            bytes: Bytes::copy_from_slice(&bytes[..sent]),
+            taken: 0,
+        });
+        let reader = state.reader.take();
+        drop(state);
+        reader.into_iter().for_each(Waker::wake);
+        Poll::Ready(Ok(sent))
+    }
+
+    /// Move the chunks of `flow` that are due into `buf`; pending until one is.
+    fn poll_receive(
+        &self,
+        flow: Flow,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let pipe = &self.pipes[flow.index()];
+        let mut state = pipe.lock();
+        let filled_before = buf.filled().len();
+        loop {
+            if self.is_closed() {
+                return Poll::Ready(Ok(())); // end of stream
+            }
+            let Some(head) = state.chunks.front() else {
+                if state.writer_done || buf.filled().len() > filled_before {
+                    return Poll::Ready(Ok(()));
+                }
+                state.reader = Some(cx.waker().clone());
+                return Poll::Pending;
+            };
+            let delivery_us = head.delivery_us;
+            if buf.remaining() == 0 {
+                return Poll::Ready(Ok(()));
+            }
+            if delivery_us > self.clock.now_us() {
+                if buf.filled().len() > filled_before {
+                    return Poll::Ready(Ok(()));
+                }
+                if state.wait_until(&self.clock, delivery_us, cx).is_ready() {
+                    continue;
+                }
+                state.reader = Some(cx.waker().clone());
+                return Poll::Pending;
+            }
+            if self.link.faults().holds(flow) {
+                if buf.filled().len() > filled_before {
+                    return Poll::Ready(Ok(()));
+                }
+                state.reader = Some(cx.waker().clone());
+                let mut held = self.link.held.lock().expect("never poisoned");
+                if !held.iter().any(|waker| waker.will_wake(cx.waker())) {
+                    held.push(cx.waker().clone());
+                }
+                return Poll::Pending;
+            }
+            if !self.passes(flow) {
+                let dropped = state.chunks.pop_front().expect("a head chunk");
+                state.in_flight_bytes -= dropped.bytes.len() - dropped.taken;
+                continue;
+            }
+            self.take_head(flow, &mut state, buf);
+        }
+    }
+
+    /// Copy the head chunk (or as much as fits) into `buf`; record it when it starts.
+    fn take_head(&self, flow: Flow, state: &mut PipeState, buf: &mut ReadBuf<'_>) {
+        let head = state.chunks.front_mut().expect("a head chunk");
+        if head.taken == 0 {
+            // Kept raw (a reference to the chunk's bytes) and rendered only if read.
+            let record = crate::trace::Chunk {
+                conn: self.number,
+                flow: flow.index() as u8,
+                bytes: head.bytes.clone(),
+                render: render_chunk,
+            };
+            self.trace
+                .record_chunk(self.clock.now_us(), &self.link.host, record);
+        }
+        let rest = &head.bytes[head.taken..];
+        let copied = rest.len().min(buf.remaining());
+        buf.put_slice(&rest[..copied]);
+        head.taken += copied;
+        state.in_flight_bytes -= copied;
+        if head.taken == head.bytes.len() {
+            state.chunks.pop_front();
+        }
+        if let Some(writer) = state.writer.take() {
+            writer.wake();
+        }
+    }
+}
+
+/// One direction of a connection: chunks in flight, oldest first.
+struct Pipe {
+    state: Mutex<PipeState>,
+}
+
+struct PipeState {
+    chunks: VecDeque<InFlight>,
+    in_flight_bytes: usize,
+    /// Draws this direction's latencies.
+    rng: ChaCha8Rng,
+    last_delivery_us: u64,
+    /// The writing end shut down or is gone: end of stream once the chunks are read.
+    writer_done: bool,
+    /// The reading end is gone: writes fail.
+    reader_gone: bool,
+    reader: Option<Waker>,
+    writer: Option<Waker>,
+    /// Wakes the reader when the head chunk is due.
+    timer: Option<(u64, Pin<Box<Sleep>>)>,
+}
+
+struct InFlight {
+    delivery_us: u64,
+    bytes: Bytes,
+    /// Bytes of the chunk already read.
+    taken: usize,
+}
+
+impl Pipe {
+    fn new(rng: ChaCha8Rng) -> Self {
+        Self {
+            state: Mutex::new(PipeState {
+                chunks: VecDeque::new(),
+                in_flight_bytes: 0,
+                rng,
+                last_delivery_us: 0,
+                writer_done: false,
+                reader_gone: false,
+                reader: None,
+                writer: None,
+                timer: None,
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, PipeState> {
+        self.state.lock().expect("never poisoned")
+    }
+
+    /// The writing end is done: the reader sees the end of the stream after the chunks.
+    fn end_writer(&self) {
+        let reader = {
+            let mut state = self.lock();
+            state.writer_done = true;
+            state.reader.take()
+        };
+        reader.into_iter().for_each(Waker::wake);
+    }
+
+    fn wake_both(&self) {
+        let (reader, writer) = {
+            let mut state = self.lock();
+            (state.reader.take(), state.writer.take())
+        };
+        reader.into_iter().for_each(Waker::wake);
+        writer.into_iter().for_each(Waker::wake);
+    }
+}
+
+impl PipeState {
+    /// Ready once virtual time reaches `at_us`; otherwise the timer will wake `cx`.
+    fn wait_until(&mut self, clock: &WorldClock, at_us: u64, cx: &mut Context<'_>) -> Poll<()> {
+        let deadline = clock.instant_at_us(at_us);
+        match &mut self.timer {
+            Some((timer_us, timer)) if *timer_us == at_us => timer.as_mut().poll(cx),
+            Some((timer_us, timer)) => {
+                *timer_us = at_us;
+                timer.as_mut().reset(deadline);
+                timer.as_mut().poll(cx)
+            }
+            None => {
+                let mut timer = Box::pin(tokio::time::sleep_until(deadline));
+                let polled = timer.as_mut().poll(cx);
+                self.timer = Some((at_us, timer));
+                polled
+            }
+        }
+    }
+}
+
+/// One end of a connection: reads one pipe, writes the other.
+pub struct SimStream {
+    connection: Arc<Connection>,
+    reads: Flow,
+}
+
+impl SimStream {
+    fn writes(&self) -> Flow {
+        self.reads.reverse()
+    }
+}
+
+impl AsyncRead for SimStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        self.connection.poll_receive(self.reads, cx, buf)
+    }
+}
+
+impl AsyncWrite for SimStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.connection.poll_send(self.writes(), cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.connection.pipes[self.writes().index()].end_writer();
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl Drop for SimStream {
+    fn drop(&mut self) {
+        self.connection.pipes[self.writes().index()].end_writer();
+        let pipe = &self.connection.pipes[self.reads.index()];
+        let writer = {
+            let mut state = pipe.lock();
+            state.reader_gone = true;
+            state.writer.take()
+        };
+        writer.into_iter().for_each(Waker::wake);
     }
 }
 
@@ -185,14 +473,14 @@ impl Dialer for SimDialer {
         Box::pin(async move {
             let current = self.client.upgrade().map(|client| client.generation());
             if current != Some(self.generation) {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::NotConnected,
+                return Err(io::Error::new(
+                    io::ErrorKind::NotConnected,
                     "the client process is gone",
                 ));
             }
             if self.redis.is_down() {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::ConnectionRefused,
+                return Err(io::Error::new(
+                    io::ErrorKind::ConnectionRefused,
                     "redis is down",
                 ));
             }
@@ -204,15 +492,21 @@ impl Dialer for SimDialer {
 impl SimDialer {
     fn connect(&self) -> BoxStream {
         let number = self.link.opened.fetch_add(1, Ordering::Relaxed);
-        let (client_end, relay_client) = tokio::io::duplex(DUPLEX_BYTES);
-        let (relay_server, server_end) = tokio::io::duplex(DUPLEX_BYTES);
+        let mut stream_rng = ChaCha8Rng::seed_from_u64(self.seed);
+        stream_rng.set_stream((u64::from(self.link.client) << 32) | number);
+        let (to_redis_seed, from_redis_seed): (u64, u64) =
+            (stream_rng.random(), stream_rng.random());
         let connection = Arc::new(Connection {
             link: self.link.clone(),
             number,
             severed: AtomicBool::new(false),
-            closed: watch::Sender::new(false),
+            closed: AtomicBool::new(false),
             clock: self.clock.clone(),
             trace: self.trace.clone(),
+            pipes: [
+                Pipe::new(ChaCha8Rng::seed_from_u64(to_redis_seed)),
+                Pipe::new(ChaCha8Rng::seed_from_u64(from_redis_seed)),
+            ],
         });
         {
             let mut connections = self.link.connections.lock().expect("never poisoned");
@@ -221,145 +515,20 @@ impl SimDialer {
         }
         self.trace.record(
             self.clock.now_us(),
-            self.link.host(),
+            &self.link.host,
             format!("conn {number} opened"),
         );
-        let (client_read, client_write) = tokio::io::split(relay_client);
-        let (server_read, server_write) = tokio::io::split(relay_server);
-        let mut stream_rng = ChaCha8Rng::seed_from_u64(self.seed);
-        stream_rng.set_stream((u64::from(self.link.client) << 32) | number);
-        let (to_redis_seed, from_redis_seed) = (stream_rng.random(), stream_rng.random());
-        relay(
-            client_read,
-            server_write,
-            Flow::ToRedis,
-            connection.clone(),
-            to_redis_seed,
-        );
-        relay(
-            server_read,
-            client_write,
-            Flow::FromRedis,
-            connection,
-            from_redis_seed,
-        );
+        let server_end = SimStream {
+            connection: connection.clone(),
+            reads: Flow::ToRedis,
+        };
         self.redis
             .spawn(self.redis.model.clone().serve_connection(server_end));
-        Box::new(client_end)
+        Box::new(SimStream {
+            connection,
+            reads: Flow::FromRedis,
+        })
     }
-}
-
-/// Start the reader and writer tasks of one direction.
-fn relay(
-    from: ReadHalf<DuplexStream>,
-    to: WriteHalf<DuplexStream>,
-    flow: Flow,
-    connection: Arc<Connection>,
-    seed: u64,
-) {
-    let (sender, receiver) = mpsc::unbounded_channel();
-    let rng = ChaCha8Rng::seed_from_u64(seed);
-    let closed = connection.closed();
-    let reader_connection = connection.clone();
-    tokio::spawn(async move {
-        tokio::select! {
-            biased;
-            _ = closed => {}
-            _ = read_side(from, sender, flow, reader_connection, rng) => {}
-        }
-    });
-    tokio::spawn(write_side(to, receiver, flow, connection));
-}
-
-/// Reads what one end sends and stamps each chunk with its delivery time.
-async fn read_side(
-    mut from: ReadHalf<DuplexStream>,
-    sender: mpsc::UnboundedSender<(u64, Bytes)>,
-    flow: Flow,
-    connection: Arc<Connection>,
-    mut rng: ChaCha8Rng,
-) {
-    let mut last_delivery_us = 0;
-    let mut buffer = vec![0u8; CHUNK_BYTES_MAX];
-    loop {
-        let read = match from.read(&mut buffer).await {
-            Ok(0) | Err(_) => return, // dropping the sender ends the writer, which closes the far end
-            Ok(read) => read,
-        };
-        if !connection.passes(flow) {
-            continue;
-        }
-        let now_us = connection.clock.now_us();
-        let delivery_us =
-            (now_us + connection.link.latency.sample_us(&mut rng)).max(last_delivery_us);
-        last_delivery_us = delivery_us;
-        if sender
-            .send((delivery_us, Bytes::copy_from_slice(&buffer[..read])))
-            .is_err()
-        {
-            return;
-        }
-    }
-}
-
-/// Delivers chunks at their time, holding them while the link is clogged or Redis paused.
-async fn write_side(
-    mut to: WriteHalf<DuplexStream>,
-    mut receiver: mpsc::UnboundedReceiver<(u64, Bytes)>,
-    flow: Flow,
-    connection: Arc<Connection>,
-) {
-    let closed = connection.closed();
-    tokio::pin!(closed);
-    loop {
-        let next = tokio::select! {
-            biased;
-            _ = &mut closed => break,
-            next = receiver.recv() => next,
-        };
-        let Some((delivery_us, chunk)) = next else {
-            break;
-        };
-        let delivered = tokio::select! {
-            biased;
-            _ = &mut closed => false,
-            delivered = deliver(&mut to, delivery_us, chunk, flow, &connection) => delivered,
-        };
-        if !delivered {
-            break;
-        }
-    }
-    let _ = to.shutdown().await;
-}
-
-/// Deliver one chunk; false if the far end is gone.
-async fn deliver(
-    to: &mut WriteHalf<DuplexStream>,
-    delivery_us: u64,
-    chunk: Bytes,
-    flow: Flow,
-    connection: &Connection,
-) -> bool {
-    connection.clock.sleep_until_us(delivery_us).await;
-    let mut faults = connection.link.faults.subscribe();
-    let _ = faults.wait_for(|faults| !faults.holds(flow)).await;
-    if !connection.passes(flow) {
-        return true;
-    }
-    // Kept raw (a reference to the chunk's bytes) and rendered only if the text is read.
-    let record = crate::trace::Chunk {
-        conn: connection.number,
-        flow: match flow {
-            Flow::ToRedis => 0,
-            Flow::FromRedis => 1,
-        },
-        bytes: chunk.clone(),
-        render: render_chunk,
-    };
-    connection
-        .trace
-        .record_chunk(connection.clock.now_us(), connection.link.host(), record);
-    to.write_all(&chunk).await.is_ok()
 }
 
 /// `conn 3 →redis 41B SET k v | GET k`: a delivered chunk as the timeline shows it.
