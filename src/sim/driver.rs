@@ -92,8 +92,9 @@ impl Recorder {
             .push_epoch(at_us, reason);
     }
 
-    pub fn history(&self) -> History {
-        self.history.lock().expect("never poisoned").clone()
+    /// The history so far, moved out: the world has ended and records nothing more.
+    pub fn take_history(&self) -> History {
+        std::mem::take(&mut *self.history.lock().expect("never poisoned"))
     }
 }
 

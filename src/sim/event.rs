@@ -99,7 +99,7 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
     }
     trace.record(clock.now_us(), "driver", "world ends");
     SimOutput {
-        history: world.recorder.history(),
+        history: world.recorder.take_history(),
         trace,
         policy,
         end_us: clock.now_us(),
