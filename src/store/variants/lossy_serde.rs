@@ -71,7 +71,7 @@ impl MemoryStore for LossySerdeStore {
         let encoded = encode(msg);
         let mut pipe = redis::pipe();
         pipe.atomic();
-        queue_append(&mut pipe, (&list, &head), &encoded, &self.config);
+        queue_append(&mut pipe, (&list, &head), encoded.as_bytes(), &self.config);
         self.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await

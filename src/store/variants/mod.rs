@@ -64,7 +64,7 @@ pub(crate) use crate::store::reference::with_head;
 pub(crate) async fn append_untrimmed(
     connector: &Connector,
     (list, head): (&str, &str),
-    encoded: &str,
+    encoded: &[u8],
     config: &ChatStoreConfig,
 ) -> Result<usize, StoreError> {
     let ttl_ms = config.ttl_ms as i64;
