@@ -84,20 +84,20 @@ impl Stored {
     /// FNV-1a continued over the event's canonical encoding: every field, each variable
     /// length one prefixed with its length, so two different events never encode alike.
     fn hash_into(&self, mut hash: u64) -> u64 {
-        hash = fnv1a_from(hash, &self.at_us.to_le_bytes());
-        hash = fnv1a_from(hash, &(self.host.len() as u64).to_le_bytes());
-        hash = fnv1a_from(hash, self.host.as_bytes());
-        hash = fnv1a_from(hash, &[u8::from(self.detail)]);
+        hash = mix_words(hash, &self.at_us.to_le_bytes());
+        hash = mix_words(hash, &(self.host.len() as u64).to_le_bytes());
+        hash = mix_words(hash, self.host.as_bytes());
+        hash = mix_words(hash, &[u8::from(self.detail)]);
         match &self.body {
             Body::Text(text) => {
-                hash = fnv1a_from(hash, &[0]);
-                hash = fnv1a_from(hash, &(text.len() as u64).to_le_bytes());
-                fnv1a_from(hash, text.as_bytes())
+                hash = mix_words(hash, &[0]);
+                hash = mix_words(hash, &(text.len() as u64).to_le_bytes());
+                mix_words(hash, text.as_bytes())
             }
             Body::Chunk(chunk) => {
-                hash = fnv1a_from(hash, &[1, chunk.flow]);
-                hash = fnv1a_from(hash, &chunk.conn.to_le_bytes());
-                hash = fnv1a_from(hash, &(chunk.bytes.len() as u64).to_le_bytes());
+                hash = mix_words(hash, &[1, chunk.flow]);
+                hash = mix_words(hash, &chunk.conn.to_le_bytes());
+                hash = mix_words(hash, &(chunk.bytes.len() as u64).to_le_bytes());
                 mix_words(hash, &chunk.bytes)
             }
         }
@@ -225,17 +225,27 @@ pub fn format_event(event: &TraceEvent) -> String {
     )
 }
 
-/// FNV-1a's step over 8-byte little-endian words, then the remaining bytes: a chunk's
-/// payload (up to 16 KiB) hashed at an eighth of the byte-wise cost, the same on every
-/// platform.
+/// FNV-1a's step over 8-byte little-endian words in four independent lanes (one
+/// multiply chain would wait on itself; four keep the multiplier busy), the lanes then
+/// folded in order, then the remaining bytes: a chunk's payload (up to 16 KiB) hashed at
+/// a small fraction of the byte-wise cost, the same on every platform.
 fn mix_words(hash: u64, bytes: &[u8]) -> u64 {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let words = bytes.chunks_exact(8);
+    let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+    let blocks = bytes.chunks_exact(32);
+    let tail = blocks.remainder();
+    let mut lanes = [hash, hash ^ 1, hash ^ 2, hash ^ 3];
+    for block in blocks {
+        for (lane, bytes) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+            *lane = (*lane ^ word(bytes)).wrapping_mul(PRIME);
+        }
+    }
+    let hash = lanes
+        .iter()
+        .fold(hash, |hash, &lane| (hash ^ lane).wrapping_mul(PRIME));
+    let words = tail.chunks_exact(8);
     let rest = words.remainder();
-    let hash = words.fold(hash, |hash, word| {
-        let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-        (hash ^ word).wrapping_mul(PRIME)
-    });
+    let hash = words.fold(hash, |hash, bytes| (hash ^ word(bytes)).wrapping_mul(PRIME));
     fnv1a_from(hash, rest)
 }
 
