@@ -19,6 +19,7 @@ use amnesia::check::{check_input, CheckInput, LivenessSpec};
 use amnesia::clock::Clock;
 use amnesia::connect::{BoxStream, Connector, ConnectorConfig, DialFuture, Dialer};
 use amnesia::model::{Model, ModelConfig};
+use amnesia::plan::scenario::TENANTS_MAX;
 use amnesia::plan::{Plan, ScenarioConfig, Turn};
 use amnesia::runner::sweep::SweepEvent;
 use amnesia::runner::{run_plan, run_seed, sweep, EngineKind, SeedRange, SweepConfig};
@@ -283,38 +284,74 @@ fn rss(count: u64) {
 
 /// The standard scenario with `turns` scaled so a plan has about `ops` operations, and
 /// the busy phase stretched in proportion so sessions keep their pace.
-fn scaled(ops: usize) -> ScenarioConfig {
+/// How a plan is made bigger.
+#[derive(Clone, Copy)]
+enum Growth {
+    /// More turns for the same sessions: each user's memories grow with the plan, and the
+    /// store's recall reads them all (its brute-force search is O(memories of the user)),
+    /// so part of this growth is the store's own.
+    Depth,
+    /// More tenants (sessions, users) with the turns and the busy phase: the rate of
+    /// operations per virtual second and each user's state stay as in the standard plan,
+    /// so any growth per operation is the simulator's (engine, model, trace, checker).
+    Breadth,
+}
+
+fn scaled(ops: usize, growth: Growth) -> ScenarioConfig {
     let standard = ScenarioConfig::standard();
     // About 3.6 operations per turn (context + two appends, plus system appends,
     // recalls and remembers).
     let turns = (ops * 60 / 215).max(1) as u32;
+    // Breadth keeps turns per session as in the standard plan; past the tenant limit the
+    // extra sessions go to the tenants.
+    let sessions = standard.tenants * standard.sessions_per_tenant * turns / standard.turns;
+    let (tenants, sessions_per_tenant) = match growth {
+        Growth::Depth => (standard.tenants, standard.sessions_per_tenant),
+        Growth::Breadth => {
+            let tenants = (sessions / standard.sessions_per_tenant).clamp(1, TENANTS_MAX);
+            (tenants, (sessions / tenants).max(1))
+        }
+    };
     ScenarioConfig {
         name: format!("standard-{ops}ops"),
         turns,
+        tenants,
+        sessions_per_tenant,
         duration_ms: standard.duration_ms * u64::from(turns) / u64::from(standard.turns),
         ..standard
     }
 }
 
-/// Time per seed and per operation as the plan grows.
+/// Time per seed and per operation as the plan grows, both ways.
 fn growth() {
-    println!("## growth: one thread, plan size scaled by turns");
-    println!("| target ops | turns | ops/seed | virtual s | seeds | ms/seed | µs/op |");
+    for (growth, name) in [(Growth::Breadth, "breadth"), (Growth::Depth, "depth")] {
+        growth_table(growth, name);
+    }
+}
+
+fn growth_table(growth: Growth, name: &str) {
+    println!("## growth ({name}): one thread, plan size scaled by turns");
+    println!("| target ops | turns | sessions | ops/seed | virtual s | seeds | ms/seed | µs/op |");
     for (ops, seeds) in [(100usize, 200u64), (1_000, 40), (10_000, 6)] {
-        let scenario = scaled(ops);
+        let scenario = scaled(ops, growth);
         run_seed(0, &scenario, STORE, EngineKind::Event).expect("known store");
         let (mut wall, mut total_ops, mut virtual_ms) = (Duration::ZERO, 0usize, 0u64);
         for seed in 0..seeds {
             let started = Instant::now();
             let report = run_seed(seed, &scenario, STORE, EngineKind::Event).expect("known");
             wall += started.elapsed();
+            assert!(
+                report.verdict.is_pass(),
+                "seed {seed}: the reference store must pass"
+            );
             total_ops += report.history.ops.len();
             virtual_ms += report.end_virtual_ms();
         }
         let ms_per_seed = wall.as_secs_f64() * 1e3 / seeds as f64;
         println!(
-            "| {ops} | {} | {:.0} | {:.0} | {seeds} | {ms_per_seed:.2} | {:.1} |",
+            "| {ops} | {} | {} | {:.0} | {:.0} | {seeds} | {ms_per_seed:.2} | {:.1} |",
             scenario.turns,
+            scenario.tenants * scenario.sessions_per_tenant,
             total_ops as f64 / seeds as f64,
             virtual_ms as f64 / 1e3 / seeds as f64,
             wall.as_secs_f64() * 1e6 / total_ops as f64
