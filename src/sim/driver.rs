@@ -197,11 +197,10 @@ impl Driver {
             session: session.clone(),
             msg: msg.clone(),
         };
-        let (session, msg) = (session.clone(), msg.clone());
         self.call(
             client,
             kind,
-            |store| async move { store.append(&session, &msg).await },
+            |store| async move { store.append(session, msg).await },
             |_| OpValue::None,
         )
         .await
@@ -212,9 +211,8 @@ impl Driver {
             session: session.clone(),
             limit,
         };
-        let session = session.clone();
         let read =
-            |store: Arc<dyn MemoryStore>| async move { store.context(&session, limit).await };
+            |store: Arc<dyn MemoryStore>| async move { store.context(session, limit).await };
         self.call(client, kind, read, OpValue::Messages).await
     }
 
@@ -224,11 +222,10 @@ impl Driver {
             user: user.clone(),
             memory: memory.clone(),
         };
-        let (user, memory) = (user.clone(), memory.clone());
         self.call(
             client,
             kind,
-            |store| async move { store.remember(&user, &memory).await },
+            |store| async move { store.remember(user, memory).await },
             |_| OpValue::None,
         )
         .await
@@ -240,8 +237,8 @@ impl Driver {
             query: recall.query.clone(),
             k: recall.k,
         };
-        let (user, query, k) = (user.clone(), recall.query.clone(), recall.k);
-        let ask = |store: Arc<dyn MemoryStore>| async move { store.recall(&user, &query, k).await };
+        let (query, k) = (&recall.query, recall.k);
+        let ask = |store: Arc<dyn MemoryStore>| async move { store.recall(user, query, k).await };
         self.call(client, kind, ask, OpValue::Memories).await
     }
 
@@ -278,14 +275,24 @@ impl Driver {
     /// once the quiet period has passed.
     pub async fn run(self) {
         let plan = self.world.plan.clone();
+        // Each session's turns in plan order, found in one pass over the turns.
+        let index: std::collections::BTreeMap<&SessionKey, usize> = plan
+            .sessions
+            .iter()
+            .enumerate()
+            .map(|(nth, session)| (session, nth))
+            .collect();
+        let mut turns_of: Vec<Vec<usize>> = vec![Vec::new(); plan.sessions.len()];
+        for (nth, turn) in plan.turns.iter().enumerate() {
+            turns_of[index[&turn.session]].push(nth);
+        }
         let mut sessions = tokio::task::JoinSet::new();
-        for session in &plan.sessions {
+        for turns in turns_of {
             let driver = self.clone();
             let plan = plan.clone();
-            let session = session.clone();
             sessions.spawn(async move {
-                for turn in plan.turns.iter().filter(|turn| turn.session == session) {
-                    driver.turn(turn).await;
+                for nth in turns {
+                    driver.turn(&plan.turns[nth]).await;
                 }
             });
         }
