@@ -90,13 +90,13 @@ impl Model {
         input: &mut BytesMut,
         output: &mut BytesMut,
     ) -> bool {
+        // One lock for the whole batch: nothing here awaits, and a pipeline of N requests
+        // would otherwise take the lock 2N times.
+        let mut node = self.node();
         loop {
-            let limits = {
-                let node = self.node();
-                RequestLimits {
-                    bulk_bytes_max: node.config.bulk_bytes_max as i64,
-                    authenticated: client.authenticated,
-                }
+            let limits = RequestLimits {
+                bulk_bytes_max: node.config.bulk_bytes_max as i64,
+                authenticated: client.authenticated,
             };
             match next_request(input, limits) {
                 Request::Incomplete => return false,
@@ -106,7 +106,7 @@ impl Model {
                 }
                 Request::Command(args) => {
                     let now_ms = self.clock.now_ms();
-                    let execution = self.node().execute(client, args, now_ms);
+                    let execution = node.execute(client, args, now_ms);
                     // A reply to HELLO is already in the newly negotiated protocol.
                     let protocol: Protocol = client.protocol;
                     execution.reply.encode(protocol, output);
