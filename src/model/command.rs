@@ -167,14 +167,73 @@ static COMMANDS: &[Command] = commands![
     "time" 1 C => server::time,
 ];
 
+/// Longest command name in the table: a longer name is unknown without a search.
+const NAME_BYTES_MAX: usize = 16;
+
 /// The table entry for a command name, case-insensitively.
 pub fn lookup(name: &[u8]) -> Option<&'static Command> {
-    COMMANDS
-        .iter()
-        .find(|command| name.eq_ignore_ascii_case(command.name.as_bytes()))
+    // Every request looks its command up (and EXEC each queued one), so search a sorted
+    // index with a lowercased copy instead of comparing against the whole table.
+    if name.len() > NAME_BYTES_MAX {
+        return None;
+    }
+    let mut lower = [0u8; NAME_BYTES_MAX];
+    let lower = &mut lower[..name.len()];
+    lower.copy_from_slice(name);
+    lower.make_ascii_lowercase();
+    let index = by_name();
+    index
+        .binary_search_by(|command| command.name.as_bytes().cmp(lower))
+        .ok()
+        .map(|at| index[at])
+}
+
+/// The table sorted by name (the table itself keeps its documentation order).
+fn by_name() -> &'static [&'static Command] {
+    static BY_NAME: std::sync::OnceLock<Vec<&'static Command>> = std::sync::OnceLock::new();
+    BY_NAME.get_or_init(|| {
+        let mut index: Vec<&'static Command> = COMMANDS.iter().collect();
+        index.sort_by_key(|command| command.name);
+        assert!(
+            index.windows(2).all(|pair| pair[0].name < pair[1].name),
+            "command names are unique"
+        );
+        assert!(index.iter().all(|command| {
+            command.name.len() <= NAME_BYTES_MAX
+                && command.name.bytes().all(|b| b.is_ascii_lowercase())
+        }));
+        index
+    })
 }
 
 /// Every supported command name, for documentation and the differential tests.
 pub fn names() -> impl Iterator<Item = &'static str> {
     COMMANDS.iter().map(|command| command.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_finds_every_name_in_any_case() {
+        for command in COMMANDS {
+            let upper = command.name.to_ascii_uppercase();
+            assert_eq!(lookup(command.name.as_bytes()).unwrap().name, command.name);
+            assert_eq!(lookup(upper.as_bytes()).unwrap().name, command.name);
+        }
+        for unknown in [
+            &b""[..],
+            b"gett",
+            b"ge",
+            b"zrevrangebyscorex",
+            b"g\xc3\xa9t",
+        ] {
+            assert!(lookup(unknown).is_none(), "{unknown:?}");
+        }
+        assert_eq!(
+            NAME_BYTES_MAX,
+            COMMANDS.iter().map(|c| c.name.len()).max().unwrap()
+        );
+    }
 }
