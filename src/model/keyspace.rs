@@ -8,6 +8,9 @@ use crate::model::value::Value;
 use bytes::Bytes;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Capacity of a change list kept across commands; a FLUSHDB's worth is released.
+const CHANGES_RETAINED_MAX: usize = 1024;
+
 /// A key's value and its absolute expiry in unix milliseconds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
@@ -197,14 +200,26 @@ impl Db {
         self.expiries.clear();
     }
 
-    /// Keys modified since the last call.
-    pub fn drain_modified(&mut self) -> Vec<Bytes> {
-        std::mem::take(&mut self.modified)
+    /// Keys modified since the last [`Db::clear_changes`], deletions by expiry included.
+    pub fn modified(&self) -> &[Bytes] {
+        &self.modified
     }
 
-    /// Keys deleted by expiry since the last call.
-    pub fn drain_expired(&mut self) -> Vec<Bytes> {
-        std::mem::take(&mut self.expired)
+    /// Keys deleted by expiry since the last [`Db::clear_changes`].
+    pub fn expired(&self) -> &[Bytes] {
+        &self.expired
+    }
+
+    /// Forget the recorded changes. The lists keep their memory (every command records
+    /// into them) unless a large deletion grew them.
+    pub fn clear_changes(&mut self) {
+        for keys in [&mut self.modified, &mut self.expired] {
+            if keys.capacity() > CHANGES_RETAINED_MAX {
+                *keys = Vec::new();
+            } else {
+                keys.clear();
+            }
+        }
     }
 }
 
@@ -223,7 +238,7 @@ mod tests {
         assert!(db.get(b"k", 99).is_some());
         assert!(db.get(b"k", 100).is_none());
         assert_eq!(db.len(), 0);
-        assert_eq!(db.drain_expired(), vec![Bytes::from_static(b"k")]);
+        assert_eq!(db.expired(), [Bytes::from_static(b"k")]);
     }
 
     #[test]

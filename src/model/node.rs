@@ -214,19 +214,21 @@ impl Node {
     /// Returns true if any key was modified by the command itself.
     pub(crate) fn settle_modifications(&mut self) -> bool {
         let mut modified_any = false;
-        for index in 0..self.dbs.len() {
-            let expired = self.dbs[index].drain_expired();
-            self.stats.expired_keys += expired.len() as u64;
-            let modified = self.dbs[index].drain_modified();
-            modified_any |= modified.len() > expired.len();
-            if self.watchers.is_empty() {
-                continue;
+        for (index, db) in self.dbs.iter_mut().enumerate() {
+            let (modified, expired) = (db.modified(), db.expired());
+            if modified.is_empty() && expired.is_empty() {
+                continue; // most commands touch one database, or none
             }
-            for key in modified {
-                if let Some(clients) = self.watchers.get(&(index, key)) {
-                    self.dirty_clients.extend(clients.iter().copied());
+            self.stats.expired_keys += expired.len() as u64;
+            modified_any |= modified.len() > expired.len();
+            if !self.watchers.is_empty() {
+                for key in modified {
+                    if let Some(clients) = self.watchers.get(&(index, key.clone())) {
+                        self.dirty_clients.extend(clients.iter().copied());
+                    }
                 }
             }
+            db.clear_changes();
         }
         modified_any
     }
@@ -319,8 +321,7 @@ impl Node {
             self.replay(entry);
         }
         for db in &mut self.dbs {
-            db.drain_modified();
-            db.drain_expired();
+            db.clear_changes();
         }
     }
 
