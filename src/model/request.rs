@@ -9,7 +9,7 @@
 //! error replies. Inline lines are split the way Redis's `sdssplitargs` splits them.
 
 use bytes::{Buf, Bytes, BytesMut};
-use redis_protocol::resp2::{decode as resp2_decode, types::BytesFrame as Resp2Frame};
+use redis_protocol::resp2::{decode as resp2_decode, types::RangeFrame};
 
 /// Longest header or inline line Redis accepts before a newline (`PROTO_INLINE_MAX_SIZE`).
 pub const INLINE_BYTES_MAX: usize = 64 * 1024;
@@ -83,16 +83,20 @@ fn next_multibulk(buf: &mut BytesMut, limits: RequestLimits) -> Option<Request> 
 
 /// Decode one complete, pre-scanned request array with `redis-protocol`.
 fn decode_array(frame: &Bytes, args_expected: usize) -> Request {
-    if let Ok(Some((Resp2Frame::Array(items), used))) = resp2_decode::decode_bytes(frame) {
-        let args: Option<Vec<Bytes>> = items
-            .into_iter()
-            .map(|item| match item {
-                Resp2Frame::BulkString(data) => Some(data),
-                _ => None,
-            })
-            .collect();
-        if let Some(args) = args.filter(|args| used == frame.len() && args.len() == args_expected) {
-            return Request::Command(args);
+    // The range decoder, not `decode_bytes`: the arguments are cut from the frame directly
+    // instead of through an intermediate vector of frames.
+    if let Ok(Some((RangeFrame::Array(items), used))) = resp2_decode::decode_range(frame) {
+        if used == frame.len() && items.len() == args_expected {
+            let args: Option<Vec<Bytes>> = items
+                .iter()
+                .map(|item| match item {
+                    RangeFrame::BulkString((start, end)) => Some(frame.slice(*start..*end)),
+                    _ => None,
+                })
+                .collect();
+            if let Some(args) = args {
+                return Request::Command(args);
+            }
         }
     }
     // The scan accepted the frame, so the decoder only objects to a missing CRLF: Redis
@@ -198,15 +202,30 @@ fn find_before_nul(buf: &[u8], byte: u8) -> Option<usize> {
 
 /// Redis's `string2ll`: optional minus, digits, no leading zeros, no plus, no spaces.
 pub fn parse_strict_i64(text: &[u8]) -> Option<i64> {
-    let digits = text.strip_prefix(b"-").unwrap_or(text);
+    let (negative, digits) = match text.strip_prefix(b"-") {
+        Some(digits) => (true, digits),
+        None => (false, text),
+    };
     let leading_zero = digits.len() > 1 && digits[0] == b'0';
-    if digits.is_empty() || leading_zero || !digits.iter().all(u8::is_ascii_digit) {
+    if digits.is_empty() || leading_zero || (negative && digits == b"0") {
         return None;
     }
-    if text == b"-0" {
-        return None;
+    // The magnitude as u64, since i64::MIN's does not fit an i64; every request header
+    // goes through here, so no UTF-8 check and `str::parse`.
+    let mut magnitude: u64 = 0;
+    for &digit in digits {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        magnitude = magnitude
+            .checked_mul(10)?
+            .checked_add(u64::from(digit - b'0'))?;
     }
-    std::str::from_utf8(text).ok()?.parse().ok()
+    if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    }
 }
 
 fn next_inline(buf: &mut BytesMut) -> Option<Request> {
@@ -445,6 +464,9 @@ mod tests {
     fn strict_integers() {
         assert_eq!(parse_strict_i64(b"12"), Some(12));
         assert_eq!(parse_strict_i64(b"-3"), Some(-3));
+        assert_eq!(parse_strict_i64(b"0"), Some(0));
+        assert_eq!(parse_strict_i64(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_strict_i64(b"-9223372036854775808"), Some(i64::MIN));
         for bad in [
             &b"012"[..],
             b"+1",
@@ -454,6 +476,12 @@ mod tests {
             b"1 ",
             b"-0",
             b"99999999999999999999",
+            b"9223372036854775808",
+            b"-9223372036854775809",
+            b"18446744073709551616",
+            b"-00",
+            b"1-",
+            b"--1",
         ] {
             assert_eq!(parse_strict_i64(bad), None, "{bad:?}");
         }
