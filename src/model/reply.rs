@@ -8,8 +8,8 @@
 //! shortest form (`1.1`).
 
 use bytes::{BufMut, Bytes, BytesMut};
-use redis_protocol::resp2::{encode as resp2_encode, types::BytesFrame as Resp2Frame};
-use redis_protocol::resp3::{encode::complete as resp3_encode, types::BytesFrame as Resp3Frame};
+use redis_protocol::resp2::{encode as resp2_encode, types::BorrowedFrame as Resp2Frame};
+use redis_protocol::resp3::{encode::complete as resp3_encode, types::BorrowedFrame as Resp3Frame};
 
 /// A reply as Redis builds it; [`Reply::encode`] renders it for the client's protocol.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,12 +85,12 @@ impl Reply {
 
     fn encode_resp2(&self, out: &mut BytesMut) {
         match self {
-            Reply::Status(s) => leaf2(out, Resp2Frame::SimpleString(s.clone())),
-            Reply::Error(e) => leaf2(out, Resp2Frame::Error(e.clone().into())),
+            Reply::Status(s) => leaf2(out, Resp2Frame::SimpleString(s)),
+            Reply::Error(e) => leaf2(out, Resp2Frame::Error(e)),
             Reply::Integer(i) => leaf2(out, Resp2Frame::Integer(*i)),
             Reply::Bool(b) => leaf2(out, Resp2Frame::Integer(i64::from(*b))),
-            Reply::Bulk(b) | Reply::Verbatim(b) => leaf2(out, Resp2Frame::BulkString(b.clone())),
-            Reply::Double(d) => leaf2(out, Resp2Frame::BulkString(format_double(*d).into())),
+            Reply::Bulk(b) | Reply::Verbatim(b) => leaf2(out, Resp2Frame::BulkString(b)),
+            Reply::Double(d) => leaf2(out, Resp2Frame::BulkString(format_double(*d).as_bytes())),
             Reply::Nil => leaf2(out, Resp2Frame::Null),
             Reply::NilArray => out.put_slice(b"*-1\r\n"),
             Reply::Array(items) | Reply::Set(items) => {
@@ -112,14 +112,14 @@ impl Reply {
             Reply::Status(s) => leaf3(
                 out,
                 Resp3Frame::SimpleString {
-                    data: s.clone(),
+                    data: s,
                     attributes: None,
                 },
             ),
             Reply::Error(e) => leaf3(
                 out,
                 Resp3Frame::SimpleError {
-                    data: e.clone().into(),
+                    data: e,
                     attributes: None,
                 },
             ),
@@ -140,14 +140,14 @@ impl Reply {
             Reply::Bulk(b) => leaf3(
                 out,
                 Resp3Frame::BlobString {
-                    data: b.clone(),
+                    data: b,
                     attributes: None,
                 },
             ),
             Reply::Verbatim(b) => leaf3(
                 out,
                 Resp3Frame::VerbatimString {
-                    data: b.clone(),
+                    data: b,
                     format: redis_protocol::resp3::types::VerbatimStringFormat::Text,
                     attributes: None,
                 },
@@ -178,17 +178,31 @@ impl Reply {
 }
 
 fn header(out: &mut BytesMut, kind: u8, len: usize) {
+    // Digits from the end of a stack buffer: no String per aggregate.
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = len;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
     out.put_u8(kind);
-    out.put_slice(len.to_string().as_bytes());
+    out.put_slice(&digits[at..]);
     out.put_slice(b"\r\n");
 }
 
+// Borrowed frames: a leaf is encoded straight from the reply, without cloning its bytes
+// (an atomic reference count) or its error text (an allocation) into an owned frame.
 fn leaf2(out: &mut BytesMut, frame: Resp2Frame) {
-    resp2_encode::extend_encode(out, &frame, false).expect("a RESP2 leaf always encodes");
+    resp2_encode::extend_encode_borrowed(out, &frame, false).expect("a RESP2 leaf always encodes");
 }
 
 fn leaf3(out: &mut BytesMut, frame: Resp3Frame) {
-    resp3_encode::extend_encode(out, &frame, false).expect("a RESP3 leaf always encodes");
+    resp3_encode::extend_encode_borrowed(out, &frame, false).expect("a RESP3 leaf always encodes");
 }
 
 /// A double the way Redis 7.0 prints it (`%.17g`, `inf`, `-inf`).
@@ -270,5 +284,12 @@ mod tests {
         out.clear();
         Reply::NilArray.encode(Protocol::Resp2, &mut out);
         assert_eq!(&out[..], b"*-1\r\n");
+        for len in [0, 9, 10, 12345] {
+            out.clear();
+            Reply::Array(vec![Reply::Nil; len]).encode(Protocol::Resp2, &mut out);
+            let head = format!("*{len}\r\n");
+            assert_eq!(&out[..head.len()], head.as_bytes());
+            assert_eq!(out.len(), head.len() + len * b"$-1\r\n".len());
+        }
     }
 }
