@@ -120,9 +120,10 @@ impl Db {
         }
     }
 
-    /// Record that `key` was modified in place.
-    pub fn touch(&mut self, key: &[u8]) {
-        self.modified.push(Bytes::copy_from_slice(key));
+    /// Record that `key` was modified in place. A shared handle, not a copy: the list only
+    /// lives until the command settles.
+    pub fn touch(&mut self, key: &Bytes) {
+        self.modified.push(key.clone());
     }
 
     /// Set or clear the TTL of an existing key. Returns false if the key is missing.
