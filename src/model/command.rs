@@ -170,38 +170,55 @@ static COMMANDS: &[Command] = commands![
 /// Longest command name in the table: a longer name is unknown without a search.
 const NAME_BYTES_MAX: usize = 16;
 
+/// Slots of the name index: a power of two, more than twice the table, so probe runs stay
+/// short and every probe sequence reaches an empty slot.
+const INDEX_SLOTS: usize = 256;
+
 /// The table entry for a command name, case-insensitively.
 pub fn lookup(name: &[u8]) -> Option<&'static Command> {
-    // Every request looks its command up (and EXEC each queued one), so search a sorted
-    // index with a lowercased copy instead of comparing against the whole table.
+    // Every request looks its command up (and EXEC each queued one): hash into an
+    // open-addressing index instead of comparing against the whole table.
     if name.len() > NAME_BYTES_MAX {
         return None;
     }
-    let mut lower = [0u8; NAME_BYTES_MAX];
-    let lower = &mut lower[..name.len()];
-    lower.copy_from_slice(name);
-    lower.make_ascii_lowercase();
     let index = by_name();
-    index
-        .binary_search_by(|command| command.name.as_bytes().cmp(lower))
-        .ok()
-        .map(|at| index[at])
+    let mut slot = name_slot(name);
+    loop {
+        let command = index[slot]?;
+        if name.eq_ignore_ascii_case(command.name.as_bytes()) {
+            return Some(command);
+        }
+        slot = (slot + 1) % INDEX_SLOTS;
+    }
 }
 
-/// The table sorted by name (the table itself keeps its documentation order).
-fn by_name() -> &'static [&'static Command] {
-    static BY_NAME: std::sync::OnceLock<Vec<&'static Command>> = std::sync::OnceLock::new();
+/// FNV-1a of the lowercased name, reduced to a slot.
+fn name_slot(name: &[u8]) -> usize {
+    let mut hash: u32 = 0x811c_9dc5;
+    for &b in name {
+        hash = (hash ^ u32::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0193);
+    }
+    hash as usize % INDEX_SLOTS
+}
+
+/// The table by name hash (the table itself keeps its documentation order).
+fn by_name() -> &'static [Option<&'static Command>; INDEX_SLOTS] {
+    static BY_NAME: std::sync::OnceLock<[Option<&'static Command>; INDEX_SLOTS]> =
+        std::sync::OnceLock::new();
     BY_NAME.get_or_init(|| {
-        let mut index: Vec<&'static Command> = COMMANDS.iter().collect();
-        index.sort_by_key(|command| command.name);
-        assert!(
-            index.windows(2).all(|pair| pair[0].name < pair[1].name),
-            "command names are unique"
-        );
-        assert!(index.iter().all(|command| {
-            command.name.len() <= NAME_BYTES_MAX
-                && command.name.bytes().all(|b| b.is_ascii_lowercase())
-        }));
+        assert!(COMMANDS.len() * 2 < INDEX_SLOTS);
+        let mut index = [None; INDEX_SLOTS];
+        for command in COMMANDS {
+            assert!(command.name.len() <= NAME_BYTES_MAX);
+            assert!(command.name.bytes().all(|b| b.is_ascii_lowercase()));
+            let mut slot = name_slot(command.name.as_bytes());
+            while let Some(other) = index[slot] {
+                let other: &Command = other;
+                assert_ne!(other.name, command.name, "command names are unique");
+                slot = (slot + 1) % INDEX_SLOTS;
+            }
+            index[slot] = Some(command);
+        }
         index
     })
 }
