@@ -2,6 +2,8 @@
 //! multi-byte UTF-8, separators, protocol-looking text, escapes, NULs, size. Every draw
 //! is a valid Rust `String` and must round-trip through the store byte for byte.
 
+use std::fmt::Write;
+
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -96,43 +98,68 @@ impl ContentClass {
 
 /// Draws a class by weight, then a content of that class.
 pub fn draw<R: Rng + ?Sized>(rng: &mut R) -> (ContentClass, String) {
-    let total: u32 = ContentClass::ALL.iter().map(|c| c.weight()).sum();
-    let mut pick = rng.random_range(0..total);
-    let mut class = ContentClass::Ascii;
-    for candidate in ContentClass::ALL {
-        if pick < candidate.weight() {
-            class = candidate;
-            break;
-        }
-        pick -= candidate.weight();
-    }
+    let class = draw_class(rng);
     let content = generate(rng, class);
     (class, content)
 }
 
+/// `draw`, built in `scratch` and copied out at its exact size: a content grows in
+/// many small steps, and reallocating one buffer once per plan beats reallocating
+/// every message.
+pub(crate) fn draw_with<R: Rng + ?Sized>(
+    rng: &mut R,
+    scratch: &mut String,
+) -> (ContentClass, String) {
+    let class = draw_class(rng);
+    scratch.clear();
+    generate_into(rng, class, scratch);
+    (class, scratch.as_str().to_owned())
+}
+
+fn draw_class<R: Rng + ?Sized>(rng: &mut R) -> ContentClass {
+    let total: u32 = ContentClass::ALL.iter().map(|c| c.weight()).sum();
+    let mut pick = rng.random_range(0..total);
+    for candidate in ContentClass::ALL {
+        if pick < candidate.weight() {
+            return candidate;
+        }
+        pick -= candidate.weight();
+    }
+    ContentClass::Ascii
+}
+
 /// A content of the given class.
 pub fn generate<R: Rng + ?Sized>(rng: &mut R, class: ContentClass) -> String {
-    let content = match class {
-        ContentClass::Ascii => ascii(rng),
-        ContentClass::Cjk => cjk(rng),
-        ContentClass::Emoji => emoji(rng),
-        ContentClass::Combining => combining(rng),
-        ContentClass::Newlines => newlines(rng),
-        ContentClass::Resp => resp(rng),
-        ContentClass::Json => json(rng),
-        ContentClass::Empty => String::new(),
-        ContentClass::Whitespace => whitespace(rng),
-        ContentClass::Nul => nul(rng),
-        ContentClass::Mixed => mixed(rng),
-        ContentClass::Large => large(rng),
-    };
-    if class == ContentClass::Large {
-        assert!((LARGE_BYTES_MIN..=LARGE_BYTES_MAX).contains(&content.len()));
-    } else {
-        assert!(content.len() <= SMALL_BYTES_MAX);
+    let mut out = String::new();
+    generate_into(rng, class, &mut out);
+    out
+}
+
+/// Appends a content of the given class to `out`. Writing into the caller's buffer
+/// spares `Mixed` and `Large` a `String` per fragment; the draws are those of `generate`.
+fn generate_into<R: Rng + ?Sized>(rng: &mut R, class: ContentClass, out: &mut String) {
+    let start = out.len();
+    match class {
+        ContentClass::Ascii => ascii(rng, out),
+        ContentClass::Cjk => cjk(rng, out),
+        ContentClass::Emoji => emoji(rng, out),
+        ContentClass::Combining => combining(rng, out),
+        ContentClass::Newlines => newlines(rng, out),
+        ContentClass::Resp => resp(rng, out),
+        ContentClass::Json => json(rng, out),
+        ContentClass::Empty => {}
+        ContentClass::Whitespace => whitespace(rng, out),
+        ContentClass::Nul => nul(rng, out),
+        ContentClass::Mixed => mixed(rng, out),
+        ContentClass::Large => large(rng, out),
     }
-    assert!(content.len() <= CONTENT_BYTES_MAX);
-    content
+    let len = out.len() - start;
+    if class == ContentClass::Large {
+        assert!((LARGE_BYTES_MIN..=LARGE_BYTES_MAX).contains(&len));
+    } else {
+        assert!(len <= SMALL_BYTES_MAX);
+    }
+    assert!(len <= CONTENT_BYTES_MAX);
 }
 
 fn pick<'a, R: Rng + ?Sized>(rng: &mut R, items: &[&'a str]) -> &'a str {
@@ -145,9 +172,8 @@ const WORDS: &[&str] = &[
     "tomorrow", "why", "did", "forget", "context", "again", "summary", "of", "our", "chat",
 ];
 
-fn ascii<R: Rng + ?Sized>(rng: &mut R) -> String {
+fn ascii<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
     let sentences = rng.random_range(1..=3);
-    let mut out = String::new();
     for i in 0..sentences {
         if i > 0 {
             out.push(' ');
@@ -168,10 +194,9 @@ fn ascii<R: Rng + ?Sized>(rng: &mut R) -> String {
         }
         out.push_str(pick(rng, &[".", "?", "!", "...", ","]));
     }
-    out
 }
 
-fn cjk<R: Rng + ?Sized>(rng: &mut R) -> String {
+fn cjk<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
     // CJK ideographs, hiragana, katakana, hangul syllables, full-width punctuation.
     const RANGES: [(u32, u32); 4] = [
         (0x4E00, 0x9FFF),
@@ -180,7 +205,8 @@ fn cjk<R: Rng + ?Sized>(rng: &mut R) -> String {
         (0xAC00, 0xD7A3),
     ];
     let chars = rng.random_range(1..=60);
-    let mut out = String::new();
+    // Every char drawn here is three bytes in UTF-8.
+    out.reserve(3 * chars);
     for _ in 0..chars {
         if rng.random_range(0..10) == 0 {
             out.push_str(pick(rng, &["。", "、", "！", "？", "「", "」", "　"]));
@@ -190,10 +216,9 @@ fn cjk<R: Rng + ?Sized>(rng: &mut R) -> String {
         let c = char::from_u32(rng.random_range(lo..=hi)).expect("the ranges hold no surrogates");
         out.push(c);
     }
-    out
 }
 
-fn emoji<R: Rng + ?Sized>(rng: &mut R) -> String {
+fn emoji<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
     const EMOJI: &[&str] = &[
         "😀",
         "🙂",
@@ -216,19 +241,16 @@ fn emoji<R: Rng + ?Sized>(rng: &mut R) -> String {
         "\u{1F9D1}\u{200D}\u{1F91D}\u{200D}\u{1F9D1}",
     ];
     let n = rng.random_range(1..=12);
-    let mut out = String::new();
     for _ in 0..n {
         out.push_str(pick(rng, EMOJI));
         if rng.random_range(0..3) == 0 {
             out.push_str(pick(rng, &[" ", "ok", " done ", "\u{200D}", "\u{FE0F}"]));
         }
     }
-    out
 }
 
-fn combining<R: Rng + ?Sized>(rng: &mut R) -> String {
+fn combining<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
     let bases = rng.random_range(1..=20);
-    let mut out = String::new();
     for i in 0..bases {
         out.push(char::from(b'a' + rng.random_range(0..26u8)));
         // The first letter always carries a mark.
@@ -243,12 +265,11 @@ fn combining<R: Rng + ?Sized>(rng: &mut R) -> String {
     if rng.random_range(0..2) == 0 {
         out.push_str(" e\u{0301} \u{00E9}");
     }
-    out
 }
 
-fn newlines<R: Rng + ?Sized>(rng: &mut R) -> String {
+fn newlines<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
+    let start = out.len();
     let lines = rng.random_range(1..=8);
-    let mut out = String::new();
     for _ in 0..lines {
         if rng.random_range(0..3) != 0 {
             out.push_str(pick(rng, WORDS));
@@ -258,12 +279,11 @@ fn newlines<R: Rng + ?Sized>(rng: &mut R) -> String {
         out.push_str(pick(rng, &["\n", "\r\n", "\r", "\n\n", "\r\n\r\n"]));
     }
     if rng.random_range(0..2) == 0 {
-        out.insert_str(0, pick(rng, &["\n", "\r\n"]));
+        out.insert_str(start, pick(rng, &["\n", "\r\n"]));
     }
-    out
 }
 
-fn resp<R: Rng + ?Sized>(rng: &mut R) -> String {
+fn resp<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
     const FRAMES: &[&str] = &[
         "\r\n$5\r\nhello\r\n*3\r\n",
         "+OK\r\n",
@@ -282,16 +302,14 @@ fn resp<R: Rng + ?Sized>(rng: &mut R) -> String {
         "QUIT\r\n",
     ];
     let n = rng.random_range(1..=6);
-    let mut out = String::new();
     for _ in 0..n {
         out.push_str(pick(rng, FRAMES));
     }
-    out
 }
 
-fn json<R: Rng + ?Sized>(rng: &mut R) -> String {
+fn json<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
     if rng.random_range(0..4) == 0 {
-        return pick(
+        out.push_str(pick(
             rng,
             &[
                 r#"{"a":"\"\\u00e9"}"#,
@@ -300,12 +318,10 @@ fn json<R: Rng + ?Sized>(rng: &mut R) -> String {
                 r#"{"id":"m1","seq":1}"#,
                 r#"null"#,
             ],
-        )
-        .to_string();
+        ));
+        return;
     }
-    let mut out = String::new();
-    json_value(rng, 0, &mut out);
-    out
+    json_value(rng, 0, out);
 }
 
 fn json_value<R: Rng + ?Sized>(rng: &mut R, depth: u32, out: &mut String) {
@@ -385,65 +401,80 @@ fn json_string<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => {
+                write!(out, "\\u{:04x}", c as u32).expect("writing to a String cannot fail")
+            }
             c => out.push(c),
         }
     }
     out.push('"');
 }
 
-fn whitespace<R: Rng + ?Sized>(rng: &mut R) -> String {
+fn whitespace<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
     const SPACES: &[&str] = &[
         " ", "  ", "\t", "\n", "\r\n", "\u{00A0}", "\u{2003}", "\u{3000}", "\u{200B}", "\u{FEFF}",
         "\u{2028}",
     ];
     let n = rng.random_range(1..=20);
-    (0..n).map(|_| pick(rng, SPACES)).collect()
-}
-
-fn nul<R: Rng + ?Sized>(rng: &mut R) -> String {
-    match rng.random_range(0..4) {
-        0 => "\0".to_string(),
-        1 => "\0\0\0".to_string(),
-        2 => format!("{}\0{}", pick(rng, WORDS), pick(rng, WORDS)),
-        _ => format!("{}\0", ascii(rng)),
+    for _ in 0..n {
+        out.push_str(pick(rng, SPACES));
     }
 }
 
-fn fragment<R: Rng + ?Sized>(rng: &mut R) -> String {
-    let class = ContentClass::FRAGMENTS[rng.random_range(0..ContentClass::FRAGMENTS.len())];
-    generate(rng, class)
+fn nul<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
+    match rng.random_range(0..4) {
+        0 => out.push('\0'),
+        1 => out.push_str("\0\0\0"),
+        2 => {
+            out.push_str(pick(rng, WORDS));
+            out.push('\0');
+            out.push_str(pick(rng, WORDS));
+        }
+        _ => {
+            ascii(rng, out);
+            out.push('\0');
+        }
+    }
 }
 
-fn mixed<R: Rng + ?Sized>(rng: &mut R) -> String {
+fn fragment<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
+    let class = ContentClass::FRAGMENTS[rng.random_range(0..ContentClass::FRAGMENTS.len())];
+    generate_into(rng, class, out);
+}
+
+fn mixed<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
+    let start = out.len();
     let n = rng.random_range(2..=4);
-    let mut out = String::new();
     for _ in 0..n {
-        let piece = fragment(rng);
-        if out.len() + piece.len() > SMALL_BYTES_MAX {
+        // A fragment that does not fit is drawn in full, then dropped.
+        let before = out.len();
+        fragment(rng, out);
+        if out.len() - start > SMALL_BYTES_MAX {
+            out.truncate(before);
             break;
         }
-        out.push_str(&piece);
     }
-    out
 }
 
-fn large<R: Rng + ?Sized>(rng: &mut R) -> String {
+fn large<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
     let target = rng.random_range(LARGE_BYTES_MIN..=LARGE_BYTES_MAX);
-    let mut out = String::with_capacity(target);
+    let start = out.len();
+    out.reserve(target);
+    // One buffer for every fragment: a fragment that does not fit is drawn in full,
+    // then dropped, and `out` never grows past the target.
+    let mut piece = String::new();
     loop {
-        let piece = fragment(rng);
-        if out.len() + piece.len() > target {
+        piece.clear();
+        fragment(rng, &mut piece);
+        if out.len() - start + piece.len() > target {
             break;
         }
         out.push_str(&piece);
     }
     // Pad with ASCII to the exact size: one byte per char keeps it valid UTF-8.
-    while out.len() < target {
-        out.push('x');
-    }
-    assert_eq!(out.len(), target);
-    out
+    let pad = target - (out.len() - start);
+    out.extend(std::iter::repeat_n('x', pad));
+    assert_eq!(out.len() - start, target);
 }
 
 #[cfg(test)]

@@ -185,8 +185,9 @@ pub(crate) fn generate(
     slots.sort_by_key(|slot| (slot.start_ms, slot.session, slot.nth));
 
     let mut seq: u64 = 0;
+    let mut scratch = String::new();
     let mut message = |role: Role, content_rng: &mut dyn rand::RngCore| {
-        let (_, content) = content::draw(content_rng);
+        let (_, content) = content::draw_with(content_rng, &mut scratch);
         let m = Message {
             id: format!("m{seq}"),
             role,
