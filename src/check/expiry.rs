@@ -7,82 +7,162 @@
 //! append as possibly applied at the worst moment.
 
 use super::index::{Append, Index};
-use crate::store::SessionKey;
 
 /// Tolerance on every expiry judgement. Redis expires at millisecond resolution and its
 /// active cycle may delete keys ~100 ms late (lazy expiry is on time); one second keeps
 /// the checker clear of both and of TTLs a store rounds to whole seconds' milliseconds.
 pub const EXPIRY_SLACK_US: u64 = 1_000_000;
 
-/// Until when the session holding `start`'s message is certainly not expired (exclusive),
-/// counting from `start`'s application. `start` must be acked. Only acked appends that
-/// were invoked after the last epoch boundary before `start` extend the chain: a TTL
-/// refresh of a wiped incarnation keeps nothing alive.
-pub(crate) fn alive_until_us(idx: &Index<'_>, start: &Append<'_>) -> u64 {
-    let Some(ttl_us) = idx.ttl_us() else {
-        return u64::MAX;
-    };
-    let floor_us = idx.epoch_before(start.write.invoke_us);
-    let mut chain: Vec<(u64, u64)> = idx
-        .session_appends(start.session)
-        .into_iter()
-        .filter(|a| floor_us.is_none_or(|b| a.write.invoke_us > b))
-        .filter_map(|a| a.write.acked_by_us().map(|c| (c, a.write.invoke_us)))
-        .collect();
-    chain.sort_unstable();
-    let mut end_us = start.write.invoke_us.saturating_add(ttl_us);
-    for (complete_us, invoke_us) in chain {
-        if complete_us >= end_us {
-            break;
-        }
-        end_us = end_us.max(invoke_us.saturating_add(ttl_us));
+/// The expiry questions of one history, with each session's appends sorted once: the
+/// rules ask them per read and per missing message, and sorting the session's appends
+/// on every question made the checker superlinear in the session's length.
+pub(crate) struct Expiry {
+    /// `None` without a TTL.
+    ttl_us: Option<u64>,
+    /// Per session number.
+    sessions: Vec<SessionExpiry>,
+}
+
+struct SessionExpiry {
+    /// (completion, invocation) of the acked appends, sorted.
+    acked: Vec<(u64, u64)>,
+    /// Running maximum of the invocations in `acked`, in `acked`'s order.
+    acked_invoke_max_us: Vec<u64>,
+    /// (invocation, latest possible application) of every append, sorted by invocation.
+    spans: Vec<(u64, u64)>,
+    /// Running maximum of the latest applications in `spans`.
+    prefix_max_us: Vec<u64>,
+    /// The instants just before an invocation at which the session was certainly
+    /// expired, ascending.
+    dead_gap_ends_us: Vec<u64>,
+}
+
+impl SessionExpiry {
+    fn new(idx: &Index<'_>, session_no: usize, ttl_us: u64) -> Self {
+        let mut acked: Vec<(u64, u64)> = idx
+            .session_appends(session_no)
+            .filter_map(|a| a.write.acked_by_us().map(|c| (c, a.write.invoke_us)))
+            .collect();
+        acked.sort_unstable();
+        let mut running_us = 0;
+        let acked_invoke_max_us = acked
+            .iter()
+            .map(|&(_, invoke_us)| {
+                running_us = running_us.max(invoke_us);
+                running_us
+            })
+            .collect();
+        let mut spans: Vec<(u64, u64)> = idx
+            .session_appends(session_no)
+            .map(|a| (a.write.invoke_us, a.write.latest_apply_us()))
+            .collect();
+        spans.sort_unstable();
+        let mut running_max_us = 0;
+        let prefix_max_us = spans
+            .iter()
+            .map(|&(_, latest_us)| {
+                running_max_us = running_max_us.max(latest_us);
+                running_max_us
+            })
+            .collect();
+        let mut session = SessionExpiry {
+            acked,
+            acked_invoke_max_us,
+            spans,
+            prefix_max_us,
+            dead_gap_ends_us: Vec::new(),
+        };
+        // Whether the session was dead just before an invocation does not depend on the
+        // question's horizon: found once here.
+        session.dead_gap_ends_us = session
+            .spans
+            .iter()
+            .filter_map(|&(invoke_us, _)| invoke_us.checked_sub(1))
+            .filter(|&x| session.dead_at(x, ttl_us))
+            .collect();
+        session
     }
-    end_us
-}
 
-/// True when `start`'s session certainly did not expire between `start`'s application
-/// and `until_us`.
-pub(crate) fn certainly_alive_through(idx: &Index<'_>, start: &Append<'_>, until_us: u64) -> bool {
-    start.write.is_acked() && alive_until_us(idx, start) > until_us.saturating_add(EXPIRY_SLACK_US)
-}
-
-/// The latest instant in `[0, until_us]` at which `session` had certainly expired: no
-/// append of it, of any outcome, invoked by then can have been applied within
-/// `ttl + EXPIRY_SLACK_US` before it. `None` without a TTL or when there is no such instant.
-pub(crate) fn latest_certain_expiry(
-    idx: &Index<'_>,
-    session: &SessionKey,
-    until_us: u64,
-) -> Option<u64> {
-    let ttl_us = idx.ttl_us()?;
-    // (invoke, latest possible application) sorted by invoke, with a running maximum.
-    let mut spans: Vec<(u64, u64)> = idx
-        .session_appends(session)
-        .into_iter()
-        .map(|a| (a.write.invoke_us, a.write.latest_apply_us()))
-        .collect();
-    spans.sort_unstable();
-    let mut running_max_us = 0;
-    let prefix_max_us: Vec<u64> = spans
-        .iter()
-        .map(|&(_, latest_us)| {
-            running_max_us = running_max_us.max(latest_us);
-            running_max_us
-        })
-        .collect();
-    let dead_at = |x: u64| {
-        let invoked = spans.partition_point(|&(invoke_us, _)| invoke_us <= x);
+    /// No append invoked by `x` can have been applied within `ttl + EXPIRY_SLACK_US`
+    /// before `x`.
+    fn dead_at(&self, x: u64, ttl_us: u64) -> bool {
+        let invoked = self.spans.partition_point(|&(invoke_us, _)| invoke_us <= x);
         invoked == 0
-            || prefix_max_us[invoked - 1]
+            || self.prefix_max_us[invoked - 1]
                 .saturating_add(ttl_us)
                 .saturating_add(EXPIRY_SLACK_US)
                 < x
-    };
-    // Between two invocations the condition only improves with time: test each gap's end.
-    let gap_ends = spans.iter().map(|&(invoke_us, _)| invoke_us.checked_sub(1));
-    std::iter::once(Some(until_us))
-        .chain(gap_ends)
-        .flatten()
-        .filter(|&x| x <= until_us && dead_at(x))
-        .max()
+    }
+}
+
+impl Expiry {
+    pub(crate) fn new(idx: &Index<'_>) -> Self {
+        let ttl_us = idx.ttl_us();
+        let sessions = match ttl_us {
+            Some(ttl_us) => (0..idx.by_session.len())
+                .map(|session_no| SessionExpiry::new(idx, session_no, ttl_us))
+                .collect(),
+            None => Vec::new(),
+        };
+        Expiry { ttl_us, sessions }
+    }
+
+    /// Until when the session holding `start`'s message is certainly not expired
+    /// (exclusive), counting from `start`'s application. `start` must be acked. Only acked
+    /// appends that were invoked after the last epoch boundary before `start` extend the
+    /// chain: a TTL refresh of a wiped incarnation keeps nothing alive.
+    pub(crate) fn alive_until_us(&self, idx: &Index<'_>, start: &Append<'_>) -> u64 {
+        let Some(ttl_us) = self.ttl_us else {
+            return u64::MAX;
+        };
+        let session = &self.sessions[start.session_no];
+        let floor_us = idx.epoch_before(start.write.invoke_us);
+        let mut end_us = start.write.invoke_us.saturating_add(ttl_us);
+        // Appends acked before `start` was invoked and invoked no later than it can
+        // neither end the chain nor extend it: the walk starts after them.
+        let mut from = session
+            .acked
+            .partition_point(|&(complete_us, _)| complete_us < start.write.invoke_us);
+        if from > 0 && session.acked_invoke_max_us[from - 1] > start.write.invoke_us {
+            from = 0;
+        }
+        for &(complete_us, invoke_us) in &session.acked[from..] {
+            if floor_us.is_some_and(|b| invoke_us <= b) {
+                continue;
+            }
+            if complete_us >= end_us {
+                break;
+            }
+            end_us = end_us.max(invoke_us.saturating_add(ttl_us));
+        }
+        end_us
+    }
+
+    /// True when `start`'s session certainly did not expire between `start`'s
+    /// application and `until_us`.
+    pub(crate) fn certainly_alive_through(
+        &self,
+        idx: &Index<'_>,
+        start: &Append<'_>,
+        until_us: u64,
+    ) -> bool {
+        start.write.is_acked()
+            && self.alive_until_us(idx, start) > until_us.saturating_add(EXPIRY_SLACK_US)
+    }
+
+    /// The latest instant in `[0, until_us]` at which session `session_no` had certainly
+    /// expired: no append of it, of any outcome, invoked by then can have been applied
+    /// within `ttl + EXPIRY_SLACK_US` before it. `None` without a TTL or when there is no
+    /// such instant.
+    pub(crate) fn latest_certain_expiry(&self, session_no: usize, until_us: u64) -> Option<u64> {
+        let ttl_us = self.ttl_us?;
+        let session = &self.sessions[session_no];
+        // Between two invocations the condition only improves with time: the candidates
+        // are `until_us` and each gap's end.
+        if session.dead_at(until_us, ttl_us) {
+            return Some(until_us);
+        }
+        let at = session.dead_gap_ends_us.partition_point(|&x| x <= until_us);
+        at.checked_sub(1).map(|i| session.dead_gap_ends_us[i])
+    }
 }

@@ -1,7 +1,8 @@
 //! The history turned into lookups every rule shares. Operations are taken in `index`
 //! order, so the verdict does not depend on the order of `History::ops`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
 use crate::store::{Memory, Message, Policy, SessionKey, TtlPolicy, UserKey};
@@ -69,28 +70,35 @@ impl Write {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Append<'a> {
     pub write: Write,
-    pub session: &'a SessionKey,
+    /// The session's number (see [`Index::session_nos`]): rules compare sessions by
+    /// number, not by name.
+    pub session_no: usize,
     pub msg: &'a Message,
+    /// `msg.id`'s number (see [`Index::id_nos`]).
+    pub id_no: usize,
+    /// The only append of its id in the whole history.
+    pub unique: bool,
 }
 
 /// One successful `context` read.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Read<'a> {
     pub op: usize,
     pub session: &'a SessionKey,
+    pub session_no: usize,
     pub limit: usize,
     pub invoke_us: u64,
     pub complete_us: u64,
     pub messages: &'a [Message],
+    /// Per entry of `messages`: its id's number, `None` for an id never appended. Entries
+    /// are looked up once here instead of by string in every rule.
+    pub id_nos: Vec<Option<usize>>,
 }
 
 impl Read<'_> {
-    pub fn contains(&self, id: &str) -> bool {
-        self.messages.iter().any(|m| m.id == id)
-    }
-
-    pub fn count(&self, id: &str) -> usize {
-        self.messages.iter().filter(|m| m.id == id).count()
+    /// True when an entry carries the id numbered `id_no`.
+    pub fn contains(&self, id_no: usize) -> bool {
+        self.id_nos.contains(&Some(id_no))
     }
 }
 
@@ -122,18 +130,68 @@ pub(crate) struct Timing {
     pub complete_us: Option<u64>,
 }
 
+/// The hash of the id and session tables. Every read entry is looked up by id, and a
+/// B-tree of strings or SipHash cost more than the rest of most rules; the keys come from
+/// the history under test, not from an adversary. A lookup still compares whole keys, so
+/// the tables answer exactly what a B-tree would.
+pub(crate) type FastHash = BuildHasherDefault<FxHasher>;
+
+/// rustc's FxHash: a rotate, a xor and a multiply per word.
+#[derive(Default)]
+pub(crate) struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0xf135_7aea_2e62_a9c5);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
+        }
+        let mut last = [0u8; 8];
+        let rest = chunks.remainder();
+        last[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(last) ^ rest.len() as u64);
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.add(word as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        // The multiply leaves the best bits at the top; the table indexes by the bottom.
+        self.hash.rotate_left(26)
+    }
+}
+
 pub(crate) struct Index<'a> {
     pub policy: Policy,
     /// All appends, in op-index order.
     pub appends: Vec<Append<'a>>,
-    /// Positions in `appends` per session.
-    pub by_session: BTreeMap<&'a SessionKey, Vec<usize>>,
-    /// Positions in `appends` per message id (any session).
-    pub by_id: BTreeMap<&'a str, Vec<usize>>,
+    /// Every session appended to or read, numbered in order of first appearance.
+    pub session_nos: HashMap<&'a SessionKey, usize, FastHash>,
+    /// Positions in `appends` per session number.
+    pub by_session: Vec<Vec<usize>>,
+    /// Every appended message id, numbered in order of first appearance.
+    pub id_nos: HashMap<&'a str, usize, FastHash>,
+    /// Positions in `appends` per id number (any session).
+    pub by_id: Vec<Vec<usize>>,
     pub reads: Vec<Read<'a>>,
     pub remembers: Vec<Remember<'a>>,
     /// Positions in `remembers` per memory id.
     pub remembers_by_id: BTreeMap<&'a str, Vec<usize>>,
+    /// Positions in `remembers` per user, in op-index order.
+    pub remembers_by_user: BTreeMap<&'a UserKey, Vec<usize>>,
     pub recalls: Vec<Recall<'a>>,
     pub timings: Vec<Timing>,
     /// Epoch boundaries, sorted.
@@ -149,11 +207,14 @@ impl<'a> Index<'a> {
         let mut idx = Index {
             policy,
             appends: Vec::new(),
-            by_session: BTreeMap::new(),
-            by_id: BTreeMap::new(),
+            session_nos: HashMap::default(),
+            by_session: Vec::new(),
+            id_nos: HashMap::default(),
+            by_id: Vec::new(),
             reads: Vec::new(),
             remembers: Vec::new(),
             remembers_by_id: BTreeMap::new(),
+            remembers_by_user: BTreeMap::new(),
             recalls: Vec::new(),
             timings: Vec::new(),
             epochs_us,
@@ -161,7 +222,28 @@ impl<'a> Index<'a> {
         for op in ops {
             idx.add(op);
         }
+        for a in &mut idx.appends {
+            a.unique = idx.by_id[a.id_no].len() == 1;
+        }
+        // Reads are resolved once every id is known (a read may show a later append).
+        for read in &mut idx.reads {
+            read.id_nos = read
+                .messages
+                .iter()
+                .map(|m| idx.id_nos.get(m.id.as_str()).copied())
+                .collect();
+        }
         idx
+    }
+
+    /// The number of `session`, given on first sight.
+    fn intern_session(&mut self, session: &'a SessionKey) -> usize {
+        let next = self.by_session.len();
+        let no = *self.session_nos.entry(session).or_insert(next);
+        if no == next {
+            self.by_session.push(Vec::new());
+        }
+        no
     }
 
     fn add(&mut self, op: &'a Op) {
@@ -179,6 +261,7 @@ impl<'a> Index<'a> {
                     .entry(memory.id.as_str())
                     .or_default()
                     .push(pos);
+                self.remembers_by_user.entry(user).or_default().push(pos);
                 self.remembers.push(Remember {
                     write: Write::from_op(op),
                     user,
@@ -191,13 +274,21 @@ impl<'a> Index<'a> {
 
     fn add_append(&mut self, op: &'a Op, session: &'a SessionKey, msg: &'a Message) {
         let pos = self.appends.len();
+        let session_no = self.intern_session(session);
+        let next_id = self.by_id.len();
+        let id_no = *self.id_nos.entry(msg.id.as_str()).or_insert(next_id);
+        if id_no == next_id {
+            self.by_id.push(Vec::new());
+        }
         self.appends.push(Append {
             write: Write::from_op(op),
-            session,
+            session_no,
             msg,
+            id_no,
+            unique: false,
         });
-        self.by_session.entry(session).or_default().push(pos);
-        self.by_id.entry(msg.id.as_str()).or_default().push(pos);
+        self.by_session[session_no].push(pos);
+        self.by_id[id_no].push(pos);
     }
 
     fn add_read(&mut self, op: &'a Op, session: &'a SessionKey, limit: usize) {
@@ -206,13 +297,16 @@ impl<'a> Index<'a> {
         else {
             return;
         };
+        let session_no = self.intern_session(session);
         self.reads.push(Read {
             op: op.index,
             session,
+            session_no,
             limit,
             invoke_us: op.invoke_us,
             complete_us,
             messages,
+            id_nos: Vec::new(),
         });
     }
 
@@ -233,43 +327,62 @@ impl<'a> Index<'a> {
         });
     }
 
-    /// Every append of `session`, in op-index order.
-    pub fn session_appends(&self, session: &SessionKey) -> Vec<&Append<'a>> {
-        self.by_session
-            .get(session)
-            .map(|ps| ps.iter().map(|&p| &self.appends[p]).collect())
-            .unwrap_or_default()
+    /// Positions in `appends` of every append of session `session_no`, in op-index order.
+    pub fn session_positions(&self, session_no: usize) -> &[usize] {
+        &self.by_session[session_no]
     }
 
-    /// Every append carrying `id`, in any session.
-    pub fn id_appends(&self, id: &str) -> Vec<&Append<'a>> {
-        self.by_id
-            .get(id)
-            .map(|ps| ps.iter().map(|&p| &self.appends[p]).collect())
-            .unwrap_or_default()
+    /// Every append of session `session_no`, in op-index order.
+    pub fn session_appends(&self, session_no: usize) -> impl Iterator<Item = &Append<'a>> {
+        self.by_session[session_no]
+            .iter()
+            .map(|&p| &self.appends[p])
     }
 
-    /// The append of `id` when it is the only append of that id in the whole history
-    /// and it targeted `session`. Ids appended more than once are not judged by the
-    /// presence and order rules: their copies cannot be told apart.
-    pub fn unique_append(&self, session: &SessionKey, id: &str) -> Option<&Append<'a>> {
-        match self.by_id.get(id).map(Vec::as_slice) {
-            Some([p]) if self.appends[*p].session == session => Some(&self.appends[*p]),
+    /// Every append carrying the id numbered `id_no`, in any session, in op-index order;
+    /// nothing for `None` (an id never appended).
+    pub fn id_appends(&self, id_no: Option<usize>) -> impl Iterator<Item = &Append<'a>> {
+        id_no
+            .map_or(&[][..], |n| self.by_id[n].as_slice())
+            .iter()
+            .map(|&p| &self.appends[p])
+    }
+
+    /// The number of message id `id`, if it was ever appended.
+    pub fn id_no(&self, id: &str) -> Option<usize> {
+        self.id_nos.get(id).copied()
+    }
+
+    /// The append of the id numbered `id_no` when it is the only append of that id in the
+    /// whole history and it targeted session `session_no`. Ids appended more than once
+    /// are not judged by the presence and order rules: their copies cannot be told apart.
+    pub fn unique_append(&self, session_no: usize, id_no: Option<usize>) -> Option<&Append<'a>> {
+        match self.by_id[id_no?].as_slice() {
+            [p] if self.appends[*p].session_no == session_no => Some(&self.appends[*p]),
             _ => None,
         }
     }
 
+    /// The remembers of `user`, in op-index order.
+    pub fn user_remembers(&self, user: &UserKey) -> impl Iterator<Item = &Remember<'a>> {
+        self.remembers_by_user
+            .get(user)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|&p| &self.remembers[p])
+    }
+
     /// The first epoch boundary in `[from_us, to_us]`.
     pub fn epoch_within(&self, from_us: u64, to_us: u64) -> Option<u64> {
-        self.epochs_us
-            .iter()
-            .copied()
-            .find(|&b| from_us <= b && b <= to_us)
+        // Boundaries are sorted: the first at or after `from_us` is the only candidate.
+        let at = self.epochs_us.partition_point(|&b| b < from_us);
+        self.epochs_us.get(at).copied().filter(|&b| b <= to_us)
     }
 
     /// The last epoch boundary strictly before `us`.
     pub fn epoch_before(&self, us: u64) -> Option<u64> {
-        self.epochs_us.iter().copied().rev().find(|&b| b < us)
+        let at = self.epochs_us.partition_point(|&b| b < us);
+        at.checked_sub(1).map(|i| self.epochs_us[i])
     }
 
     /// The sliding TTL in microseconds, if the policy expires sessions.

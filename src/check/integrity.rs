@@ -10,11 +10,8 @@
 //!   told apart from the same stored copy seen twice, so cross-read duplicates are left
 //!   to the order rules (a second copy usually shows up as a contradicting order).
 
-use std::collections::BTreeMap;
-
 use super::index::{Index, Read};
 use super::{Subject, Verdict, Violation, ViolationClass};
-use crate::store::Message;
 
 pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
     for read in &idx.reads {
@@ -44,14 +41,29 @@ impl Evidence {
 
 fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
     let mut findings = Findings::default();
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for entry in read.messages {
-        *counts.entry(entry.id.as_str()).or_default() += 1;
-        judge_entry(idx, read, entry, &mut findings);
+    for k in 0..read.messages.len() {
+        judge_entry(idx, read, k, &mut findings);
     }
-    for (id, count) in counts {
-        let own: Vec<usize> = own_appends(idx, read, id).map(|(op, _)| op).collect();
-        if count > own.len().max(1) {
+    // Entries grouped by id: by number where the id was appended, by text where not.
+    let mut keys: Vec<(Option<usize>, &str)> = read
+        .id_nos
+        .iter()
+        .zip(read.messages)
+        .map(|(&n, m)| (n, if n.is_some() { "" } else { m.id.as_str() }))
+        .collect();
+    keys.sort_unstable();
+    for group in keys.chunk_by(|a, b| a == b) {
+        let (n, _) = group[0];
+        let own: Vec<usize> = idx
+            .id_appends(n)
+            .filter(|a| a.session_no == read.session_no)
+            .map(|a| a.write.op)
+            .collect();
+        if group.len() > own.len().max(1) {
+            let id = match n {
+                Some(n) => idx.appends[idx.by_id[n][0]].msg.id.as_str(),
+                None => group[0].1,
+            };
             findings.duplicate.add(id, own);
         }
     }
@@ -92,34 +104,29 @@ fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
     }
 }
 
-/// Appends of `id` to the read's session: (op index, message).
-fn own_appends<'i, 'a>(
-    idx: &'i Index<'a>,
-    read: &'i Read<'_>,
-    id: &'i str,
-) -> impl Iterator<Item = (usize, &'a Message)> + 'i {
-    idx.id_appends(id)
-        .into_iter()
-        .filter(move |a| a.session == read.session)
-        .map(|a| (a.write.op, a.msg))
-}
-
-fn judge_entry(idx: &Index<'_>, read: &Read<'_>, entry: &Message, findings: &mut Findings) {
-    let anywhere = idx.id_appends(&entry.id);
-    if anywhere.is_empty() {
+fn judge_entry(idx: &Index<'_>, read: &Read<'_>, k: usize, findings: &mut Findings) {
+    let entry = &read.messages[k];
+    let n = read.id_nos[k];
+    if n.is_none() {
         findings.corrupt.add(&entry.id, []);
         return;
     }
-    let own: Vec<_> = own_appends(idx, read, &entry.id).collect();
-    if own.is_empty() {
+    let mut own = idx
+        .id_appends(n)
+        .filter(|a| a.session_no == read.session_no)
+        .peekable();
+    if own.peek().is_none() {
         findings
             .leak
-            .add(&entry.id, anywhere.iter().map(|a| a.write.op));
+            .add(&entry.id, idx.id_appends(n).map(|a| a.write.op));
         return;
     }
-    if !own.iter().any(|(_, msg)| *msg == entry) {
-        findings
-            .corrupt
-            .add(&entry.id, own.iter().map(|(op, _)| *op));
+    if !own.any(|a| a.msg == entry) {
+        findings.corrupt.add(
+            &entry.id,
+            idx.id_appends(n)
+                .filter(|a| a.session_no == read.session_no)
+                .map(|a| a.write.op),
+        );
     }
 }

@@ -43,9 +43,8 @@ fn remembers_of<'i, 'a>(idx: &'i Index<'a>, id: &str) -> impl Iterator<Item = &'
 /// True when a missing exact-text memory proves a miss rather than a tie or a cap.
 fn judgeable(idx: &Index<'_>, recall: &Recall<'_>) -> bool {
     let identical: BTreeSet<&str> = idx
-        .remembers
-        .iter()
-        .filter(|r| r.user == recall.user && r.memory.text == recall.query)
+        .user_remembers(recall.user)
+        .filter(|r| r.memory.text == recall.query)
         .filter(|r| r.write.invoke_us <= recall.complete_us)
         .map(|r| r.memory.id.as_str())
         .collect();
@@ -60,9 +59,11 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
     }
     let subject = Subject::User(recall.user.clone());
     let mut missed: Vec<&Remember<'_>> = Vec::new();
-    for r in &idx.remembers {
+    // Only the user's own remembers: a scan of all of them per recall made the checker
+    // quadratic.
+    for r in idx.user_remembers(recall.user) {
         // Cheapest tests first; the same rule as `acked_before && exact && unique && !returned`.
-        let exact = r.user == recall.user && r.memory.text == recall.query;
+        let exact = r.memory.text == recall.query;
         let acked_before = r.write.acked_by_us().is_some_and(|c| c < recall.invoke_us);
         if !(exact && acked_before) {
             continue;

@@ -11,35 +11,46 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::index::{Append, Index, Read};
+use super::index::{Index, Read};
 use super::{Subject, Verdict, Violation, ViolationClass};
-use crate::store::SessionKey;
 
 pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
+    // Per session, its reads with their judged entries (positions in `idx.appends`),
+    // found once for both rules.
+    let mut by_session: Vec<Vec<(&Read<'_>, Vec<usize>)>> = vec![Vec::new(); idx.by_session.len()];
     for read in &idx.reads {
-        check_within(idx, read, verdict);
+        let entries = judged_entries(idx, read);
+        check_within(idx, read, &entries, verdict);
+        by_session[read.session_no].push((read, entries));
     }
-    for session in idx.by_session.keys() {
-        check_across(idx, session, verdict);
+    for reads in &by_session {
+        check_across(idx, reads, verdict);
     }
 }
 
-/// The read's entries that order rules may judge, in read order.
-fn judged_entries<'i, 'a>(idx: &'i Index<'a>, read: &Read<'_>) -> Vec<&'i Append<'a>> {
-    read.messages
+/// The read's entries that order rules may judge, in read order: positions in
+/// `idx.appends` of entries whose id occurs once in the read and was appended once, to
+/// the read's session.
+fn judged_entries(idx: &Index<'_>, read: &Read<'_>) -> Vec<usize> {
+    read.id_nos
         .iter()
-        .filter(|e| read.count(&e.id) == 1)
-        .filter_map(|e| idx.unique_append(read.session, &e.id))
+        .filter_map(|&n| {
+            let a = idx.unique_append(read.session_no, n)?;
+            // An id never appended has no number, and is not judged either way.
+            let count = read.id_nos.iter().filter(|&&m| m == n).count();
+            (count == 1).then_some(idx.by_id[a.id_no][0])
+        })
         .collect()
 }
 
-fn check_within(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
-    let entries = judged_entries(idx, read);
+fn check_within(idx: &Index<'_>, read: &Read<'_>, entries: &[usize], verdict: &mut Verdict) {
     let mut ops = vec![read.op];
     let mut ids = Vec::new();
     let mut pairs = Vec::new();
-    for (i, x) in entries.iter().enumerate() {
-        for y in &entries[i + 1..] {
+    for (i, &x) in entries.iter().enumerate() {
+        let x = &idx.appends[x];
+        for &y in &entries[i + 1..] {
+            let y = &idx.appends[y];
             if y.write.certainly_before(&x.write) {
                 ops.extend([x.write.op, y.write.op]);
                 ids.extend([x.msg.id.clone(), y.msg.id.clone()]);
@@ -66,35 +77,76 @@ fn check_within(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
     ));
 }
 
-fn check_across(idx: &Index<'_>, session: &SessionKey, verdict: &mut Verdict) {
-    // (x, y) → the first read (op index) that showed x before y.
-    let mut seen: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    for read in idx.reads.iter().filter(|r| r.session == session) {
-        let entries = judged_entries(idx, read);
-        for (i, x) in entries.iter().enumerate() {
-            for y in &entries[i + 1..] {
-                seen.entry((&x.msg.id, &y.msg.id)).or_insert(read.op);
+fn check_across(idx: &Index<'_>, reads: &[(&Read<'_>, Vec<usize>)], verdict: &mut Verdict) {
+    let Some((first, _)) = reads.first() else {
+        return;
+    };
+    let session = first.session;
+    // Entries are positions in `idx.appends` (one per id: judged ids are appended once).
+    // Two reads disagree on a pair only if one of them shows it against append order,
+    // which a correct store never does: collect those pairs first, and look for the
+    // other order only when there are some. (x, y, read op): a read showed x before y
+    // although y's append came first; after sorting and deduplication, the first read
+    // (lowest op) that did.
+    let mut inverted: Vec<(usize, usize, usize)> = Vec::new();
+    for (read, entries) in reads {
+        for (i, &x) in entries.iter().enumerate() {
+            for &y in &entries[i + 1..] {
+                if x > y {
+                    inverted.push((x, y, read.op));
+                }
             }
         }
     }
-    // (read showing x<y, read showing y<x) → ids involved.
-    let mut conflicts: BTreeMap<(usize, usize), BTreeSet<&str>> = BTreeMap::new();
-    for (&(x, y), &read_xy) in &seen {
-        if let Some(&read_yx) = seen.get(&(y, x)) {
-            if x < y {
-                conflicts
-                    .entry((read_xy, read_yx))
-                    .or_default()
-                    .extend([x, y]);
+    if inverted.is_empty() {
+        return;
+    }
+    inverted.sort_unstable();
+    inverted.dedup_by_key(|&mut (x, y, _)| (x, y));
+    // The pairs in append order to look for, each with the first read that showed it.
+    let mut wanted: Vec<(usize, usize, Option<usize>)> =
+        inverted.iter().map(|&(x, y, _)| (y, x, None)).collect();
+    wanted.sort_unstable();
+    let mut wanted_firsts: Vec<usize> = wanted.iter().map(|&(y, _, _)| y).collect();
+    wanted_firsts.dedup();
+    for (read, entries) in reads {
+        for (i, &y) in entries.iter().enumerate() {
+            if wanted_firsts.binary_search(&y).is_err() {
+                continue;
+            }
+            for &x in &entries[i + 1..] {
+                if let Ok(at) = wanted.binary_search_by(|&(a, b, _)| (a, b).cmp(&(y, x))) {
+                    wanted[at].2.get_or_insert(read.op);
+                }
             }
         }
+    }
+    // (read showing a<b, read showing b<a) with a<b by id → ids involved.
+    let mut conflicts: BTreeMap<(usize, usize), BTreeSet<&str>> = BTreeMap::new();
+    for &(x, y, read_xy) in &inverted {
+        let at = wanted
+            .binary_search_by(|&(a, b, _)| (a, b).cmp(&(y, x)))
+            .expect("every inverted pair is wanted");
+        let Some(read_yx) = wanted[at].2 else {
+            continue;
+        };
+        let (x, y) = (
+            idx.appends[x].msg.id.as_str(),
+            idx.appends[y].msg.id.as_str(),
+        );
+        let key = if x < y {
+            (read_xy, read_yx)
+        } else {
+            (read_yx, read_xy)
+        };
+        conflicts.entry(key).or_default().extend([x, y]);
     }
     for ((read_a, read_b), ids) in conflicts {
         let ids: Vec<String> = ids.into_iter().map(str::to_string).collect();
         let mut ops = vec![read_a, read_b];
         ops.extend(
             ids.iter()
-                .flat_map(|id| idx.id_appends(id))
+                .flat_map(|id| idx.id_appends(idx.id_no(id)))
                 .map(|a| a.write.op),
         );
         let text = format!(

@@ -27,37 +27,56 @@
 
 use std::collections::BTreeMap;
 
-use super::expiry::{certainly_alive_through, latest_certain_expiry};
+use super::expiry::Expiry;
 use super::index::{Append, Index, Read, WriteStatus};
 use super::{Info, Subject, Verdict, Violation, ViolationClass};
-use crate::store::SessionKey;
 
 pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
+    let expiry = Expiry::new(idx);
     // The first message depends on the session only: found once per session, not per read.
     // Each session's appends by invoke time (the walk in `check_missing` relies on it;
     // a recorded history is already in that order, a hand-written one may not be).
-    let mut firsts = BTreeMap::new();
-    let mut by_invoke: BTreeMap<&SessionKey, Vec<usize>> = BTreeMap::new();
+    let mut firsts = vec![None; idx.by_session.len()];
+    let mut by_invoke: Vec<Option<ByInvoke>> = vec![None; idx.by_session.len()];
     for read in &idx.reads {
-        let first = *firsts.entry(read.session).or_insert_with(|| {
+        let first = *firsts[read.session_no].get_or_insert_with(|| {
             idx.policy
                 .keep_first
                 .then(|| first_message(idx, read))
                 .flatten()
         });
-        let appends = by_invoke.entry(read.session).or_insert_with(|| {
-            let mut positions = idx
-                .by_session
-                .get(read.session)
-                .cloned()
-                .unwrap_or_default();
-            positions.sort_by_key(|&p| idx.appends[p].write.invoke_us);
-            positions
-        });
+        let appends =
+            by_invoke[read.session_no].get_or_insert_with(|| ByInvoke::new(idx, read.session_no));
         check_length(idx, read, verdict);
-        check_missing(idx, read, appends, first, verdict);
-        check_zombies(idx, read, verdict);
+        check_missing(idx, &expiry, read, appends, first, verdict);
+        check_zombies(idx, &expiry, read, verdict);
         note_failed_visible(idx, read, verdict);
+    }
+}
+
+/// One session's appends by invoke time.
+#[derive(Clone)]
+struct ByInvoke {
+    positions: Vec<usize>,
+    /// Per index into `positions`: the earliest acked completion from there on
+    /// (`u64::MAX`: none), so a read's walk can skip the appends acked after it at once.
+    acked_from_us: Vec<u64>,
+}
+
+impl ByInvoke {
+    fn new(idx: &Index<'_>, session_no: usize) -> Self {
+        let mut positions = idx.session_positions(session_no).to_vec();
+        positions.sort_by_key(|&p| idx.appends[p].write.invoke_us);
+        let mut acked_from_us = vec![u64::MAX; positions.len()];
+        let mut earliest_us = u64::MAX;
+        for (i, &p) in positions.iter().enumerate().rev() {
+            earliest_us = earliest_us.min(idx.appends[p].write.latest_apply_us());
+            acked_from_us[i] = earliest_us;
+        }
+        ByInvoke {
+            positions,
+            acked_from_us,
+        }
     }
 }
 
@@ -87,22 +106,26 @@ fn check_length(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
 /// The session's first message when it is unambiguous: acked, sole append of its id,
 /// and completed before any other append of the session was invoked.
 pub(crate) fn first_message<'i, 'a>(idx: &'i Index<'a>, read: &Read<'_>) -> Option<&'i Append<'a>> {
-    let appends = idx.session_appends(read.session);
-    let first = appends.iter().copied().min_by_key(|a| a.write.invoke_us)?;
+    let first = idx
+        .session_appends(read.session_no)
+        .min_by_key(|a| a.write.invoke_us)?;
     let done_us = first.write.acked_by_us()?;
-    idx.unique_append(read.session, &first.msg.id)?;
-    let others_later = appends
-        .iter()
+    if !first.unique {
+        return None;
+    }
+    let others_later = idx
+        .session_appends(read.session_no)
         .filter(|a| a.write.op != first.write.op)
         .all(|a| done_us < a.write.invoke_us);
     others_later.then_some(first)
 }
 
-/// True for an acked append of the read's session, sole append of its id, that completed
-/// before the read was invoked: the messages a read is judged against.
-fn acked_before_read(idx: &Index<'_>, read: &Read<'_>, a: &Append<'_>) -> bool {
-    a.write.acked_by_us().is_some_and(|c| c < read.invoke_us)
-        && idx.unique_append(read.session, &a.msg.id).is_some()
+/// True for an acked append of the read's session (callers pass only those), sole append
+/// of its id, that completed before the read was invoked: the messages a read is judged
+/// against.
+fn acked_before_read(read: &Read<'_>, a: &Append<'_>) -> bool {
+    debug_assert_eq!(a.session_no, read.session_no);
+    a.write.acked_by_us().is_some_and(|c| c < read.invoke_us) && a.unique
 }
 
 /// For one read: when each entry became certainly older than a message invoked later
@@ -117,9 +140,9 @@ struct Entries {
 impl Entries {
     fn of(idx: &Index<'_>, read: &Read<'_>) -> Entries {
         let mut acked_us: Vec<u64> = read
-            .messages
+            .id_nos
             .iter()
-            .filter_map(|e| idx.unique_append(read.session, &e.id)?.write.acked_by_us())
+            .filter_map(|&n| idx.unique_append(read.session_no, n)?.write.acked_by_us())
             .collect();
         acked_us.sort_unstable();
         Entries {
@@ -147,12 +170,12 @@ fn trimmable(idx: &Index<'_>, read: &Read<'_>, appends: &[usize], m: &Append<'_>
     if needed == 0 {
         return true;
     }
+    // Appends invoked after the read's end are never counted: skipped by a binary search
+    // (`appends` is by invoke time) rather than one by one from the session's newest.
+    let invoked = appends.partition_point(|&p| idx.appends[p].write.invoke_us <= read.complete_us);
     let mut newer = 0;
-    for n in appends.iter().rev().map(|&p| &idx.appends[p]) {
-        if n.write.op == m.write.op
-            || n.write.invoke_us > read.complete_us
-            || n.write.certainly_before(&m.write)
-        {
+    for n in appends[..invoked].iter().rev().map(|&p| &idx.appends[p]) {
+        if n.write.op == m.write.op || n.write.certainly_before(&m.write) {
             continue;
         }
         newer += 1;
@@ -179,16 +202,22 @@ struct Missing<'i, 'a> {
 /// first message has no such excuse and is judged on its own.
 fn check_missing<'i, 'a>(
     idx: &'i Index<'a>,
+    expiry: &Expiry,
     read: &Read<'_>,
-    appends: &[usize],
+    by_invoke: &ByInvoke,
     first: Option<&'i Append<'a>>,
     verdict: &mut Verdict,
 ) {
     let entries = Entries::of(idx, read);
     let mut missing = Missing::default();
     let mut first_seen = false;
-    for m in appends.iter().rev().map(|&p| &idx.appends[p]) {
-        if !acked_before_read(idx, read, m) || read.contains(&m.msg.id) {
+    let appends = &by_invoke.positions;
+    // From the newest append acked before the read on: none after it is judged.
+    let judged_end = by_invoke
+        .acked_from_us
+        .partition_point(|&t| t < read.invoke_us);
+    for m in appends[..judged_end].iter().rev().map(|&p| &idx.appends[p]) {
+        if !acked_before_read(read, m) || read.contains(m.id_no) {
             continue;
         }
         let is_first = first.is_some_and(|f| f.write.op == m.write.op);
@@ -196,11 +225,11 @@ fn check_missing<'i, 'a>(
         if !is_first && (entries.newer_than(m) >= read.limit || trimmable(idx, read, appends, m)) {
             break;
         }
-        classify_missing(idx, read, m, first, &mut missing);
+        classify_missing(idx, expiry, read, m, first, &mut missing);
     }
     if let Some(f) = first.filter(|_| !first_seen) {
-        if acked_before_read(idx, read, f) && !read.contains(&f.msg.id) {
-            classify_missing(idx, read, f, first, &mut missing);
+        if acked_before_read(read, f) && !read.contains(f.id_no) {
+            classify_missing(idx, expiry, read, f, first, &mut missing);
         }
     }
     report_expected(read, &missing, verdict);
@@ -209,9 +238,9 @@ fn check_missing<'i, 'a>(
         return;
     }
     // No entry of R is an acked message appended before the read.
-    let all_gone = !read.messages.iter().any(|e| {
-        idx.unique_append(read.session, &e.id)
-            .is_some_and(|a| acked_before_read(idx, read, a))
+    let all_gone = !read.id_nos.iter().any(|&n| {
+        idx.unique_append(read.session_no, n)
+            .is_some_and(|a| acked_before_read(read, a))
     });
     let premature = idx.ttl_us().is_some() && all_gone;
     report_lost(read, &missing.lost, premature, verdict);
@@ -219,6 +248,7 @@ fn check_missing<'i, 'a>(
 
 fn classify_missing<'i, 'a>(
     idx: &Index<'a>,
+    expiry: &Expiry,
     read: &Read<'_>,
     m: &'i Append<'a>,
     first: Option<&Append<'a>>,
@@ -234,7 +264,7 @@ fn classify_missing<'i, 'a>(
         missing.expected.entry(b).or_default().push(m);
         return;
     }
-    if !certainly_alive_through(idx, m, read.complete_us) {
+    if !expiry.certainly_alive_through(idx, m, read.complete_us) {
         return;
     }
     if is_first {
@@ -313,28 +343,32 @@ fn report_lost(read: &Read<'_>, lost: &[&Append<'_>], premature: bool, verdict: 
     ));
 }
 
-/// Appends of `id` to the read's session.
-fn own_appends<'i, 'a>(idx: &'i Index<'a>, read: &Read<'_>, id: &str) -> Vec<&'i Append<'a>> {
-    idx.id_appends(id)
-        .into_iter()
-        .filter(|a| a.session == read.session)
-        .collect()
+/// Appends of the read's `k`th entry's id to the read's session.
+fn own_appends<'i, 'a>(
+    idx: &'i Index<'a>,
+    read: &'i Read<'_>,
+    k: usize,
+) -> impl Iterator<Item = &'i Append<'a>> + 'i {
+    idx.id_appends(read.id_nos[k])
+        .filter(move |a| a.session_no == read.session_no)
 }
 
-fn check_zombies(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
-    let Some(expired_at_us) = latest_certain_expiry(idx, read.session, read.invoke_us) else {
+fn check_zombies(idx: &Index<'_>, expiry: &Expiry, read: &Read<'_>, verdict: &mut Verdict) {
+    let Some(expired_at_us) = expiry.latest_certain_expiry(read.session_no, read.invoke_us) else {
         return;
     };
     let mut ops = vec![read.op];
     let mut ids = Vec::new();
-    for entry in read.messages {
-        let appends = own_appends(idx, read, &entry.id);
-        let Some(latest_us) = appends.iter().map(|a| a.write.latest_apply_us()).max() else {
+    for (k, entry) in read.messages.iter().enumerate() {
+        let Some(latest_us) = own_appends(idx, read, k)
+            .map(|a| a.write.latest_apply_us())
+            .max()
+        else {
             continue;
         };
         // The message was applied for the last time before a certain expiry.
         if latest_us < expired_at_us {
-            ops.extend(appends.iter().map(|a| a.write.op));
+            ops.extend(own_appends(idx, read, k).map(|a| a.write.op));
             ids.push(entry.id.clone());
         }
     }
@@ -354,17 +388,13 @@ fn check_zombies(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
 }
 
 fn note_failed_visible(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
-    for entry in read.messages {
-        let appends = own_appends(idx, read, &entry.id);
-        if appends.is_empty()
-            || appends
-                .iter()
-                .any(|a| a.write.status != WriteStatus::Failed)
-        {
+    for (k, entry) in read.messages.iter().enumerate() {
+        let mut appends = own_appends(idx, read, k).peekable();
+        if appends.peek().is_none() || appends.any(|a| a.write.status != WriteStatus::Failed) {
             continue;
         }
         let mut op_indexes = vec![read.op];
-        op_indexes.extend(appends.iter().map(|a| a.write.op));
+        op_indexes.extend(own_appends(idx, read, k).map(|a| a.write.op));
         op_indexes.sort_unstable();
         verdict.info.push(Info::FailedAppendVisible {
             session: read.session.clone(),
