@@ -182,11 +182,10 @@ fn ascii<R: Rng + ?Sized>(rng: &mut R, out: &mut String) {
         for w in 0..words {
             let word = pick(rng, WORDS);
             if w == 0 {
-                let mut chars = word.chars();
-                if let Some(first) = chars.next() {
-                    out.extend(first.to_uppercase());
-                    out.push_str(chars.as_str());
-                }
+                // The words are ASCII: the ASCII upper case is the Unicode one.
+                debug_assert!(word.is_ascii() && !word.is_empty());
+                out.push(char::from(word.as_bytes()[0].to_ascii_uppercase()));
+                out.push_str(&word[1..]);
             } else {
                 out.push(' ');
                 out.push_str(word);

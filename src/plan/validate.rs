@@ -1,7 +1,8 @@
 //! The invariants every plan keeps, checked on generation and on load: a hand-edited or
 //! shrunk plan that breaks one is rejected with one line, before any engine runs it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::faults::{FaultClass, FaultKind, Lane, CLOCK_SKEW_MS_MAX};
 use super::scenario::{
@@ -67,7 +68,9 @@ impl Plan {
             "{} sessions is outside 1..={SESSIONS_MAX}",
             self.sessions.len()
         );
-        let mut sessions = BTreeSet::new();
+        // Hash sets: validation runs on every generated plan, and a B-tree of strings cost
+        // more than the rest of it. Only membership is asked, never an order.
+        let mut sessions = HashSet::with_capacity(self.sessions.len());
         for session in &self.sessions {
             ensure!(
                 sessions.insert(session),
@@ -88,7 +91,7 @@ impl Plan {
     }
 
     fn validate_memories(&self) -> Result<(), PlanError> {
-        let mut ids = BTreeSet::new();
+        let mut ids = HashSet::new();
         for turn in &self.turns {
             if let Some(recall) = &turn.recall {
                 let k_max = crate::plan::memory::RECALL_K_MAX;
@@ -123,18 +126,18 @@ impl Plan {
 
     fn validate_turns(
         &self,
-        sessions: &BTreeSet<&crate::store::SessionKey>,
+        sessions: &HashSet<&crate::store::SessionKey>,
     ) -> Result<(), PlanError> {
         ensure!(
             self.turns.len() <= TURNS_MAX,
             "{} turns exceed {TURNS_MAX}",
             self.turns.len()
         );
-        let mut ids = BTreeSet::new();
+        let mut ids = HashSet::with_capacity(self.turns.len() * 3);
         let mut seq_last: Option<u64> = None;
         let mut content_bytes: usize = 0;
         // Per session: the previous turn's index and think end.
-        let mut previous: BTreeMap<&crate::store::SessionKey, (usize, u64)> = BTreeMap::new();
+        let mut previous: HashMap<&crate::store::SessionKey, (usize, u64)> = HashMap::new();
         let mut start_last_ms = 0;
         for (position, turn) in self.turns.iter().enumerate() {
             let i = turn.index;
@@ -173,8 +176,11 @@ impl Plan {
                 turn.think_ms,
                 self.duration_ms
             );
-            let first = !previous.contains_key(&turn.session);
-            if let Some(&(prev, think_end_ms)) = previous.get(&turn.session) {
+            // One lookup per turn: the entry is both the check and the update.
+            let entry = previous.entry(&turn.session);
+            let first = matches!(entry, Entry::Vacant(_));
+            if let Entry::Occupied(ref occupied) = entry {
+                let &(prev, think_end_ms) = occupied.get();
                 ensure!(
                     turn.start_ms >= think_end_ms,
                     "turn {i}: starts at {} ms, before turn {prev} of session {} ends thinking at {think_end_ms} ms",
@@ -182,7 +188,7 @@ impl Plan {
                     turn.session
                 );
             }
-            previous.insert(&turn.session, (i, turn.think_end_ms()));
+            entry.insert_entry((i, turn.think_end_ms()));
             ensure!(
                 first || turn.system.is_none(),
                 "turn {i}: a system message on a turn that is not its session's first"
