@@ -54,21 +54,19 @@ fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
     keys.sort_unstable();
     for group in keys.chunk_by(|a, b| a == b) {
         let (n, _) = group[0];
-        let own: Vec<usize> = idx
-            .id_appends(n)
-            .filter(|a| a.session_no == read.session_no)
-            .map(|a| a.write.op)
-            .collect();
-        if group.len() > own.len().max(1) {
+        let own = || {
+            idx.id_appends(n)
+                .filter(|a| a.session_no == read.session_no)
+                .map(|a| a.write.op)
+        };
+        if group.len() > own().count().max(1) {
             let id = match n {
                 Some(n) => idx.appends[idx.by_id[n][0]].msg.id.as_str(),
                 None => group[0].1,
             };
-            findings.duplicate.add(id, own);
+            findings.duplicate.add(id, own());
         }
     }
-    let s = Subject::Session(read.session.clone());
-    let when = format!("read at {}..{} us", read.invoke_us, read.complete_us);
     let classes = [
         (
             ViolationClass::Leak,
@@ -93,10 +91,16 @@ fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
         evidence.ops.push(read.op);
         evidence.ids.sort();
         evidence.ids.dedup();
-        let text = format!("{when} {what}: {}", evidence.ids.join(", "));
+        // Built only for a finding: most reads have none.
+        let text = format!(
+            "read at {}..{} us {what}: {}",
+            read.invoke_us,
+            read.complete_us,
+            evidence.ids.join(", ")
+        );
         verdict.violations.push(Violation::new(
             class,
-            s.clone(),
+            Subject::Session(read.session.clone()),
             evidence.ops,
             evidence.ids,
             text,
