@@ -4,7 +4,7 @@
 
 use super::prng::{chance, stream, Stream};
 use super::workload::{Recall, Turn};
-use crate::store::{Memory, UserKey};
+use crate::store::{Memory, SessionKey};
 use rand::Rng;
 use std::collections::BTreeMap;
 
@@ -30,14 +30,22 @@ const OBJECTS: [&str; 8] = [
 /// Add memory operations to `turns` (in place), drawn from the seed's memory stream.
 pub(crate) fn mix_into(seed: u64, turns: &mut [Turn]) {
     let mut rng = stream(seed, Stream::Memory);
-    let mut remembered: BTreeMap<UserKey, Vec<String>> = BTreeMap::new();
+    // Per session (a session has one user, see `Turn::user`): the turns that remembered
+    // a fact, in order. Keyed by session rather than by a `UserKey` built per turn, and
+    // the texts read back from those turns, so a turn allocates only what it keeps.
+    let mut remembered: BTreeMap<SessionKey, Vec<usize>> = BTreeMap::new();
     let mut next_id = 0usize;
-    for turn in turns.iter_mut() {
-        let user = turn.user();
-        if let Some(texts) = remembered.get(&user) {
+    for i in 0..turns.len() {
+        if let Some(earlier) = remembered.get(&turns[i].session) {
             if chance(&mut rng, RECALL_PPM) {
-                let query = texts[rng.random_range(0..texts.len())].clone();
-                turn.recall = Some(Recall {
+                let j = earlier[rng.random_range(0..earlier.len())];
+                let query = turns[j]
+                    .remember
+                    .as_ref()
+                    .expect("a turn listed as remembering remembers")
+                    .text
+                    .clone();
+                turns[i].recall = Some(Recall {
                     query,
                     k: rng.random_range(1..=RECALL_K_MAX),
                 });
@@ -50,12 +58,17 @@ pub(crate) fn mix_into(seed: u64, turns: &mut [Turn]) {
                 VERBS[rng.random_range(0..VERBS.len())],
                 OBJECTS[rng.random_range(0..OBJECTS.len())]
             );
-            turn.remember = Some(Memory {
+            turns[i].remember = Some(Memory {
                 id: format!("k{next_id}"),
-                text: text.clone(),
+                text,
             });
             next_id += 1;
-            remembered.entry(user).or_default().push(text);
+            match remembered.get_mut(&turns[i].session) {
+                Some(earlier) => earlier.push(i),
+                None => {
+                    remembered.insert(turns[i].session.clone(), vec![i]);
+                }
+            }
         }
     }
 }
