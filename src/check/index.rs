@@ -189,9 +189,10 @@ pub(crate) struct Index<'a> {
     pub reads: Vec<Read<'a>>,
     pub remembers: Vec<Remember<'a>>,
     /// Positions in `remembers` per memory id.
-    pub remembers_by_id: BTreeMap<&'a str, Vec<usize>>,
-    /// Positions in `remembers` per user, in op-index order.
-    pub remembers_by_user: BTreeMap<&'a UserKey, Vec<usize>>,
+    pub remembers_by_id: HashMap<&'a str, Vec<usize>, FastHash>,
+    /// Positions in `remembers` per user and text, in op-index order: a recall is judged
+    /// against the memories with its exact text only.
+    pub remembers_by_text: BTreeMap<&'a UserKey, BTreeMap<&'a str, Vec<usize>>>,
     pub recalls: Vec<Recall<'a>>,
     pub timings: Vec<Timing>,
     /// Epoch boundaries, sorted.
@@ -213,8 +214,8 @@ impl<'a> Index<'a> {
             by_id: Vec::new(),
             reads: Vec::new(),
             remembers: Vec::new(),
-            remembers_by_id: BTreeMap::new(),
-            remembers_by_user: BTreeMap::new(),
+            remembers_by_id: HashMap::default(),
+            remembers_by_text: BTreeMap::new(),
             recalls: Vec::new(),
             timings: Vec::new(),
             epochs_us,
@@ -261,7 +262,12 @@ impl<'a> Index<'a> {
                     .entry(memory.id.as_str())
                     .or_default()
                     .push(pos);
-                self.remembers_by_user.entry(user).or_default().push(pos);
+                self.remembers_by_text
+                    .entry(user)
+                    .or_default()
+                    .entry(memory.text.as_str())
+                    .or_default()
+                    .push(pos);
                 self.remembers.push(Remember {
                     write: Write::from_op(op),
                     user,
@@ -363,10 +369,15 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// The remembers of `user`, in op-index order.
-    pub fn user_remembers(&self, user: &UserKey) -> impl Iterator<Item = &Remember<'a>> {
-        self.remembers_by_user
+    /// The remembers of `user` with exactly `text`, in op-index order.
+    pub fn exact_remembers(
+        &self,
+        user: &UserKey,
+        text: &str,
+    ) -> impl Iterator<Item = &Remember<'a>> {
+        self.remembers_by_text
             .get(user)
+            .and_then(|texts| texts.get(text))
             .map_or(&[][..], Vec::as_slice)
             .iter()
             .map(|&p| &self.remembers[p])

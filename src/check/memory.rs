@@ -42,12 +42,18 @@ fn remembers_of<'i, 'a>(idx: &'i Index<'a>, id: &str) -> impl Iterator<Item = &'
 
 /// True when a missing exact-text memory proves a miss rather than a tie or a cap.
 fn judgeable(idx: &Index<'_>, recall: &Recall<'_>) -> bool {
-    let identical: BTreeSet<&str> = idx
-        .user_remembers(recall.user)
-        .filter(|r| r.memory.text == recall.query)
+    let mut identical: BTreeSet<&str> = BTreeSet::new();
+    for r in idx
+        .exact_remembers(recall.user, recall.query)
         .filter(|r| r.write.invoke_us <= recall.complete_us)
-        .map(|r| r.memory.id.as_str())
-        .collect();
+    {
+        identical.insert(r.memory.id.as_str());
+        // More identical memories than `k` is never judgeable, however many follow: a
+        // user who remembers one fact again and again costs `k` steps, not all of them.
+        if identical.len() > recall.k {
+            return false;
+        }
+    }
     let not_full = recall.memories.len() < recall.k;
     let only_exact = recall.memories.iter().all(|m| m.text == recall.query);
     recall.k >= 1 && recall.k >= identical.len() && (not_full || only_exact)
@@ -57,15 +63,14 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
     if !judgeable(idx, recall) {
         return;
     }
-    let subject = Subject::User(recall.user.clone());
+    let subject = || Subject::User(recall.user.clone());
     let mut missed: Vec<&Remember<'_>> = Vec::new();
-    // Only the user's own remembers: a scan of all of them per recall made the checker
-    // quadratic.
-    for r in idx.user_remembers(recall.user) {
+    // Only the user's remembers with the exact text: a scan of all remembers, or of all
+    // the user's, per recall made the checker quadratic.
+    for r in idx.exact_remembers(recall.user, recall.query) {
         // Cheapest tests first; the same rule as `acked_before && exact && unique && !returned`.
-        let exact = r.memory.text == recall.query;
         let acked_before = r.write.acked_by_us().is_some_and(|c| c < recall.invoke_us);
-        if !(exact && acked_before) {
+        if !acked_before {
             continue;
         }
         let unique = remembers_of(idx, &r.memory.id).count() == 1;
@@ -75,7 +80,7 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
         }
         if let Some(epoch_at_us) = idx.epoch_within(r.write.invoke_us, recall.complete_us) {
             verdict.info.push(Info::ExpectedLoss {
-                subject: subject.clone(),
+                subject: subject(),
                 op_indexes: vec![r.write.op.min(recall.op), r.write.op.max(recall.op)],
                 message_ids: vec![r.memory.id.clone()],
                 epoch_at_us,
@@ -99,7 +104,7 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
     );
     verdict.violations.push(Violation::new(
         ViolationClass::RecallMiss,
-        subject,
+        subject(),
         ops,
         ids,
         text,
@@ -111,19 +116,20 @@ fn check_integrity(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) 
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for entry in recall.memories {
         *counts.entry(entry.id.as_str()).or_default() += 1;
-        let anywhere: Vec<_> = remembers_of(idx, &entry.id).collect();
-        let own: Vec<_> = anywhere.iter().filter(|r| r.user == recall.user).collect();
-        let class = if anywhere.is_empty() {
+        // Iterated again rather than collected: most entries are fine.
+        let anywhere = || remembers_of(idx, &entry.id);
+        let mut own = anywhere().filter(|r| r.user == recall.user).peekable();
+        let class = if anywhere().next().is_none() {
             ViolationClass::Corrupt
-        } else if own.is_empty() {
+        } else if own.peek().is_none() {
             ViolationClass::Leak
-        } else if !own.iter().any(|r| r.memory == entry) {
+        } else if !own.any(|r| r.memory == entry) {
             ViolationClass::Corrupt
         } else {
             continue;
         };
         let slot = found.entry(class).or_default();
-        slot.0.extend(anywhere.iter().map(|r| r.write.op));
+        slot.0.extend(anywhere().map(|r| r.write.op));
         slot.1.push(entry.id.clone());
     }
     for (id, count) in counts {

@@ -61,22 +61,84 @@ struct ByInvoke {
     /// Per index into `positions`: the earliest acked completion from there on
     /// (`u64::MAX`: none), so a read's walk can skip the appends acked after it at once.
     acked_from_us: Vec<u64>,
+    /// The latest possible applications, in `positions`' order.
+    latest: MaxTree,
 }
 
 impl ByInvoke {
     fn new(idx: &Index<'_>, session_no: usize) -> Self {
         let mut positions = idx.session_positions(session_no).to_vec();
         positions.sort_by_key(|&p| idx.appends[p].write.invoke_us);
-        let mut acked_from_us = vec![u64::MAX; positions.len()];
-        let mut earliest_us = u64::MAX;
-        for (i, &p) in positions.iter().enumerate().rev() {
-            earliest_us = earliest_us.min(idx.appends[p].write.latest_apply_us());
-            acked_from_us[i] = earliest_us;
+        let latest_us: Vec<u64> = positions
+            .iter()
+            .map(|&p| idx.appends[p].write.latest_apply_us())
+            .collect();
+        let mut acked_from_us = latest_us.clone();
+        for i in (1..acked_from_us.len()).rev() {
+            acked_from_us[i - 1] = acked_from_us[i - 1].min(acked_from_us[i]);
         }
         ByInvoke {
             positions,
             acked_from_us,
+            latest: MaxTree::new(&latest_us),
         }
+    }
+}
+
+/// Range maxima over a fixed sequence, to find the elements at or above a value without
+/// visiting the others.
+#[derive(Clone)]
+struct MaxTree {
+    /// Leaves from `leaves` on (padding leaves hold 0), each inner node the max of its
+    /// two children; node 1 is the root.
+    max: Vec<u64>,
+    leaves: usize,
+}
+
+impl MaxTree {
+    fn new(values: &[u64]) -> Self {
+        let leaves = values.len().next_power_of_two();
+        let mut max = vec![0; 2 * leaves];
+        max[leaves..leaves + values.len()].copy_from_slice(values);
+        for node in (1..leaves).rev() {
+            max[node] = max[2 * node].max(max[2 * node + 1]);
+        }
+        MaxTree { max, leaves }
+    }
+
+    /// The largest index below `end` whose value is at least `at_least`. Searches up from
+    /// `end` and back down, so a hit next to `end` costs a step or two.
+    fn last_at_least(&self, end: usize, at_least: u64) -> Option<usize> {
+        if end == 0 {
+            return None;
+        }
+        let mut node = self.leaves + end - 1;
+        if self.max[node] < at_least {
+            // Up until a left sibling (everything just before the subtree walked so far)
+            // holds a hit.
+            loop {
+                if node == 1 {
+                    return None;
+                }
+                if node % 2 == 1 {
+                    node -= 1;
+                    if self.max[node] >= at_least {
+                        break;
+                    }
+                } else {
+                    node /= 2;
+                }
+            }
+            // Down to that subtree's rightmost hit.
+            while node < self.leaves {
+                node = if self.max[2 * node + 1] >= at_least {
+                    2 * node + 1
+                } else {
+                    2 * node
+                };
+            }
+        }
+        Some(node - self.leaves)
     }
 }
 
@@ -162,7 +224,7 @@ impl Entries {
 /// at least `max` appends of the session (one fewer with keep-first), invoked by the
 /// read's end, are not certainly older than m. Counts from the newest and stops at the
 /// bound, so an old message costs a few steps, not the whole session.
-fn trimmable(idx: &Index<'_>, read: &Read<'_>, appends: &[usize], m: &Append<'_>) -> bool {
+fn trimmable(idx: &Index<'_>, read: &Read<'_>, by_invoke: &ByInvoke, m: &Append<'_>) -> bool {
     let Some(max) = idx.policy.messages_max else {
         return false;
     };
@@ -171,17 +233,24 @@ fn trimmable(idx: &Index<'_>, read: &Read<'_>, appends: &[usize], m: &Append<'_>
         return true;
     }
     // Appends invoked after the read's end are never counted: skipped by a binary search
-    // (`appends` is by invoke time) rather than one by one from the session's newest.
+    // (`positions` is by invoke time) rather than one by one from the session's newest.
+    let appends = &by_invoke.positions;
     let invoked = appends.partition_point(|&p| idx.appends[p].write.invoke_us <= read.complete_us);
+    // An append is certainly older than m when it may have been applied no later than m
+    // was invoked: the tree goes straight to the others. Visiting the older ones one by
+    // one cost the whole session for a message with few newer appends (after an expiry).
+    let mut end = invoked;
     let mut newer = 0;
-    for n in appends[..invoked].iter().rev().map(|&p| &idx.appends[p]) {
-        if n.write.op == m.write.op || n.write.certainly_before(&m.write) {
-            continue;
+    while let Some(i) = by_invoke.latest.last_at_least(end, m.write.invoke_us) {
+        let n = &idx.appends[appends[i]];
+        debug_assert!(!n.write.certainly_before(&m.write));
+        if n.write.op != m.write.op {
+            newer += 1;
+            if newer >= needed {
+                return true;
+            }
         }
-        newer += 1;
-        if newer >= needed {
-            return true;
-        }
+        end = i;
     }
     false
 }
@@ -222,7 +291,8 @@ fn check_missing<'i, 'a>(
         }
         let is_first = first.is_some_and(|f| f.write.op == m.write.op);
         first_seen |= is_first;
-        if !is_first && (entries.newer_than(m) >= read.limit || trimmable(idx, read, appends, m)) {
+        if !is_first && (entries.newer_than(m) >= read.limit || trimmable(idx, read, by_invoke, m))
+        {
             break;
         }
         classify_missing(idx, expiry, read, m, first, &mut missing);
