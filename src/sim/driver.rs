@@ -211,8 +211,7 @@ impl Driver {
             session: session.clone(),
             limit,
         };
-        let read =
-            |store: Arc<dyn MemoryStore>| async move { store.context(session, limit).await };
+        let read = |store: Arc<dyn MemoryStore>| async move { store.context(session, limit).await };
         self.call(client, kind, read, OpValue::Messages).await
     }
 
