@@ -156,7 +156,12 @@ pub fn encode_message(message: &Message) -> Vec<u8> {
 }
 
 pub fn decode_message(data: &[u8]) -> Result<Message, StoreError> {
-    serde_json::from_slice(data).map_err(|e| StoreError::Redis(format!("undecodable message: {e}")))
+    // Validate UTF-8 once, with SIMD, then parse from a str: serde_json's byte parser runs
+    // std's validator over every string again, a visible share of a run with CJK and emoji
+    // contents.
+    let text = simdutf8::basic::from_utf8(data)
+        .map_err(|_| StoreError::Redis("undecodable message: not UTF-8".into()))?;
+    serde_json::from_str(text).map_err(|e| StoreError::Redis(format!("undecodable message: {e}")))
 }
 
 /// Queue the reference append on `pipe`: push the message, keep it as the session's first
