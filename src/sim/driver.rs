@@ -10,9 +10,11 @@ use crate::check::Quiescence;
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
 use crate::plan::{Recall, Turn};
 use crate::sim::clock::WorldClock;
+use crate::sim::host::client_host_name;
 use crate::sim::world::World;
 use crate::store::{Memory, MemoryStore, Message, SessionKey, StoreError, UserKey};
 use crate::trace::Trace;
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use tracing::Instrument;
 
@@ -51,11 +53,10 @@ impl Recorder {
         let invoke_us = self.clock.now_us();
         let mut history = self.history.lock().expect("never poisoned");
         let index = history.ops.len();
-        self.trace.record(
-            invoke_us,
-            format!("client-{client}"),
-            format!("invoke #{index} {}", describe(&kind)),
-        );
+        let mut text = String::with_capacity(64);
+        let _ = write!(text, "invoke #{index} ");
+        describe(&mut text, &kind);
+        self.trace.record(invoke_us, client_host_name(client), text);
         history.ops.push(Op {
             index,
             client,
@@ -72,13 +73,11 @@ impl Recorder {
         let mut history = self.history.lock().expect("never poisoned");
         let op = &mut history.ops[index];
         assert!(op.complete_us.is_none(), "an operation completes once");
-        let text = format!(
-            "{} #{index} {}",
-            outcome_word(&outcome),
-            describe_outcome(&outcome)
-        );
+        let mut text = String::with_capacity(64);
+        let _ = write!(text, "{} #{index} ", outcome_word(&outcome));
+        describe_outcome(&mut text, &outcome);
         self.trace
-            .record(complete_us, format!("client-{}", op.client), text);
+            .record(complete_us, client_host_name(op.client), text);
         op.complete_us = Some(complete_us);
         op.outcome = outcome;
     }
@@ -98,15 +97,16 @@ impl Recorder {
     }
 }
 
-fn describe(kind: &OpKind) -> String {
-    match kind {
+/// `append t1/s0 m3 (36B)`: an operation as the timeline shows it, appended to `text`.
+fn describe(text: &mut String, kind: &OpKind) {
+    let _ = match kind {
         OpKind::Append { session, msg } => {
-            format!("append {session} {} ({}B)", msg.id, msg.content.len())
+            write!(text, "append {session} {} ({}B)", msg.id, msg.content.len())
         }
-        OpKind::Context { session, limit } => format!("context {session} limit={limit}"),
-        OpKind::Remember { user, memory } => format!("remember {user} {}", memory.id),
-        OpKind::Recall { user, k, .. } => format!("recall {user} k={k}"),
-    }
+        OpKind::Context { session, limit } => write!(text, "context {session} limit={limit}"),
+        OpKind::Remember { user, memory } => write!(text, "remember {user} {}", memory.id),
+        OpKind::Recall { user, k, .. } => write!(text, "recall {user} k={k}"),
+    };
 }
 
 fn outcome_word(outcome: &Outcome) -> &'static str {
@@ -118,22 +118,27 @@ fn outcome_word(outcome: &Outcome) -> &'static str {
     }
 }
 
-fn describe_outcome(outcome: &Outcome) -> String {
+/// What an operation returned, as the timeline shows it, appended to `text`.
+fn describe_outcome(text: &mut String, outcome: &Outcome) {
     match outcome {
-        Outcome::Ok(OpValue::None) | Outcome::Pending => String::new(),
+        Outcome::Ok(OpValue::None) | Outcome::Pending => {}
         Outcome::Ok(OpValue::Messages(messages)) => {
-            let mut ids: Vec<&str> = messages
-                .iter()
-                .take(TRACE_IDS_MAX)
-                .map(|m| m.id.as_str())
-                .collect();
-            if messages.len() > TRACE_IDS_MAX {
-                ids.push("…");
+            text.push('[');
+            for (nth, message) in messages.iter().take(TRACE_IDS_MAX).enumerate() {
+                if nth > 0 {
+                    text.push(' ');
+                }
+                text.push_str(&message.id);
             }
-            format!("[{}]", ids.join(" "))
+            if messages.len() > TRACE_IDS_MAX {
+                text.push_str(" …");
+            }
+            text.push(']');
         }
-        Outcome::Ok(OpValue::Memories(memories)) => format!("{} memories", memories.len()),
-        Outcome::Fail(reason) | Outcome::Unknown(reason) => reason.clone(),
+        Outcome::Ok(OpValue::Memories(memories)) => {
+            let _ = write!(text, "{} memories", memories.len());
+        }
+        Outcome::Fail(reason) | Outcome::Unknown(reason) => text.push_str(reason),
     }
 }
 

@@ -112,7 +112,7 @@ impl ClientHost {
     }
 
     pub fn name(&self) -> String {
-        format!("client-{}", self.index)
+        client_host_name(self.index)
     }
 
     pub fn generation(&self) -> u64 {
@@ -167,5 +167,18 @@ impl ClientHost {
 
     pub fn set_clock_offset_ms(&self, offset_ms: i64) {
         self.clock_offset_ms.store(offset_ms, Ordering::Relaxed);
+    }
+}
+
+/// `client-N`: how the trace names app client `client`; the usual few without formatting
+/// (the recorder names a host twice per operation).
+pub fn client_host_name(client: u32) -> String {
+    const NAMES: [&str; 8] = [
+        "client-0", "client-1", "client-2", "client-3", "client-4", "client-5", "client-6",
+        "client-7",
+    ];
+    match NAMES.get(client as usize) {
+        Some(name) => (*name).to_string(),
+        None => format!("client-{client}"),
     }
 }

@@ -117,7 +117,7 @@ impl Link {
         Self {
             client,
             latency,
-            host: format!("client-{client}"),
+            host: crate::sim::host::client_host_name(client),
             faults: Mutex::new(LinkFaults::default()),
             held: Mutex::new(Vec::new()),
             connections: Mutex::new(Vec::new()),
