@@ -236,6 +236,8 @@ impl Connection {
         let pipe = &self.pipes[flow.index()];
         let mut state = pipe.lock();
         let filled_before = buf.filled().len();
+        // Virtual time stands still while a task runs.
+        let now_us = self.clock.now_us();
         loop {
             if self.is_closed() {
                 return Poll::Ready(Ok(())); // end of stream
@@ -251,13 +253,12 @@ impl Connection {
             if buf.remaining() == 0 {
                 return Poll::Ready(Ok(()));
             }
-            if delivery_us > self.clock.now_us() {
+            if delivery_us > now_us {
                 if buf.filled().len() > filled_before {
                     return Poll::Ready(Ok(()));
                 }
-                if state.wait_until(&self.clock, delivery_us, cx).is_ready() {
-                    continue;
-                }
+                let due = state.wait_until(&self.clock, delivery_us, cx);
+                assert!(due.is_pending(), "a timer fired before its instant");
                 state.reader = Some(cx.waker().clone());
                 return Poll::Pending;
             }
@@ -277,12 +278,12 @@ impl Connection {
                 state.in_flight_bytes -= dropped.bytes.len() - dropped.taken;
                 continue;
             }
-            self.take_head(flow, &mut state, buf);
+            self.take_head(flow, now_us, &mut state, buf);
         }
     }
 
     /// Copy the head chunk (or as much as fits) into `buf`; record it when it starts.
-    fn take_head(&self, flow: Flow, state: &mut PipeState, buf: &mut ReadBuf<'_>) {
+    fn take_head(&self, flow: Flow, now_us: u64, state: &mut PipeState, buf: &mut ReadBuf<'_>) {
         let head = state.chunks.front_mut().expect("a head chunk");
         if head.taken == 0 {
             // Kept raw (a reference to the chunk's bytes) and rendered only if read.
@@ -293,7 +294,7 @@ impl Connection {
                 render: render_chunk,
             };
             self.trace
-                .record_chunk(self.clock.now_us(), &self.link.host, record);
+                .record_chunk(now_us, &self.link.host, record);
         }
         let rest = &head.bytes[head.taken..];
         let copied = rest.len().min(buf.remaining());

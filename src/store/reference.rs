@@ -204,6 +204,9 @@ pub(crate) fn with_head_decoded(
     window: Vec<Vec<u8>>,
     decode: fn(&[u8]) -> Result<Message, StoreError>,
 ) -> Result<Vec<Message>, StoreError> {
+    // The head is usually in the window byte for byte (a session shorter than the trim):
+    // then there is nothing to decode for it.
+    let head = head.filter(|head| !window.contains(head));
     let window = window
         .iter()
         .map(|data| decode(data))
