@@ -293,8 +293,7 @@ impl Connection {
                 bytes: head.bytes.clone(),
                 render: render_chunk,
             };
-            self.trace
-                .record_chunk(now_us, &self.link.host, record);
+            self.trace.record_chunk(now_us, &self.link.host, record);
         }
         let rest = &head.bytes[head.taken..];
         let copied = rest.len().min(buf.remaining());
