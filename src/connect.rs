@@ -1,7 +1,7 @@
 //! How a store reaches Redis without knowing which tier or engine it runs in.
 //!
 //! A [`Dialer`] opens a raw byte stream to the Redis node: an in-memory stream through the
-//! simulator's relays, or a TCP socket in the real tier. The [`Connector`] turns that
+//! simulator's in-memory network, or a TCP socket in the real tier. The [`Connector`] turns that
 //! stream into a real `redis::aio::MultiplexedConnection` (spawning its driver), keeps it,
 //! and replaces it after a timeout or a broken stream: a black-holed connection never
 //! recovers by itself, so the connector must not wait for it to.

@@ -1,6 +1,6 @@
 //! The event-driven engine: one `current_thread` tokio runtime with a paused, seeded clock.
 //! When every task waits, tokio jumps to the next timer, so idle virtual time costs nothing.
-//! Hosts are sets of tasks; the network is in-memory streams with relays ([`super::net`]).
+//! Hosts are sets of tasks; the network is in-memory connections ([`super::net`]).
 
 use crate::buggify::Buggify;
 use crate::clock::Clock;
