@@ -15,17 +15,17 @@
 //! Wall times come from the real clock (`std::time::Instant`) outside the simulated
 //! worlds; nothing here reaches a trace.
 
-use amnesia::check::{check_input, CheckInput, LivenessSpec};
 use amnesia::clock::Clock;
 use amnesia::connect::{BoxStream, Connector, ConnectorConfig, DialFuture, Dialer};
 use amnesia::model::{Model, ModelConfig};
 use amnesia::plan::scenario::TENANTS_MAX;
 use amnesia::plan::{Plan, ScenarioConfig, Turn};
+use amnesia::runner::run::judge;
 use amnesia::runner::sweep::SweepEvent;
 use amnesia::runner::{run_plan, run_seed, sweep, EngineKind, SeedRange, SweepConfig};
 use amnesia::sim::clock::WORLD_EPOCH_UNIX_MS;
 use amnesia::sim::event::EventEngine;
-use amnesia::sim::{Engine, OP_BUDGET_MS, RUN_GRACE_MS};
+use amnesia::sim::{Engine, RUN_GRACE_MS};
 use amnesia::store::{self, KeyScheme, MemoryStore, StoreContext};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -139,17 +139,7 @@ fn phases(count: u64) {
         let output = EventEngine.run(plan.clone(), &factory);
         let t_world = t.elapsed();
         let t = Instant::now();
-        let liveness = LivenessSpec {
-            quiet_from_us: plan.duration_ms * 1_000,
-            op_budget_us: OP_BUDGET_MS * 1_000,
-            run_end_us: output.end_us,
-        };
-        let input = CheckInput {
-            liveness: Some(liveness),
-            quiescence: output.quiescence.as_ref(),
-            ..CheckInput::new(&output.history, output.policy)
-        };
-        let verdict = check_input(&input);
+        let verdict = judge(&plan, &output);
         let t_check = t.elapsed();
         assert!(
             verdict.is_pass(),

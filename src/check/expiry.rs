@@ -44,27 +44,13 @@ impl SessionExpiry {
             .filter_map(|a| a.write.acked_by_us().map(|c| (c, a.write.invoke_us)))
             .collect();
         acked.sort_unstable();
-        let mut running_us = 0;
-        let acked_invoke_max_us = acked
-            .iter()
-            .map(|&(_, invoke_us)| {
-                running_us = running_us.max(invoke_us);
-                running_us
-            })
-            .collect();
+        let acked_invoke_max_us = running_max(acked.iter().map(|&(_, invoke_us)| invoke_us));
         let mut spans: Vec<(u64, u64)> = idx
             .session_appends(session_no)
             .map(|a| (a.write.invoke_us, a.write.latest_apply_us()))
             .collect();
         spans.sort_unstable();
-        let mut running_max_us = 0;
-        let prefix_max_us = spans
-            .iter()
-            .map(|&(_, latest_us)| {
-                running_max_us = running_max_us.max(latest_us);
-                running_max_us
-            })
-            .collect();
+        let prefix_max_us = running_max(spans.iter().map(|&(_, latest_us)| latest_us));
         let mut session = SessionExpiry {
             acked,
             acked_invoke_max_us,
@@ -165,4 +151,14 @@ impl Expiry {
         let at = session.dead_gap_ends_us.partition_point(|&x| x <= until_us);
         at.checked_sub(1).map(|i| session.dead_gap_ends_us[i])
     }
+}
+
+/// The running maximum of `values`: element i is the largest of the first i + 1.
+fn running_max(values: impl Iterator<Item = u64>) -> Vec<u64> {
+    values
+        .scan(0, |max, value| {
+            *max = value.max(*max);
+            Some(*max)
+        })
+        .collect()
 }

@@ -5,7 +5,7 @@ use crate::history::History;
 use crate::plan::{Plan, ScenarioConfig};
 use crate::runner::log::LogFilter;
 use crate::sim::event::EventEngine;
-use crate::sim::{Engine, OP_BUDGET_MS};
+use crate::sim::{Engine, SimOutput, OP_BUDGET_MS};
 use crate::store::{self, Policy, StoreFactory, UnknownStore};
 use crate::trace::Trace;
 
@@ -113,6 +113,21 @@ pub fn run_plan_with_store(
         tracing::dispatcher::with_default(&dispatch, || engine.engine().run(shared.clone(), store));
     // The world is gone with its runtime, so this is the last reference.
     let plan = std::sync::Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());
+    let verdict = judge(&plan, &output);
+    RunReport {
+        plan,
+        store: label.to_string(),
+        engine,
+        history: output.history,
+        trace: output.trace,
+        policy: output.policy,
+        verdict,
+    }
+}
+
+/// The checker's verdict on what an engine produced for `plan`: every class, liveness
+/// from the end of the busy phase on.
+pub fn judge(plan: &Plan, output: &SimOutput) -> Verdict {
     let liveness = LivenessSpec {
         quiet_from_us: plan.duration_ms * 1_000,
         op_budget_us: OP_BUDGET_MS * 1_000,
@@ -123,14 +138,5 @@ pub fn run_plan_with_store(
         quiescence: output.quiescence.as_ref(),
         ..CheckInput::new(&output.history, output.policy)
     };
-    let verdict = check_input(&input);
-    RunReport {
-        plan,
-        store: label.to_string(),
-        engine,
-        history: output.history,
-        trace: output.trace,
-        policy: output.policy,
-        verdict,
-    }
+    check_input(&input)
 }
