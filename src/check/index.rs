@@ -2,7 +2,6 @@
 //! order, so the verdict does not depend on the order of `History::ops`.
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
 use crate::store::{Memory, Message, Policy, SessionKey, TtlPolicy, UserKey};
@@ -130,49 +129,12 @@ pub(crate) struct Timing {
     pub complete_us: Option<u64>,
 }
 
-/// The hash of the id and session tables. Every read entry is looked up by id, and a
-/// B-tree of strings or SipHash cost more than the rest of most rules; the keys come from
-/// the history under test, not from an adversary. A lookup still compares whole keys, so
-/// the tables answer exactly what a B-tree would.
-pub(crate) type FastHash = BuildHasherDefault<FxHasher>;
-
-/// rustc's FxHash: a rotate, a xor and a multiply per word.
-#[derive(Default)]
-pub(crate) struct FxHasher {
-    hash: u64,
-}
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0xf135_7aea_2e62_a9c5);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
-        }
-        let mut last = [0u8; 8];
-        let rest = chunks.remainder();
-        last[..rest.len()].copy_from_slice(rest);
-        self.add(u64::from_le_bytes(last) ^ rest.len() as u64);
-    }
-
-    fn write_u8(&mut self, byte: u8) {
-        self.add(u64::from(byte));
-    }
-
-    fn write_usize(&mut self, word: usize) {
-        self.add(word as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        // The multiply leaves the best bits at the top; the table indexes by the bottom.
-        self.hash.rotate_left(26)
-    }
-}
+/// The hash of the id and session tables: rustc's FxHash. Every read entry is looked up
+/// by id, and a B-tree of strings or SipHash cost more than the rest of most rules; the
+/// keys come from the history under test, not from an adversary. A lookup still compares
+/// whole keys, and the tables are never iterated, so they answer exactly what a B-tree
+/// would.
+pub(crate) type FastHash = rustc_hash::FxBuildHasher;
 
 pub(crate) struct Index<'a> {
     pub policy: Policy,

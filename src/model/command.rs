@@ -7,6 +7,7 @@ use crate::model::cmd::{
 };
 use crate::model::node::Ctx;
 use bytes::Bytes;
+use rustc_hash::FxHashMap;
 
 /// How the node treats a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,54 +171,31 @@ static COMMANDS: &[Command] = commands![
 /// Longest command name in the table: a longer name is unknown without a search.
 const NAME_BYTES_MAX: usize = 16;
 
-/// Slots of the name index: a power of two, more than twice the table, so probe runs stay
-/// short and every probe sequence reaches an empty slot.
-const INDEX_SLOTS: usize = 256;
-
 /// The table entry for a command name, case-insensitively.
 pub fn lookup(name: &[u8]) -> Option<&'static Command> {
-    // Every request looks its command up (and EXEC each queued one): hash into an
-    // open-addressing index instead of comparing against the whole table.
+    // Every request looks its command up (and EXEC each queued one): one hash lookup of
+    // the lowercased name instead of a search of the table.
     if name.len() > NAME_BYTES_MAX {
         return None;
     }
-    let index = by_name();
-    let mut slot = name_slot(name);
-    loop {
-        let command = index[slot]?;
-        if name.eq_ignore_ascii_case(command.name.as_bytes()) {
-            return Some(command);
-        }
-        slot = (slot + 1) % INDEX_SLOTS;
-    }
+    let mut lower = [0u8; NAME_BYTES_MAX];
+    let lower = &mut lower[..name.len()];
+    lower.copy_from_slice(name);
+    lower.make_ascii_lowercase();
+    by_name().get(&*lower).copied()
 }
 
-/// FNV-1a of the lowercased name, reduced to a slot.
-fn name_slot(name: &[u8]) -> usize {
-    let mut hash: u32 = 0x811c_9dc5;
-    for &b in name {
-        hash = (hash ^ u32::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0193);
-    }
-    hash as usize % INDEX_SLOTS
-}
-
-/// The table by name hash (the table itself keeps its documentation order).
-fn by_name() -> &'static [Option<&'static Command>; INDEX_SLOTS] {
-    static BY_NAME: std::sync::OnceLock<[Option<&'static Command>; INDEX_SLOTS]> =
+/// The table by name (the table itself keeps its documentation order).
+fn by_name() -> &'static FxHashMap<&'static [u8], &'static Command> {
+    static BY_NAME: std::sync::OnceLock<FxHashMap<&'static [u8], &'static Command>> =
         std::sync::OnceLock::new();
     BY_NAME.get_or_init(|| {
-        assert!(COMMANDS.len() * 2 < INDEX_SLOTS);
-        let mut index = [None; INDEX_SLOTS];
+        let mut index = FxHashMap::default();
         for command in COMMANDS {
             assert!(command.name.len() <= NAME_BYTES_MAX);
             assert!(command.name.bytes().all(|b| b.is_ascii_lowercase()));
-            let mut slot = name_slot(command.name.as_bytes());
-            while let Some(other) = index[slot] {
-                let other: &Command = other;
-                assert_ne!(other.name, command.name, "command names are unique");
-                slot = (slot + 1) % INDEX_SLOTS;
-            }
-            index[slot] = Some(command);
+            let previous = index.insert(command.name.as_bytes(), command);
+            assert!(previous.is_none(), "command names are unique");
         }
         index
     })

@@ -1,8 +1,9 @@
 //! The invariants every plan keeps, checked on generation and on load: a hand-edited or
 //! shrunk plan that breaks one is rejected with one line, before any engine runs it.
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::faults::{FaultClass, FaultKind, Lane, CLOCK_SKEW_MS_MAX};
 use super::scenario::{
@@ -70,7 +71,8 @@ impl Plan {
         );
         // Hash sets: validation runs on every generated plan, and a B-tree of strings cost
         // more than the rest of it. Only membership is asked, never an order.
-        let mut sessions = HashSet::with_capacity(self.sessions.len());
+        let mut sessions =
+            FxHashSet::with_capacity_and_hasher(self.sessions.len(), Default::default());
         for session in &self.sessions {
             ensure!(
                 sessions.insert(session),
@@ -91,7 +93,7 @@ impl Plan {
     }
 
     fn validate_memories(&self) -> Result<(), PlanError> {
-        let mut ids = HashSet::new();
+        let mut ids = FxHashSet::default();
         for turn in &self.turns {
             if let Some(recall) = &turn.recall {
                 let k_max = crate::plan::memory::RECALL_K_MAX;
@@ -126,18 +128,18 @@ impl Plan {
 
     fn validate_turns(
         &self,
-        sessions: &HashSet<&crate::store::SessionKey>,
+        sessions: &FxHashSet<&crate::store::SessionKey>,
     ) -> Result<(), PlanError> {
         ensure!(
             self.turns.len() <= TURNS_MAX,
             "{} turns exceed {TURNS_MAX}",
             self.turns.len()
         );
-        let mut ids = HashSet::with_capacity(self.turns.len() * 3);
+        let mut ids = FxHashSet::with_capacity_and_hasher(self.turns.len() * 3, Default::default());
         let mut seq_last: Option<u64> = None;
         let mut content_bytes: usize = 0;
         // Per session: the previous turn's index and think end.
-        let mut previous: HashMap<&crate::store::SessionKey, (usize, u64)> = HashMap::new();
+        let mut previous: FxHashMap<&crate::store::SessionKey, (usize, u64)> = FxHashMap::default();
         let mut start_last_ms = 0;
         for (position, turn) in self.turns.iter().enumerate() {
             let i = turn.index;
