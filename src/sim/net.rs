@@ -132,6 +132,14 @@ impl Link {
         held.into_iter().for_each(Waker::wake);
     }
 
+    /// Wake `waker` when the link's faults next change.
+    fn wake_when_released(&self, waker: &Waker) {
+        let mut held = self.held.lock().expect("never poisoned");
+        if !held.iter().any(|other| other.will_wake(waker)) {
+            held.push(waker.clone());
+        }
+    }
+
     fn faults(&self) -> LinkFaults {
         *self.faults.lock().expect("never poisoned")
     }
@@ -242,43 +250,35 @@ impl Connection {
             if self.is_closed() {
                 return Poll::Ready(Ok(())); // end of stream
             }
-            let Some(head) = state.chunks.front() else {
-                if state.writer_done || buf.filled().len() > filled_before {
-                    return Poll::Ready(Ok(()));
+            let wait = match state.chunks.front().map(|head| head.delivery_us) {
+                None if state.writer_done => return Poll::Ready(Ok(())),
+                None => Wait::Writer,
+                Some(_) if buf.remaining() == 0 => return Poll::Ready(Ok(())),
+                Some(delivery_us) if delivery_us > now_us => Wait::Until(delivery_us),
+                Some(_) if self.link.faults().holds(flow) => Wait::Held,
+                Some(_) if !self.passes(flow) => {
+                    let dropped = state.chunks.pop_front().expect("a head chunk");
+                    state.in_flight_bytes -= dropped.bytes.len() - dropped.taken;
+                    continue;
                 }
-                state.reader = Some(cx.waker().clone());
-                return Poll::Pending;
+                Some(_) => {
+                    self.take_head(flow, now_us, &mut state, buf);
+                    continue;
+                }
             };
-            let delivery_us = head.delivery_us;
-            if buf.remaining() == 0 {
-                return Poll::Ready(Ok(()));
+            if buf.filled().len() > filled_before {
+                return Poll::Ready(Ok(())); // what was due; the rest on the next read
             }
-            if delivery_us > now_us {
-                if buf.filled().len() > filled_before {
-                    return Poll::Ready(Ok(()));
+            state.reader = Some(cx.waker().clone());
+            match wait {
+                Wait::Writer => {}
+                Wait::Until(delivery_us) => {
+                    let due = state.wait_until(&self.clock, delivery_us, cx);
+                    assert!(due.is_pending(), "a timer fired before its instant");
                 }
-                let due = state.wait_until(&self.clock, delivery_us, cx);
-                assert!(due.is_pending(), "a timer fired before its instant");
-                state.reader = Some(cx.waker().clone());
-                return Poll::Pending;
+                Wait::Held => self.link.wake_when_released(cx.waker()),
             }
-            if self.link.faults().holds(flow) {
-                if buf.filled().len() > filled_before {
-                    return Poll::Ready(Ok(()));
-                }
-                state.reader = Some(cx.waker().clone());
-                let mut held = self.link.held.lock().expect("never poisoned");
-                if !held.iter().any(|waker| waker.will_wake(cx.waker())) {
-                    held.push(cx.waker().clone());
-                }
-                return Poll::Pending;
-            }
-            if !self.passes(flow) {
-                let dropped = state.chunks.pop_front().expect("a head chunk");
-                state.in_flight_bytes -= dropped.bytes.len() - dropped.taken;
-                continue;
-            }
-            self.take_head(flow, now_us, &mut state, buf);
+            return Poll::Pending;
         }
     }
 
@@ -307,6 +307,16 @@ impl Connection {
             writer.wake();
         }
     }
+}
+
+/// What a reader with nothing due waits for.
+enum Wait {
+    /// The writer's next chunk (or its end).
+    Writer,
+    /// The head chunk's delivery time.
+    Until(u64),
+    /// The end of a clog or pause on the link.
+    Held,
 }
 
 /// One direction of a connection: chunks in flight, oldest first.
