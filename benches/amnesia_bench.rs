@@ -26,7 +26,7 @@ use amnesia::runner::{run_plan, run_seed, sweep, EngineKind, SeedRange, SweepCon
 use amnesia::sim::clock::WORLD_EPOCH_UNIX_MS;
 use amnesia::sim::event::EventEngine;
 use amnesia::sim::{Engine, RUN_GRACE_MS};
-use amnesia::store::{self, KeyScheme, MemoryStore, StoreContext};
+use amnesia::store::{self, MemoryStore, StoreContext};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -494,8 +494,9 @@ fn turmoil_run(plan: &Plan) -> usize {
             let store = factory(StoreContext {
                 connector,
                 clock: Clock::tokio(WORLD_EPOCH_UNIX_MS),
-                plan: &plan,
-                key_scheme: KeyScheme::V1,
+                session_ttl_ms: plan.session_ttl_ms,
+                code_version: 1,
+                seed: plan.seed,
             });
             let mut sessions = tokio::task::JoinSet::new();
             for (s, session) in plan.sessions.iter().enumerate() {

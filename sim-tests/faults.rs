@@ -490,7 +490,7 @@ fn a_skewed_client_clock_shifts_an_expireat() {
         },
     );
     plan.validate().expect("valid");
-    let factory: StoreFactory = Arc::new(|context: StoreContext<'_>| {
+    let factory: StoreFactory = Arc::new(|context: StoreContext| {
         Arc::new(ExpireAtProbe {
             context: (context.connector, context.clock),
         })
@@ -554,7 +554,7 @@ impl MemoryStore for HangingReads {
 fn an_operation_that_never_completes_is_reported_stuck() {
     let mut plan = base_plan(1);
     add_turn(&mut plan, 0, 0, 1_000, 100);
-    let factory: StoreFactory = Arc::new(|_context: StoreContext<'_>| Arc::new(HangingReads));
+    let factory: StoreFactory = Arc::new(|_context: StoreContext| Arc::new(HangingReads));
     let report = run_plan_with_store(
         plan,
         "hanging",

@@ -6,7 +6,7 @@
 //! and replaces it after a timeout or a broken stream: a black-holed connection never
 //! recovers by itself, so the connector must not wait for it to.
 
-use crate::store::StoreError;
+use crate::contract::StoreError;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::{Memory, Message, SessionKey, UserKey};
+use crate::domain::{Memory, Message, SessionKey, UserKey};
 
 /// What a client asked the store to do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -21,6 +21,8 @@ pub mod buggify;
 pub mod check;
 pub mod clock;
 pub mod connect;
+pub mod contract;
+pub mod domain;
 pub mod history;
 pub mod model;
 pub mod plan;

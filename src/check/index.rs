@@ -3,8 +3,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::contract::{Policy, TtlPolicy};
+use crate::domain::{Memory, Message, SessionKey, UserKey};
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
-use crate::store::{Memory, Message, Policy, SessionKey, TtlPolicy, UserKey};
 
 /// What an append's outcome says about its application.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,8 +21,9 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+use crate::contract::Policy;
+use crate::domain::{SessionKey, UserKey};
 use crate::history::History;
-use crate::store::{Policy, SessionKey, UserKey};
 
 pub use expiry::EXPIRY_SLACK_US;
 

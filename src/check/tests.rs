@@ -2,8 +2,9 @@
 //! and near misses of it made legal that must pass.
 
 use super::*;
+use crate::contract::{Durability, Policy, TtlPolicy};
+use crate::domain::{Memory, Message, Role, SessionKey, UserKey};
 use crate::history::{History, OpKind, OpValue, Outcome};
-use crate::store::{Durability, Memory, Message, Policy, Role, SessionKey, TtlPolicy, UserKey};
 
 const MS: u64 = 1000;
 

@@ -2,18 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What survives a restart of the node.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Persistence {
-    /// A restart empties the keyspace.
-    #[default]
-    None,
-    /// Append-only file flushed every second: a restart loses at most the last second.
-    AofEverysec,
-    /// Append-only file flushed after every write: nothing acknowledged is lost.
-    AofAlways,
-}
+pub use crate::domain::Persistence;
 
 /// Settings of a modelled node; the defaults are Redis 7.0's.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -492,8 +492,8 @@ pub(crate) fn generate_faults(
 pub(crate) fn generate_persistence(
     seed: u64,
     scenario: &ScenarioConfig,
-) -> crate::model::Persistence {
-    use crate::model::Persistence;
+) -> crate::domain::Persistence {
+    use crate::domain::Persistence;
     const PERSISTENCE_STREAM_ID: u32 = 100;
     if !scenario.swarm {
         return Persistence::None;

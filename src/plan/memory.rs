@@ -4,7 +4,7 @@
 
 use super::prng::{chance, stream, Stream};
 use super::workload::{Recall, Turn};
-use crate::store::{Memory, SessionKey};
+use crate::domain::{Memory, SessionKey};
 use rand::Rng;
 use std::collections::BTreeMap;
 

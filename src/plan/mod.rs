@@ -24,7 +24,7 @@ pub use file::PlanError;
 pub use scenario::ScenarioConfig;
 pub use workload::{sessions, Recall, Turn};
 
-use crate::store::{Message, SessionKey};
+use crate::domain::{Message, SessionKey};
 
 /// The plan format this amnesia reads and writes. Bump it on any change that alters the
 /// meaning of a saved plan.
@@ -56,7 +56,7 @@ pub struct Plan {
     pub deploy_at_ms: Option<u64>,
     /// What the Redis node keeps across a `redis-restart` fault.
     #[serde(default)]
-    pub persistence: crate::model::Persistence,
+    pub persistence: crate::domain::Persistence,
     /// Sorted by `start_ms`.
     pub turns: Vec<Turn>,
     /// Sorted by `at_ms`.

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::scenario::*;
 use super::*;
-use crate::store::{Role, SessionKey};
+use crate::domain::{Role, SessionKey};
 
 fn standard(seed: u64) -> Plan {
     Plan::generate(seed, &ScenarioConfig::standard())

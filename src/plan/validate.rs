@@ -12,7 +12,7 @@ use super::scenario::{
     TURNS_MAX,
 };
 use super::{Plan, PlanError, PLAN_VERSION};
-use crate::store::{Message, Role};
+use crate::domain::{Message, Role};
 
 macro_rules! ensure {
     ($cond:expr, $($fmt:tt)+) => {
@@ -128,7 +128,7 @@ impl Plan {
 
     fn validate_turns(
         &self,
-        sessions: &FxHashSet<&crate::store::SessionKey>,
+        sessions: &FxHashSet<&crate::domain::SessionKey>,
     ) -> Result<(), PlanError> {
         ensure!(
             self.turns.len() <= TURNS_MAX,
@@ -139,7 +139,8 @@ impl Plan {
         let mut seq_last: Option<u64> = None;
         let mut content_bytes: usize = 0;
         // Per session: the previous turn's index and think end.
-        let mut previous: FxHashMap<&crate::store::SessionKey, (usize, u64)> = FxHashMap::default();
+        let mut previous: FxHashMap<&crate::domain::SessionKey, (usize, u64)> =
+            FxHashMap::default();
         let mut start_last_ms = 0;
         for (position, turn) in self.turns.iter().enumerate() {
             let i = turn.index;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::content;
 use super::prng::{between, chance, exponential};
 use super::scenario::ScenarioConfig;
-use crate::store::{Memory, Message, Role, SessionKey, UserKey};
+use crate::domain::{Memory, Message, Role, SessionKey, UserKey};
 
 /// One chatbot request on one session, served by one client.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

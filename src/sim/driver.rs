@@ -7,12 +7,13 @@
 //! chatbot request that errored would.
 
 use crate::check::Quiescence;
+use crate::contract::{MemoryStore, StoreError};
+use crate::domain::{Memory, Message, SessionKey, UserKey};
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
 use crate::plan::{Recall, Turn};
 use crate::sim::clock::WorldClock;
 use crate::sim::host::client_host_name;
 use crate::sim::world::World;
-use crate::store::{Memory, MemoryStore, Message, SessionKey, StoreError, UserKey};
 use crate::trace::Trace;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};

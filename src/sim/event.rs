@@ -4,6 +4,7 @@
 
 use crate::buggify::Buggify;
 use crate::clock::Clock;
+use crate::contract::StoreFactory;
 use crate::model::{Model, ModelConfig};
 use crate::plan::Plan;
 use crate::sim::clock::WorldClock;
@@ -12,7 +13,6 @@ use crate::sim::host::{ClientHost, RedisHost};
 use crate::sim::net::Link;
 use crate::sim::world::World;
 use crate::sim::{faults, Engine, SimOutput, RUN_GRACE_MS};
-use crate::store::{KeyScheme, StoreFactory};
 use crate::trace::Trace;
 use std::sync::Arc;
 use std::time::Duration;
@@ -72,7 +72,7 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
         store,
         policy: std::sync::OnceLock::new(),
         gate: crate::sim::gate::Gate::default(),
-        key_scheme: std::sync::Mutex::new(KeyScheme::V1),
+        code_version: std::sync::atomic::AtomicU32::new(1),
     });
     (0..plan.clients).for_each(|client| world.start_client(client));
     let policy = world.policy();

@@ -1,8 +1,8 @@
 //! Carrying out the plan's fault schedule on the world at virtual times.
 
+use crate::contract::Durability;
 use crate::plan::{Fault, FaultKind};
 use crate::sim::world::World;
-use crate::store::Durability;
 use std::sync::Arc;
 
 /// Start and end every fault of the plan at its time.

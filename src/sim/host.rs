@@ -3,9 +3,9 @@
 //! clock skew). Crashing a host aborts its tasks and closes its connections.
 
 use crate::clock::Clock;
+use crate::contract::MemoryStore;
 use crate::model::Model;
 use crate::sim::clock::WorldClock;
-use crate::store::MemoryStore;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;

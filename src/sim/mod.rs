@@ -15,9 +15,9 @@ pub mod host;
 pub mod net;
 pub mod world;
 
+use crate::contract::{Policy, StoreFactory};
 use crate::history::History;
 use crate::plan::Plan;
-use crate::store::{Policy, StoreFactory};
 use crate::trace::Trace;
 
 /// What one simulated run produced.

@@ -2,12 +2,12 @@
 //! the one place app client processes are (re)started.
 
 use crate::connect::{Connector, ConnectorConfig};
+use crate::contract::{Policy, StoreContext, StoreFactory};
 use crate::plan::Plan;
 use crate::sim::clock::WorldClock;
 use crate::sim::driver::Recorder;
 use crate::sim::host::{ClientHost, RedisHost};
 use crate::sim::net::{Link, SimDialer};
-use crate::store::{KeyScheme, Policy, StoreContext, StoreFactory};
 use crate::trace::Trace;
 use std::sync::Arc;
 
@@ -21,8 +21,8 @@ pub struct World {
     pub clients: Vec<Arc<ClientHost>>,
     pub recorder: Recorder,
     pub store: StoreFactory,
-    /// The key scheme of the code the clients run: `V2` once the plan's deploy happened.
-    pub key_scheme: std::sync::Mutex<KeyScheme>,
+    /// The version of the code the clients run: 2 once the plan's deploy happened.
+    pub code_version: std::sync::atomic::AtomicU32,
     /// Where requests wait while a deploy drains the clients.
     pub gate: crate::sim::gate::Gate,
     /// What the store declares, read once when the clients first start.
@@ -49,29 +49,30 @@ impl World {
             info,
             ConnectorConfig::default(),
         ));
-        let key_scheme = *self.key_scheme.lock().expect("never poisoned");
         let store = (self.store)(StoreContext {
             connector,
             clock: host.clock(),
-            plan: &self.plan,
-            key_scheme,
+            session_ttl_ms: self.plan.session_ttl_ms,
+            code_version: self.code_version.load(std::sync::atomic::Ordering::Relaxed),
+            seed: self.plan.seed,
         });
         let _ = self.policy.set(store.policy());
         host.start(store);
     }
 
     /// The plan's deploy: drain every client, then restart each with the code of the
-    /// second key scheme (running processes, not crashes: nothing in flight is cut).
+    /// second code version (a new key scheme) (running processes, not crashes: nothing in flight is cut).
     pub async fn deploy(&self, at_ms: u64) {
         self.clock.sleep_until_ms(at_ms).await;
         let drained = self.gate.close_and_drain().await;
-        *self.key_scheme.lock().expect("never poisoned") = KeyScheme::V2;
+        self.code_version
+            .store(2, std::sync::atomic::Ordering::Relaxed);
         for client in 0..self.plan.clients {
             if self.clients[client as usize].store().is_some() {
                 self.start_client(client);
             }
         }
-        let text = format!("deploy: {drained} requests drained, clients now run key scheme v2");
+        let text = format!("deploy: {drained} requests drained, clients now run code version 2");
         self.trace.record(self.clock.now_us(), "deploy", text);
         self.gate.open();
     }

@@ -1,57 +1,18 @@
-//! Memory stores: the system under test. [`MemoryStore`] is the contract; the reference
-//! store and the buggy variants implement it over the real `redis` crate.
+//! The built-in memory stores: the reference store and the catalogue of buggy variants,
+//! each implementing the [`MemoryStore`] contract over the real `redis` crate, and the
+//! registry that builds them by name. Only the runner's wiring imports this module.
 
 pub mod embed;
 mod reference;
 #[doc(hidden)]
 pub mod testing;
-mod types;
 pub mod variants;
 
-pub use reference::{ChatStoreConfig, RedisChatStore};
-pub use types::{
-    Durability, Memory, Message, Policy, Role, SessionKey, StoreError, TtlPolicy, UserKey,
+pub use crate::contract::{
+    Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError, StoreFactory, TtlPolicy,
 };
-
-/// The contract of a chat memory store: conversation history per session and, optionally,
-/// long-term memories per user. `append` must return only once the message is stored
-/// (read-your-writes across clients); returning earlier is the `write-behind` bug.
-#[async_trait::async_trait]
-pub trait MemoryStore: Send + Sync {
-    /// Store `msg` at the end of `session`'s history.
-    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError>;
-    /// The newest at most `limit` messages of `session`, oldest first (plus the first
-    /// message when the policy keeps it).
-    async fn context(&self, session: &SessionKey, limit: usize)
-        -> Result<Vec<Message>, StoreError>;
-    /// Store a long-term memory. Optional capability.
-    async fn remember(&self, _user: &UserKey, _memory: &Memory) -> Result<(), StoreError> {
-        Err(StoreError::Unsupported)
-    }
-    /// The `k` memories of `user` most similar to `query`. Optional capability.
-    async fn recall(
-        &self,
-        _user: &UserKey,
-        _query: &str,
-        _k: usize,
-    ) -> Result<Vec<Memory>, StoreError> {
-        Err(StoreError::Unsupported)
-    }
-    /// The memory ids stored and indexed for `user`, read when the system is quiet, so the
-    /// checker can see an index that drifted from its data. Optional capability.
-    async fn audit_memories(&self, _user: &UserKey) -> Result<MemoryAudit, StoreError> {
-        Err(StoreError::Unsupported)
-    }
-    /// The retention this store declares.
-    fn policy(&self) -> Policy;
-}
-
-/// What a store holds for a user's memories, data and index side.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MemoryAudit {
-    pub stored: Vec<String>,
-    pub indexed: Vec<String>,
-}
+pub use crate::domain::{Memory, Message, Role, SessionKey, UserKey};
+pub use reference::{ChatStoreConfig, RedisChatStore};
 
 /// The key layout a store's code uses. A `Deploy` in the plan moves every client from
 /// `V1` to `V2` mid-run; a store must migrate online (the `key-scheme-v2` bug does not).
@@ -60,6 +21,17 @@ pub enum KeyScheme {
     #[default]
     V1,
     V2,
+}
+
+impl KeyScheme {
+    /// The layout of code version `version` (1 before the plan's deploy, 2 after).
+    pub fn of_version(version: u32) -> Self {
+        if version >= 2 {
+            KeyScheme::V2
+        } else {
+            KeyScheme::V1
+        }
+    }
 }
 
 /// Names accepted by `--store`, in the order `amnesia` lists them.
@@ -100,42 +72,30 @@ pub fn check_name(name: &str) -> Result<(), UnknownStore> {
     }
 }
 
-/// What a store is built from in any tier: a connector to Redis, the host's wall clock,
-/// and the plan (for settings such as the session TTL).
-pub struct StoreContext<'a> {
-    pub connector: std::sync::Arc<crate::connect::Connector>,
-    pub clock: crate::clock::Clock,
-    pub plan: &'a crate::plan::Plan,
-    /// The key layout of the code version this client runs.
-    pub key_scheme: KeyScheme,
-}
-
-/// Builds one client's store. Library users pass their own to run their store.
-pub type StoreFactory =
-    std::sync::Arc<dyn Fn(StoreContext<'_>) -> std::sync::Arc<dyn MemoryStore> + Send + Sync>;
-
 /// The factory of the store called `name`.
 pub fn factory(name: &str) -> Result<StoreFactory, UnknownStore> {
     check_name(name)?;
     let name = name.to_string();
-    Ok(std::sync::Arc::new(move |context: StoreContext<'_>| {
+    Ok(std::sync::Arc::new(move |context: StoreContext| {
         build(&name, context)
     }))
 }
 
-fn build(name: &str, context: StoreContext<'_>) -> std::sync::Arc<dyn MemoryStore> {
+fn build(name: &str, context: StoreContext) -> std::sync::Arc<dyn MemoryStore> {
     use std::sync::Arc;
     use variants::*;
     let config = ChatStoreConfig {
         messages_max: MESSAGES_MAX,
-        ttl_ms: context.plan.session_ttl_ms,
+        ttl_ms: context.session_ttl_ms,
     };
     let StoreContext {
         connector,
         clock,
-        plan,
-        key_scheme,
+        code_version,
+        seed,
+        ..
     } = context;
+    let key_scheme = KeyScheme::of_version(code_version);
     let reference = |connector| RedisChatStore::new(connector, config).with_key_scheme(key_scheme);
     match name {
         "write-behind" => Arc::new(write_behind::WriteBehindStore::new(reference(connector))),
@@ -171,7 +131,7 @@ fn build(name: &str, context: StoreContext<'_>) -> std::sync::Arc<dyn MemoryStor
             connector,
         )),
         "key-scheme-v2" => Arc::new(key_scheme_v2::build(connector, config, key_scheme)),
-        "test-hang" => Arc::new(testing::HangStore::new(reference(connector), plan.seed)),
+        "test-hang" => Arc::new(testing::HangStore::new(reference(connector), seed)),
         "test-nondeterministic" => {
             Arc::new(testing::NondeterministicStore::new(reference(connector)))
         }

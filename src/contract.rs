@@ -1,0 +1,127 @@
+//! The store contract: what a memory store promises ([`MemoryStore`], the [`Policy`] it
+//! declares, the [`StoreError`]s it may return) and what it is built from
+//! ([`StoreContext`], [`StoreFactory`]). The checker judges against this contract and the
+//! world builds stores through it; neither ever names a store implementation.
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::{Memory, Message, SessionKey, UserKey};
+
+/// How a store expires a session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum TtlPolicy {
+    /// Sessions never expire.
+    None,
+    /// Every append pushes the session's expiry to `append time + ttl_ms` (a sliding window).
+    Sliding { ttl_ms: u64 },
+}
+
+/// What a store promises to survive. The checker opens a new epoch at a fault the declared
+/// durability does not survive: losses across it are expected, not violations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Durability {
+    /// Nothing survives a Redis restart.
+    Volatile,
+    /// Survives a restart except for writes of the last second (AOF `everysec`).
+    AofEverysec,
+    /// Every acknowledged write survives a restart (AOF `always`).
+    AofAlways,
+}
+
+/// The retention a store declares; the checker judges reads against it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Policy {
+    /// At most this many messages are kept per session (`None`: unbounded).
+    pub messages_max: Option<usize>,
+    /// The first message of a session (the system prompt) survives trimming.
+    pub keep_first: bool,
+    pub ttl: TtlPolicy,
+    pub durability: Durability,
+}
+
+/// Why a store operation did not succeed. `Timeout` and `ConnectionLost` leave the outcome
+/// unknown (the write may or may not have been applied); the others mean it was not.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    #[error("timed out")]
+    Timeout,
+    #[error("connection lost: {0}")]
+    ConnectionLost(String),
+    #[error("could not connect: {0}")]
+    Unavailable(String),
+    #[error("redis error: {0}")]
+    Redis(String),
+    #[error("not supported by this store")]
+    Unsupported,
+}
+
+impl StoreError {
+    /// True when the operation may have been applied although it reported failure.
+    pub fn is_indeterminate(&self) -> bool {
+        matches!(self, StoreError::Timeout | StoreError::ConnectionLost(_))
+    }
+}
+
+/// The contract of a chat memory store: conversation history per session and, optionally,
+/// long-term memories per user. `append` must return only once the message is stored
+/// (read-your-writes across clients); returning earlier is the `write-behind` bug.
+#[async_trait::async_trait]
+pub trait MemoryStore: Send + Sync {
+    /// Store `msg` at the end of `session`'s history.
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError>;
+    /// The newest at most `limit` messages of `session`, oldest first (plus the first
+    /// message when the policy keeps it).
+    async fn context(&self, session: &SessionKey, limit: usize)
+        -> Result<Vec<Message>, StoreError>;
+    /// Store a long-term memory. Optional capability.
+    async fn remember(&self, _user: &UserKey, _memory: &Memory) -> Result<(), StoreError> {
+        Err(StoreError::Unsupported)
+    }
+    /// The `k` memories of `user` most similar to `query`. Optional capability.
+    async fn recall(
+        &self,
+        _user: &UserKey,
+        _query: &str,
+        _k: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        Err(StoreError::Unsupported)
+    }
+    /// The memory ids stored and indexed for `user`, read when the system is quiet, so the
+    /// checker can see an index that drifted from its data. Optional capability.
+    async fn audit_memories(&self, _user: &UserKey) -> Result<MemoryAudit, StoreError> {
+        Err(StoreError::Unsupported)
+    }
+    /// The retention this store declares.
+    fn policy(&self) -> Policy;
+}
+
+/// What a store holds for a user's memories, data and index side.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryAudit {
+    pub stored: Vec<String>,
+    pub indexed: Vec<String>,
+}
+
+/// What a store is built from in any tier and engine: a connector to Redis, the host's
+/// wall clock, and the few settings of the run a store needs.
+pub struct StoreContext {
+    /// Hands out live `redis::aio::MultiplexedConnection`s to the Redis under test.
+    pub connector: std::sync::Arc<crate::connect::Connector>,
+    /// This host's wall clock (skewed and jumped by the simulator): read it instead of the
+    /// OS clock.
+    pub clock: crate::clock::Clock,
+    /// The session TTL the scenario asks for, in milliseconds (a store that takes whole
+    /// seconds rounds up, `ttl_ms.div_ceil(1000)`, and must declare what it really applies).
+    pub session_ttl_ms: u64,
+    /// The version of the code this process runs: 1, then 2 once the plan's deploy
+    /// happened. A store without versioned key layouts ignores it.
+    pub code_version: u32,
+    /// The run's seed, for a store that needs deterministic randomness (never the OS RNG).
+    pub seed: u64,
+}
+
+/// Builds one client's store; called again whenever a client process (re)starts.
+pub type StoreFactory =
+    std::sync::Arc<dyn Fn(StoreContext) -> std::sync::Arc<dyn MemoryStore> + Send + Sync>;

@@ -1,0 +1,83 @@
+//! The vocabulary every stage speaks: sessions, messages, memories, users, and the
+//! persistence a Redis deployment runs with. Plan, world, history, checker and stores all
+//! use these words; this module imports nothing of theirs (the ground floor of the house).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One conversation: a session of a tenant. Tenants must never see each other's messages.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct SessionKey {
+    pub tenant: String,
+    pub session: String,
+}
+
+impl SessionKey {
+    pub fn new(tenant: impl Into<String>, session: impl Into<String>) -> Self {
+        Self {
+            tenant: tenant.into(),
+            session: session.into(),
+        }
+    }
+}
+
+impl fmt::Display for SessionKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.tenant, self.session)
+    }
+}
+
+/// The owner of long-term memories.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct UserKey {
+    pub tenant: String,
+    pub user: String,
+}
+
+impl fmt::Display for UserKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.tenant, self.user)
+    }
+}
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+/// One chat message. `id` is unique across the whole plan; `seq` is the plan's sequence
+/// number of the append that carries it. `content` is arbitrary UTF-8 and must round-trip
+/// byte for byte.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Message {
+    pub id: String,
+    pub role: Role,
+    pub content: String,
+    pub seq: u64,
+}
+
+/// One long-term memory of a user.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Memory {
+    pub id: String,
+    pub text: String,
+}
+
+/// What a Redis deployment keeps across a restart (`appendonly` and `appendfsync`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Persistence {
+    /// A restart empties the keyspace.
+    #[default]
+    None,
+    /// Append-only file flushed every second: a restart loses the writes since the last flush.
+    AofEverysec,
+    /// Append-only file flushed after every write: nothing applied is lost.
+    AofAlways,
+}
