@@ -118,6 +118,56 @@ pub struct Verdict {
     pub info: Vec<Info>,
 }
 
+/// How much acknowledged history a verdict excused as expected loss: the messages of
+/// acked appends, and those of them some read was allowed to miss because a restart may
+/// have lost them. What a persistence mode really loses, and no more, is the target.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Excused {
+    pub acked_messages: usize,
+    pub excused_messages: usize,
+}
+
+impl Excused {
+    /// Counts over `history` and its `verdict`.
+    pub fn of(history: &History, verdict: &Verdict) -> Excused {
+        let acked_messages = history
+            .ops
+            .iter()
+            .filter(|op| {
+                matches!(op.kind, crate::history::OpKind::Append { .. })
+                    && matches!(op.outcome, crate::history::Outcome::Ok(_))
+            })
+            .count();
+        let mut excused: Vec<&str> = verdict
+            .info
+            .iter()
+            .filter_map(|info| match info {
+                Info::ExpectedLoss {
+                    subject: Subject::Session(_),
+                    message_ids,
+                    ..
+                } => Some(message_ids.iter().map(String::as_str)),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        excused.sort_unstable();
+        excused.dedup();
+        Excused {
+            acked_messages,
+            excused_messages: excused.len(),
+        }
+    }
+
+    /// The sum of two tallies.
+    pub fn add(self, other: Excused) -> Excused {
+        Excused {
+            acked_messages: self.acked_messages + other.acked_messages,
+            excused_messages: self.excused_messages + other.excused_messages,
+        }
+    }
+}
+
 impl Verdict {
     pub fn is_pass(&self) -> bool {
         self.violations.is_empty()

@@ -13,7 +13,8 @@
 //!   "wall_ms": 3120,                       wall time of the whole sweep
 //!   "summary": {
 //!     "seeds": 250, "pass": 240, "fail": 10, "stuck": 0, "panic": 0, "nondeterministic": 0,
-//!     "by_class": [{"class": "lost", "seeds": [4, 12]}]    failing seeds per class
+//!     "by_class": [{"class": "lost", "seeds": [4, 12]}],   failing seeds per class
+//!     "excused": {"acked_messages": 9120, "excused_messages": 31}  expected loss, all seeds
 //!   },
 //!   "results": [                           one per seed, ordered by seed
 //!     {"seed": 4,
@@ -26,14 +27,15 @@
 //!      "wall_us": 2345,                    wall time of the seed
 //!      "replay": "amnesia replay --seed 4 --store write-behind --engine event",
 //!      "divergence": {"index": 12, "first": "...", "second": "..."},  only if nondeterministic
-//!      "panic": "..."}                     only if the run panicked
+//!      "panic": "...",                     only if the run panicked
+//!      "excused": {"acked_messages": 96, "excused_messages": 2}}
 //!   ]
 //! }
 //! ```
 //!
 //! Everything but the wall times is the same whatever `--jobs` is.
 
-use crate::check::ViolationClass;
+use crate::check::{Excused, ViolationClass};
 use crate::runner::seeds::{SeedRange, Shard};
 use crate::runner::sweep::{SeedResult, SeedStatus, SweepConfig};
 use crate::runner::text::class_name;
@@ -76,6 +78,9 @@ pub struct Summary {
     pub panic: usize,
     pub nondeterministic: usize,
     pub by_class: Vec<ClassSeeds>,
+    /// Acked messages over all seeds, and those excused as expected loss.
+    #[serde(default)]
+    pub excused: Excused,
 }
 
 /// The seeds that showed one violation class.
@@ -100,6 +105,7 @@ impl Summary {
                 SeedStatus::Panic => &mut summary.panic,
                 SeedStatus::Nondeterministic => &mut summary.nondeterministic,
             } += 1;
+            summary.excused = summary.excused.add(result.excused);
             for class in &result.classes {
                 by_class.entry(*class).or_default().push(result.seed);
             }
@@ -164,6 +170,15 @@ impl SweepReport {
             self.seeds, self.store, self.engine, self.jobs, s.seeds,
             self.wall_ms as f64 / 1_000.0, s.pass, s.fail, s.stuck, s.panic, s.nondeterministic,
         );
+        if s.excused.excused_messages > 0 {
+            let _ = writeln!(
+                out,
+                "expected loss: {} of {} acked messages excused across restarts ({:.2} %)",
+                s.excused.excused_messages,
+                s.excused.acked_messages,
+                s.excused.excused_messages as f64 * 100.0 / s.excused.acked_messages.max(1) as f64
+            );
+        }
         for group in &s.by_class {
             let _ = writeln!(
                 out,

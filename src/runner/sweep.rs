@@ -2,7 +2,7 @@
 //! current-thread runtime, guarded by a wall-clock limit ([`super::guard`]). Results are
 //! ordered by seed, so a sweep's verdicts and hashes are the same whatever the job count.
 
-use crate::check::{Subject, Verdict, Violation, ViolationClass};
+use crate::check::{Excused, Subject, Verdict, Violation, ViolationClass};
 use crate::plan::{Plan, ScenarioConfig};
 use crate::runner::determinism::{first_divergence, Divergence};
 use crate::runner::guard::{run_guarded, Guarded, SEED_TIMEOUT_MS_DEFAULT};
@@ -106,6 +106,9 @@ pub struct SeedResult {
     /// A panic's message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub panic: Option<String>,
+    /// Acked messages, and those excused as expected loss across restarts.
+    #[serde(default)]
+    pub excused: Excused,
 }
 
 /// What a sweep reports as it goes (to draw progress).
@@ -143,6 +146,7 @@ pub fn sweep(config: &SweepConfig, observe: &(dyn Fn(SweepEvent<'_>) + Sync)) ->
 /// What a finished run hands back from its thread.
 struct RunDigest {
     verdict: Verdict,
+    excused: Excused,
     hash: u64,
     /// Kept only to find a divergence.
     events: Option<Vec<TraceEvent>>,
@@ -161,6 +165,7 @@ pub fn run_seed_checked(seed: u64, config: &SweepConfig) -> SeedResult {
         replay: replay_command(seed, &config.store, config.engine),
         divergence: None,
         panic: None,
+        excused: Excused::default(),
     };
     let first = run_digest(seed, config);
     if let Some(first) = result.absorb(first, config) {
@@ -193,6 +198,7 @@ fn run_digest(seed: u64, config: &SweepConfig) -> Guarded<RunDigest> {
     run_guarded(format!("seed-{seed}"), config.seed_timeout, move || {
         let report = run_plan_with(plan, &store, engine, &options).expect("store name checked");
         RunDigest {
+            excused: Excused::of(&report.history, &report.verdict),
             hash: report.trace.hash(),
             events: keep_events.then(|| report.trace.events()),
             verdict: report.verdict,
@@ -209,6 +215,7 @@ impl SeedResult {
                     self.trace_hash = Some(format!("{:016x}", digest.hash));
                     self.classes = digest.verdict.classes();
                     self.violations = digest.verdict.violations.clone();
+                    self.excused = digest.excused;
                     if !digest.verdict.is_pass() {
                         self.status = SeedStatus::Fail;
                     }
