@@ -1,7 +1,7 @@
 //! Every fault of the catalogue, forced by a hand-written plan, with its observable effect
 //! asserted in the trace and the history.
 
-use amnesia::history::{OpKind, OpValue, Outcome};
+use amnesia::history::{Kept, OpKind, OpValue, Outcome};
 use amnesia::model::Persistence;
 use amnesia::plan::{
     ClassRate, Direction, ErrorReply, Fault, FaultKind, Plan, ScenarioConfig, Turn,
@@ -282,14 +282,14 @@ fn restart_without_persistence_empties_the_keyspace() {
         Outcome::Ok(OpValue::Messages(Vec::new())),
         "the history is gone"
     );
-    assert_eq!(
-        report.history.epochs.len(),
-        1,
-        "the restart opened an epoch"
-    );
+    let restarts = &report.history.restarts;
+    assert_eq!(restarts.len(), 1, "the world recorded the restart");
+    assert_eq!(restarts[0].at_us, 3_000_000);
+    assert_eq!(restarts[0].persistence, Persistence::None);
+    assert_eq!(restarts[0].kept, Kept::Nothing);
     assert!(
         report.verdict.is_pass(),
-        "a loss across the epoch is expected: {:?}",
+        "a loss across the restart is expected: {:?}",
         report.verdict
     );
     assert!(
@@ -315,6 +315,50 @@ fn restart_with_aof_everysec_loses_at_most_the_last_second() {
     let recovered = lines_with(&report, "redis restarted with");
     assert_eq!(recovered.len(), 1);
     assert!(report.verdict.is_pass(), "{:?}", report.verdict);
+    // The durable point is the last fsync before the crash: within the last second.
+    let [restart] = report.history.restarts[..] else {
+        panic!("one restart: {:?}", report.history.restarts)
+    };
+    let Kept::AppliedBefore {
+        before_us,
+        observed: true,
+    } = restart.kept
+    else {
+        panic!("an observed fsync: {restart:?}")
+    };
+    assert!(
+        (3_000_000..=4_000_000).contains(&before_us),
+        "fsync at {before_us} us"
+    );
+}
+
+/// A store that flushes Redis when it sees a restarted server loses history that AOF
+/// kept: acknowledged seconds before the crash, long before the durable point.
+#[test]
+fn losing_what_persistence_kept_is_caught() {
+    for persistence in [Persistence::AofEverysec, Persistence::AofAlways] {
+        let mut plan = base_plan(1);
+        plan.persistence = persistence;
+        add_turn(&mut plan, 0, 0, 1_000, 100); // m0, m1: acked at ~1.1 s
+        add_turn(&mut plan, 0, 0, 6_000, 100); // its append flushes the restarted Redis
+        add_turn(&mut plan, 0, 0, 7_000, 100); // reads: m0, m1 gone
+        add_fault(&mut plan, 4_000, 500, FaultKind::RedisRestart);
+        let kept = run(plan.clone(), "reference");
+        assert!(kept.verdict.is_pass(), "{:?}", kept.verdict);
+        let report = run(plan, "test-amnesiac");
+        let lost: Vec<&String> = report
+            .verdict
+            .violations
+            .iter()
+            .filter(|v| v.class == amnesia::check::ViolationClass::Lost)
+            .flat_map(|v| &v.message_ids)
+            .collect();
+        assert!(
+            lost.contains(&&"m0".to_string()) && lost.contains(&&"m1".to_string()),
+            "{persistence:?}: {:?}",
+            report.verdict
+        );
+    }
 }
 
 #[test]
@@ -333,6 +377,7 @@ fn restart_with_aof_always_keeps_every_acknowledged_write() {
             "{id} survived the restart: {read:?}"
         );
     }
+    assert_eq!(report.history.restarts[0].kept, Kept::Everything);
 }
 
 #[test]

@@ -17,17 +17,36 @@ pub enum TtlPolicy {
     Sliding { ttl_ms: u64 },
 }
 
-/// What a store promises to survive. The checker opens a new epoch at a fault the declared
-/// durability does not survive: losses across it are expected, not violations.
+/// What a store promises to keep across a Redis restart, on top of what Redis's own
+/// persistence keeps. The world records what each restart really kept (its durable
+/// point); the checker excuses the loss of an acknowledged write only when that, or a
+/// weaker promise declared here, allows it. A declaration can only weaken the bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Durability {
-    /// Nothing survives a Redis restart.
+    /// Promises nothing across a restart: everything written before it may be gone (a
+    /// cache, a store that rebuilds sessions from elsewhere).
     Volatile,
-    /// Survives a restart except for writes of the last second (AOF `everysec`).
+    /// May lose the writes acknowledged in the last 2 s before a restart (Redis's
+    /// documented bound for AOF `everysec`), even where Redis itself kept them.
     AofEverysec,
-    /// Every acknowledged write survives a restart (AOF `always`).
-    AofAlways,
+    /// Loses nothing Redis's persistence kept: the store acknowledges only writes Redis
+    /// applied and adds no loss of its own. What the reference store declares.
+    AsRedis,
+}
+
+impl Durability {
+    /// From when on the writes applied before a restart at `restart_at_us` may be lost by
+    /// the store's own doing; `None`: it adds no loss to what Redis loses.
+    pub fn may_lose_from_us(self, restart_at_us: u64) -> Option<u64> {
+        match self {
+            Durability::Volatile => Some(0),
+            Durability::AofEverysec => {
+                Some(restart_at_us.saturating_sub(crate::domain::EVERYSEC_LOSS_US_MAX))
+            }
+            Durability::AsRedis => None,
+        }
+    }
 }
 
 /// The retention a store declares; the checker judges reads against it.

@@ -81,3 +81,7 @@ pub enum Persistence {
     /// Append-only file flushed after every write: nothing applied is lost.
     AofAlways,
 }
+
+/// Redis's documented bound for AOF `everysec`: a crash loses up to about two seconds of
+/// writes. Where the durable point cannot be observed (a real server), it stands in.
+pub const EVERYSEC_LOSS_US_MAX: u64 = 2_000_000;

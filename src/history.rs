@@ -1,10 +1,12 @@
 //! The record of what happened in one run: every operation a client invoked, when it was
 //! invoked and completed (virtual microseconds since world start), and what it returned.
-//! Both tiers and both engines produce a [`History`]; the checker judges it alone.
+//! Both tiers and both engines produce a [`History`]; the checker judges it alone. Besides
+//! operations, a history holds the facts the world observed that the operations cannot
+//! show: each Redis restart and what its persistence kept.
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Memory, Message, SessionKey, UserKey};
+use crate::domain::{Memory, Message, Persistence, SessionKey, UserKey, EVERYSEC_LOSS_US_MAX};
 
 /// What a client asked the store to do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,19 +68,69 @@ pub struct Op {
     pub outcome: Outcome,
 }
 
-/// A fault that the store's declared durability does not survive (e.g. a Redis restart
-/// without persistence): data written before it may legitimately be gone after it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EpochBoundary {
+/// A Redis restart as the world observed it: when the process went down, the persistence
+/// it ran with, and what its recovery kept. A fact, not a judgement: the checker decides
+/// which losses it excuses (see `check`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restart {
+    /// When the process died; nothing is applied from then until it is back.
     pub at_us: u64,
-    pub reason: String,
+    pub persistence: Persistence,
+    pub kept: Kept,
+}
+
+impl Restart {
+    /// A restart whose durable point was not observed (the real tier): the persistence
+    /// mode's documented bound stands in for it. `everysec` keeps what was applied more
+    /// than [`EVERYSEC_LOSS_US_MAX`] before the crash.
+    pub fn documented(at_us: u64, persistence: Persistence) -> Restart {
+        let kept = match persistence {
+            Persistence::None => Kept::Nothing,
+            Persistence::AofEverysec => Kept::AppliedBefore {
+                before_us: at_us.saturating_sub(EVERYSEC_LOSS_US_MAX),
+                observed: false,
+            },
+            Persistence::AofAlways => Kept::Everything,
+        };
+        Restart {
+            at_us,
+            persistence,
+            kept,
+        }
+    }
+
+    /// The writes applied from this instant until the crash may be gone; `None`: every
+    /// write applied before the crash was recovered.
+    pub fn lost_from_us(&self) -> Option<u64> {
+        match self.kept {
+            Kept::Nothing => Some(0),
+            Kept::AppliedBefore { before_us, .. } => Some(before_us.min(self.at_us)),
+            Kept::Everything => None,
+        }
+    }
+}
+
+/// What a restart's recovery kept of the writes applied before the crash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kept")]
+pub enum Kept {
+    /// Nothing: the keyspace came back empty (no persistence).
+    Nothing,
+    /// Every write applied strictly before `before_us` (for AOF `everysec`, the last
+    /// fsync); later ones are lost. `observed`: the model saw the fsync; otherwise
+    /// `before_us` is the documented bound.
+    AppliedBefore { before_us: u64, observed: bool },
+    /// Every write applied before the crash (AOF `always`).
+    Everything,
 }
 
 /// Everything the checker needs to know about one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
     pub ops: Vec<Op>,
-    pub epochs: Vec<EpochBoundary>,
+    /// Redis restarts, in time order.
+    #[serde(default)]
+    pub restarts: Vec<Restart>,
 }
 
 impl History {
@@ -193,11 +245,8 @@ impl History {
         self.push(client, kind, invoke_us, Some(complete_us), outcome)
     }
 
-    /// Records a fault the declared durability does not survive.
-    pub fn push_epoch(&mut self, at_us: u64, reason: &str) {
-        self.epochs.push(EpochBoundary {
-            at_us,
-            reason: reason.to_string(),
-        });
+    /// Records a Redis restart.
+    pub fn push_restart(&mut self, restart: Restart) {
+        self.restarts.push(restart);
     }
 }

@@ -94,15 +94,20 @@ impl Expiry {
     }
 
     /// Until when the session holding `start`'s message is certainly not expired
-    /// (exclusive), counting from `start`'s application. `start` must be acked. Only acked
-    /// appends that were invoked after the last epoch boundary before `start` extend the
-    /// chain: a TTL refresh of a wiped incarnation keeps nothing alive.
-    pub(crate) fn alive_until_us(&self, idx: &Index<'_>, start: &Append<'_>) -> u64 {
+    /// (exclusive), counting from `start`'s application, as far as `horizon_us`. `start`
+    /// must be acked, and kept by every restart up to the horizon. Only acked appends that
+    /// every Redis restart up to the horizon kept extend the chain: a TTL refresh that a
+    /// restart lost keeps nothing alive.
+    pub(crate) fn alive_until_us(
+        &self,
+        idx: &Index<'_>,
+        start: &Append<'_>,
+        horizon_us: u64,
+    ) -> u64 {
         let Some(ttl_us) = self.ttl_us else {
             return u64::MAX;
         };
         let session = &self.sessions[start.session_no];
-        let floor_us = idx.epoch_before(start.write.invoke_us);
         let mut end_us = start.write.invoke_us.saturating_add(ttl_us);
         // Appends acked before `start` was invoked and invoked no later than it can
         // neither end the chain nor extend it: the walk starts after them.
@@ -113,7 +118,10 @@ impl Expiry {
             from = 0;
         }
         for &(complete_us, invoke_us) in &session.acked[from..] {
-            if floor_us.is_some_and(|b| invoke_us <= b) {
+            if idx
+                .restart_losing_span(invoke_us, Some(complete_us), horizon_us)
+                .is_some()
+            {
                 continue;
             }
             if complete_us >= end_us {
@@ -133,7 +141,7 @@ impl Expiry {
         until_us: u64,
     ) -> bool {
         start.write.is_acked()
-            && self.alive_until_us(idx, start) > until_us.saturating_add(EXPIRY_SLACK_US)
+            && self.alive_until_us(idx, start, until_us) > until_us.saturating_add(EXPIRY_SLACK_US)
     }
 
     /// The latest instant in `[0, until_us]` at which session `session_no` had certainly

@@ -158,16 +158,40 @@ pub(crate) struct Index<'a> {
     pub remembers_by_text: BTreeMap<&'a UserKey, BTreeMap<&'a str, Vec<usize>>>,
     pub recalls: Vec<Recall<'a>>,
     pub timings: Vec<Timing>,
-    /// Epoch boundaries, sorted.
-    pub epochs_us: Vec<u64>,
+    /// Per Redis restart, by time: when it happened, and the instant before which every
+    /// applied write survived it, by what Redis kept and what the store promises.
+    pub restarts: Vec<RestartBound>,
+}
+
+/// One restart as the checker weighs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RestartBound {
+    pub at_us: u64,
+    /// The writes applied from this instant until the crash may be gone: the durable
+    /// point the world observed, or the store's weaker promise. `None`: none may be.
+    pub lost_from_us: Option<u64>,
 }
 
 impl<'a> Index<'a> {
     pub fn build(history: &'a History, policy: Policy) -> Self {
         let mut ops: Vec<&Op> = history.ops.iter().collect();
         ops.sort_by_key(|op| (op.index, op.invoke_us, op.client));
-        let mut epochs_us: Vec<u64> = history.epochs.iter().map(|e| e.at_us).collect();
-        epochs_us.sort_unstable();
+        let mut restarts: Vec<RestartBound> = history
+            .restarts
+            .iter()
+            .map(|r| {
+                let promised = policy.durability.may_lose_from_us(r.at_us);
+                let lost_from_us = match (r.lost_from_us(), promised) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                RestartBound {
+                    at_us: r.at_us,
+                    lost_from_us,
+                }
+            })
+            .collect();
+        restarts.sort_unstable_by_key(|r| (r.at_us, r.lost_from_us));
         let mut idx = Index {
             policy,
             appends: Vec::new(),
@@ -181,7 +205,7 @@ impl<'a> Index<'a> {
             remembers_by_text: BTreeMap::new(),
             recalls: Vec::new(),
             timings: Vec::new(),
-            epochs_us,
+            restarts,
         };
         for op in ops {
             idx.add(op);
@@ -346,17 +370,30 @@ impl<'a> Index<'a> {
             .map(|&p| &self.remembers[p])
     }
 
-    /// The first epoch boundary in `[from_us, to_us]`.
-    pub fn epoch_within(&self, from_us: u64, to_us: u64) -> Option<u64> {
-        // Boundaries are sorted: the first at or after `from_us` is the only candidate.
-        let at = self.epochs_us.partition_point(|&b| b < from_us);
-        self.epochs_us.get(at).copied().filter(|&b| b <= to_us)
+    /// The first restart by `until_us` that may have lost `write`: the write may have
+    /// been applied between the restart's `lost_from_us` and its crash (it was invoked by
+    /// the crash and, if acked, completed at or after `lost_from_us`).
+    pub fn restart_losing(&self, write: &Write, until_us: u64) -> Option<u64> {
+        self.restart_losing_span(write.invoke_us, write.acked_by_us(), until_us)
     }
 
-    /// The last epoch boundary strictly before `us`.
-    pub fn epoch_before(&self, us: u64) -> Option<u64> {
-        let at = self.epochs_us.partition_point(|&b| b < us);
-        at.checked_sub(1).map(|i| self.epochs_us[i])
+    /// [`Self::restart_losing`] of a write invoked at `invoke_us` and, when acked,
+    /// completed at `acked_us`.
+    pub fn restart_losing_span(
+        &self,
+        invoke_us: u64,
+        acked_us: Option<u64>,
+        until_us: u64,
+    ) -> Option<u64> {
+        let from = self.restarts.partition_point(|r| r.at_us < invoke_us);
+        self.restarts[from..]
+            .iter()
+            .take_while(|r| r.at_us <= until_us)
+            .find(|r| {
+                r.lost_from_us
+                    .is_some_and(|from_us| !acked_us.is_some_and(|c| c < from_us))
+            })
+            .map(|r| r.at_us)
     }
 
     /// The sliding TTL in microseconds, if the policy expires sessions.

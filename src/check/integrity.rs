@@ -1,5 +1,5 @@
 //! Is what a read returned what was written, once, to this session: `duplicate`,
-//! `corrupt`, `leak`. These hold across epochs and whatever the timing.
+//! `corrupt`, `leak`. These hold across restarts and whatever the timing.
 //!
 //! Rules, per successful read R of session s:
 //! - `leak`: an entry whose id was appended, but never to s.

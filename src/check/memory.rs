@@ -7,8 +7,9 @@
 //!   of distinct memories of u with that text (remembered by t1, whatever the outcome),
 //!   and when Q cannot have been filled by other texts that tie with an exact match (Q
 //!   has fewer than `k` entries, or all its entries have the query's text): an embedder
-//!   may score a different text as high as the exact one. A `remember` followed by an
-//!   epoch boundary within `[invoke, t1]` yields `expected-loss` info instead.
+//!   may score a different text as high as the exact one. A `remember` that a Redis
+//!   restart within `[invoke, t1]` may have lost (see `presence`) yields `expected-loss`
+//!   info instead.
 //!   Memories never expire (the policy's TTL is about sessions).
 //! - `leak`: an entry whose id was remembered, but never for u. `corrupt`: an entry whose
 //!   id was never remembered, or whose text matches no `remember` of that id for u.
@@ -78,12 +79,12 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
         if !unique || returned {
             continue;
         }
-        if let Some(epoch_at_us) = idx.epoch_within(r.write.invoke_us, recall.complete_us) {
+        if let Some(restart_at_us) = idx.restart_losing(&r.write, recall.complete_us) {
             verdict.info.push(Info::ExpectedLoss {
                 subject: subject(),
                 op_indexes: vec![r.write.op.min(recall.op), r.write.op.max(recall.op)],
                 message_ids: vec![r.memory.id.clone()],
-                epoch_at_us,
+                restart_at_us,
             });
             continue;
         }

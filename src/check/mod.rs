@@ -93,13 +93,14 @@ impl Violation {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Info {
-    /// Acked data missing from a read after a fault the declared durability does not
-    /// survive: expected, not a violation.
+    /// Acked data missing from a read after a Redis restart that may have lost it (it
+    /// was applied after the restart's durable point, or the store promised no more):
+    /// expected, not a violation.
     ExpectedLoss {
         subject: Subject,
         op_indexes: Vec<usize>,
         message_ids: Vec<String>,
-        epoch_at_us: u64,
+        restart_at_us: u64,
     },
     /// A message whose append reported a definite failure shows up in a read: the store
     /// misclassified an error. DESIGN has no class for it, so it is treated like an

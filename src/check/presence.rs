@@ -1,11 +1,13 @@
 //! Is what should be there there, and is what should be gone gone: `lost`,
-//! `premature-expiry`, `zombie`, `truncation`, and `expected-loss` info across epochs.
+//! `premature-expiry`, `zombie`, `truncation`, and `expected-loss` info across restarts.
 //!
 //! Rules, per successful read R = `context(s, limit)` invoked at t0, completed at t1:
 //! - A message m is *judged missing* only if its append is the sole append of its id,
-//!   acked, completed before t0, not followed by an epoch boundary within
-//!   `[m.invoke, t1]` (that is `expected-loss` info), and the session was certainly alive
-//!   from m's application through `t1 + EXPIRY_SLACK_US` (acked appends only).
+//!   acked, completed before t0, kept by every Redis restart within `[m.invoke, t1]`
+//!   (completed before the restart's durable point, or the store's weaker promise;
+//!   otherwise it is `expected-loss` info), and the session was certainly alive from m's
+//!   application through `t1 + EXPIRY_SLACK_US` (acked appends only, each kept by the
+//!   restarts up to then).
 //! - m is then `lost` if R holds fewer than `limit` entries that are not certainly older
 //!   than m (an entry is certainly older when its acked append completed before m was
 //!   invoked; unknown ids count as newer), and m cannot have been trimmed by
@@ -330,8 +332,8 @@ fn classify_missing<'i, 'a>(
         return;
     }
     // Not excused by the window or trimming: `check_missing` stops before those.
-    if let Some(b) = idx.epoch_within(m.write.invoke_us, read.complete_us) {
-        missing.expected.entry(b).or_default().push(m);
+    if let Some(restart_at_us) = idx.restart_losing(&m.write, read.complete_us) {
+        missing.expected.entry(restart_at_us).or_default().push(m);
         return;
     }
     if !expiry.certainly_alive_through(idx, m, read.complete_us) {
@@ -352,7 +354,7 @@ fn ops_and_ids(read: &Read<'_>, appends: &[&Append<'_>]) -> (Vec<usize>, Vec<Str
 }
 
 fn report_expected(read: &Read<'_>, missing: &Missing<'_, '_>, verdict: &mut Verdict) {
-    for (&epoch_at_us, appends) in &missing.expected {
+    for (&restart_at_us, appends) in &missing.expected {
         let (mut op_indexes, mut message_ids) = ops_and_ids(read, appends);
         op_indexes.sort_unstable();
         message_ids.sort();
@@ -360,7 +362,7 @@ fn report_expected(read: &Read<'_>, missing: &Missing<'_, '_>, verdict: &mut Ver
             subject: subject(read),
             op_indexes,
             message_ids,
-            epoch_at_us,
+            restart_at_us,
         });
     }
 }

@@ -4,7 +4,8 @@
 use super::*;
 use crate::contract::{Durability, Policy, TtlPolicy};
 use crate::domain::{Memory, Message, Role, SessionKey, UserKey};
-use crate::history::{History, OpKind, OpValue, Outcome};
+use crate::domain::Persistence;
+use crate::history::{History, Kept, OpKind, OpValue, Outcome, Restart};
 
 const MS: u64 = 1000;
 
@@ -40,7 +41,7 @@ fn plain() -> Policy {
         messages_max: None,
         keep_first: false,
         ttl: TtlPolicy::None,
-        durability: Durability::AofAlways,
+        durability: Durability::AsRedis,
     }
 }
 
@@ -179,31 +180,65 @@ fn lost_within_messages_max_but_trimmed_older_is_fine() {
     assert_eq!(v.violations[0].message_ids, vec!["m2".to_string()]);
 }
 
-// ---------------------------------------------------------------- epochs
+// ---------------------------------------------------------------- restarts
+
+fn restart(at_ms: u64, persistence: Persistence, kept: Kept) -> Restart {
+    Restart {
+        at_us: at_ms * MS,
+        persistence,
+        kept,
+    }
+}
+
+fn wiped(at_ms: u64) -> Restart {
+    restart(at_ms, Persistence::None, Kept::Nothing)
+}
+
+fn synced(at_ms: u64, fsync_ms: u64) -> Restart {
+    let kept = Kept::AppliedBefore {
+        before_us: fsync_ms * MS,
+        observed: true,
+    };
+    restart(at_ms, Persistence::AofEverysec, kept)
+}
+
+/// The read's expected-loss info, as (restart, message ids).
+fn expected_losses(v: &Verdict) -> Vec<(u64, Vec<String>)> {
+    v.info
+        .iter()
+        .filter_map(|info| match info {
+            Info::ExpectedLoss {
+                restart_at_us,
+                message_ids,
+                ..
+            } => Some((*restart_at_us, message_ids.clone())),
+            _ => None,
+        })
+        .collect()
+}
 
 #[test]
-fn epoch_boundary_turns_loss_into_expected_loss() {
+fn restart_without_persistence_turns_loss_into_expected_loss() {
     let s = sk("a");
     let mut h = History::new();
     appends(&mut h, &s, &["m1", "m2"], 0);
     read(&mut h, &s, 10, 100, &[]);
     assert_eq!(classes(&h, plain()), vec![ViolationClass::Lost]);
-    h.push_epoch(50 * MS, "redis restart, no persistence");
+    h.push_restart(wiped(50));
     let v = check(&h, &plain());
     assert!(v.is_pass(), "{:#?}", v.violations);
-    assert!(matches!(
-        &v.info[..],
-        [Info::ExpectedLoss { message_ids, epoch_at_us, .. }]
-            if message_ids == &["m1", "m2"] && *epoch_at_us == 50 * MS
-    ));
+    assert_eq!(
+        expected_losses(&v),
+        vec![(50 * MS, vec!["m1".into(), "m2".into()])]
+    );
 }
 
 #[test]
-fn epoch_does_not_excuse_messages_appended_after_it() {
+fn restart_does_not_excuse_messages_appended_after_it() {
     let s = sk("a");
     let mut h = History::new();
     appends(&mut h, &s, &["m1"], 0);
-    h.push_epoch(50 * MS, "redis restart");
+    h.push_restart(wiped(50));
     appends(&mut h, &s, &["m2", "m3"], 60);
     read(&mut h, &s, 10, 200, &["m3"]);
     let v = check(&h, &plain());
@@ -213,13 +248,130 @@ fn epoch_does_not_excuse_messages_appended_after_it() {
 }
 
 #[test]
-fn epoch_still_checks_order() {
+fn restart_still_checks_order() {
     let s = sk("a");
     let mut h = History::new();
     appends(&mut h, &s, &["m1", "m2"], 0);
-    h.push_epoch(50 * MS, "redis restart");
+    h.push_restart(wiped(50));
     read(&mut h, &s, 10, 100, &["m2", "m1"]);
     assert_eq!(classes(&h, plain()), vec![ViolationClass::Reorder]);
+}
+
+/// m1 acked at 10 ms, m2 acked at 30 ms; Redis restarts at 200 ms; a read at 300 ms.
+fn restart_history(restart: Restart, seen: &[&str]) -> History {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    h.push_restart(restart);
+    read(&mut h, &s, 10, 300, seen);
+    h
+}
+
+#[test]
+fn everysec_keeps_what_was_acked_before_the_last_fsync() {
+    // The fsync at 30 ms: m1 (acked at 10 ms) is on disk, m2 (acked at exactly 30 ms)
+    // may have been applied after it.
+    let h = restart_history(synced(200, 30), &[]);
+    let v = check(&h, &plain());
+    assert_eq!(v.classes(), vec![ViolationClass::Lost]);
+    assert_eq!(v.violations[0].message_ids, vec!["m1".to_string()]);
+    assert_eq!(expected_losses(&v), vec![(200 * MS, vec!["m2".into()])]);
+    // One microsecond later, m2 was certainly applied before the fsync too.
+    let mut h = restart_history(synced(200, 30), &[]);
+    let Kept::AppliedBefore { before_us, .. } = &mut h.restarts[0].kept else {
+        unreachable!()
+    };
+    *before_us += 1;
+    let v = check(&h, &plain());
+    assert_eq!(v.violations.len(), 1);
+    assert_eq!(
+        v.violations[0].message_ids,
+        vec!["m1".to_string(), "m2".to_string()]
+    );
+    // What the fsync kept and the read shows passes.
+    assert_pass(&restart_history(synced(200, 30), &["m1"]), plain());
+}
+
+#[test]
+fn aof_always_keeps_every_acked_write() {
+    let everything = restart(200, Persistence::AofAlways, Kept::Everything);
+    let v = check(&restart_history(everything, &["m1"]), &plain());
+    assert_eq!(v.classes(), vec![ViolationClass::Lost]);
+    assert_eq!(v.violations[0].message_ids, vec!["m2".to_string()]);
+    assert!(expected_losses(&v).is_empty());
+    assert_pass(&restart_history(everything, &["m1", "m2"]), plain());
+}
+
+#[test]
+fn a_restart_after_the_read_excuses_nothing() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    read(&mut h, &s, 10, 100, &[]);
+    h.push_restart(wiped(200));
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Lost]);
+}
+
+#[test]
+fn a_weaker_promise_excuses_more_never_less() {
+    let everything = restart(200, Persistence::AofAlways, Kept::Everything);
+    let volatile = Policy {
+        durability: Durability::Volatile,
+        ..plain()
+    };
+    assert_pass(&restart_history(everything, &[]), volatile);
+    // `AofEverysec` promises what was acked 2 s before the restart: at 200 ms, nothing.
+    let everysec = Policy {
+        durability: Durability::AofEverysec,
+        ..plain()
+    };
+    assert_pass(&restart_history(everything, &[]), everysec);
+    let late = restart(2_030, Persistence::AofAlways, Kept::Everything);
+    let v = check(&restart_history(late, &["m2"]), &everysec);
+    assert_eq!(v.violations[0].message_ids, vec!["m1".to_string()]);
+    // A promise never strengthens what Redis lost.
+    assert_pass(&restart_history(wiped(200), &[]), plain());
+}
+
+#[test]
+fn the_documented_everysec_bound_keeps_what_is_two_seconds_old() {
+    let r = Restart::documented(3_000 * MS, Persistence::AofEverysec);
+    assert_eq!(r.lost_from_us(), Some(1_000 * MS));
+    assert_eq!(
+        Restart::documented(3_000 * MS, Persistence::None).lost_from_us(),
+        Some(0)
+    );
+    assert_eq!(
+        Restart::documented(3_000 * MS, Persistence::AofAlways).lost_from_us(),
+        None
+    );
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    appends(&mut h, &s, &["m2"], 2_500);
+    h.push_restart(r);
+    read(&mut h, &s, 10, 3_100, &[]);
+    let v = check(&h, &plain());
+    assert_eq!(v.violations[0].message_ids, vec!["m1".to_string()]);
+    assert_eq!(expected_losses(&v), vec![(3_000 * MS, vec!["m2".into()])]);
+}
+
+#[test]
+fn a_ttl_refresh_a_restart_lost_keeps_nothing_alive() {
+    // TTL 5 s. m1 acked at 10 ms; m2 at 4.01 s refreshes the session until 9 s, so a
+    // read at 6.5 s must see both. A restart at 6 s whose fsync ran at 3 s keeps m1 but
+    // may lose m2 and its refresh: m1 may then have expired at 5 s.
+    let s = sk("a");
+    let ttl = with_ttl(5_000);
+    let mut h = History::new();
+    h.push_acked_append(1, &s, msg("m1", 0), 0, 10 * MS);
+    h.push_acked_append(1, &s, msg("m2", 1), 4_000 * MS, 4_010 * MS);
+    read(&mut h, &s, 10, 6_500, &[]);
+    assert_eq!(classes(&h, ttl), vec![ViolationClass::PrematureExpiry]);
+    h.push_restart(synced(6_000, 3_000));
+    let v = check(&h, &ttl);
+    assert!(v.is_pass(), "{:#?}", v.violations);
+    assert_eq!(expected_losses(&v), vec![(6_000 * MS, vec!["m2".into()])]);
 }
 
 // ---------------------------------------------------------------- duplicate
@@ -669,7 +821,7 @@ fn busy_history() -> History {
     h.push_append(1, &s1, msg("m4", 3), 70 * MS, Some(80 * MS), unknown());
     read(&mut h, &s1, 10, 100, &["m3", "m2", "x1"]);
     read(&mut h, &s2, 10, 100, &["x1", "x1"]);
-    h.push_epoch(150 * MS, "restart");
+    h.push_restart(wiped(150));
     read(&mut h, &s2, 10, 200, &[]);
     h
 }
@@ -689,7 +841,7 @@ fn verdict_independent_of_op_insertion_order() {
     );
     let mut reversed = h.clone();
     reversed.ops.reverse();
-    reversed.epochs.reverse();
+    reversed.restarts.reverse();
     let mut rotated = h.clone();
     rotated.ops.rotate_left(4);
     for other in [reversed, rotated] {
@@ -725,16 +877,31 @@ mod generated {
     enum Event {
         Apply(Message),
         Observe { op: usize, limit: usize },
-        Wipe,
+        /// Redis restarts and comes back without what was applied from `lost_from_us` on.
+        Restart { lost_from_us: Option<u64> },
     }
 
     struct Model {
         policy: Policy,
         list: Vec<Message>,
         expire_at_us: u64,
+        /// The state after each apply: what a restart recovers.
+        applied: Vec<(u64, Vec<Message>, u64)>,
     }
 
     impl Model {
+        fn restart(&mut self, now_us: u64, lost_from_us: Option<u64>) {
+            let Some(lost_from_us) = lost_from_us else {
+                return;
+            };
+            let kept = self.applied.partition_point(|(at_us, ..)| *at_us < lost_from_us);
+            (self.list, self.expire_at_us) = match kept.checked_sub(1) {
+                Some(i) => (self.applied[i].1.clone(), self.applied[i].2),
+                None => (Vec::new(), u64::MAX),
+            };
+            self.tick(now_us);
+        }
+
         fn tick(&mut self, now_us: u64) {
             if self.expire_at_us <= now_us {
                 self.list.clear();
@@ -753,6 +920,8 @@ mod generated {
             if let TtlPolicy::Sliding { ttl_ms } = self.policy.ttl {
                 self.expire_at_us = now_us + ttl_ms * MS;
             }
+            self.applied
+                .push((now_us, self.list.clone(), self.expire_at_us));
         }
 
         fn observe(&self, limit: usize) -> Vec<Message> {
@@ -769,7 +938,34 @@ mod generated {
         }
     }
 
+    /// A restart's fact: no persistence, an fsync up to 1.5 s before, or every write.
+    fn restart_fact(rng: &mut ChaCha8Rng, at_us: u64) -> Restart {
+        let (persistence, kept) = match rng.random_range(0..3) {
+            0 => (Persistence::None, Kept::Nothing),
+            1 => {
+                let before_us = at_us.saturating_sub(rng.random_range(0..1_500) * MS);
+                let kept = Kept::AppliedBefore {
+                    before_us,
+                    observed: true,
+                };
+                (Persistence::AofEverysec, kept)
+            }
+            _ => (Persistence::AofAlways, Kept::Everything),
+        };
+        Restart {
+            at_us,
+            persistence,
+            kept,
+        }
+    }
+
+    /// A run of a correct store; with `amnesiac`, every restart wipes the store whatever
+    /// Redis kept (a store that loses history older than the durable point).
     fn run(seed: u64, policy: Policy) -> History {
+        run_with(seed, policy, false)
+    }
+
+    fn run_with(seed: u64, policy: Policy, amnesiac: bool) -> History {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let s = sk("gen");
         let mut h = History::new();
@@ -806,10 +1002,17 @@ mod generated {
                     events.push((apply_us, order, Event::Observe { op, limit }));
                 }
             }
-            if policy.durability == Durability::Volatile && rng.random_range(0..40) == 0 {
-                let wipe_us = t_us + rng.random_range(0..100) * MS;
-                h.push_epoch(wipe_us, "restart");
-                events.push((wipe_us, usize::MAX, Event::Wipe));
+            if rng.random_range(0..40) == 0 {
+                let at_us = t_us + rng.random_range(0..100) * MS;
+                let fact = restart_fact(&mut rng, at_us);
+                h.push_restart(fact);
+                let promised = policy.durability.may_lose_from_us(at_us);
+                let lost_from_us = match (amnesiac, fact.lost_from_us(), promised) {
+                    (true, ..) => Some(0),
+                    (false, Some(a), Some(b)) => Some(a.min(b)),
+                    (false, a, b) => a.or(b),
+                };
+                events.push((at_us, usize::MAX, Event::Restart { lost_from_us }));
             }
         }
         events.sort_by_key(|(at_us, order, _)| (*at_us, *order));
@@ -817,12 +1020,13 @@ mod generated {
             policy,
             list: Vec::new(),
             expire_at_us: u64::MAX,
+            applied: Vec::new(),
         };
         for (at_us, _, event) in events {
             model.tick(at_us);
             match event {
                 Event::Apply(m) => model.apply(at_us, m),
-                Event::Wipe => model.list.clear(),
+                Event::Restart { lost_from_us } => model.restart(at_us, lost_from_us),
                 Event::Observe { op, limit } => {
                     let seen = model.observe(limit);
                     let read = h.ops.iter_mut().find(|o| o.index == op).unwrap();
@@ -890,5 +1094,25 @@ mod generated {
             caught += usize::from(!check(&h, &policy).is_pass());
         }
         assert!(caught > 25, "caught only {caught} of 50");
+    }
+
+    #[test]
+    fn losing_history_older_than_the_durable_point_is_caught() {
+        // The amnesiac store wipes at every restart. Where Redis kept data and the store
+        // promised to keep it, that is a violation the checker must find.
+        let policy = plain();
+        let (mut restarted, mut caught) = (0, 0);
+        for seed in 0..300 {
+            let h = run_with(seed, policy, true);
+            let loses = h.restarts.iter().any(|r| r.lost_from_us() != Some(0));
+            restarted += usize::from(loses);
+            caught += usize::from(!check(&h, &policy).is_pass());
+            assert!(loses || check(&h, &policy).is_pass(), "seed {seed}");
+        }
+        assert!(restarted > 50, "only {restarted} runs restart with persistence");
+        assert!(
+            caught * 2 > restarted,
+            "caught {caught} of {restarted} amnesiac runs"
+        );
     }
 }

@@ -28,6 +28,18 @@ pub struct Aof {
     rewrite_len_min: usize,
 }
 
+/// What a crash at this moment would keep of the writes applied so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durable {
+    /// Nothing (no persistence).
+    Nothing,
+    /// The writes applied before the last fsync, which ran at `at_ms` of the node's clock
+    /// (writes of that same millisecond may be on either side of it).
+    SyncedAt { at_ms: u64 },
+    /// Every applied write (fsync after each).
+    Everything,
+}
+
 /// The second between `everysec` flushes.
 pub const EVERYSEC_INTERVAL_MS: u64 = 1_000;
 
@@ -85,6 +97,17 @@ impl Aof {
         match self.mode {
             Persistence::None => (vec![Db::default(); self.snapshot.len()], Vec::new()),
             _ => (self.snapshot.clone(), self.log.clone()),
+        }
+    }
+
+    /// What a crash now would keep: the durable point.
+    pub fn durable(&self) -> Durable {
+        match self.mode {
+            Persistence::None => Durable::Nothing,
+            Persistence::AofEverysec => Durable::SyncedAt {
+                at_ms: self.synced_at_ms,
+            },
+            Persistence::AofAlways => Durable::Everything,
         }
     }
 

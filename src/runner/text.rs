@@ -53,7 +53,7 @@ pub fn verdict_text(verdict: &Verdict) -> String {
     lines.join("\n")
 }
 
-/// Information lines, one per subject and epoch: many reads report the same expected
+/// Information lines, one per subject and restart: many reads report the same expected
 /// losses, so their message ids are merged.
 fn info_lines(verdict: &Verdict) -> Vec<String> {
     use std::collections::{BTreeMap, BTreeSet};
@@ -64,11 +64,11 @@ fn info_lines(verdict: &Verdict) -> Vec<String> {
             Info::ExpectedLoss {
                 subject,
                 message_ids,
-                epoch_at_us,
+                restart_at_us,
                 ..
             } => {
                 let entry = losses
-                    .entry((subject_text(subject), *epoch_at_us))
+                    .entry((subject_text(subject), *restart_at_us))
                     .or_default();
                 entry.0 += 1;
                 entry.1.extend(message_ids.iter().map(String::as_str));
@@ -84,10 +84,10 @@ fn info_lines(verdict: &Verdict) -> Vec<String> {
             }
         }
     }
-    for ((subject, epoch_at_us), (reads, ids)) in losses {
+    for ((subject, restart_at_us), (reads, ids)) in losses {
         let ids: Vec<&str> = ids.into_iter().collect();
         lines.push(format!(
-            "  info: expected loss on {subject} across the epoch at {epoch_at_us}us ({reads} reads): {}",
+            "  info: expected loss on {subject} across the restart at {restart_at_us}us ({reads} reads): {}",
             ids.join(" ")
         ));
     }

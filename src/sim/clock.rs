@@ -30,6 +30,12 @@ impl WorldClock {
         WORLD_EPOCH_UNIX_MS + self.start.elapsed().as_millis() as u64
     }
 
+    /// The first virtual microsecond of unix millisecond `unix_ms` as an unskewed host
+    /// reads it (0 for instants before the world started).
+    pub fn us_of_unix_ms(unix_ms: u64) -> u64 {
+        unix_ms.saturating_sub(WORLD_EPOCH_UNIX_MS).saturating_mul(1_000)
+    }
+
     /// The tokio instant `at_us` virtual microseconds after the start.
     pub fn instant_at_us(&self, at_us: u64) -> Instant {
         self.start + Duration::from_micros(at_us)

@@ -83,13 +83,12 @@ impl Recorder {
         op.outcome = outcome;
     }
 
-    /// Record an epoch boundary (a fault the store's durability does not survive).
-    pub fn epoch(&self, reason: &str) {
-        let at_us = self.clock.now_us();
+    /// Record a Redis restart the world observed.
+    pub fn restart(&self, restart: crate::history::Restart) {
         self.history
             .lock()
             .expect("never poisoned")
-            .push_epoch(at_us, reason);
+            .push_restart(restart);
     }
 
     /// The history so far, moved out: the world has ended and records nothing more.

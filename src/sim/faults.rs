@@ -1,6 +1,8 @@
 //! Carrying out the plan's fault schedule on the world at virtual times.
 
-use crate::contract::Durability;
+use crate::history::{Kept, Restart};
+use crate::model::persistence::Durable;
+use crate::sim::clock::WorldClock;
 use crate::plan::{Fault, FaultKind};
 use crate::sim::world::World;
 use std::sync::Arc;
@@ -99,20 +101,52 @@ async fn client_crash(world: &World, client: u32, restart_ms: u64, note: &impl F
 }
 
 async fn redis_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
-    world.redis.crash();
-    let closed: usize = world.links.iter().map(|link| link.reset_all()).sum();
-    let persistence = world.plan.persistence;
-    note(format!(
-        "redis crashed ({closed} connections closed, persistence {persistence:?})"
-    ));
-    if world.policy().durability != Durability::AofAlways {
-        world
-            .recorder
-            .epoch(&format!("redis restart (persistence {persistence:?})"));
+    // Only the crash that takes the process down is a restart; an overlapping window
+    // keeps it down longer and nothing is applied in between.
+    if world.redis.crash() {
+        let closed: usize = world.links.iter().map(|link| link.reset_all()).sum();
+        let restart = observed_restart(world);
+        note(format!(
+            "redis crashed ({closed} connections closed, persistence {:?}, kept {})",
+            restart.persistence,
+            kept_text(restart.kept)
+        ));
+        world.recorder.restart(restart);
     }
     world.clock.sleep_until_ms(restart_ms).await;
     if world.redis.restart() {
         let keys: usize = world.redis.model.node().dbs.iter().map(|db| db.len()).sum();
         note(format!("redis restarted with {keys} keys recovered"));
+    }
+}
+
+/// The fact of a crash now: when, with which persistence, and what the model's log has on
+/// disk at this instant (its durable point).
+fn observed_restart(world: &World) -> Restart {
+    let node = world.redis.model.node();
+    let kept = match node.aof.durable() {
+        Durable::Nothing => Kept::Nothing,
+        Durable::SyncedAt { at_ms } => Kept::AppliedBefore {
+            // The fsync ran somewhere in that millisecond: what was applied before its
+            // first microsecond is certainly on disk.
+            before_us: WorldClock::us_of_unix_ms(at_ms),
+            observed: true,
+        },
+        Durable::Everything => Kept::Everything,
+    };
+    Restart {
+        at_us: world.clock.now_us(),
+        persistence: node.aof.mode(),
+        kept,
+    }
+}
+
+fn kept_text(kept: Kept) -> String {
+    match kept {
+        Kept::Nothing => "nothing".into(),
+        Kept::AppliedBefore { before_us, .. } => {
+            format!("writes applied before {before_us}us (the last fsync)")
+        }
+        Kept::Everything => "every applied write".into(),
     }
 }

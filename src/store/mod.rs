@@ -132,6 +132,10 @@ fn build(name: &str, context: StoreContext) -> std::sync::Arc<dyn MemoryStore> {
         )),
         "key-scheme-v2" => Arc::new(key_scheme_v2::build(connector, config, key_scheme)),
         "test-hang" => Arc::new(testing::HangStore::new(reference(connector), seed)),
+        "test-amnesiac" => Arc::new(testing::AmnesiacStore::new(
+            reference(connector.clone()),
+            connector,
+        )),
         "test-nondeterministic" => {
             Arc::new(testing::NondeterministicStore::new(reference(connector)))
         }

@@ -330,7 +330,7 @@ impl MemoryStore for RedisChatStore {
             ttl: TtlPolicy::Sliding {
                 ttl_ms: self.config.ttl_ms,
             },
-            durability: Durability::Volatile,
+            durability: Durability::AsRedis,
         }
     }
 }

@@ -1,13 +1,17 @@
 //! Stores that misbehave on purpose to test amnesia itself, not a memory layer: they are
 //! accepted by name but never listed (see [`TEST_STORE_NAMES`]).
 
+use crate::connect::Connector;
 use crate::store::{MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError};
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Hidden store names: `test-hang` blocks its thread for good on [`HANG_SEED`];
-/// `test-nondeterministic` changes its timing on every build, so no seed replays.
+/// `test-nondeterministic` changes its timing on every build, so no seed replays;
+/// `test-amnesiac` flushes Redis whenever it sees a restarted server, losing history that
+/// Redis's persistence kept.
 #[doc(hidden)]
-pub const TEST_STORE_NAMES: &[&str] = &["test-hang", "test-nondeterministic"];
+pub const TEST_STORE_NAMES: &[&str] = &["test-hang", "test-nondeterministic", "test-amnesiac"];
 
 /// The seed on which `test-hang` blocks.
 #[doc(hidden)]
@@ -80,6 +84,66 @@ impl NondeterministicStore {
 impl MemoryStore for NondeterministicStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         tokio::time::sleep(std::time::Duration::from_millis(self.delay_ms)).await;
+        self.inner.append(session, msg).await
+    }
+
+    async fn context(
+        &self,
+        session: &SessionKey,
+        limit: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        self.inner.context(session, limit).await
+    }
+
+    fn policy(&self) -> Policy {
+        self.inner.policy()
+    }
+}
+
+/// The reference store that treats a restarted Redis (a new `run_id` in `INFO server`) as
+/// a cold cache and runs `FLUSHDB` before its next append: it declares that it keeps what
+/// Redis keeps, and loses acknowledged history older than any durable point.
+#[doc(hidden)]
+pub struct AmnesiacStore {
+    inner: RedisChatStore,
+    connector: Arc<Connector>,
+    /// The `run_id` this process last saw.
+    run_id: Mutex<Option<String>>,
+}
+
+impl AmnesiacStore {
+    pub fn new(inner: RedisChatStore, connector: Arc<Connector>) -> Self {
+        Self {
+            inner,
+            connector,
+            run_id: Mutex::new(None),
+        }
+    }
+
+    async fn forget_if_restarted(&self) -> Result<(), StoreError> {
+        let info: String = self
+            .connector
+            .run(|mut c| async move { redis::cmd("INFO").arg("server").query_async(&mut c).await })
+            .await?;
+        let run_id = info
+            .lines()
+            .find_map(|line| line.strip_prefix("run_id:"))
+            .unwrap_or_default()
+            .to_string();
+        let previous = self.run_id.lock().expect("never poisoned").replace(run_id.clone());
+        if previous.is_some_and(|previous| previous != run_id) {
+            self.connector
+                .run(|mut c| async move { redis::cmd("FLUSHDB").query_async::<()>(&mut c).await })
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryStore for AmnesiacStore {
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
+        self.forget_if_restarted().await?;
         self.inner.append(session, msg).await
     }
 

@@ -9,8 +9,11 @@ use bytes::Bytes;
 pub fn info(ctx: &mut Ctx, _args: &[Bytes]) -> CmdResult {
     let stats = &ctx.node.stats;
     let keys: usize = ctx.node.dbs.iter().map(|db| db.len()).sum();
+    // Redis draws a random 40-hex-digit id per process start; here it counts starts, so
+    // a store can tell a restarted server (as with Redis) and every run stays the same.
+    let run_id = format!("{:040x}", stats.restarts + 1);
     let text = format!(
-        "# Server\r\nredis_version:{REDIS_VERSION}\r\nredis_mode:standalone\r\namnesia_model:1\r\n\r\n\
+        "# Server\r\nredis_version:{REDIS_VERSION}\r\nredis_mode:standalone\r\nrun_id:{run_id}\r\namnesia_model:1\r\n\r\n\
          # Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\nexpired_keys:{}\r\n\r\n\
          # Keyspace\r\nkeys:{keys}\r\n",
         stats.connections_received, stats.commands_processed, stats.expired_keys,

@@ -33,7 +33,7 @@ pub(crate) fn reference_policy(config: &ChatStoreConfig) -> Policy {
         ttl: TtlPolicy::Sliding {
             ttl_ms: config.ttl_ms,
         },
-        durability: Durability::Volatile,
+        durability: Durability::AsRedis,
     }
 }
 
