@@ -26,7 +26,7 @@ use amnesia::runner::{run_plan, run_seed, sweep, EngineKind, SeedRange, SweepCon
 use amnesia::sim::clock::WORLD_EPOCH_UNIX_MS;
 use amnesia::sim::event::EventEngine;
 use amnesia::sim::{Engine, RUN_GRACE_MS};
-use amnesia::store::{self, MemoryStore, StoreContext};
+use amnesia::store::{MemoryStore, StoreContext};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -37,6 +37,11 @@ use std::time::{Duration, Instant};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const STORE: &str = "reference";
+
+/// The store every section measures.
+fn store() -> amnesia::Store {
+    amnesia::Store::named(STORE).expect("built in")
+}
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -92,14 +97,14 @@ fn percentile(sorted: &[u64], p: usize) -> u64 {
 fn seeds(count: u64) {
     let scenario = ScenarioConfig::standard();
     for seed in 0..20 {
-        run_seed(seed, &scenario, STORE, EngineKind::Event).expect("known store");
+        run_seed(seed, &scenario, &store(), EngineKind::Event);
     }
     let mut wall_us = Vec::new();
     let (mut virtual_ms, mut ops, mut failed) = (0u64, 0usize, 0usize);
     let started = Instant::now();
     for seed in 0..count {
         let one = Instant::now();
-        let report = run_seed(seed, &scenario, STORE, EngineKind::Event).expect("known store");
+        let report = run_seed(seed, &scenario, &store(), EngineKind::Event);
         wall_us.push(one.elapsed().as_micros() as u64);
         virtual_ms += report.end_virtual_ms();
         ops += report.history.ops.len();
@@ -128,7 +133,7 @@ fn seeds(count: u64) {
 /// Where a seed's wall time goes: the same steps as `run_seed`, each timed apart.
 fn phases(count: u64) {
     let scenario = ScenarioConfig::standard();
-    let factory = store::factory(STORE).expect("known store");
+    let factory = store().factory().clone();
     let mut totals_us = [0u128; 5];
     let started = Instant::now();
     for seed in 0..count {
@@ -194,7 +199,7 @@ fn sweep_config(count: u64, jobs: usize) -> SweepConfig {
             start: 0,
             end: count,
         },
-        STORE,
+        store(),
     );
     config.jobs = jobs;
     config
@@ -324,11 +329,11 @@ fn growth_table(growth: Growth, name: &str) {
     println!("| target ops | turns | sessions | ops/seed | virtual s | seeds | ms/seed | µs/op |");
     for (ops, seeds) in [(100usize, 200u64), (1_000, 40), (10_000, 6)] {
         let scenario = scaled(ops, growth);
-        run_seed(0, &scenario, STORE, EngineKind::Event).expect("known store");
+        run_seed(0, &scenario, &store(), EngineKind::Event);
         let (mut wall, mut total_ops, mut virtual_ms) = (Duration::ZERO, 0usize, 0u64);
         for seed in 0..seeds {
             let started = Instant::now();
-            let report = run_seed(seed, &scenario, STORE, EngineKind::Event).expect("known");
+            let report = run_seed(seed, &scenario, &store(), EngineKind::Event);
             wall += started.elapsed();
             assert!(
                 report.verdict.is_pass(),
@@ -394,7 +399,7 @@ fn turmoil_baseline(count: u64) {
     println!("## turmoil: seeds 0..{count}, workload only (no faults), latency per link");
     // Warm-up.
     turmoil_run(&workload_plan(0));
-    run_plan(workload_plan(0), STORE, EngineKind::Event).expect("known store");
+    run_plan(workload_plan(0), &store(), EngineKind::Event);
     let (mut turmoil_wall, mut event_wall, mut standard_wall) =
         (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let (mut turmoil_ops, mut event_ops) = (0usize, 0usize);
@@ -404,11 +409,16 @@ fn turmoil_baseline(count: u64) {
         turmoil_ops += turmoil_run(&plan);
         turmoil_wall += started.elapsed();
         let started = Instant::now();
-        let report = run_plan(plan, STORE, EngineKind::Event).expect("known store");
+        let report = run_plan(plan, &store(), EngineKind::Event);
         event_wall += started.elapsed();
         event_ops += report.history.ops.len();
         let started = Instant::now();
-        run_seed(seed, &ScenarioConfig::standard(), STORE, EngineKind::Event).expect("known");
+        run_seed(
+            seed,
+            &ScenarioConfig::standard(),
+            &store(),
+            EngineKind::Event,
+        );
         standard_wall += started.elapsed();
     }
     let per = |wall: Duration| wall.as_secs_f64() * 1e3 / count as f64;
@@ -490,7 +500,7 @@ fn turmoil_run(plan: &Plan) -> usize {
                 redis::RedisConnectionInfo::default(),
                 ConnectorConfig::default(),
             ));
-            let factory = store::factory(STORE).expect("known store");
+            let factory = store().factory().clone();
             let store = factory(StoreContext {
                 connector,
                 clock: Clock::tokio(WORLD_EPOCH_UNIX_MS),
@@ -585,7 +595,7 @@ fn profile(count: u64) {
     let scenario = ScenarioConfig::standard();
     let mut hash = 0u64;
     for seed in 0..count {
-        let report = run_seed(seed, &scenario, STORE, EngineKind::Event).expect("known store");
+        let report = run_seed(seed, &scenario, &store(), EngineKind::Event);
         hash ^= report.trace.hash();
     }
     println!("profile: {count} seeds, xor of trace hashes {hash:016x}");

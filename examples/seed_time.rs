@@ -14,16 +14,16 @@ fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
     let scenario = ScenarioConfig::standard();
+    let reference = amnesia::Store::named("reference").expect("built in");
     for seed in 0..20 {
-        run_seed(seed, &scenario, "reference", EngineKind::Event).expect("known store");
+        run_seed(seed, &scenario, &reference, EngineKind::Event);
     }
     let mut wall_us = Vec::new();
     let mut virtual_s = 0.0;
     let mut ops = 0;
     for seed in 0..seeds {
         let started = Instant::now();
-        let report =
-            run_seed(seed, &scenario, "reference", EngineKind::Event).expect("known store");
+        let report = run_seed(seed, &scenario, &reference, EngineKind::Event);
         wall_us.push(started.elapsed().as_micros() as u64);
         virtual_s += (report.plan.duration_ms + report.plan.quiet_ms) as f64 / 1000.0;
         ops += report.history.ops.len();

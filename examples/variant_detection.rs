@@ -45,7 +45,12 @@ fn main() {
             continue;
         }
         let caught = |seed: u64| {
-            let report = run_seed(seed, &scenario, name, EngineKind::Event).expect("known store");
+            let report = run_seed(
+                seed,
+                &scenario,
+                &amnesia::Store::named(name).expect("known store"),
+                EngineKind::Event,
+            );
             let classes = report.verdict.classes();
             classes
                 .iter()

@@ -6,10 +6,9 @@ use amnesia::model::Persistence;
 use amnesia::plan::{
     ClassRate, Direction, ErrorReply, Fault, FaultKind, Plan, ScenarioConfig, Turn,
 };
-use amnesia::runner::{run_plan, run_plan_with_store, EngineKind, RunOptions, RunReport};
-use amnesia::store::{
-    MemoryStore, Message, Policy, Role, SessionKey, StoreContext, StoreError, StoreFactory,
-};
+use amnesia::runner::{run_plan, EngineKind, RunReport};
+use amnesia::store::{MemoryStore, Message, Policy, Role, SessionKey, StoreContext, StoreError};
+use amnesia::Store;
 use std::sync::Arc;
 
 /// A plan with two sessions, `clients` clients, calm links and no turns or faults yet.
@@ -75,7 +74,11 @@ fn add_fault(plan: &mut Plan, at_ms: u64, duration_ms: u64, kind: FaultKind) {
 
 fn run(plan: Plan, store: &str) -> RunReport {
     plan.validate().expect("a valid hand-written plan");
-    run_plan(plan, store, EngineKind::Event).expect("known store")
+    run_plan(
+        plan,
+        &Store::named(store).expect("known store"),
+        EngineKind::Event,
+    )
 }
 
 /// Lines of the full timeline that contain `needle`, as (seconds, line).
@@ -535,18 +538,10 @@ fn a_skewed_client_clock_shifts_an_expireat() {
         },
     );
     plan.validate().expect("valid");
-    let factory: StoreFactory = Arc::new(|context: StoreContext| {
-        Arc::new(ExpireAtProbe {
-            context: (context.connector, context.clock),
-        })
+    let probe = Store::new("expireat-probe", |context: StoreContext| ExpireAtProbe {
+        context: (context.connector, context.clock),
     });
-    let report = run_plan_with_store(
-        plan,
-        "expireat-probe",
-        &factory,
-        EngineKind::Event,
-        &RunOptions::default(),
-    );
+    let report = run_plan(plan, &probe, EngineKind::Event);
     let pxat = |id: &str| -> i64 {
         let (_, line) = lines_with(&report, &format!("SET probe:{id} 1 PXAT"))[0].clone();
         line.rsplit(' ')
@@ -599,14 +594,8 @@ impl MemoryStore for HangingReads {
 fn an_operation_that_never_completes_is_reported_stuck() {
     let mut plan = base_plan(1);
     add_turn(&mut plan, 0, 0, 1_000, 100);
-    let factory: StoreFactory = Arc::new(|_context: StoreContext| Arc::new(HangingReads));
-    let report = run_plan_with_store(
-        plan,
-        "hanging",
-        &factory,
-        EngineKind::Event,
-        &RunOptions::default(),
-    );
+    let hanging = Store::new("hanging", |_context: StoreContext| HangingReads);
+    let report = run_plan(plan, &hanging, EngineKind::Event);
     let stuck: Vec<_> = report
         .verdict
         .violations

@@ -5,11 +5,17 @@
 use amnesia::check::ViolationClass;
 use amnesia::plan::{Plan, ScenarioConfig};
 use amnesia::runner::{
-    edit, run_plan_with, shrink, EngineKind, LogFilter, RunOptions, SeedRange, SeedStatus,
-    ShrinkConfig, SweepReport,
+    edit, run_plan_with, shrink, EngineKind, LogFilter, RunOptions, SeedStatus, ShrinkConfig,
+    SweepReport,
 };
+use amnesia::{Builder, Store};
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+/// A built-in store.
+fn named(name: &str) -> Store {
+    Store::named(name).expect("built in")
+}
 
 const EXIT_PASS: i32 = 0;
 const EXIT_VIOLATION: i32 = 1;
@@ -276,7 +282,7 @@ fn shrinking_write_behind_gives_a_small_plan_that_replays() {
     // Seed 7: write-behind's acknowledged writes die in a Redis restart.
     let plan = Plan::generate(7, &ScenarioConfig::standard());
     let before = edit::operations_total(&plan);
-    let shrunk = shrink(plan, &ShrinkConfig::new("write-behind")).expect("seed 7 fails");
+    let shrunk = shrink(plan, &ShrinkConfig::new(named("write-behind"))).expect("seed 7 fails");
     eprintln!(
         "write-behind seed 7: {before} → {} operations in {} runs",
         shrunk.operations_after, shrunk.runs
@@ -360,9 +366,9 @@ fn store_log_events_appear_in_the_replayed_timeline() {
     let options = RunOptions {
         log: LogFilter::new("amnesia::store=debug").unwrap(),
     };
-    let with_logs = run_plan_with(plan.clone(), "reference", EngineKind::Event, &options).unwrap();
-    let quiet =
-        run_plan_with(plan, "reference", EngineKind::Event, &RunOptions::default()).unwrap();
+    let reference = named("reference");
+    let with_logs = run_plan_with(plan.clone(), &reference, EngineKind::Event, &options);
+    let quiet = run_plan_with(plan, &reference, EngineKind::Event, &RunOptions::default());
     let logs: Vec<_> = with_logs
         .trace
         .events()
@@ -418,17 +424,13 @@ fn store_log_events_appear_in_the_replayed_timeline() {
 #[test]
 fn check_seeds_passes_and_panics_with_the_replay_command() {
     let env = |name: &str| (name == "AMNESIA_JOBS").then(|| "2".to_string());
-    amnesia::runner::check_seeds_env("reference", SeedRange { start: 0, end: 4 }, &env);
+    Builder::new().seeds(0..4).check_env(&env);
     let seed_env = |name: &str| (name == "AMNESIA_SEED").then(|| "4".to_string());
     let panic = std::panic::catch_unwind(|| {
-        amnesia::runner::check_seeds_env(
-            "write-behind",
-            SeedRange {
-                start: 100,
-                end: 200,
-            },
-            &seed_env,
-        )
+        Builder::new()
+            .store(named("write-behind"))
+            .seeds(100..200)
+            .check_env(&seed_env)
     })
     .expect_err("write-behind fails seed 4");
     let message = panic.downcast_ref::<String>().expect("a formatted panic");
@@ -448,7 +450,7 @@ fn shrinking_other_variants_gives_small_plans_that_replay() {
         ("lossy-serde", 0, ViolationClass::Corrupt),
     ] {
         let plan = Plan::generate(seed, &ScenarioConfig::standard());
-        let shrunk = shrink(plan, &ShrinkConfig::new(store)).expect("the seed fails");
+        let shrunk = shrink(plan, &ShrinkConfig::new(named(store))).expect("the seed fails");
         assert_eq!(shrunk.class, class, "{store}");
         assert!(
             shrunk.operations_after <= 10,
@@ -458,14 +460,139 @@ fn shrinking_other_variants_gives_small_plans_that_replay() {
         let json = shrunk.plan.to_json_pretty();
         let replayed = amnesia::runner::run_plan(
             Plan::from_json(&json).expect("valid"),
-            store,
+            &named(store),
             EngineKind::Event,
-        )
-        .expect("known store");
+        );
         assert!(
             replayed.verdict.classes().contains(&class),
             "{store}: {:?}",
             replayed.verdict
         );
     }
+}
+
+/// The reproduction key is (scenario, seed, store, engine): a sweep over the smoke
+/// scenario prints replay commands that regenerate the smoke scenario, and replaying one
+/// gives the very trace the sweep saw.
+#[test]
+fn a_sweep_of_another_scenario_prints_replays_that_reproduce_it() {
+    let dir = scratch("scenario-sweep");
+    let json = dir.join("sweep.json");
+    let output = amnesia(&[
+        "sweep",
+        "--seeds",
+        "0..20",
+        "--store",
+        "write-behind",
+        "--scenario",
+        "smoke",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&output), 1, "{}", stdout(&output));
+    let report: SweepReport =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report.scenario, "smoke");
+    let failing = report
+        .results
+        .iter()
+        .find(|r| !r.is_pass())
+        .expect("write-behind fails a smoke seed");
+    assert!(
+        failing.replay.contains("--scenario smoke"),
+        "{}",
+        failing.replay
+    );
+    let args: Vec<&str> = failing.replay.split(' ').skip(1).collect();
+    let replayed = stdout(&amnesia(&args));
+    let hash = failing.trace_hash.as_deref().expect("the run ended");
+    assert!(
+        replayed.contains(&format!("trace hash: {hash}")),
+        "{} gave another run:\n{replayed}",
+        failing.replay
+    );
+}
+
+/// A changed copy of a named scenario is not that scenario: no command may claim to
+/// regenerate it. The replay line names the library call, or the test, instead.
+#[test]
+fn a_custom_scenario_never_prints_a_command_for_the_standard_one() {
+    let custom = ScenarioConfig {
+        turns: 12,
+        ..ScenarioConfig::standard()
+    };
+    assert_eq!(custom.name, "standard");
+    let report = Builder::new()
+        .store(named("write-behind"))
+        .scenario(custom.clone())
+        .seeds(0..10)
+        .jobs(1)
+        .sweep();
+    let failing = report
+        .results
+        .iter()
+        .find(|r| !r.is_pass())
+        .expect("a failure");
+    assert!(
+        !failing.replay.starts_with("amnesia "),
+        "{}",
+        failing.replay
+    );
+    assert!(
+        failing.replay.contains("Builder::run"),
+        "{}",
+        failing.replay
+    );
+    // And the library call it names reproduces the run exactly.
+    let again = Builder::new()
+        .store(named("write-behind"))
+        .scenario(custom)
+        .run(failing.seed);
+    assert_eq!(
+        format!("{:016x}", again.trace.hash()),
+        failing.trace_hash.clone().unwrap()
+    );
+    // Inside a test, `check` names the test to rerun with the seed.
+    let seed_env = |name: &str| (name == "AMNESIA_SEED").then(|| failing.seed.to_string());
+    let panic = std::panic::catch_unwind(|| {
+        Builder::new()
+            .store(named("write-behind"))
+            .scenario(ScenarioConfig {
+                turns: 12,
+                ..ScenarioConfig::standard()
+            })
+            .check_env(&seed_env)
+    })
+    .expect_err("the seed fails");
+    let message = panic.downcast_ref::<String>().expect("a formatted panic");
+    assert!(
+        message.contains(&format!(
+            "replay: AMNESIA_SEED={} cargo test -- --exact a_custom_scenario_never_prints_a_command_for_the_standard_one",
+            failing.seed
+        )),
+        "{message}"
+    );
+}
+
+/// A user's own store runs through the same front door as the built-in ones.
+#[test]
+fn a_users_store_runs_checks_and_shrinks_through_the_builder() {
+    use amnesia::{ChatStoreConfig, RedisChatStore, StoreContext};
+    let mine = Store::new("mine", |context: StoreContext| {
+        let config = ChatStoreConfig {
+            messages_max: 16,
+            ttl_ms: context.session_ttl_ms,
+        };
+        RedisChatStore::new(context.connector, config)
+    });
+    assert!(!mine.is_builtin());
+    let builder = Builder::new().store(mine).seeds(0..16).jobs(2);
+    builder.check_env(&|_| None);
+    let report = builder.sweep();
+    assert!(report.is_pass(), "{}", report.text());
+    assert_eq!(report.store, "mine");
+    assert!(matches!(
+        builder.shrink(0),
+        Err(amnesia::runner::shrink::ShrinkError::Passes { .. })
+    ));
 }

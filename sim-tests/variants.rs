@@ -8,6 +8,7 @@
 use amnesia::check::ViolationClass::{self, *};
 use amnesia::plan::ScenarioConfig;
 use amnesia::runner::{run_seed, EngineKind};
+use amnesia::Store;
 
 /// Variant, expected classes (any one counts), seeds `0..budget` it must be caught within.
 const CATALOGUE: &[(&str, &[ViolationClass], u64)] = &[
@@ -33,8 +34,8 @@ const CATALOGUE: &[(&str, &[ViolationClass], u64)] = &[
 ];
 
 fn classes(seed: u64, store: &str) -> Vec<ViolationClass> {
-    run_seed(seed, &ScenarioConfig::standard(), store, EngineKind::Event)
-        .expect("a known store")
+    let store = Store::named(store).expect("a known store");
+    run_seed(seed, &ScenarioConfig::standard(), &store, EngineKind::Event)
         .verdict
         .classes()
 }

@@ -3,16 +3,16 @@
 
 use amnesia::plan::ScenarioConfig;
 use amnesia::runner::{run_seed, EngineKind, RunReport};
+use amnesia::Store;
 use std::process::Command;
 
 fn run(seed: u64) -> RunReport {
     run_seed(
         seed,
         &ScenarioConfig::standard(),
-        "reference",
+        &Store::named("reference").expect("built in"),
         EngineKind::Event,
     )
-    .expect("known store")
 }
 
 #[test]
@@ -87,7 +87,9 @@ fn reference_store_passes_every_seed() {
         if !report.verdict.is_pass() {
             failures.push(format!(
                 "{}\n{}",
-                report.replay_command(),
+                report
+                    .replay_command(&Store::named("reference").expect("built in"))
+                    .expect("the binary regenerates the standard scenario"),
                 amnesia::runner::text::verdict_text(&report.verdict)
             ));
         }
@@ -163,10 +165,9 @@ fn write_behind_is_caught_as_lost() {
         let report = run_seed(
             seed,
             &ScenarioConfig::standard(),
-            "write-behind",
+            &Store::named("write-behind").expect("built in"),
             EngineKind::Event,
-        )
-        .expect("known");
+        );
         report.verdict.classes().contains(&ViolationClass::Lost)
     });
     assert!(caught.is_some(), "write-behind survived seeds 0..50");

@@ -1,23 +1,57 @@
 //! amnesia: deterministic simulation testing of LLM memory stores kept in Redis.
 //!
-//! A seed becomes a [`plan::Plan`] (workload and faults), the plan runs in a simulated
-//! world ([`sim`]) where the store's real code talks to a Redis model ([`model`]) on
-//! virtual time, and the recorded [`history::History`] is judged by the [`check`]er.
-//! The [`runner`] sweeps seeds in parallel, reports them (JSON, JUnit), shrinks a failing
-//! plan, and gives `cargo test` a check entry point ([`runner::check_seeds`]).
+//! A seed becomes a [`Plan`](plan::Plan) (workload and faults); the plan runs in a
+//! simulated world where your store's real code talks to a Redis model over virtual time,
+//! through the real `redis` crate; the recorded [`History`](history::History) is judged by
+//! the checker into a [`Verdict`]. One seed is one exact execution: it replays byte for
+//! byte and shrinks to a minimal failing plan.
+//!
+//! The front door is the [`Builder`]: a [`Store`] (built in by name, or your own), a
+//! scenario, seeds and an engine, then [`check`](Builder::check) from `cargo test`,
+//! [`sweep`](Builder::sweep), [`run`](Builder::run), [`replay`](Builder::replay) or
+//! [`shrink`](Builder::shrink).
 //!
 //! ```
-//! use amnesia::plan::ScenarioConfig;
-//! use amnesia::runner::{run_seed, EngineKind};
+//! use amnesia::{Builder, ChatStoreConfig, MemoryStore, RedisChatStore, Store, StoreContext};
 //!
-//! // One seed, one exact execution: the reference store passes it...
-//! let report = run_seed(42, &ScenarioConfig::standard(), "reference", EngineKind::Event).unwrap();
+//! // Your store, built per client process from what amnesia hands it: a connector to
+//! // (simulated) Redis, the host's clock, the session TTL, the code version.
+//! let mine = Store::new("my-store", |context: StoreContext| {
+//!     let config = ChatStoreConfig { messages_max: 16, ttl_ms: context.session_ttl_ms };
+//!     RedisChatStore::new(context.connector, config)
+//! });
+//! let builder = Builder::new().store(mine).seeds(0..8);
+//!
+//! // In a test: panics with every failing seed and the line that replays it.
+//! builder.check();
+//!
+//! // One seed, one exact execution: the same trace, byte for byte.
+//! let report = builder.run(42);
 //! assert!(report.verdict.is_pass());
-//! // ...and running it again gives the same trace, byte for byte.
-//! let again = run_seed(42, &ScenarioConfig::standard(), "reference", EngineKind::Event).unwrap();
-//! assert_eq!(report.trace.hash(), again.trace.hash());
+//! assert_eq!(report.trace.hash(), builder.run(42).trace.hash());
+//!
+//! // A buggy store fails, and its failure shrinks to a few operations.
+//! let buggy = Builder::new().store(Store::named("write-behind").unwrap());
+//! assert!(!buggy.run(0).verdict.is_pass());
 //! ```
+//!
+//! amnesia needs tokio's seeded scheduler, which exists only under `--cfg
+//! tokio_unstable`: a crate that depends on amnesia puts this in its
+//! `.cargo/config.toml` (the build stops with this advice otherwise):
+//!
+//! ```toml
+//! [build]
+//! rustflags = ["--cfg", "tokio_unstable"]
+//! ```
+
+#[cfg(not(tokio_unstable))]
+compile_error!(
+    "amnesia needs `--cfg tokio_unstable` (tokio's seeded scheduler: without it a seed does \
+     not replay). Add to your project's .cargo/config.toml:\n[build]\nrustflags = [\"--cfg\", \"tokio_unstable\"]"
+);
+
 pub mod buggify;
+pub mod builder;
 pub mod check;
 pub mod clock;
 pub mod connect;
@@ -30,3 +64,15 @@ pub mod runner;
 pub mod sim;
 pub mod store;
 pub mod trace;
+
+pub use builder::{Builder, Store, UnknownStore};
+pub use check::{Verdict, Violation, ViolationClass};
+pub use clock::Clock;
+pub use connect::Connector;
+pub use contract::{
+    Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError, StoreFactory, TtlPolicy,
+};
+pub use domain::{Memory, Message, Persistence, Role, SessionKey, UserKey};
+pub use plan::{Plan, PlanError, ScenarioConfig};
+pub use runner::{EngineKind, LogFilter, RunReport, SweepReport};
+pub use store::{ChatStoreConfig, RedisChatStore};

@@ -391,7 +391,7 @@ impl<'a> Index<'a> {
             .take_while(|r| r.at_us <= until_us)
             .find(|r| {
                 r.lost_from_us
-                    .is_some_and(|from_us| !acked_us.is_some_and(|c| c < from_us))
+                    .is_some_and(|from_us| acked_us.is_none_or(|c| c >= from_us))
             })
             .map(|r| r.at_us)
     }

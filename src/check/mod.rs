@@ -161,7 +161,7 @@ impl Excused {
     }
 
     /// The sum of two tallies.
-    pub fn add(self, other: Excused) -> Excused {
+    pub fn plus(self, other: Excused) -> Excused {
         Excused {
             acked_messages: self.acked_messages + other.acked_messages,
             excused_messages: self.excused_messages + other.excused_messages,

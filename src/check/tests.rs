@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::contract::{Durability, Policy, TtlPolicy};
-use crate::domain::{Memory, Message, Role, SessionKey, UserKey};
 use crate::domain::Persistence;
+use crate::domain::{Memory, Message, Role, SessionKey, UserKey};
 use crate::history::{History, Kept, OpKind, OpValue, Outcome, Restart};
 
 const MS: u64 = 1000;
@@ -876,9 +876,14 @@ mod generated {
 
     enum Event {
         Apply(Message),
-        Observe { op: usize, limit: usize },
+        Observe {
+            op: usize,
+            limit: usize,
+        },
         /// Redis restarts and comes back without what was applied from `lost_from_us` on.
-        Restart { lost_from_us: Option<u64> },
+        Restart {
+            lost_from_us: Option<u64>,
+        },
     }
 
     struct Model {
@@ -894,7 +899,9 @@ mod generated {
             let Some(lost_from_us) = lost_from_us else {
                 return;
             };
-            let kept = self.applied.partition_point(|(at_us, ..)| *at_us < lost_from_us);
+            let kept = self
+                .applied
+                .partition_point(|(at_us, ..)| *at_us < lost_from_us);
             (self.list, self.expire_at_us) = match kept.checked_sub(1) {
                 Some(i) => (self.applied[i].1.clone(), self.applied[i].2),
                 None => (Vec::new(), u64::MAX),
@@ -1109,7 +1116,10 @@ mod generated {
             caught += usize::from(!check(&h, &policy).is_pass());
             assert!(loses || check(&h, &policy).is_pass(), "seed {seed}");
         }
-        assert!(restarted > 50, "only {restarted} runs restart with persistence");
+        assert!(
+            restarted > 50,
+            "only {restarted} runs restart with persistence"
+        );
         assert!(
             caught * 2 > restarted,
             "caught {caught} of {restarted} amnesiac runs"

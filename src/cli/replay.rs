@@ -3,7 +3,8 @@
 
 use crate::cli::run::{show, ShowArgs};
 use crate::cli::CliError;
-use amnesia::plan::{Plan, ScenarioConfig};
+use amnesia::plan::Plan;
+use amnesia::runner::replay_command;
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["seed", "plan"])))]
@@ -29,18 +30,13 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         return show(plan, &args.show, &reproduce);
     }
     let seed = args.seed.expect("clap requires --seed or --plan");
-    let reproduce = amnesia::runner::replay_command(seed, store, args.show.engine);
-    show(
-        Plan::generate(seed, &ScenarioConfig::standard()),
-        &args.show,
-        &reproduce,
-    )
+    let scenario = args.show.scenario()?;
+    let reproduce = replay_command(seed, &scenario, &args.show.store()?, args.show.engine)
+        .expect("a built-in store on a named scenario");
+    show(Plan::generate(seed, &scenario), &args.show, &reproduce)
 }
 
 /// Read and validate a plan file; every failure is one line.
 pub fn load_plan(path: &std::path::Path) -> Result<Plan, CliError> {
-    let json = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Usage(format!("cannot read plan file {}: {e}", path.display())))?;
-    Plan::from_json(&json)
-        .map_err(|e| CliError::Usage(format!("plan file {}: {e}", path.display())))
+    Plan::load(path).map_err(|e| CliError::Usage(e.to_string()))
 }

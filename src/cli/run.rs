@@ -4,7 +4,8 @@
 use crate::cli::{CliError, EXIT_NONDETERMINISM, EXIT_PASS, EXIT_VIOLATION};
 use amnesia::plan::{Plan, ScenarioConfig};
 use amnesia::runner::determinism::first_divergence;
-use amnesia::runner::{run_plan_with, text, EngineKind, LogFilter, RunOptions};
+use amnesia::runner::{replay_command, run_plan_with, text, EngineKind, LogFilter, RunOptions};
+use amnesia::Store;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -21,6 +22,10 @@ pub struct ShowArgs {
     /// The store under test.
     #[arg(long, default_value = "reference")]
     pub store: String,
+    /// The scenario the seed's plan is generated from (standard, smoke); a plan file
+    /// carries its own.
+    #[arg(long, default_value = "standard")]
+    pub scenario: String,
     /// Print the whole plan as JSON before running it.
     #[arg(long)]
     pub print_plan: bool,
@@ -36,15 +41,34 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
-    let reproduce = amnesia::runner::replay_command(args.seed, &args.show.store, args.show.engine);
-    let plan = Plan::generate(args.seed, &ScenarioConfig::standard());
-    show(plan, &args.show, &reproduce)
+    let store = args.show.store()?;
+    let scenario = args.show.scenario()?;
+    let reproduce = replay_command(args.seed, &scenario, &store, args.show.engine)
+        .expect("a built-in store on a named scenario");
+    show(Plan::generate(args.seed, &scenario), &args.show, &reproduce)
+}
+
+impl ShowArgs {
+    /// The built-in store `--store` names.
+    pub fn store(&self) -> Result<Store, CliError> {
+        store_named(&self.store)
+    }
+
+    /// The scenario `--scenario` names.
+    pub fn scenario(&self) -> Result<ScenarioConfig, CliError> {
+        ScenarioConfig::parse_name(&self.scenario).map_err(CliError::Usage)
+    }
+}
+
+/// A built-in store by name; an unknown name is a usage error listing the known ones.
+pub fn store_named(name: &str) -> Result<Store, CliError> {
+    Store::named(name).map_err(|e| CliError::Usage(e.to_string()))
 }
 
 /// Run `plan` and print its summary, timeline and verdict; `reproduce` is the command
 /// printed on failure.
 pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError> {
-    amnesia::store::check_name(&args.store).map_err(|e| CliError::Usage(e.to_string()))?;
+    let store = args.store()?;
     let options = RunOptions {
         log: LogFilter::from_env().map_err(CliError::Usage)?,
     };
@@ -55,8 +79,7 @@ pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError
     out.push_str(&plan.summary());
     out.push('\n');
     let again = args.check_determinism.then(|| plan.clone());
-    let report = run_plan_with(plan, &args.store, args.engine, &options)
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let report = run_plan_with(plan, &store, args.engine, &options);
     out.push_str("--- timeline ---\n");
     out.push_str(&if args.trace {
         report.trace.timeline()
@@ -73,8 +96,7 @@ pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError
         EXIT_VIOLATION
     };
     if let Some(plan) = again {
-        let second = run_plan_with(plan, &args.store, args.engine, &options)
-            .map_err(|e| CliError::Usage(e.to_string()))?;
+        let second = run_plan_with(plan, &store, args.engine, &options);
         match first_divergence(&report.trace.events(), &second.trace.events()) {
             None => out.push_str("determinism: two runs, same trace hash\n"),
             Some(divergence) => {

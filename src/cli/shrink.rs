@@ -16,6 +16,9 @@ pub struct Args {
     /// The store under test.
     #[arg(long, default_value = "reference")]
     store: String,
+    /// The scenario the seed's plan is generated from (standard, smoke).
+    #[arg(long, default_value = "standard")]
+    scenario: String,
     /// Where to save the shrunk plan (default: amnesia-shrunk-STORE-seed-N.json).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
@@ -28,14 +31,15 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
-    amnesia::store::check_name(&args.store).map_err(|e| CliError::Usage(e.to_string()))?;
+    let store = crate::cli::run::store_named(&args.store)?;
+    let scenario = ScenarioConfig::parse_name(&args.scenario).map_err(CliError::Usage)?;
     let config = ShrinkConfig {
         engine: args.engine,
         seed_timeout: Duration::from_millis(args.seed_timeout_ms.max(1)),
         log: LogFilter::from_env().map_err(CliError::Usage)?,
-        ..ShrinkConfig::new(&args.store)
+        ..ShrinkConfig::new(store)
     };
-    let plan = Plan::generate(args.seed, &ScenarioConfig::standard());
+    let plan = Plan::generate(args.seed, &scenario);
     let before = plan.clone();
     let shrunk = match shrink(plan, &config) {
         Ok(shrunk) => shrunk,
@@ -46,7 +50,6 @@ pub fn run(args: Args) -> Result<u8, CliError> {
             ));
             return Ok(EXIT_PASS);
         }
-        Err(error) => return Err(CliError::Usage(error.to_string())),
     };
     let path = args.output.unwrap_or_else(|| {
         PathBuf::from(format!(

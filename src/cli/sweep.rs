@@ -2,6 +2,7 @@
 //! of failing seeds grouped by violation class, and optional JSON and JUnit reports.
 
 use crate::cli::{CliError, EXIT_NONDETERMINISM, EXIT_PASS, EXIT_VIOLATION};
+use amnesia::plan::ScenarioConfig;
 use amnesia::runner::junit::junit_xml;
 use amnesia::runner::sweep::{jobs_default, SweepEvent, JOBS_MAX};
 use amnesia::runner::{sweep, EngineKind, LogFilter, SeedRange, Shard, SweepConfig, SweepReport};
@@ -25,6 +26,9 @@ pub struct Args {
     /// The store under test.
     #[arg(long, default_value = "reference")]
     store: String,
+    /// The scenario plans are generated from (standard, smoke).
+    #[arg(long, default_value = "standard")]
+    scenario: String,
     /// Write the JSON report (schema: README, "Sweep reports") to this file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -76,7 +80,8 @@ pub fn run(args: Args) -> Result<u8, CliError> {
 
 /// The sweep the arguments ask for; every bad value is a one-line usage error.
 fn config(args: &Args) -> Result<SweepConfig, CliError> {
-    amnesia::store::check_name(&args.store).map_err(|e| CliError::Usage(e.to_string()))?;
+    let store = crate::cli::run::store_named(&args.store)?;
+    let scenario = ScenarioConfig::parse_name(&args.scenario).map_err(CliError::Usage)?;
     let seeds = SeedRange::parse(&args.seeds).map_err(CliError::Usage)?;
     let shard = args
         .shard
@@ -100,7 +105,8 @@ fn config(args: &Args) -> Result<SweepConfig, CliError> {
         check_determinism: args.check_determinism,
         seed_timeout: Duration::from_millis(args.seed_timeout_ms),
         log: LogFilter::from_env().map_err(CliError::Usage)?,
-        ..SweepConfig::new(seeds, &args.store)
+        scenario,
+        ..SweepConfig::new(seeds, store)
     })
 }
 

@@ -32,6 +32,12 @@ pub enum PlanError {
     /// Well-formed, but an invariant is broken.
     #[error("invalid plan: {0}")]
     Invalid(String),
+    /// The file could not be read.
+    #[error("cannot read plan file {path}: {message}")]
+    Read { path: String, message: String },
+    /// The file's contents are not a usable plan.
+    #[error("plan file {path}: {error}")]
+    File { path: String, error: Box<PlanError> },
 }
 
 impl PlanError {
@@ -64,6 +70,19 @@ impl Plan {
         let mut json = serde_json::to_string_pretty(self).expect("a plan always serializes");
         json.push('\n');
         json
+    }
+
+    /// Loads a plan file (see [`Plan::from_json`]); the error names the file.
+    pub fn load(path: &std::path::Path) -> Result<Plan, PlanError> {
+        let shown = || path.display().to_string();
+        let json = std::fs::read_to_string(path).map_err(|e| PlanError::Read {
+            path: shown(),
+            message: e.to_string(),
+        })?;
+        Plan::from_json(&json).map_err(|error| PlanError::File {
+            path: shown(),
+            error: Box::new(error),
+        })
     }
 
     /// Loads a plan: JSON syntax, then version, then shape, then invariants.

@@ -133,6 +133,28 @@ impl ScenarioConfig {
         }
     }
 
+    /// The scenarios the `amnesia` binary knows by name (`--scenario NAME`).
+    pub const NAMES: &'static [&'static str] = &["standard", "smoke"];
+
+    /// The scenario called `name`, if the binary knows it.
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "standard" => Some(Self::standard()),
+            "smoke" => Some(Self::smoke()),
+            _ => None,
+        }
+    }
+
+    /// [`Self::named`], or a one-line error listing the known names.
+    pub fn parse_name(name: &str) -> Result<Self, String> {
+        Self::named(name).ok_or_else(|| {
+            format!(
+                "unknown scenario '{name}' (known: {})",
+                Self::NAMES.join(", ")
+            )
+        })
+    }
+
     /// A tiny scenario for unit tests and quick smoke runs.
     pub fn smoke() -> Self {
         Self {

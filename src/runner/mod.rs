@@ -1,10 +1,9 @@
 //! Running seeds: one seed to a verdict ([`run`]), sweeps over many seeds on worker
 //! threads ([`sweep`]) with reports ([`report`], [`junit`]), the determinism check
 //! ([`determinism`]), the wall-clock guard ([`guard`]), shrinking a failing plan
-//! ([`shrink`], [`edit`]), the store's log events in the timeline ([`log`]) and the
-//! `cargo test` entry point ([`check`]).
+//! ([`shrink`], [`edit`]) and the store's log events in the timeline ([`log`]). The
+//! `cargo test` entry lives with the front door, [`Builder::check`](crate::Builder::check).
 
-pub mod check;
 pub mod determinism;
 pub mod edit;
 pub mod guard;
@@ -17,12 +16,10 @@ pub mod shrink;
 pub mod sweep;
 pub mod text;
 
-pub use check::{check_seeds, check_seeds_env, check_seeds_in, CHECK_SEEDS_DEFAULT};
 pub use log::LogFilter;
 pub use report::SweepReport;
 pub use run::{
-    replay_command, run_plan, run_plan_with, run_plan_with_store, run_seed, EngineKind, RunOptions,
-    RunReport,
+    replay_command, run_plan, run_plan_with, run_seed, EngineKind, RunOptions, RunReport,
 };
 pub use seeds::{SeedRange, Shard};
 pub use shrink::{shrink, ShrinkConfig, Shrunk};

@@ -105,7 +105,7 @@ impl Summary {
                 SeedStatus::Panic => &mut summary.panic,
                 SeedStatus::Nondeterministic => &mut summary.nondeterministic,
             } += 1;
-            summary.excused = summary.excused.add(result.excused);
+            summary.excused = summary.excused.plus(result.excused);
             for class in &result.classes {
                 by_class.entry(*class).or_default().push(result.seed);
             }
@@ -124,7 +124,7 @@ impl SweepReport {
         SweepReport {
             schema: REPORT_SCHEMA.into(),
             version: REPORT_VERSION,
-            store: config.store.clone(),
+            store: config.store.label().to_string(),
             engine: config.engine.name().into(),
             scenario: config.scenario.name.clone(),
             seeds: config.seeds,

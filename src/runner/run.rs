@@ -1,12 +1,13 @@
 //! One run: plan → world (an engine) → history and trace → checker → verdict.
 
+use crate::builder::Store;
 use crate::check::{check_input, CheckInput, LivenessSpec, Verdict};
+use crate::contract::Policy;
 use crate::history::History;
 use crate::plan::{Plan, ScenarioConfig};
 use crate::runner::log::LogFilter;
 use crate::sim::event::EventEngine;
 use crate::sim::{Engine, SimOutput, OP_BUDGET_MS};
-use crate::store::{self, Policy, StoreFactory, UnknownStore};
 use crate::trace::Trace;
 
 /// Which engine runs the plan.
@@ -44,12 +45,28 @@ pub struct RunOptions {
     pub log: LogFilter,
 }
 
-/// The one command that reproduces `seed` with `store` on `engine`.
-pub fn replay_command(seed: u64, store: &str, engine: EngineKind) -> String {
-    format!(
-        "amnesia replay --seed {seed} --store {store} --engine {}",
+/// The `amnesia` command that regenerates and reruns exactly this run, when there is one:
+/// the store must be built in and the scenario one the binary knows by name, with the
+/// very settings of that name (a changed copy called "standard" is not the standard
+/// scenario). `None` otherwise: replay through the library, or from a saved plan file.
+pub fn replay_command(
+    seed: u64,
+    scenario: &ScenarioConfig,
+    store: &Store,
+    engine: EngineKind,
+) -> Option<String> {
+    if !store.is_builtin() || ScenarioConfig::named(&scenario.name).as_ref() != Some(scenario) {
+        return None;
+    }
+    let scenario = match scenario.name.as_str() {
+        "standard" => String::new(),
+        name => format!(" --scenario {name}"),
+    };
+    Some(format!(
+        "amnesia replay --seed {seed} --store {}{scenario} --engine {}",
+        store.label(),
         engine.name()
-    )
+    ))
 }
 
 /// Everything one run produced.
@@ -64,10 +81,10 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// The one command that reproduces this run (of a generated plan; a plan file
-    /// replays with `amnesia replay --plan FILE`).
-    pub fn replay_command(&self) -> String {
-        replay_command(self.plan.seed, &self.store, self.engine)
+    /// The `amnesia` command that reproduces this run from its seed, if the binary can
+    /// (see [`replay_command`]); a plan file replays with `amnesia replay --plan FILE`.
+    pub fn replay_command(&self, store: &Store) -> Option<String> {
+        replay_command(self.plan.seed, &self.plan.scenario, store, self.engine)
     }
 }
 
@@ -75,14 +92,14 @@ impl RunReport {
 pub fn run_seed(
     seed: u64,
     scenario: &ScenarioConfig,
-    store: &str,
+    store: &Store,
     engine: EngineKind,
-) -> Result<RunReport, UnknownStore> {
+) -> RunReport {
     run_plan(Plan::generate(seed, scenario), store, engine)
 }
 
-/// Run a plan with the named store and judge the history.
-pub fn run_plan(plan: Plan, store: &str, engine: EngineKind) -> Result<RunReport, UnknownStore> {
+/// Run a plan with `store` and judge the history.
+pub fn run_plan(plan: Plan, store: &Store, engine: EngineKind) -> RunReport {
     run_plan_with(plan, store, engine, &RunOptions::default())
 }
 
@@ -90,33 +107,22 @@ pub fn run_plan(plan: Plan, store: &str, engine: EngineKind) -> Result<RunReport
 /// on this thread.
 pub fn run_plan_with(
     plan: Plan,
-    store: &str,
-    engine: EngineKind,
-    options: &RunOptions,
-) -> Result<RunReport, UnknownStore> {
-    let factory = store::factory(store)?;
-    Ok(run_plan_with_store(plan, store, &factory, engine, options))
-}
-
-/// Run a plan with a store of the caller's: library users bring their own
-/// [`StoreFactory`]; `label` names the store in reports and replay commands.
-pub fn run_plan_with_store(
-    plan: Plan,
-    label: &str,
-    store: &StoreFactory,
+    store: &Store,
     engine: EngineKind,
     options: &RunOptions,
 ) -> RunReport {
     let dispatch = options.log.dispatch();
     let shared = std::sync::Arc::new(plan);
-    let output =
-        tracing::dispatcher::with_default(&dispatch, || engine.engine().run(shared.clone(), store));
+    let factory = store.factory();
+    let output = tracing::dispatcher::with_default(&dispatch, || {
+        engine.engine().run(shared.clone(), factory)
+    });
     // The world is gone with its runtime, so this is the last reference.
     let plan = std::sync::Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());
     let verdict = judge(&plan, &output);
     RunReport {
         plan,
-        store: label.to_string(),
+        store: store.label().to_string(),
         engine,
         history: output.history,
         trace: output.trace,

@@ -4,13 +4,13 @@
 //! times, repeated until a whole round removes nothing. Generic over stores and classes:
 //! the only question asked is "does this smaller plan still show the class?".
 
+use crate::builder::Store;
 use crate::check::ViolationClass;
 use crate::plan::Plan;
 use crate::runner::edit;
 use crate::runner::guard::{run_guarded, Guarded, SEED_TIMEOUT_MS_DEFAULT};
 use crate::runner::log::LogFilter;
 use crate::runner::run::{run_plan_with, EngineKind, RunOptions};
-use crate::store::{self, UnknownStore};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -22,7 +22,7 @@ const ROUNDS_MAX: usize = 8;
 /// How to shrink.
 #[derive(Clone, Debug)]
 pub struct ShrinkConfig {
-    pub store: String,
+    pub store: Store,
     pub engine: EngineKind,
     pub runs_max: usize,
     /// Wall-clock limit of one run (see [`super::guard`]).
@@ -31,9 +31,9 @@ pub struct ShrinkConfig {
 }
 
 impl ShrinkConfig {
-    pub fn new(store: &str) -> ShrinkConfig {
+    pub fn new(store: Store) -> ShrinkConfig {
         ShrinkConfig {
-            store: store.to_string(),
+            store,
             engine: EngineKind::Event,
             runs_max: SHRINK_RUNS_MAX,
             seed_timeout: Duration::from_millis(SEED_TIMEOUT_MS_DEFAULT),
@@ -45,8 +45,6 @@ impl ShrinkConfig {
 /// Why a plan cannot be shrunk.
 #[derive(Debug, thiserror::Error)]
 pub enum ShrinkError {
-    #[error(transparent)]
-    UnknownStore(#[from] UnknownStore),
     #[error("the plan passes with store {store}: nothing to shrink")]
     Passes { store: String },
 }
@@ -66,7 +64,6 @@ pub struct Shrunk {
 
 /// Shrink `plan`, which must fail with `config.store`, keeping its first violation class.
 pub fn shrink(plan: Plan, config: &ShrinkConfig) -> Result<Shrunk, ShrinkError> {
-    store::check_name(&config.store)?;
     let mut search = Search {
         config,
         class: ViolationClass::Lost,
@@ -74,7 +71,7 @@ pub fn shrink(plan: Plan, config: &ShrinkConfig) -> Result<Shrunk, ShrinkError> 
     };
     let Some(class) = search.classes(&plan).into_iter().next() else {
         return Err(ShrinkError::Passes {
-            store: config.store.clone(),
+            store: config.store.label().to_string(),
         });
     };
     search.class = class;
@@ -116,12 +113,14 @@ impl Search<'_> {
             log: self.config.log.clone(),
         };
         let run = run_guarded("shrink".into(), self.config.seed_timeout, move || {
-            run_plan_with(plan, &store, engine, &options).map(|report| report.verdict.classes())
+            run_plan_with(plan, &store, engine, &options)
+                .verdict
+                .classes()
         });
         match run {
-            Guarded::Done(Ok(classes)) => classes,
+            Guarded::Done(classes) => classes,
             Guarded::Stuck => vec![ViolationClass::Stuck],
-            Guarded::Done(Err(_)) | Guarded::Panicked(_) => Vec::new(),
+            Guarded::Panicked(_) => Vec::new(),
         }
     }
 

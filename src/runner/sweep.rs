@@ -2,6 +2,7 @@
 //! current-thread runtime, guarded by a wall-clock limit ([`super::guard`]). Results are
 //! ordered by seed, so a sweep's verdicts and hashes are the same whatever the job count.
 
+use crate::builder::Store;
 use crate::check::{Excused, Subject, Verdict, Violation, ViolationClass};
 use crate::plan::{Plan, ScenarioConfig};
 use crate::runner::determinism::{first_divergence, Divergence};
@@ -25,7 +26,7 @@ pub struct SweepConfig {
     pub shard: Option<Shard>,
     /// Worker threads; each runs whole seeds.
     pub jobs: usize,
-    pub store: String,
+    pub store: Store,
     pub engine: EngineKind,
     pub scenario: ScenarioConfig,
     /// Run every seed twice and compare trace hashes.
@@ -33,21 +34,56 @@ pub struct SweepConfig {
     /// Wall-clock limit of one run.
     pub seed_timeout: Duration,
     pub log: LogFilter,
+    /// How a failing seed is replayed where the `amnesia` binary cannot regenerate it.
+    pub replay: Replay,
+}
+
+/// How to replay a seed the `amnesia` binary cannot regenerate (a user's store, or a
+/// scenario the binary does not know by name).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Replay {
+    /// Through the library: `Builder::run(seed)` with the same scenario and store.
+    #[default]
+    Library,
+    /// The test that ran the sweep, alone, on that seed: `AMNESIA_SEED=N cargo test NAME`.
+    CargoTest { test: String },
+}
+
+impl Replay {
+    /// The one line that reproduces `seed` of `config`.
+    pub fn command(&self, seed: u64, config: &SweepConfig) -> String {
+        if let Some(command) = replay_command(seed, &config.scenario, &config.store, config.engine)
+        {
+            return command;
+        }
+        match self {
+            Replay::Library => format!(
+                "Builder::run({seed}) with scenario '{}', store '{}', engine {}",
+                config.scenario.name,
+                config.store.label(),
+                config.engine.name()
+            ),
+            Replay::CargoTest { test } => {
+                format!("AMNESIA_SEED={seed} cargo test -- --exact {test}")
+            }
+        }
+    }
 }
 
 impl SweepConfig {
     /// Defaults: every core, the standard scenario, the event engine, no determinism check.
-    pub fn new(seeds: SeedRange, store: &str) -> SweepConfig {
+    pub fn new(seeds: SeedRange, store: Store) -> SweepConfig {
         SweepConfig {
             seeds,
             shard: None,
             jobs: jobs_default(),
-            store: store.to_string(),
+            store,
             engine: EngineKind::Event,
             scenario: ScenarioConfig::standard(),
             check_determinism: false,
             seed_timeout: Duration::from_millis(SEED_TIMEOUT_MS_DEFAULT),
             log: LogFilter::default(),
+            replay: Replay::default(),
         }
     }
 }
@@ -162,7 +198,7 @@ pub fn run_seed_checked(seed: u64, config: &SweepConfig) -> SeedResult {
         violations: Vec::new(),
         trace_hash: None,
         wall_us: 0,
-        replay: replay_command(seed, &config.store, config.engine),
+        replay: config.replay.command(seed, config),
         divergence: None,
         panic: None,
         excused: Excused::default(),
@@ -196,7 +232,7 @@ fn run_digest(seed: u64, config: &SweepConfig) -> Guarded<RunDigest> {
         log: config.log.clone(),
     };
     run_guarded(format!("seed-{seed}"), config.seed_timeout, move || {
-        let report = run_plan_with(plan, &store, engine, &options).expect("store name checked");
+        let report = run_plan_with(plan, &store, engine, &options);
         RunDigest {
             excused: Excused::of(&report.history, &report.verdict),
             hash: report.trace.hash(),

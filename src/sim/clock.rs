@@ -33,7 +33,9 @@ impl WorldClock {
     /// The first virtual microsecond of unix millisecond `unix_ms` as an unskewed host
     /// reads it (0 for instants before the world started).
     pub fn us_of_unix_ms(unix_ms: u64) -> u64 {
-        unix_ms.saturating_sub(WORLD_EPOCH_UNIX_MS).saturating_mul(1_000)
+        unix_ms
+            .saturating_sub(WORLD_EPOCH_UNIX_MS)
+            .saturating_mul(1_000)
     }
 
     /// The tokio instant `at_us` virtual microseconds after the start.

@@ -2,8 +2,8 @@
 
 use crate::history::{Kept, Restart};
 use crate::model::persistence::Durable;
-use crate::sim::clock::WorldClock;
 use crate::plan::{Fault, FaultKind};
+use crate::sim::clock::WorldClock;
 use crate::sim::world::World;
 use std::sync::Arc;
 

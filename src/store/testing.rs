@@ -3,8 +3,8 @@
 
 use crate::connect::Connector;
 use crate::store::{MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError};
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Hidden store names: `test-hang` blocks its thread for good on [`HANG_SEED`];
 /// `test-nondeterministic` changes its timing on every build, so no seed replays;
@@ -130,7 +130,11 @@ impl AmnesiacStore {
             .find_map(|line| line.strip_prefix("run_id:"))
             .unwrap_or_default()
             .to_string();
-        let previous = self.run_id.lock().expect("never poisoned").replace(run_id.clone());
+        let previous = self
+            .run_id
+            .lock()
+            .expect("never poisoned")
+            .replace(run_id.clone());
         if previous.is_some_and(|previous| previous != run_id) {
             self.connector
                 .run(|mut c| async move { redis::cmd("FLUSHDB").query_async::<()>(&mut c).await })

@@ -1,0 +1,217 @@
+//! The front door: a [`Builder`] names what to test (a [`Store`], a scenario, seeds, an
+//! engine) and runs it: [`Builder::check`] from `cargo test`, [`Builder::sweep`] for a
+//! report, [`Builder::run`] for one seed, [`Builder::replay`] for a saved plan and
+//! [`Builder::shrink`] for a minimal failing plan.
+
+mod check;
+mod store;
+
+pub use store::{Store, UnknownStore};
+
+use std::path::Path;
+
+use crate::plan::{Plan, PlanError, ScenarioConfig};
+use crate::runner::log::LogFilter;
+use crate::runner::report::SweepReport;
+use crate::runner::run::{run_plan_with, EngineKind, RunOptions, RunReport};
+use crate::runner::seeds::SeedRange;
+use crate::runner::shrink::{shrink, ShrinkConfig, ShrinkError, Shrunk};
+use crate::runner::sweep::{jobs_default, sweep, SweepConfig};
+
+/// Seeds [`Builder::check`] and [`Builder::sweep`] run unless told otherwise.
+pub const SEEDS_DEFAULT: SeedRange = SeedRange { start: 0, end: 64 };
+
+/// What to test and how. Every knob has a default: the reference store, the standard
+/// scenario, seeds `0..64`, one worker per core, the event-driven engine.
+///
+/// ```
+/// use amnesia::{Builder, Store};
+///
+/// let report = Builder::new()
+///     .store(Store::named("reference").unwrap())
+///     .scenario(amnesia::ScenarioConfig::smoke())
+///     .seeds(0..4)
+///     .jobs(1)
+///     .sweep();
+/// assert!(report.is_pass());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Builder {
+    store: Store,
+    scenario: ScenarioConfig,
+    seeds: SeedRange,
+    jobs: usize,
+    engine: EngineKind,
+    log: LogFilter,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Builder {
+    /// The defaults: the reference store, the standard scenario, seeds `0..64`, every
+    /// core, the event-driven engine.
+    pub fn new() -> Builder {
+        Builder {
+            store: Store::named("reference").expect("the reference store is built in"),
+            scenario: ScenarioConfig::standard(),
+            seeds: SEEDS_DEFAULT,
+            jobs: jobs_default(),
+            engine: EngineKind::Event,
+            log: LogFilter::default(),
+        }
+    }
+
+    /// The store under test.
+    ///
+    /// ```
+    /// let builder = amnesia::Builder::new().store(amnesia::Store::named("write-behind").unwrap());
+    /// assert!(!builder.run(0).verdict.is_pass());
+    /// ```
+    pub fn store(mut self, store: Store) -> Builder {
+        self.store = store;
+        self
+    }
+
+    /// The scenario plans are generated from.
+    ///
+    /// ```
+    /// let smoke = amnesia::ScenarioConfig::smoke();
+    /// let report = amnesia::Builder::new().scenario(smoke).run(3);
+    /// assert_eq!(report.plan.scenario.name, "smoke");
+    /// ```
+    pub fn scenario(mut self, scenario: ScenarioConfig) -> Builder {
+        self.scenario = scenario;
+        self
+    }
+
+    /// The seeds of [`Builder::check`] and [`Builder::sweep`], a half-open range
+    /// (`AMNESIA_SEED`/`AMNESIA_SEEDS` override it in `check`).
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new().seeds(10..12).jobs(1).sweep();
+    /// assert_eq!(report.summary.seeds, 2);
+    /// ```
+    pub fn seeds(mut self, seeds: std::ops::Range<u64>) -> Builder {
+        self.seeds = SeedRange {
+            start: seeds.start,
+            end: seeds.end,
+        };
+        self
+    }
+
+    /// Worker threads of a sweep (at least 1; `AMNESIA_JOBS` overrides it in `check`).
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new().seeds(0..2).jobs(2).sweep();
+    /// assert_eq!(report.jobs, 2);
+    /// ```
+    pub fn jobs(mut self, jobs: usize) -> Builder {
+        self.jobs = jobs.max(1);
+        self
+    }
+
+    /// The simulation engine.
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new().engine(amnesia::EngineKind::Event).run(1);
+    /// assert!(report.verdict.is_pass());
+    /// ```
+    pub fn engine(mut self, engine: EngineKind) -> Builder {
+        self.engine = engine;
+        self
+    }
+
+    /// Which of the store's own `tracing` events reach the timeline (`RUST_LOG` syntax).
+    ///
+    /// ```
+    /// let log = amnesia::LogFilter::new("amnesia::store=debug").unwrap();
+    /// let report = amnesia::Builder::new().log(log).run(1);
+    /// assert!(report.trace.timeline().contains("log DEBUG"));
+    /// ```
+    pub fn log(mut self, log: LogFilter) -> Builder {
+        self.log = log;
+        self
+    }
+
+    /// Run one seed: its plan, history, trace and verdict.
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new().run(42);
+    /// assert!(report.verdict.is_pass());
+    /// // One seed, one execution: the same trace, byte for byte.
+    /// assert_eq!(report.trace.hash(), amnesia::Builder::new().run(42).trace.hash());
+    /// ```
+    pub fn run(&self, seed: u64) -> RunReport {
+        self.run_plan(Plan::generate(seed, &self.scenario))
+    }
+
+    /// Run a plan as it is (a shrunk plan, a hand-written one).
+    ///
+    /// ```
+    /// let plan = amnesia::plan::Plan::generate(5, &amnesia::ScenarioConfig::smoke());
+    /// assert!(amnesia::Builder::new().run_plan(plan).verdict.is_pass());
+    /// ```
+    pub fn run_plan(&self, plan: Plan) -> RunReport {
+        let options = RunOptions {
+            log: self.log.clone(),
+        };
+        run_plan_with(plan, &self.store, self.engine, &options)
+    }
+
+    /// Replay a plan file (`amnesia shrink -o FILE`, [`Plan::to_json_pretty`]).
+    ///
+    /// ```
+    /// let plan = amnesia::plan::Plan::generate(5, &amnesia::ScenarioConfig::smoke());
+    /// let file = std::env::temp_dir().join("amnesia-doc-replay.json");
+    /// std::fs::write(&file, plan.to_json_pretty()).unwrap();
+    /// let report = amnesia::Builder::new().replay(&file).unwrap();
+    /// assert_eq!(report.plan, plan);
+    /// ```
+    pub fn replay(&self, plan_file: impl AsRef<Path>) -> Result<RunReport, PlanError> {
+        let plan = Plan::load(plan_file.as_ref())?;
+        Ok(self.run_plan(plan))
+    }
+
+    /// Sweep the seeds on the worker threads: a report with every seed's verdict.
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new().seeds(0..4).sweep();
+    /// assert!(report.is_pass(), "{}", report.text());
+    /// ```
+    pub fn sweep(&self) -> SweepReport {
+        let config = self.sweep_config(self.seeds, self.jobs);
+        let started = std::time::Instant::now(); // wall time for the report only
+        let results = sweep(&config, &|_| {});
+        SweepReport::new(&config, results, started.elapsed().as_millis() as u64)
+    }
+
+    /// Shrink a failing seed to a minimal plan that fails with the same class.
+    ///
+    /// ```
+    /// let builder = amnesia::Builder::new().store(amnesia::Store::named("lossy-serde").unwrap());
+    /// let shrunk = builder.shrink(0).unwrap();
+    /// assert!(shrunk.operations_after < shrunk.operations_before);
+    /// ```
+    pub fn shrink(&self, seed: u64) -> Result<Shrunk, ShrinkError> {
+        let config = ShrinkConfig {
+            engine: self.engine,
+            log: self.log.clone(),
+            ..ShrinkConfig::new(self.store.clone())
+        };
+        shrink(Plan::generate(seed, &self.scenario), &config)
+    }
+
+    fn sweep_config(&self, seeds: SeedRange, jobs: usize) -> SweepConfig {
+        SweepConfig {
+            jobs,
+            engine: self.engine,
+            scenario: self.scenario.clone(),
+            log: self.log.clone(),
+            ..SweepConfig::new(seeds, self.store.clone())
+        }
+    }
+}
