@@ -75,4 +75,6 @@ pub use contract::{
 pub use domain::{Memory, Message, Persistence, Role, SessionKey, UserKey};
 pub use plan::{Plan, PlanError, ScenarioConfig};
 pub use runner::{EngineKind, LogFilter, RunReport, SweepReport};
-pub use store::{ChatStoreConfig, RedisChatStore};
+pub use store::{
+    decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore,
+};

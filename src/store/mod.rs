@@ -12,7 +12,9 @@ pub use crate::contract::{
     Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError, StoreFactory, TtlPolicy,
 };
 pub use crate::domain::{Memory, Message, Role, SessionKey, UserKey};
-pub use reference::{ChatStoreConfig, RedisChatStore};
+pub use reference::{
+    decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore,
+};
 
 /// The key layout a store's code uses. A `Deploy` in the plan moves every client from
 /// `V1` to `V2` mid-run; a store must migrate online (the `key-scheme-v2` bug does not).

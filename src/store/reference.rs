@@ -111,7 +111,15 @@ impl RedisChatStore {
     }
 }
 
-/// Escape the key separator so `a:b`/`c` and `a`/`b:c` never share a key.
+/// Escape the key separator so `a:b`/`c` and `a`/`b:c` never share a key (the
+/// `prefix-collision` bug): use it on every tenant and session id put into a key.
+///
+/// ```
+/// assert_ne!(
+///     format!("chat:{}:{}", amnesia::escape_key_part("a:b"), amnesia::escape_key_part("c")),
+///     format!("chat:{}:{}", amnesia::escape_key_part("a"), amnesia::escape_key_part("b:c")),
+/// );
+/// ```
 pub fn escape_key_part(part: &str) -> String {
     part.replace('%', "%25").replace(':', "%3A")
 }
@@ -146,6 +154,14 @@ pub fn memory_keys(user: &UserKey) -> (String, String) {
     (format!("{base}:data"), format!("{base}:index"))
 }
 
+/// A message as the bytes a store keeps in Redis (JSON): every field, content byte for
+/// byte. [`decode_message`] reads it back.
+///
+/// ```
+/// use amnesia::{decode_message, encode_message, Message, Role};
+/// let m = Message { id: "m1".into(), role: Role::User, content: "\r\n$5\r\n 你好".into(), seq: 0 };
+/// assert_eq!(decode_message(&encode_message(&m)).unwrap(), m);
+/// ```
 pub fn encode_message(message: &Message) -> Vec<u8> {
     // Room for the content and the fields around it up front: growing the buffer while
     // serializing large contents was a visible share of a run. Bytes, not a String: Redis
@@ -155,6 +171,8 @@ pub fn encode_message(message: &Message) -> Vec<u8> {
     out
 }
 
+/// A message from the bytes [`encode_message`] wrote; anything else is a
+/// [`StoreError::Redis`] (the store read data it cannot use).
 pub fn decode_message(data: &[u8]) -> Result<Message, StoreError> {
     // Validate UTF-8 once, with SIMD, then parse from a str: serde_json's byte parser runs
     // std's validator over every string again, a visible share of a run with CJK and emoji
