@@ -75,6 +75,4 @@ pub use contract::{
 pub use domain::{Memory, Message, Persistence, Role, SessionKey, UserKey};
 pub use plan::{Plan, PlanError, ScenarioConfig};
 pub use runner::{EngineKind, LogFilter, RunReport, SweepReport};
-pub use store::{
-    decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore,
-};
+pub use store::{decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore};
