@@ -124,6 +124,14 @@ pub enum Kept {
     Everything,
 }
 
+/// Index state observed once the system is quiet; the history alone cannot show an index
+/// that drifted from the data it indexes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quiescence {
+    pub memories_stored: Vec<String>,
+    pub memories_indexed: Vec<String>,
+}
+
 /// Everything the checker needs to know about one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::contract::Policy;
 use crate::domain::{SessionKey, UserKey};
 use crate::history::History;
+pub use crate::history::Quiescence;
 
 pub use expiry::EXPIRY_SLACK_US;
 
@@ -181,14 +182,6 @@ impl Verdict {
         classes.dedup();
         classes
     }
-}
-
-/// Index state observed once the system is quiet; the history alone cannot show an index
-/// that drifted from the data it indexes.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Quiescence {
-    pub memories_stored: Vec<String>,
-    pub memories_indexed: Vec<String>,
 }
 
 /// When the plan's final fault-free quiet period starts and how long any operation may

@@ -6,9 +6,9 @@
 //! the client the plan's load balancer chose. A turn whose step fails stops there, as a
 //! chatbot request that errored would.
 
-use crate::check::Quiescence;
 use crate::contract::{MemoryStore, StoreError};
 use crate::domain::{Memory, Message, SessionKey, UserKey};
+use crate::history::Quiescence;
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
 use crate::plan::{Recall, Turn};
 use crate::sim::clock::WorldClock;

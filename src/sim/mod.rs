@@ -29,7 +29,7 @@ pub struct SimOutput {
     /// Virtual microseconds from the world's start to its end.
     pub end_us: u64,
     /// Memory ids stored and indexed at quiescence, when the store keeps memories.
-    pub quiescence: Option<crate::check::Quiescence>,
+    pub quiescence: Option<crate::history::Quiescence>,
 }
 
 /// A simulation engine.
