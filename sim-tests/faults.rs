@@ -517,6 +517,7 @@ impl MemoryStore for ExpireAtProbe {
         Policy {
             messages_max: None,
             keep_first: false,
+            summarizes: false,
             ttl: amnesia::store::TtlPolicy::None,
             durability: amnesia::store::Durability::Volatile,
         }
@@ -584,6 +585,7 @@ impl MemoryStore for HangingReads {
         Policy {
             messages_max: None,
             keep_first: false,
+            summarizes: false,
             ttl: amnesia::store::TtlPolicy::None,
             durability: amnesia::store::Durability::Volatile,
         }

@@ -87,6 +87,13 @@ impl Connector {
         Ok(connection)
     }
 
+    /// A connection of its own, for state that belongs to one connection (`WATCH` …
+    /// `EXEC`, `SELECT`): on the shared one, other tasks' commands interleave, and another
+    /// task's `EXEC` would clear this task's `WATCH`. Closed when the last clone drops.
+    pub async fn dedicated(&self) -> Result<redis::aio::MultiplexedConnection, StoreError> {
+        Ok(self.open().await?.connection)
+    }
+
     async fn open(&self) -> Result<Live, StoreError> {
         let config = redis::AsyncConnectionConfig::new()
             .set_response_timeout(Some(self.config.response_timeout));
@@ -131,16 +138,23 @@ impl Connector {
         Fut: Future<Output = redis::RedisResult<T>>,
     {
         let connection = self.connection().await?;
-        match command(connection).await {
-            Ok(value) => Ok(value),
-            Err(error) => {
-                let failure = classify(&error);
-                if failure.is_indeterminate() {
-                    self.discard();
-                }
-                Err(failure)
+        command(connection).await.map_err(|error| {
+            let failure = classify(&error);
+            if failure.is_indeterminate() {
+                self.discard();
             }
-        }
+            failure
+        })
+    }
+
+    /// [`Connector::run`] on a [`Connector::dedicated`] connection, closed afterwards.
+    pub async fn run_dedicated<T, F, Fut>(&self, command: F) -> Result<T, StoreError>
+    where
+        F: FnOnce(redis::aio::MultiplexedConnection) -> Fut,
+        Fut: Future<Output = redis::RedisResult<T>>,
+    {
+        let connection = self.dedicated().await?;
+        command(connection).await.map_err(|error| classify(&error))
     }
 }
 

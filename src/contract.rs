@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Memory, Message, SessionKey, UserKey};
+use crate::domain::{Memory, Message, SessionKey, Summary, UserKey};
 
 /// How a store expires a session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +56,11 @@ pub struct Policy {
     pub messages_max: Option<usize>,
     /// The first message of a session (the system prompt) survives trimming.
     pub keep_first: bool,
+    /// Older messages are folded into a summary ([`MemoryStore::summarized_context`])
+    /// instead of dropped: a message counts as present in the window or in the summary,
+    /// and trimming excuses nothing.
+    #[serde(default)]
+    pub summarizes: bool,
     pub ttl: TtlPolicy,
     pub durability: Durability,
 }
@@ -94,6 +99,20 @@ pub trait MemoryStore: Send + Sync {
     /// message when the policy keeps it).
     async fn context(&self, session: &SessionKey, limit: usize)
         -> Result<Vec<Message>, StoreError>;
+    /// The context of a summarizing store: its summary of the older messages, and the
+    /// newest at most `limit` messages after it. A store without a summary need not
+    /// implement it.
+    async fn summarized_context(
+        &self,
+        session: &SessionKey,
+        limit: usize,
+    ) -> Result<Context, StoreError> {
+        let messages = self.context(session, limit).await?;
+        Ok(Context {
+            summary: None,
+            messages,
+        })
+    }
     /// Store a long-term memory. Optional capability.
     async fn remember(&self, _user: &UserKey, _memory: &Memory) -> Result<(), StoreError> {
         Err(StoreError::Unsupported)
@@ -114,6 +133,13 @@ pub trait MemoryStore: Send + Sync {
     }
     /// The retention this store declares.
     fn policy(&self) -> Policy;
+}
+
+/// What a context read returned: a summarizing store's summary, and the window.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Context {
+    pub summary: Option<Summary>,
+    pub messages: Vec<Message>,
 }
 
 /// What a store holds for a user's memories, data and index side.

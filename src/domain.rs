@@ -85,3 +85,44 @@ pub enum Persistence {
 /// Redis's documented bound for AOF `everysec`: a crash loses up to about two seconds of
 /// writes. Where the durable point cannot be observed (a real server), it stands in.
 pub const EVERYSEC_LOSS_US_MAX: u64 = 2_000_000;
+
+/// What a summarizing store keeps in place of the older messages of a session: the ids it
+/// folded, oldest first, and the summary text. [`Summary::fold`] is the deterministic
+/// stand-in for the LLM summarizer such a store calls in production.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Summary {
+    /// The ids of every message folded in so far, in the order they were folded.
+    pub folded_ids: Vec<String>,
+    pub text: String,
+}
+
+/// Characters of each folded message the stand-in summarizer keeps.
+const SUMMARY_CHARS_PER_MESSAGE: usize = 24;
+
+impl Summary {
+    /// Fold `messages` (oldest first) into the summary: their ids are recorded, and the
+    /// text grows by a short, deterministic digest of each (no model, no randomness).
+    ///
+    /// ```
+    /// use amnesia::{Message, Role, Summary};
+    /// let m = |id: &str| Message { id: id.into(), role: Role::User, content: "hello there".into(), seq: 0 };
+    /// let mut summary = Summary::default();
+    /// summary.fold(&[m("m1"), m("m2")]);
+    /// assert_eq!(summary.folded_ids, ["m1", "m2"]);
+    /// assert!(summary.text.contains("hello there"));
+    /// ```
+    pub fn fold(&mut self, messages: &[Message]) {
+        for message in messages {
+            let digest: String = message
+                .content
+                .chars()
+                .take(SUMMARY_CHARS_PER_MESSAGE)
+                .collect();
+            if !self.text.is_empty() {
+                self.text.push_str(" | ");
+            }
+            self.text.push_str(&format!("{:?}: {digest}", message.role));
+            self.folded_ids.push(message.id.clone());
+        }
+    }
+}

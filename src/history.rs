@@ -6,7 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Memory, Message, Persistence, SessionKey, UserKey, EVERYSEC_LOSS_US_MAX};
+use crate::domain::{
+    Memory, Message, Persistence, SessionKey, Summary, UserKey, EVERYSEC_LOSS_US_MAX,
+};
 
 /// What a client asked the store to do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,6 +40,11 @@ pub enum OpValue {
     /// Writes return nothing.
     None,
     Messages(Vec<Message>),
+    /// A summarizing store's context: its summary, and the window after it.
+    Summarized {
+        summary: Summary,
+        messages: Vec<Message>,
+    },
     Memories(Vec<Memory>),
 }
 

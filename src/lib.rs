@@ -70,9 +70,10 @@ pub use check::{Verdict, Violation, ViolationClass};
 pub use clock::Clock;
 pub use connect::Connector;
 pub use contract::{
-    Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError, StoreFactory, TtlPolicy,
+    Context, Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError, StoreFactory,
+    TtlPolicy,
 };
-pub use domain::{Memory, Message, Persistence, Role, SessionKey, UserKey};
+pub use domain::{Memory, Message, Persistence, Role, SessionKey, Summary, UserKey};
 pub use plan::{Plan, PlanError, ScenarioConfig};
 pub use runner::{EngineKind, LogFilter, RunReport, SweepReport};
 pub use store::{decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore};

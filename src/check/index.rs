@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::contract::{Policy, TtlPolicy};
-use crate::domain::{Memory, Message, SessionKey, UserKey};
+use crate::domain::{Memory, Message, SessionKey, Summary, UserKey};
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
 
 /// What an append's outcome says about its application.
@@ -93,12 +93,28 @@ pub(crate) struct Read<'a> {
     /// Per entry of `messages`: its id's number, `None` for an id never appended. Entries
     /// are looked up once here instead of by string in every rule.
     pub id_nos: Vec<Option<usize>>,
+    /// A summarizing store's summary, shown before the window.
+    pub summary: Option<&'a Summary>,
+    /// Per folded id of `summary`: its number, as in `id_nos`.
+    pub folded_nos: Vec<Option<usize>>,
 }
 
 impl Read<'_> {
-    /// True when an entry carries the id numbered `id_no`.
+    /// True when the read shows the id numbered `id_no`, in the window or the summary.
     pub fn contains(&self, id_no: usize) -> bool {
-        self.id_nos.contains(&Some(id_no))
+        self.id_nos.contains(&Some(id_no)) || self.folded_nos.contains(&Some(id_no))
+    }
+
+    /// Every id the read shows, in the order it claims: the summary's folded ids, then
+    /// the window's entries.
+    pub fn shown(&self) -> impl Iterator<Item = (&str, Option<usize>)> + '_ {
+        let folded = self.summary.map_or(&[][..], |s| s.folded_ids.as_slice());
+        let folded = folded
+            .iter()
+            .map(String::as_str)
+            .zip(self.folded_nos.iter().copied());
+        let window = self.messages.iter().map(|m| m.id.as_str());
+        folded.chain(window.zip(self.id_nos.iter().copied()))
     }
 }
 
@@ -215,11 +231,12 @@ impl<'a> Index<'a> {
         }
         // Reads are resolved once every id is known (a read may show a later append).
         for read in &mut idx.reads {
-            read.id_nos = read
-                .messages
-                .iter()
-                .map(|m| idx.id_nos.get(m.id.as_str()).copied())
-                .collect();
+            let number = |id: &str| idx.id_nos.get(id).copied();
+            read.id_nos = read.messages.iter().map(|m| number(&m.id)).collect();
+            read.folded_nos = read
+                .summary
+                .map(|s| s.folded_ids.iter().map(|id| number(id)).collect())
+                .unwrap_or_default();
         }
         idx
     }
@@ -285,10 +302,13 @@ impl<'a> Index<'a> {
     }
 
     fn add_read(&mut self, op: &'a Op, session: &'a SessionKey, limit: usize) {
-        let (Outcome::Ok(OpValue::Messages(messages)), Some(complete_us)) =
-            (&op.outcome, op.complete_us)
-        else {
+        let (Outcome::Ok(value), Some(complete_us)) = (&op.outcome, op.complete_us) else {
             return;
+        };
+        let (summary, messages) = match value {
+            OpValue::Messages(messages) => (None, messages),
+            OpValue::Summarized { summary, messages } => (Some(summary), messages),
+            _ => return,
         };
         let session_no = self.intern_session(session);
         self.reads.push(Read {
@@ -300,6 +320,8 @@ impl<'a> Index<'a> {
             complete_us,
             messages,
             id_nos: Vec::new(),
+            summary,
+            folded_nos: Vec::new(),
         });
     }
 

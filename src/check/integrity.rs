@@ -2,16 +2,18 @@
 //! `corrupt`, `leak`. These hold across restarts and whatever the timing.
 //!
 //! Rules, per successful read R of session s:
-//! - `leak`: an entry whose id was appended, but never to s.
+//! - `leak`: an entry (or a folded id of R's summary) whose id was appended, but never
+//!   to s. A folded id never appended anywhere is `corrupt`.
 //! - `corrupt`: an entry whose id was never appended anywhere (invented data), or whose
 //!   role, content or seq match none of the appends of that id to s.
-//! - `duplicate`: an id occurring in R more often than it was appended to s (at least
-//!   once). Only same-read duplicates are judged: a copy seen across two reads cannot be
+//! - `duplicate`: an id occurring in R (its window and its summary's folded ids
+//!   together) more often than it was appended to s (at least once). Only same-read duplicates are judged: a copy seen across two reads cannot be
 //!   told apart from the same stored copy seen twice, so cross-read duplicates are left
 //!   to the order rules (a second copy usually shows up as a contradicting order).
 
 use super::index::{Index, Read};
 use super::{Subject, Verdict, Violation, ViolationClass};
+use crate::domain::Message;
 
 pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
     for read in &idx.reads {
@@ -41,15 +43,18 @@ impl Evidence {
 
 fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
     let mut findings = Findings::default();
-    for k in 0..read.messages.len() {
-        judge_entry(idx, read, k, &mut findings);
+    let folded = read.summary.map_or(&[][..], |s| s.folded_ids.as_slice());
+    for (id, &n) in folded.iter().zip(&read.folded_nos) {
+        judge_entry(idx, read, id, n, None, &mut findings);
     }
-    // Entries grouped by id: by number where the id was appended, by text where not.
+    for (entry, &n) in read.messages.iter().zip(&read.id_nos) {
+        judge_entry(idx, read, &entry.id, n, Some(entry), &mut findings);
+    }
+    // Everything shown grouped by id (the summary's folded ids too): by number where the
+    // id was appended, by text where not.
     let mut keys: Vec<(Option<usize>, &str)> = read
-        .id_nos
-        .iter()
-        .zip(read.messages)
-        .map(|(&n, m)| (n, if n.is_some() { "" } else { m.id.as_str() }))
+        .shown()
+        .map(|(id, n)| (n, if n.is_some() { "" } else { id }))
         .collect();
     keys.sort_unstable();
     for group in keys.chunk_by(|a, b| a == b) {
@@ -108,11 +113,18 @@ fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
     }
 }
 
-fn judge_entry(idx: &Index<'_>, read: &Read<'_>, k: usize, findings: &mut Findings) {
-    let entry = &read.messages[k];
-    let n = read.id_nos[k];
+/// One id the read shows: `entry` is the window's message, `None` for a folded id of
+/// the summary (whose content the summary no longer holds).
+fn judge_entry(
+    idx: &Index<'_>,
+    read: &Read<'_>,
+    id: &str,
+    n: Option<usize>,
+    entry: Option<&Message>,
+    findings: &mut Findings,
+) {
     if n.is_none() {
-        findings.corrupt.add(&entry.id, []);
+        findings.corrupt.add(id, []);
         return;
     }
     let mut own = idx
@@ -120,14 +132,15 @@ fn judge_entry(idx: &Index<'_>, read: &Read<'_>, k: usize, findings: &mut Findin
         .filter(|a| a.session_no == read.session_no)
         .peekable();
     if own.peek().is_none() {
-        findings
-            .leak
-            .add(&entry.id, idx.id_appends(n).map(|a| a.write.op));
+        findings.leak.add(id, idx.id_appends(n).map(|a| a.write.op));
         return;
     }
+    let Some(entry) = entry else {
+        return;
+    };
     if !own.any(|a| a.msg == entry) {
         findings.corrupt.add(
-            &entry.id,
+            id,
             idx.id_appends(n)
                 .filter(|a| a.session_no == read.session_no)
                 .map(|a| a.write.op),

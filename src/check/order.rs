@@ -1,7 +1,9 @@
 //! Turns out of order: `reorder`.
 //!
 //! Only ids appended exactly once (to the read's session) and occurring exactly once in a
-//! read take part; duplicates are the integrity rules' business.
+//! read take part; duplicates are the integrity rules' business. A summarizing store's
+//! read claims its summary's folded ids, in fold order, before its window: a fold that
+//! breaks the order is judged like any other.
 //! - Within one read: entry y after entry x although y's append was acked before x's
 //!   append was invoked. An unknown append has no upper bound on its application time,
 //!   so it never proves an order; overlapping appends prove nothing either.
@@ -32,12 +34,13 @@ pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
 /// `idx.appends` of entries whose id occurs once in the read and was appended once, to
 /// the read's session.
 fn judged_entries(idx: &Index<'_>, read: &Read<'_>) -> Vec<usize> {
-    read.id_nos
+    let shown: Vec<Option<usize>> = read.shown().map(|(_, n)| n).collect();
+    shown
         .iter()
         .filter_map(|&n| {
             let a = idx.unique_append(read.session_no, n)?;
             // An id never appended has no number, and is not judged either way.
-            let count = read.id_nos.iter().filter(|&&m| m == n).count();
+            let count = shown.iter().filter(|&&m| m == n).count();
             (count == 1).then_some(idx.by_id[a.id_no][0])
         })
         .collect()

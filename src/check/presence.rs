@@ -26,6 +26,9 @@
 //!   an unknown append are never zombies: they may have been applied late.
 //! - `expected-loss` info is given only for messages that would otherwise be judged
 //!   (not excused by the window or trimming), so it stays short.
+//! - A summarizing store (`Policy::summarizes`) shows older messages as folded ids of its
+//!   summary: a message is present in the window or in the summary, and trimming excuses
+//!   nothing (what it trims, it folds). Zombies are judged on the summary too.
 
 use std::collections::BTreeMap;
 
@@ -227,7 +230,8 @@ impl Entries {
 /// read's end, are not certainly older than m. Counts from the newest and stops at the
 /// bound, so an old message costs a few steps, not the whole session.
 fn trimmable(idx: &Index<'_>, read: &Read<'_>, by_invoke: &ByInvoke, m: &Append<'_>) -> bool {
-    let Some(max) = idx.policy.messages_max else {
+    // A summarizing store folds what it trims: the message is in the summary instead.
+    let Some(max) = idx.policy.messages_max.filter(|_| !idx.policy.summarizes) else {
         return false;
     };
     let needed = max.saturating_sub(usize::from(idx.policy.keep_first));
@@ -309,8 +313,8 @@ fn check_missing<'i, 'a>(
     if missing.lost.is_empty() {
         return;
     }
-    // No entry of R is an acked message appended before the read.
-    let all_gone = !read.id_nos.iter().any(|&n| {
+    // Nothing R shows (window or summary) is an acked message appended before the read.
+    let all_gone = !read.shown().any(|(_, n)| {
         idx.unique_append(read.session_no, n)
             .is_some_and(|a| acked_before_read(read, a))
     });
@@ -415,13 +419,13 @@ fn report_lost(read: &Read<'_>, lost: &[&Append<'_>], premature: bool, verdict: 
     ));
 }
 
-/// Appends of the read's `k`th entry's id to the read's session.
+/// Appends of the id numbered `n` to the read's session.
 fn own_appends<'i, 'a>(
     idx: &'i Index<'a>,
     read: &'i Read<'_>,
-    k: usize,
+    n: Option<usize>,
 ) -> impl Iterator<Item = &'i Append<'a>> + 'i {
-    idx.id_appends(read.id_nos[k])
+    idx.id_appends(n)
         .filter(move |a| a.session_no == read.session_no)
 }
 
@@ -431,8 +435,9 @@ fn check_zombies(idx: &Index<'_>, expiry: &Expiry, read: &Read<'_>, verdict: &mu
     };
     let mut ops = vec![read.op];
     let mut ids = Vec::new();
-    for (k, entry) in read.messages.iter().enumerate() {
-        let Some(latest_us) = own_appends(idx, read, k)
+    // A summary expires with its session: its folded ids are judged like the window's.
+    for (id, n) in read.shown() {
+        let Some(latest_us) = own_appends(idx, read, n)
             .map(|a| a.write.latest_apply_us())
             .max()
         else {
@@ -440,8 +445,8 @@ fn check_zombies(idx: &Index<'_>, expiry: &Expiry, read: &Read<'_>, verdict: &mu
         };
         // The message was applied for the last time before a certain expiry.
         if latest_us < expired_at_us {
-            ops.extend(own_appends(idx, read, k).map(|a| a.write.op));
-            ids.push(entry.id.clone());
+            ops.extend(own_appends(idx, read, n).map(|a| a.write.op));
+            ids.push(id.to_string());
         }
     }
     if ids.is_empty() {
@@ -461,12 +466,13 @@ fn check_zombies(idx: &Index<'_>, expiry: &Expiry, read: &Read<'_>, verdict: &mu
 
 fn note_failed_visible(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
     for (k, entry) in read.messages.iter().enumerate() {
-        let mut appends = own_appends(idx, read, k).peekable();
+        let n = read.id_nos[k];
+        let mut appends = own_appends(idx, read, n).peekable();
         if appends.peek().is_none() || appends.any(|a| a.write.status != WriteStatus::Failed) {
             continue;
         }
         let mut op_indexes = vec![read.op];
-        op_indexes.extend(own_appends(idx, read, k).map(|a| a.write.op));
+        op_indexes.extend(own_appends(idx, read, n).map(|a| a.write.op));
         op_indexes.sort_unstable();
         verdict.info.push(Info::FailedAppendVisible {
             session: read.session.clone(),

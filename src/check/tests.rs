@@ -40,6 +40,7 @@ fn plain() -> Policy {
     Policy {
         messages_max: None,
         keep_first: false,
+        summarizes: false,
         ttl: TtlPolicy::None,
         durability: Durability::AsRedis,
     }
@@ -55,6 +56,7 @@ fn with_ttl(ttl_ms: u64) -> Policy {
 fn keep_first() -> Policy {
     Policy {
         keep_first: true,
+        summarizes: false,
         ..plain()
     }
 }
@@ -372,6 +374,110 @@ fn a_ttl_refresh_a_restart_lost_keeps_nothing_alive() {
     let v = check(&h, &ttl);
     assert!(v.is_pass(), "{:#?}", v.violations);
     assert_eq!(expected_losses(&v), vec![(6_000 * MS, vec!["m2".into()])]);
+}
+
+// ---------------------------------------------------------------- summaries
+
+/// Window of 1 plus a summary of everything older.
+fn summarizing() -> Policy {
+    Policy {
+        messages_max: Some(1),
+        summarizes: true,
+        ..plain()
+    }
+}
+
+/// A summarized read at `at_ms` showing `folded` in its summary and `window` after it.
+fn summarized_read(h: &mut History, s: &SessionKey, at_ms: u64, folded: &[&str], window: &[&str]) {
+    let messages = window.iter().map(|id| msg(id, seq_of(h, id))).collect();
+    let summary = crate::domain::Summary {
+        folded_ids: folded.iter().map(|id| id.to_string()).collect(),
+        text: "a summary".into(),
+    };
+    let kind = OpKind::Context {
+        session: s.clone(),
+        limit: 10,
+    };
+    let outcome = Outcome::Ok(OpValue::Summarized { summary, messages });
+    h.push(2, kind, at_ms * MS, Some((at_ms + 10) * MS), outcome);
+}
+
+#[test]
+fn a_folded_message_counts_as_present() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2", "m3"], 0);
+    summarized_read(&mut h, &s, 100, &["m1", "m2"], &["m3"]);
+    assert_pass(&h, summarizing());
+}
+
+#[test]
+fn a_message_in_neither_window_nor_summary_is_lost_whatever_the_trim() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2", "m3"], 0);
+    summarized_read(&mut h, &s, 100, &["m1"], &["m3"]);
+    let v = check(&h, &summarizing());
+    assert_eq!(v.classes(), vec![ViolationClass::Lost]);
+    assert_eq!(v.violations[0].message_ids, vec!["m2".to_string()]);
+    // Without a summary, a window of one may trim m2: no violation.
+    let trimming = Policy {
+        summarizes: false,
+        ..summarizing()
+    };
+    let mut plain_read = History::new();
+    appends(&mut plain_read, &s, &["m1", "m2", "m3"], 0);
+    read(&mut plain_read, &s, 10, 100, &["m3"]);
+    assert_pass(&plain_read, trimming);
+}
+
+#[test]
+fn a_message_in_window_and_summary_is_a_duplicate() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    summarized_read(&mut h, &s, 100, &["m1", "m2"], &["m2"]);
+    assert_eq!(classes(&h, summarizing()), vec![ViolationClass::Duplicate]);
+}
+
+#[test]
+fn a_fold_that_breaks_order_is_a_reorder() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2", "m3"], 0);
+    summarized_read(&mut h, &s, 100, &["m2", "m1"], &["m3"]);
+    assert_eq!(classes(&h, summarizing()), vec![ViolationClass::Reorder]);
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2", "m3"], 0);
+    summarized_read(&mut h, &s, 100, &["m1", "m3"], &["m2"]);
+    assert_eq!(classes(&h, summarizing()), vec![ViolationClass::Reorder]);
+}
+
+#[test]
+fn a_summary_folding_another_sessions_message_leaks() {
+    let (a, b) = (sk("a"), sk("b"));
+    let mut h = History::new();
+    appends(&mut h, &a, &["m1", "m2"], 0);
+    appends(&mut h, &b, &["x1"], 50);
+    summarized_read(&mut h, &a, 100, &["m1", "x1"], &["m2"]);
+    assert_eq!(classes(&h, summarizing()), vec![ViolationClass::Leak]);
+    let mut h = History::new();
+    appends(&mut h, &a, &["m1", "m2"], 0);
+    summarized_read(&mut h, &a, 100, &["m1", "invented"], &["m2"]);
+    assert_eq!(classes(&h, summarizing()), vec![ViolationClass::Corrupt]);
+}
+
+#[test]
+fn a_summary_that_outlives_its_session_is_a_zombie() {
+    let s = sk("a");
+    let policy = Policy {
+        ttl: TtlPolicy::Sliding { ttl_ms: 1_000 },
+        ..summarizing()
+    };
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    summarized_read(&mut h, &s, 5_000, &["m1"], &[]);
+    assert_eq!(classes(&h, policy), vec![ViolationClass::Zombie]);
 }
 
 // ---------------------------------------------------------------- duplicate
@@ -1051,6 +1157,7 @@ mod generated {
             with_ttl(1_000),
             Policy {
                 keep_first: true,
+                summarizes: false,
                 ..with_ttl(2_000)
             },
             Policy {
@@ -1060,6 +1167,7 @@ mod generated {
             Policy {
                 messages_max: Some(5),
                 keep_first: true,
+                summarizes: false,
                 ..with_ttl(1_500)
             },
             Policy {
@@ -1069,6 +1177,7 @@ mod generated {
             Policy {
                 durability: Durability::Volatile,
                 keep_first: true,
+                summarizes: false,
                 ..base
             },
         ]

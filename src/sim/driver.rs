@@ -6,7 +6,7 @@
 //! the client the plan's load balancer chose. A turn whose step fails stops there, as a
 //! chatbot request that errored would.
 
-use crate::contract::{MemoryStore, StoreError};
+use crate::contract::{Context, MemoryStore, StoreError};
 use crate::domain::{Memory, Message, SessionKey, UserKey};
 use crate::history::Quiescence;
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
@@ -122,23 +122,41 @@ fn outcome_word(outcome: &Outcome) -> &'static str {
 fn describe_outcome(text: &mut String, outcome: &Outcome) {
     match outcome {
         Outcome::Ok(OpValue::None) | Outcome::Pending => {}
-        Outcome::Ok(OpValue::Messages(messages)) => {
-            text.push('[');
-            for (nth, message) in messages.iter().take(TRACE_IDS_MAX).enumerate() {
-                if nth > 0 {
-                    text.push(' ');
-                }
-                text.push_str(&message.id);
-            }
-            if messages.len() > TRACE_IDS_MAX {
-                text.push_str(" …");
-            }
-            text.push(']');
+        Outcome::Ok(OpValue::Summarized { summary, messages }) => {
+            let _ = write!(text, "summary of {} ", summary.folded_ids.len());
+            describe_messages(text, messages);
         }
+        Outcome::Ok(OpValue::Messages(messages)) => describe_messages(text, messages),
         Outcome::Ok(OpValue::Memories(memories)) => {
             let _ = write!(text, "{} memories", memories.len());
         }
         Outcome::Fail(reason) | Outcome::Unknown(reason) => text.push_str(reason),
+    }
+}
+
+/// `[m1 m2 …]`: the ids of a read, elided past [`TRACE_IDS_MAX`].
+fn describe_messages(text: &mut String, messages: &[Message]) {
+    text.push('[');
+    for (nth, message) in messages.iter().take(TRACE_IDS_MAX).enumerate() {
+        if nth > 0 {
+            text.push(' ');
+        }
+        text.push_str(&message.id);
+    }
+    if messages.len() > TRACE_IDS_MAX {
+        text.push_str(" …");
+    }
+    text.push(']');
+}
+
+/// A context read as the history keeps it: a plain window unless there is a summary.
+fn context_value(context: Context) -> OpValue {
+    match context.summary {
+        None => OpValue::Messages(context.messages),
+        Some(summary) => OpValue::Summarized {
+            summary,
+            messages: context.messages,
+        },
     }
 }
 
@@ -216,8 +234,10 @@ impl Driver {
             session: session.clone(),
             limit,
         };
-        let read = |store: Arc<dyn MemoryStore>| async move { store.context(session, limit).await };
-        self.call(client, kind, read, OpValue::Messages).await
+        let read = |store: Arc<dyn MemoryStore>| async move {
+            store.summarized_context(session, limit).await
+        };
+        self.call(client, kind, read, context_value).await
     }
 
     /// One chatbot turn; stops at the first failed step.

@@ -345,6 +345,7 @@ impl MemoryStore for RedisChatStore {
         Policy {
             messages_max: Some(self.config.messages_max),
             keep_first: true,
+            summarizes: false,
             ttl: TtlPolicy::Sliding {
                 ttl_ms: self.config.ttl_ms,
             },

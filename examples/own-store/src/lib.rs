@@ -1,10 +1,11 @@
 //! A chat history store written the way an application team writes one, with no thought
-//! of amnesia: the recent window of each conversation in a Redis list, trimmed on every
-//! write, with a sliding session TTL in whole seconds. It takes the application's own
-//! `redis` connection; `tests/amnesia.rs` adapts it to amnesia's contract.
+//! of amnesia: each conversation keeps a recent window of messages in a Redis list and a
+//! running summary of everything older (the summarizer is the application's: an LLM in
+//! production). Every write refreshes a sliding TTL in whole seconds. It takes the
+//! application's own `redis` connection; `tests/amnesia.rs` adapts it to amnesia.
 
 use redis::aio::MultiplexedConnection;
-use redis::RedisResult;
+use redis::{AsyncCommands, RedisResult};
 
 /// One message of a conversation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,17 +18,35 @@ pub struct ChatMessage {
     pub turn: u64,
 }
 
-/// Conversation histories in Redis.
-#[derive(Clone, Debug)]
-pub struct ChatHistory {
-    /// Messages kept per conversation: older ones are trimmed.
+/// What the summary of a conversation says, and which messages it covers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConversationSummary {
+    /// The ids of the messages folded in, oldest first.
+    pub covers: Vec<String>,
+    pub text: String,
+}
+
+/// Turns older messages into (more) summary: an LLM call in production.
+pub trait Summarizer: Send + Sync {
+    fn fold(&self, summary: &mut ConversationSummary, older: &[ChatMessage]);
+}
+
+/// Conversation histories in Redis: a window plus a summary.
+pub struct ChatHistory<S> {
+    /// Messages kept verbatim per conversation; older ones are folded into the summary.
     pub window: usize,
     /// Idle conversations expire after this many seconds (every write refreshes it).
     pub ttl_secs: u64,
+    pub summarizer: S,
 }
 
-impl ChatHistory {
-    /// Store `message` at the end of the conversation; returns once Redis applied it.
+/// Attempts of one append when other writers keep changing the conversation.
+const APPEND_ATTEMPTS_MAX: usize = 32;
+
+impl<S: Summarizer> ChatHistory<S> {
+    /// Store `message` at the end of the conversation, folding what falls out of the
+    /// window into the summary in the same transaction (optimistic: WATCH, then retry).
+    /// Returns once Redis applied it.
     pub async fn append(
         &self,
         conn: &mut MultiplexedConnection,
@@ -35,57 +54,96 @@ impl ChatHistory {
         conversation: &str,
         message: &ChatMessage,
     ) -> RedisResult<()> {
-        let key = key(tenant, conversation);
-        redis::pipe()
-            .atomic()
-            .rpush(&key, encode(message))
-            .ignore()
-            .ltrim(&key, -(self.kept() as isize), -1)
-            .ignore()
-            .expire(&key, self.ttl_secs as i64)
-            .ignore()
-            .query_async(conn)
-            .await
+        let (window_key, summary_key) = keys(tenant, conversation);
+        for _ in 0..APPEND_ATTEMPTS_MAX {
+            redis::cmd("WATCH")
+                .arg(&window_key)
+                .arg(&summary_key)
+                .query_async::<()>(conn)
+                .await?;
+            let raw: Vec<Vec<u8>> = conn.lrange(&window_key, 0, -1).await?;
+            let mut summary = match conn.get::<_, Option<Vec<u8>>>(&summary_key).await? {
+                Some(bytes) => decode_summary(&bytes),
+                None => ConversationSummary::default(),
+            };
+            let mut window: Vec<ChatMessage> = raw.iter().filter_map(|b| decode(b)).collect();
+            window.push(message.clone());
+            let excess = window.len().saturating_sub(self.window);
+            let mut transaction = redis::pipe();
+            transaction
+                .atomic()
+                .rpush(&window_key, encode(message))
+                .ignore();
+            if excess > 0 {
+                self.summarizer
+                    .fold(&mut summary, &window[..folded_len(excess)]);
+                transaction
+                    .ltrim(&window_key, excess as isize, -1)
+                    .ignore()
+                    .set(&summary_key, encode_summary(&summary))
+                    .ignore();
+            }
+            let ttl = self.ttl_secs as i64;
+            transaction
+                .expire(&window_key, ttl)
+                .ignore()
+                .expire(&summary_key, ttl)
+                .ignore();
+            // EXEC answers nil when a watched key changed since WATCH: read again.
+            let applied: Option<()> = transaction.query_async(conn).await?;
+            if applied.is_some() {
+                return Ok(());
+            }
+        }
+        Err(redis::RedisError::from((
+            redis::ErrorKind::Client,
+            "conversation too contended",
+        )))
     }
 
-    /// The newest `limit` messages, oldest first.
+    /// The summary and the newest `limit` messages, oldest first, as one snapshot.
     pub async fn recent(
         &self,
         conn: &mut MultiplexedConnection,
         tenant: &str,
         conversation: &str,
         limit: usize,
-    ) -> RedisResult<Vec<ChatMessage>> {
-        if limit == 0 {
-            return Ok(Vec::new());
+    ) -> RedisResult<(ConversationSummary, Vec<ChatMessage>)> {
+        let (window_key, summary_key) = keys(tenant, conversation);
+        let mut read = redis::pipe();
+        read.atomic().get(&summary_key);
+        if limit > 0 {
+            read.lrange(&window_key, -(limit as isize), -1);
         }
-        let raw: Vec<Vec<u8>> = redis::cmd("LRANGE")
-            .arg(key(tenant, conversation))
-            .arg(-(limit as isize))
-            .arg(-1)
-            .query_async(conn)
-            .await?;
-        Ok(raw.iter().filter_map(|bytes| decode(bytes)).collect())
-    }
-
-    /// How many messages the trim keeps.
-    #[cfg(not(feature = "boundary-bug"))]
-    fn kept(&self) -> usize {
-        self.window
-    }
-
-    /// The boundary bug: `LTRIM key -(window - 1) -1` keeps one message fewer than the
-    /// window the store promises.
-    #[cfg(feature = "boundary-bug")]
-    fn kept(&self) -> usize {
-        self.window - 1
+        let (summary, raw): (Option<Vec<u8>>, Vec<Vec<u8>>) = if limit > 0 {
+            read.query_async(conn).await?
+        } else {
+            let (summary,): (Option<Vec<u8>>,) = read.query_async(conn).await?;
+            (summary, Vec::new())
+        };
+        let summary = summary.map(|b| decode_summary(&b)).unwrap_or_default();
+        Ok((summary, raw.iter().filter_map(|b| decode(b)).collect()))
     }
 }
 
+/// How many of the `excess` oldest messages the fold takes: all of them.
+#[cfg(not(feature = "boundary-bug"))]
+fn folded_len(excess: usize) -> usize {
+    excess
+}
+
+/// The boundary bug: the fold stops one message short of what the trim removes, so the
+/// message at the boundary ends up in neither the summary nor the window.
+#[cfg(feature = "boundary-bug")]
+fn folded_len(excess: usize) -> usize {
+    excess - 1
+}
+
 /// Tenant and conversation ids may hold any character: escape the separator.
-fn key(tenant: &str, conversation: &str) -> String {
+fn keys(tenant: &str, conversation: &str) -> (String, String) {
     let escape = |part: &str| part.replace('%', "%25").replace(':', "%3A");
-    format!("chat:{}:{}", escape(tenant), escape(conversation))
+    let base = format!("chat:{}:{}", escape(tenant), escape(conversation));
+    (format!("{base}:window"), format!("{base}:summary"))
 }
 
 /// `id \n role \n turn \n content`: ids, roles and counters hold no newline; the content
@@ -104,4 +162,18 @@ fn decode(bytes: &[u8]) -> Option<ChatMessage> {
         turn: parts.next()?.parse().ok()?,
         content: parts.next()?.to_string(),
     })
+}
+
+/// `id id id \n text`: message ids hold no space or newline.
+fn encode_summary(summary: &ConversationSummary) -> Vec<u8> {
+    format!("{}\n{}", summary.covers.join(" "), summary.text).into_bytes()
+}
+
+fn decode_summary(bytes: &[u8]) -> ConversationSummary {
+    let text = String::from_utf8_lossy(bytes);
+    let (covers, text) = text.split_once('\n').unwrap_or((&text, ""));
+    ConversationSummary {
+        covers: covers.split_whitespace().map(str::to_string).collect(),
+        text: text.to_string(),
+    }
 }

@@ -30,6 +30,7 @@ pub(crate) fn reference_policy(config: &ChatStoreConfig) -> Policy {
     Policy {
         messages_max: Some(config.messages_max),
         keep_first: true,
+        summarizes: false,
         ttl: TtlPolicy::Sliding {
             ttl_ms: config.ttl_ms,
         },
