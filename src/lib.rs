@@ -44,7 +44,9 @@
 //! rustflags = ["--cfg", "tokio_unstable"]
 //! ```
 
-#[cfg(not(tokio_unstable))]
+// Documentation builds (`cargo doc`, doctests) read the source without the build's
+// rustflags: the guard is for code that runs.
+#[cfg(not(any(tokio_unstable, doc, doctest)))]
 compile_error!(
     "amnesia needs `--cfg tokio_unstable` (tokio's seeded scheduler: without it a seed does \
      not replay). Add to your project's .cargo/config.toml:\n[build]\nrustflags = [\"--cfg\", \"tokio_unstable\"]"
