@@ -16,8 +16,10 @@ use std::time::Duration;
 
 /// Runs a shrink may spend at most.
 pub const SHRINK_RUNS_MAX: usize = 5_000;
-/// Rounds over every kind of edit at most.
+/// Rounds over every kind of edit at most, per settling.
 const ROUNDS_MAX: usize = 8;
+/// Loosenings (each followed by a settling) at most.
+const LOOSEN_ROUNDS_MAX: usize = 4;
 
 /// How to shrink.
 #[derive(Clone, Debug)]
@@ -79,14 +81,21 @@ pub fn shrink(plan: Plan, config: &ShrinkConfig) -> Result<Shrunk, ShrinkError> 
     };
     search.class = class;
     let operations_before = edit::operations_total(&plan);
-    let mut plan = plan;
-    for _ in 0..ROUNDS_MAX {
-        let before = plan.clone();
-        plan = search.round(plan);
-        if plan == before || search.exhausted() {
-            break;
-        }
-    }
+    // Two paths from the seed's plan. Removals first keeps the seed's timing and latency
+    // as long as it can; loosening first takes the failure off the other traffic while
+    // there is still plenty of traffic to find another way to fail. Each ends in the
+    // other's moves; the smaller result wins, removals first on a tie.
+    let removals_first = search.settle(plan.clone());
+    let removals_first = search.loosen_and_settle(removals_first);
+    let loosened = search.loosen(plan);
+    let loosened_first = search.settle(loosened);
+    let loosened_first = search.loosen_and_settle(loosened_first);
+    let plan = if edit::operations_total(&loosened_first) < edit::operations_total(&removals_first)
+    {
+        loosened_first
+    } else {
+        removals_first
+    };
     Ok(Shrunk {
         operations_after: edit::operations_total(&plan),
         plan,
@@ -131,6 +140,54 @@ impl Search<'_> {
             return false;
         }
         self.classes(candidate).contains(&self.class)
+    }
+
+    /// Rounds of [`Search::round`] until one changes nothing.
+    fn settle(&mut self, mut plan: Plan) -> Plan {
+        for _ in 0..ROUNDS_MAX {
+            let before = plan.clone();
+            plan = self.round(plan);
+            if plan == before || self.exhausted() {
+                break;
+            }
+        }
+        plan
+    }
+
+    /// Loosen and settle again while that removes operations. A loosening that buys none
+    /// is undone: the plan stays as the removals left it, with more of the seed's own
+    /// timing and latency, which is easier to read.
+    fn loosen_and_settle(&mut self, mut plan: Plan) -> Plan {
+        for _ in 0..LOOSEN_ROUNDS_MAX {
+            if self.exhausted() {
+                break;
+            }
+            let loosened = self.loosen(plan.clone());
+            if loosened == plan {
+                break;
+            }
+            let settled = self.settle(loosened);
+            if edit::operations_total(&settled) >= edit::operations_total(&plan) {
+                break;
+            }
+            plan = settled;
+        }
+        plan
+    }
+
+    /// Edits that remove no operation but take the failure's dependence on the other
+    /// traffic away, each kept while the plan still fails: quiet links, turns pulled
+    /// against their predecessors, thinned sessions. What they free, the next settling
+    /// removes.
+    fn loosen(&mut self, plan: Plan) -> Plan {
+        let turns = |p: &Plan| p.turns.len();
+        let messages = |p: &Plan| p.messages().count();
+        let plan = self.change(plan, |p| 2 * p.links.len(), edit::calm_links);
+        let plan = self.change(plan, messages, |p, s| edit::shorten_contents(p, s, 0, 1));
+        let plan = self.change(plan, turns, |p, s| edit::shorten_thinks(p, s, 0, 1));
+        let plan = self.change(plan, turns, |p, s| edit::pull_turns(p, s, 1, 1));
+        let plan = self.change(plan, turns, |p, s| edit::pull_turns(p, s, 1, 2));
+        self.change(plan, |p| p.sessions.len(), edit::thin_sessions)
     }
 
     /// One round of every kind of edit, largest first.
