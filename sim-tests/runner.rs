@@ -490,7 +490,11 @@ fn shrinking_a_timing_dependent_failure_drops_the_other_traffic() {
         "{} operations",
         shrunk.operations_after
     );
-    assert!(shrunk.plan.sessions.len() <= 2, "{:?}", shrunk.plan.sessions);
+    assert!(
+        shrunk.plan.sessions.len() <= 2,
+        "{:?}",
+        shrunk.plan.sessions
+    );
     shrunk.plan.validate().expect("a shrunk plan is valid");
     let fails = |plan: Plan| {
         amnesia::runner::run_plan(plan, store, EngineKind::Event)
