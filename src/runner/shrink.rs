@@ -1,8 +1,26 @@
 //! Shrinking: from a failing plan to a minimal one that still fails with the same
-//! violation class, by delta debugging over the plan's parts ([`super::edit`]): faults,
-//! sessions with their turns, turns, system messages, clients, message contents and think
-//! times, repeated until a whole round removes nothing. Generic over stores and classes:
-//! the only question asked is "does this smaller plan still show the class?".
+//! violation class. Generic over stores and classes: the only question asked is "does this
+//! smaller plan still show the class?".
+//!
+//! Removals: delta debugging over the plan's parts ([`super::edit`]): faults, sessions with
+//! their turns, turns, system messages, memory operations, clients, message contents and
+//! think times, in rounds until a whole round removes nothing (a *settling*). Its result is
+//! 1-minimal: no single fault, session or turn can go.
+//!
+//! Loosening: 1-minimal is not small when the failure is timing-dependent. Every chunk's
+//! delay is drawn from its connection's seeded stream, so removing any command on a
+//! jittering link shifts all later delays on it, and the failure clings to all the traffic
+//! that shaped those draws (write-behind seed 0 settled at 58 operations over 6 sessions).
+//! Loosening edits remove no operation but take that dependence away, each kept while the
+//! plan still fails: links lose their tail and jitter, contents and thinks are cut, turns
+//! are pulled earlier against their predecessors (a race decided by base latencies, not by
+//! a lucky tail draw), sessions are thinned to bare turns. A settling then removes what
+//! they freed; a loosening that removes no operation is undone.
+//!
+//! Two paths, both within the one run budget: removals first (the seed's own timing kept as
+//! long as possible, then loosening), and loosening first (while there is still plenty of
+//! traffic for the failure to find another way to show). The plan with fewer operations
+//! wins, removals first on a tie, so a shrink is never larger than removals alone gave.
 
 use crate::check::ViolationClass;
 use crate::plan::Plan;
