@@ -89,6 +89,48 @@ pub fn calm(plan: &Plan, parts: &BTreeSet<usize>) -> Plan {
     plan
 }
 
+/// Quiet the latency of the links at `parts`: part `2 * client` drops the link's tail,
+/// part `2 * client + 1` its jitter. Each chunk's delay is drawn from the connection's
+/// seeded stream, so while a link jitters, removing any command shifts every later delay on
+/// it and a timing-dependent failure clings to all the traffic around it; on a quiet link
+/// the other traffic stops mattering and can go.
+pub fn calm_links(plan: &Plan, parts: &BTreeSet<usize>) -> Plan {
+    let mut plan = plan.clone();
+    for (client, link) in plan.links.iter_mut().enumerate() {
+        if parts.contains(&(2 * client)) {
+            link.tail = None;
+        }
+        if parts.contains(&(2 * client + 1)) {
+            link.jitter_us = 0;
+        }
+    }
+    plan
+}
+
+/// Thin the sessions at `positions` (in `plan.sessions`) to the bare turns: no system
+/// message, no memory operations, empty contents; their timing and clients stay. A session
+/// whose presence matters (it keeps a connection busy at the right moments) can often lose
+/// everything but its turns, and then the turns themselves.
+pub fn thin_sessions(plan: &Plan, positions: &BTreeSet<usize>) -> Plan {
+    let thinned: BTreeSet<_> = positions
+        .iter()
+        .filter_map(|&position| plan.sessions.get(position))
+        .collect();
+    let mut plan = plan.clone();
+    for turn in plan
+        .turns
+        .iter_mut()
+        .filter(|turn| thinned.contains(&turn.session))
+    {
+        turn.system = None;
+        turn.recall = None;
+        turn.remember = None;
+        turn.user.content.clear();
+        turn.assistant.content.clear();
+    }
+    plan
+}
+
 /// Cut the contents of the messages at `positions` (in append order) to `fraction_num`
 /// out of `fraction_den` of their bytes, at a character boundary.
 pub fn shorten_contents(
@@ -129,6 +171,40 @@ pub fn shorten_thinks(
         if let Some(turn) = plan.turns.get_mut(position) {
             turn.think_ms = turn.think_ms * fraction_num / fraction_den;
         }
+    }
+    plan
+}
+
+/// Start the turns at `positions` earlier, by `fraction_num / fraction_den` of their
+/// slack: the time since the latest moment they may start, which is the start of the turn
+/// before them in the plan (turns stay sorted) or the think end of their session's
+/// previous turn (turns of a session stay sequential), whichever is later. A race between
+/// two turns is then decided by the links' base latencies rather than by a rare tail delay
+/// drawn for the right chunk, so the failure stops depending on the traffic that shapes
+/// those draws.
+pub fn pull_turns(
+    plan: &Plan,
+    positions: &BTreeSet<usize>,
+    fraction_num: u64,
+    fraction_den: u64,
+) -> Plan {
+    assert!(fraction_den > 0 && fraction_num <= fraction_den);
+    let mut plan = plan.clone();
+    for &position in positions {
+        let Some(turn) = plan.turns.get(position) else {
+            continue;
+        };
+        let sorted_ms = position
+            .checked_sub(1)
+            .map_or(0, |previous| plan.turns[previous].start_ms);
+        let sequential_ms = plan.turns[..position]
+            .iter()
+            .rev()
+            .find(|earlier| earlier.session == turn.session)
+            .map_or(0, |earlier| earlier.think_end_ms());
+        let earliest_ms = sorted_ms.max(sequential_ms);
+        let slack_ms = turn.start_ms.saturating_sub(earliest_ms);
+        plan.turns[position].start_ms -= slack_ms * fraction_num / fraction_den;
     }
     plan
 }
@@ -205,6 +281,16 @@ mod tests {
                 shorten_thinks(&plan, &odd(plan.turns.len()), 1, 2),
                 merge_client(&plan, plan.clients - 1, 0),
                 remap_clients(&keep_turns(&plan, &first(plan.turns.len()))),
+                calm_links(&plan, &(0..2 * plan.links.len()).collect()),
+                thin_sessions(&plan, &odd(plan.sessions.len())),
+                pull_turns(&plan, &(0..plan.turns.len()).collect(), 1, 1),
+                pull_turns(&plan, &odd(plan.turns.len()), 1, 2),
+                pull_turns(
+                    &shorten_thinks(&plan, &odd(plan.turns.len()), 0, 1),
+                    &(0..plan.turns.len()).collect(),
+                    1,
+                    1,
+                ),
             ];
             for (i, edited) in edits.iter().enumerate() {
                 edited
@@ -214,6 +300,31 @@ mod tests {
             let one_client = merge_client(&merge_client(&plan, 2, 0), 1, 0);
             assert_eq!(one_client.clients, 1, "seed {seed}");
             assert!(operations_total(&edits[1]) == plan.sessions.len());
+            // Loosening edits keep every turn and add no operation.
+            for edited in &edits[11..] {
+                assert!(
+                    operations_total(edited) <= operations_total(&plan),
+                    "seed {seed}"
+                );
+                assert_eq!(edited.turns.len(), plan.turns.len(), "seed {seed}");
+            }
+            let pulled = &edits[13];
+            assert!(
+                pulled
+                    .turns
+                    .iter()
+                    .zip(&plan.turns)
+                    .all(|(p, t)| p.start_ms <= t.start_ms),
+                "seed {seed}: a pull only moves turns earlier"
+            );
+            assert!(
+                pulled
+                    .turns
+                    .iter()
+                    .zip(&plan.turns)
+                    .any(|(p, t)| p.start_ms < t.start_ms),
+                "seed {seed}: a full pull moves some turn"
+            );
         }
     }
 }

@@ -1,8 +1,26 @@
 //! Shrinking: from a failing plan to a minimal one that still fails with the same
-//! violation class, by delta debugging over the plan's parts ([`super::edit`]): faults,
-//! sessions with their turns, turns, system messages, clients, message contents and think
-//! times, repeated until a whole round removes nothing. Generic over stores and classes:
-//! the only question asked is "does this smaller plan still show the class?".
+//! violation class. Generic over stores and classes: the only question asked is "does this
+//! smaller plan still show the class?".
+//!
+//! Removals: delta debugging over the plan's parts ([`super::edit`]): faults, sessions with
+//! their turns, turns, system messages, memory operations, clients, message contents and
+//! think times, in rounds until a whole round removes nothing (a *settling*). Its result is
+//! 1-minimal: no single fault, session or turn can go.
+//!
+//! Loosening: 1-minimal is not small when the failure is timing-dependent. Every chunk's
+//! delay is drawn from its connection's seeded stream, so removing any command on a
+//! jittering link shifts all later delays on it, and the failure clings to all the traffic
+//! that shaped those draws (write-behind seed 0 settled at 58 operations over 6 sessions).
+//! Loosening edits remove no operation but take that dependence away, each kept while the
+//! plan still fails: links lose their tail and jitter, contents and thinks are cut, turns
+//! are pulled earlier against their predecessors (a race decided by base latencies, not by
+//! a lucky tail draw), sessions are thinned to bare turns. A settling then removes what
+//! they freed; a loosening that removes no operation is undone.
+//!
+//! Two paths, both within the one run budget: removals first (the seed's own timing kept as
+//! long as possible, then loosening), and loosening first (while there is still plenty of
+//! traffic for the failure to find another way to show). The plan with fewer operations
+//! wins, removals first on a tie, so a shrink is never larger than removals alone gave.
 
 use crate::builder::Store;
 use crate::check::ViolationClass;
@@ -16,8 +34,10 @@ use std::time::Duration;
 
 /// Runs a shrink may spend at most.
 pub const SHRINK_RUNS_MAX: usize = 5_000;
-/// Rounds over every kind of edit at most.
+/// Rounds over every kind of edit at most, per settling.
 const ROUNDS_MAX: usize = 8;
+/// Loosenings (each followed by a settling) at most.
+const LOOSEN_ROUNDS_MAX: usize = 4;
 
 /// How to shrink.
 #[derive(Clone, Debug)]
@@ -76,14 +96,21 @@ pub fn shrink(plan: Plan, config: &ShrinkConfig) -> Result<Shrunk, ShrinkError> 
     };
     search.class = class;
     let operations_before = edit::operations_total(&plan);
-    let mut plan = plan;
-    for _ in 0..ROUNDS_MAX {
-        let before = plan.clone();
-        plan = search.round(plan);
-        if plan == before || search.exhausted() {
-            break;
-        }
-    }
+    // Two paths from the seed's plan. Removals first keeps the seed's timing and latency
+    // as long as it can; loosening first takes the failure off the other traffic while
+    // there is still plenty of traffic to find another way to fail. Each ends in the
+    // other's moves; the smaller result wins, removals first on a tie.
+    let removals_first = search.settle(plan.clone());
+    let removals_first = search.loosen_and_settle(removals_first);
+    let loosened = search.loosen(plan);
+    let loosened_first = search.settle(loosened);
+    let loosened_first = search.loosen_and_settle(loosened_first);
+    let plan = if edit::operations_total(&loosened_first) < edit::operations_total(&removals_first)
+    {
+        loosened_first
+    } else {
+        removals_first
+    };
     Ok(Shrunk {
         operations_after: edit::operations_total(&plan),
         plan,
@@ -130,6 +157,54 @@ impl Search<'_> {
             return false;
         }
         self.classes(candidate).contains(&self.class)
+    }
+
+    /// Rounds of [`Search::round`] until one changes nothing.
+    fn settle(&mut self, mut plan: Plan) -> Plan {
+        for _ in 0..ROUNDS_MAX {
+            let before = plan.clone();
+            plan = self.round(plan);
+            if plan == before || self.exhausted() {
+                break;
+            }
+        }
+        plan
+    }
+
+    /// Loosen and settle again while that removes operations. A loosening that buys none
+    /// is undone: the plan stays as the removals left it, with more of the seed's own
+    /// timing and latency, which is easier to read.
+    fn loosen_and_settle(&mut self, mut plan: Plan) -> Plan {
+        for _ in 0..LOOSEN_ROUNDS_MAX {
+            if self.exhausted() {
+                break;
+            }
+            let loosened = self.loosen(plan.clone());
+            if loosened == plan {
+                break;
+            }
+            let settled = self.settle(loosened);
+            if edit::operations_total(&settled) >= edit::operations_total(&plan) {
+                break;
+            }
+            plan = settled;
+        }
+        plan
+    }
+
+    /// Edits that remove no operation but take the failure's dependence on the other
+    /// traffic away, each kept while the plan still fails: quiet links, turns pulled
+    /// against their predecessors, thinned sessions. What they free, the next settling
+    /// removes.
+    fn loosen(&mut self, plan: Plan) -> Plan {
+        let turns = |p: &Plan| p.turns.len();
+        let messages = |p: &Plan| p.messages().count();
+        let plan = self.change(plan, |p| 2 * p.links.len(), edit::calm_links);
+        let plan = self.change(plan, messages, |p, s| edit::shorten_contents(p, s, 0, 1));
+        let plan = self.change(plan, turns, |p, s| edit::shorten_thinks(p, s, 0, 1));
+        let plan = self.change(plan, turns, |p, s| edit::pull_turns(p, s, 1, 1));
+        let plan = self.change(plan, turns, |p, s| edit::pull_turns(p, s, 1, 2));
+        self.change(plan, |p| p.sessions.len(), edit::thin_sessions)
     }
 
     /// One round of every kind of edit, largest first.
