@@ -17,15 +17,13 @@
 
 use amnesia::clock::Clock;
 use amnesia::connect::{BoxStream, Connector, ConnectorConfig, DialFuture, Dialer};
+use amnesia::internals::{Engine, EventEngine, RUN_GRACE_MS, WORLD_EPOCH_UNIX_MS};
 use amnesia::model::{Model, ModelConfig};
 use amnesia::plan::scenario::TENANTS_MAX;
 use amnesia::plan::{Plan, ScenarioConfig, Turn};
 use amnesia::runner::run::judge;
 use amnesia::runner::sweep::SweepEvent;
 use amnesia::runner::{run_plan, run_seed, sweep, EngineKind, SeedRange, SweepConfig};
-use amnesia::sim::clock::WORLD_EPOCH_UNIX_MS;
-use amnesia::sim::event::EventEngine;
-use amnesia::sim::{Engine, RUN_GRACE_MS};
 use amnesia::store::{MemoryStore, StoreContext};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

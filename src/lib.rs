@@ -46,6 +46,7 @@
 
 // Documentation builds (`cargo doc`, doctests) read the source without the build's
 // rustflags: the guard is for code that runs.
+
 #[cfg(not(any(tokio_unstable, doc, doctest)))]
 compile_error!(
     "amnesia needs `--cfg tokio_unstable` (tokio's seeded scheduler: without it a seed does \
@@ -60,12 +61,15 @@ pub mod connect;
 pub mod contract;
 pub mod domain;
 pub mod history;
+// The Redis model's items are its command handlers and wire details, documented per
+// module (see `model`'s own docs); its entry points are `Model` and `ModelConfig`.
+#[allow(missing_docs)]
 pub mod model;
 pub mod plan;
 pub mod runner;
-pub mod sim;
+pub(crate) mod sim;
 pub mod store;
-pub mod trace;
+mod trace;
 
 pub use builder::{Builder, Store, UnknownStore};
 pub use check::{Verdict, Violation, ViolationClass};
@@ -79,3 +83,12 @@ pub use domain::{Memory, Message, Persistence, Role, SessionKey, Summary, UserKe
 pub use plan::{Plan, PlanError, ScenarioConfig};
 pub use runner::{EngineKind, LogFilter, RunReport, SweepReport};
 pub use store::{decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore};
+pub use trace::{Trace, TraceEvent};
+
+/// The simulator's engine seam, for amnesia's own benchmark: not a stable interface.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::sim::clock::WORLD_EPOCH_UNIX_MS;
+    pub use crate::sim::event_engine::EventEngine;
+    pub use crate::sim::{Engine, SimOutput, RUN_GRACE_MS};
+}

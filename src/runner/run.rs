@@ -6,7 +6,7 @@ use crate::contract::Policy;
 use crate::history::History;
 use crate::plan::{Plan, ScenarioConfig};
 use crate::runner::log::LogFilter;
-use crate::sim::event::EventEngine;
+use crate::sim::event_engine::EventEngine;
 use crate::sim::{Engine, SimOutput, OP_BUDGET_MS};
 use crate::trace::Trace;
 

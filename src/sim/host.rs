@@ -88,7 +88,6 @@ impl RedisHost {
 
 /// An app client's host: its store (rebuilt after a crash), its wall clock and its life.
 pub struct ClientHost {
-    pub index: u32,
     store: Mutex<Option<Arc<dyn MemoryStore>>>,
     /// Bumped by every crash; connections and in-flight operations of an older
     /// generation belong to a dead process.
@@ -100,19 +99,14 @@ pub struct ClientHost {
 }
 
 impl ClientHost {
-    pub fn new(index: u32, world_clock: WorldClock) -> Self {
+    pub fn new(world_clock: WorldClock) -> Self {
         Self {
-            index,
             store: Mutex::new(None),
             generation: watch::Sender::new(0),
             clock_offset_ms: Arc::new(AtomicI64::new(0)),
             world_clock,
             down: AtomicU32::new(0),
         }
-    }
-
-    pub fn name(&self) -> String {
-        client_host_name(self.index)
     }
 
     pub fn generation(&self) -> u64 {

@@ -8,11 +8,12 @@
 pub mod clock;
 pub mod context;
 pub mod driver;
-pub mod event;
+pub mod event_engine;
 pub mod faults;
 pub mod gate;
 pub mod host;
 pub mod net;
+pub mod recorder;
 pub mod world;
 
 use crate::contract::{Policy, StoreFactory};

@@ -5,9 +5,9 @@ use crate::connect::{Connector, ConnectorConfig};
 use crate::contract::{Policy, StoreContext, StoreFactory};
 use crate::plan::Plan;
 use crate::sim::clock::WorldClock;
-use crate::sim::driver::Recorder;
 use crate::sim::host::{ClientHost, RedisHost};
 use crate::sim::net::{Link, SimDialer};
+use crate::sim::recorder::Recorder;
 use crate::trace::Trace;
 use std::sync::Arc;
 

@@ -6,7 +6,7 @@ pub mod embed;
 mod reference;
 #[doc(hidden)]
 pub mod testing;
-pub mod variants;
+pub(crate) mod variants;
 
 pub use crate::contract::{
     Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError, StoreFactory, TtlPolicy,

@@ -8,9 +8,10 @@ use crate::contract::StoreFactory;
 use crate::model::{Model, ModelConfig};
 use crate::plan::Plan;
 use crate::sim::clock::WorldClock;
-use crate::sim::driver::{Driver, Recorder};
+use crate::sim::driver::Driver;
 use crate::sim::host::{ClientHost, RedisHost};
 use crate::sim::net::Link;
+use crate::sim::recorder::Recorder;
 use crate::sim::world::World;
 use crate::sim::{faults, Engine, SimOutput, RUN_GRACE_MS};
 use crate::trace::Trace;
@@ -62,7 +63,7 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
             .map(|c| Arc::new(Link::new(c, plan.links[c as usize])))
             .collect(),
         clients: (0..plan.clients)
-            .map(|c| Arc::new(ClientHost::new(c, clock.clone())))
+            .map(|_| Arc::new(ClientHost::new(clock.clone())))
             .collect(),
         recorder: Recorder::new(clock.clone(), trace.clone()),
         plan: plan.clone(),
