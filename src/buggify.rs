@@ -47,6 +47,8 @@ thread_local! {
 }
 
 impl Buggify {
+    /// A run's buggify state: decisions drawn from `seed`, written to `trace` stamped with
+    /// `now_us` (virtual microseconds).
     pub fn new(seed: u64, trace: Trace, now_us: impl Fn() -> u64 + 'static) -> Self {
         let mut fire_rng = ChaCha8Rng::seed_from_u64(seed);
         fire_rng.set_stream(0xB0661F7);

@@ -37,6 +37,7 @@ impl Clock {
         }
     }
 
+    /// The current unix time, in milliseconds.
     pub fn now_ms(&self) -> u64 {
         (self.now_ms)()
     }

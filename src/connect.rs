@@ -18,11 +18,14 @@ use tokio::io::{AsyncRead, AsyncWrite};
 pub trait Stream: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Stream for T {}
 
+/// An owned, type-erased stream, as a dialer hands it out.
 pub type BoxStream = Box<dyn Stream>;
+/// What [`Dialer::dial`] returns: a future of a new stream.
 pub type DialFuture<'a> = Pin<Box<dyn Future<Output = std::io::Result<BoxStream>> + Send + 'a>>;
 
 /// Opens new byte streams to the Redis node.
 pub trait Dialer: Send + Sync {
+    /// Opens one new stream to the Redis node; an error fails the connect.
     fn dial(&self) -> DialFuture<'_>;
 }
 
@@ -61,6 +64,8 @@ struct Live {
 }
 
 impl Connector {
+    /// A connector that dials through `dialer` and handshakes with `info` (database,
+    /// credentials, protocol); nothing is dialed until the first connection is asked for.
     pub fn new(
         dialer: Arc<dyn Dialer>,
         info: redis::RedisConnectionInfo,

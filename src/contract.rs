@@ -14,7 +14,10 @@ pub enum TtlPolicy {
     /// Sessions never expire.
     None,
     /// Every append pushes the session's expiry to `append time + ttl_ms` (a sliding window).
-    Sliding { ttl_ms: u64 },
+    Sliding {
+        /// How long a session lives after its last append, in milliseconds.
+        ttl_ms: u64,
+    },
 }
 
 /// What a store promises to keep across a Redis restart, on top of what Redis's own
@@ -61,7 +64,9 @@ pub struct Policy {
     /// and trimming excuses nothing.
     #[serde(default)]
     pub summarizes: bool,
+    /// How the store expires sessions.
     pub ttl: TtlPolicy,
+    /// What the store promises to keep across a Redis restart.
     pub durability: Durability,
 }
 
@@ -69,14 +74,19 @@ pub struct Policy {
 /// unknown (the write may or may not have been applied); the others mean it was not.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
+    /// No reply in time: the outcome is unknown.
     #[error("timed out")]
     Timeout,
+    /// The connection broke before the reply: the outcome is unknown.
     #[error("connection lost: {0}")]
     ConnectionLost(String),
+    /// No connection could be opened: nothing was sent.
     #[error("could not connect: {0}")]
     Unavailable(String),
+    /// Redis answered with an error reply: not applied.
     #[error("redis error: {0}")]
     Redis(String),
+    /// The store does not offer this optional capability.
     #[error("not supported by this store")]
     Unsupported,
 }
@@ -138,14 +148,19 @@ pub trait MemoryStore: Send + Sync {
 /// What a context read returned: a summarizing store's summary, and the window.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Context {
+    /// The summary of the messages folded out of the window; `None` for a store that does
+    /// not summarize (or has nothing folded yet).
     pub summary: Option<Summary>,
+    /// The window: the newest messages, oldest first.
     pub messages: Vec<Message>,
 }
 
 /// What a store holds for a user's memories, data and index side.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemoryAudit {
+    /// Memory ids found in the user's memory data.
     pub stored: Vec<String>,
+    /// Memory ids found in the user's memory index.
     pub indexed: Vec<String>,
 }
 

@@ -8,11 +8,14 @@ use std::fmt;
 /// One conversation: a session of a tenant. Tenants must never see each other's messages.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct SessionKey {
+    /// The tenant the session belongs to (`t0`, `t1`, ... in generated plans).
     pub tenant: String,
+    /// The session's name within its tenant (`s0`, `s1`, ...).
     pub session: String,
 }
 
 impl SessionKey {
+    /// The session `session` of tenant `tenant`.
     pub fn new(tenant: impl Into<String>, session: impl Into<String>) -> Self {
         Self {
             tenant: tenant.into(),
@@ -30,7 +33,9 @@ impl fmt::Display for SessionKey {
 /// The owner of long-term memories.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct UserKey {
+    /// The tenant the user belongs to.
     pub tenant: String,
+    /// The user's name within its tenant.
     pub user: String,
 }
 
@@ -44,8 +49,11 @@ impl fmt::Display for UserKey {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// The system prompt.
     System,
+    /// The human talking to the chatbot.
     User,
+    /// The model's reply.
     Assistant,
 }
 
@@ -54,16 +62,22 @@ pub enum Role {
 /// byte for byte.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Message {
+    /// Unique across the plan.
     pub id: String,
+    /// Who wrote it.
     pub role: Role,
+    /// The text, arbitrary UTF-8.
     pub content: String,
+    /// Sequence number of the append that carries it in the plan.
     pub seq: u64,
 }
 
 /// One long-term memory of a user.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Memory {
+    /// Unique across the plan.
     pub id: String,
+    /// The remembered fact; a recall for this exact text should find it.
     pub text: String,
 }
 
@@ -93,6 +107,7 @@ pub const EVERYSEC_LOSS_US_MAX: u64 = 2_000_000;
 pub struct Summary {
     /// The ids of every message folded in so far, in the order they were folded.
     pub folded_ids: Vec<String>,
+    /// The summary text: a short digest of each folded message, in folding order.
     pub text: String,
 }
 

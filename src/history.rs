@@ -14,21 +14,34 @@ use crate::domain::{
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "op")]
 pub enum OpKind {
+    /// Append one message to a session's chat history.
     Append {
+        /// The session appended to.
         session: SessionKey,
+        /// The message appended.
         msg: Message,
     },
+    /// Read a session's context: its newest messages, up to `limit`.
     Context {
+        /// The session read.
         session: SessionKey,
+        /// How many of the newest messages the read asked for.
         limit: usize,
     },
+    /// Store a long-term memory for a user.
     Remember {
+        /// The user the memory belongs to.
         user: UserKey,
+        /// The memory stored.
         memory: Memory,
     },
+    /// Recall a user's memories most similar to a query.
     Recall {
+        /// The user whose memories are searched.
         user: UserKey,
+        /// The text recalled against.
         query: String,
+        /// How many memories the recall asked for at most.
         k: usize,
     },
 }
@@ -39,12 +52,16 @@ pub enum OpKind {
 pub enum OpValue {
     /// Writes return nothing.
     None,
+    /// A context read's messages, in the order the store returned them.
     Messages(Vec<Message>),
     /// A summarizing store's context: its summary, and the window after it.
     Summarized {
+        /// The summary of the messages folded out of the window.
         summary: Summary,
+        /// The window after the summary.
         messages: Vec<Message>,
     },
+    /// A recall's memories.
     Memories(Vec<Memory>),
 }
 
@@ -53,6 +70,7 @@ pub enum OpValue {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "outcome", content = "detail")]
 pub enum Outcome {
+    /// Applied, with what it returned.
     Ok(OpValue),
     /// Definitely not applied.
     Fail(String),
@@ -66,12 +84,17 @@ pub enum Outcome {
 /// its position in [`History::ops`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Op {
+    /// The operation's identity, unique within the history.
     pub index: usize,
+    /// The client process that invoked it.
     pub client: u32,
+    /// What it asked the store to do.
     pub kind: OpKind,
+    /// When it was invoked, in virtual microseconds since world start.
     pub invoke_us: u64,
     /// `None` while the operation is pending.
     pub complete_us: Option<u64>,
+    /// How it ended.
     pub outcome: Outcome,
 }
 
@@ -82,7 +105,9 @@ pub struct Op {
 pub struct Restart {
     /// When the process died; nothing is applied from then until it is back.
     pub at_us: u64,
+    /// The persistence mode Redis ran with.
     pub persistence: Persistence,
+    /// What its recovery kept of the writes applied before the crash.
     pub kept: Kept,
 }
 
@@ -126,7 +151,12 @@ pub enum Kept {
     /// Every write applied strictly before `before_us` (for AOF `everysec`, the last
     /// fsync); later ones are lost. `observed`: the model saw the fsync; otherwise
     /// `before_us` is the documented bound.
-    AppliedBefore { before_us: u64, observed: bool },
+    AppliedBefore {
+        /// The durable point, in virtual microseconds since world start.
+        before_us: u64,
+        /// Whether the model observed the fsync (rather than the documented bound).
+        observed: bool,
+    },
     /// Every write applied before the crash (AOF `always`).
     Everything,
 }
@@ -135,13 +165,16 @@ pub enum Kept {
 /// that drifted from the data it indexes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Quiescence {
+    /// Ids of the memories every user's memory data holds, sorted.
     pub memories_stored: Vec<String>,
+    /// Ids of the memories every user's memory index holds, sorted.
     pub memories_indexed: Vec<String>,
 }
 
 /// Everything the checker needs to know about one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
+    /// Every operation, in the order recorded.
     pub ops: Vec<Op>,
     /// Redis restarts, in time order.
     #[serde(default)]
@@ -149,6 +182,7 @@ pub struct History {
 }
 
 impl History {
+    /// An empty history.
     pub fn new() -> Self {
         Self::default()
     }

@@ -44,6 +44,8 @@
 //! rustflags = ["--cfg", "tokio_unstable"]
 //! ```
 
+#![warn(missing_docs)]
+
 // Documentation builds (`cargo doc`, doctests) read the source without the build's
 // rustflags: the guard is for code that runs.
 

@@ -16,6 +16,7 @@ pub struct TraceEvent {
     pub at_us: u64,
     /// `redis`, `client-0`, `driver`, `net`, ...
     pub host: String,
+    /// What happened, as one line of the timeline.
     pub text: String,
     /// Network-level detail (bytes on the wire), shown only in the full timeline.
     pub detail: bool,
@@ -105,6 +106,7 @@ impl Stored {
 }
 
 impl Trace {
+    /// An empty trace.
     pub fn new() -> Self {
         Self::default()
     }
@@ -175,10 +177,12 @@ impl Trace {
         events.iter().map(Stored::event).collect()
     }
 
+    /// How many events the trace holds.
     pub fn len(&self) -> usize {
         self.events.lock().expect("never poisoned").len()
     }
 
+    /// Whether the trace holds no event.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -32,16 +32,32 @@ pub use expiry::EXPIRY_SLACK_US;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ViolationClass {
+    /// `lost`: an acknowledged message within the read's window, neither trimmable nor
+    /// expired, is missing from a read.
     Lost,
+    /// `duplicate`: a read returned a message (or memory) more often than it was appended.
     Duplicate,
+    /// `reorder`: a read returned messages out of their append order.
     Reorder,
+    /// `corrupt`: a read returned content that differs from every append of its id, or was
+    /// never appended.
     Corrupt,
+    /// `leak`: a read returned messages (or memories) written to another session (or user).
     Leak,
+    /// `zombie`: a read returned messages applied before their session certainly expired.
     Zombie,
+    /// `premature-expiry`: a session certainly alive per its TTL read back none of its
+    /// acknowledged messages.
     PrematureExpiry,
+    /// `truncation`: a read returned more messages than its limit allows, or lost the first
+    /// message a keep-first policy keeps.
     Truncation,
+    /// `recall-miss`: a recall for a memory's exact text did not return that memory.
     RecallMiss,
+    /// `index-drift`: at quiescence, the stored memories and the memory index disagree.
     IndexDrift,
+    /// `stuck`: an operation did not complete within its budget during the final quiet
+    /// period.
     Stuck,
 }
 
@@ -49,7 +65,9 @@ pub enum ViolationClass {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Subject {
+    /// One session's chat history.
     Session(SessionKey),
+    /// One user's long-term memories.
     User(UserKey),
     /// The whole store (index-drift without a user, stuck operations).
     Store,
@@ -59,12 +77,15 @@ pub enum Subject {
 /// operations that prove it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Violation {
+    /// Which promise was broken.
     pub class: ViolationClass,
+    /// The session, user or store it was broken for.
     pub subject: Subject,
     /// Operation indexes ([`crate::history::Op::index`]), sorted.
     pub op_indexes: Vec<usize>,
     /// Message or memory ids, sorted.
     pub message_ids: Vec<String>,
+    /// A human-readable account of the evidence and the rule it breaks.
     pub explanation: String,
 }
 
@@ -98,17 +119,24 @@ pub enum Info {
     /// was applied after the restart's durable point, or the store promised no more):
     /// expected, not a violation.
     ExpectedLoss {
+        /// The session (or user) whose data went missing.
         subject: Subject,
+        /// The reads that missed it and the writes they missed, sorted.
         op_indexes: Vec<usize>,
+        /// Ids of the excused messages (or memories), sorted.
         message_ids: Vec<String>,
+        /// When the restart that may have lost them happened, in virtual microseconds.
         restart_at_us: u64,
     },
     /// A message whose append reported a definite failure shows up in a read: the store
     /// misclassified an error. DESIGN has no class for it, so it is treated like an
     /// unknown outcome and only noted.
     FailedAppendVisible {
+        /// The session the message was appended to.
         session: SessionKey,
+        /// The failed append and the reads that showed its message.
         op_indexes: Vec<usize>,
+        /// Id of the message that should not have been visible.
         message_id: String,
     },
 }
@@ -116,7 +144,9 @@ pub enum Info {
 /// The checker's answer: pass when `violations` is empty.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
+    /// The broken promises, sorted; empty when the history passes.
     pub violations: Vec<Violation>,
+    /// Things worth knowing that are not violations (expected losses and the like), sorted.
     pub info: Vec<Info>,
 }
 
@@ -125,7 +155,10 @@ pub struct Verdict {
 /// have lost them. What a persistence mode really loses, and no more, is the target.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Excused {
+    /// Messages of acknowledged appends in the history.
     pub acked_messages: usize,
+    /// Distinct messages among them that a read was excused for missing (expected loss
+    /// after a restart).
     pub excused_messages: usize,
 }
 
@@ -171,6 +204,7 @@ impl Excused {
 }
 
 impl Verdict {
+    /// Whether the history kept every promise: no violations (info does not count).
     pub fn is_pass(&self) -> bool {
         self.violations.is_empty()
     }
@@ -188,7 +222,9 @@ impl Verdict {
 /// take inside it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LivenessSpec {
+    /// Start of the final fault-free quiet period, in virtual microseconds.
     pub quiet_from_us: u64,
+    /// How long an operation may take once the quiet period has started, in microseconds.
     pub op_budget_us: u64,
     /// When the history ends: a pending op is stuck only if its budget ran out before this.
     pub run_end_us: u64,
@@ -197,13 +233,19 @@ pub struct LivenessSpec {
 /// Everything the checker can use; `check` is the common case with history and policy.
 #[derive(Clone, Debug)]
 pub struct CheckInput<'a> {
+    /// The recorded history to judge.
     pub history: &'a History,
+    /// The store's declared policy: what it promises to keep, and for how long.
     pub policy: Policy,
+    /// The store's memory hash and index at quiescence, for `index-drift`; `None` skips
+    /// that rule.
     pub quiescence: Option<&'a Quiescence>,
+    /// The quiet-period deadlines, for `stuck`; `None` skips the liveness rule.
     pub liveness: Option<LivenessSpec>,
 }
 
 impl<'a> CheckInput<'a> {
+    /// The common input: history and policy, without quiescence or liveness evidence.
     pub fn new(history: &'a History, policy: Policy) -> Self {
         Self {
             history,

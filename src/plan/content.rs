@@ -11,6 +11,7 @@ use super::scenario::CONTENT_BYTES_MAX;
 
 /// Size range of `Large` contents, in bytes.
 pub const LARGE_BYTES_MIN: usize = 8 * 1024;
+/// Upper end of that range.
 pub const LARGE_BYTES_MAX: usize = 40 * 1024;
 const _: () = assert!(LARGE_BYTES_MIN <= LARGE_BYTES_MAX && LARGE_BYTES_MAX <= CONTENT_BYTES_MAX);
 

@@ -18,6 +18,7 @@ use super::scenario::{ScenarioConfig, FAULTS_MAX, LATENCY_US_MAX, PPM};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Direction {
+    /// Both ways at once.
     Both,
     /// Client to Redis: commands vanish, replies to earlier commands still arrive.
     ToRedis,
@@ -29,9 +30,13 @@ pub enum Direction {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorReply {
+    /// `OOM`: used memory is over `maxmemory`.
     Oom,
+    /// `LOADING`: Redis is still loading its dataset.
     Loading,
+    /// `READONLY`: the node is a read-only replica.
     Readonly,
+    /// `BUSY`: a script is running.
     Busy,
 }
 
@@ -56,30 +61,56 @@ impl ErrorReply {
 pub enum FaultKind {
     /// The link between `client` and Redis black-holes bytes in `direction` for the
     /// window; a connection that lived through it stays stalled until replaced.
-    Partition { client: u32, direction: Direction },
+    Partition {
+        /// The client whose link it is.
+        client: u32,
+        /// Which way bytes are affected.
+        direction: Direction,
+    },
     /// The link holds bytes in `direction` for the window, then delivers them in a burst.
-    Clog { client: u32, direction: Direction },
+    Clog {
+        /// The client whose link it is.
+        client: u32,
+        /// Which way bytes are affected.
+        direction: Direction,
+    },
     /// Every connection of `client` is reset (both ends closed) at `at_ms`.
-    Reset { client: u32 },
+    Reset {
+        /// The client whose connections are reset.
+        client: u32,
+    },
     /// The app client process dies: its in-flight requests and pending async writes are
     /// lost; it starts again, with empty memory, when the window ends.
-    ClientCrash { client: u32 },
+    ClientCrash {
+        /// The client process that crashes.
+        client: u32,
+    },
     /// The client host's wall clock reads `offset_ms` off for the window (a jump there
     /// and back, as an NTP correction would make).
-    ClockSkew { client: u32, offset_ms: i64 },
+    ClockSkew {
+        /// The client whose host clock is skewed.
+        client: u32,
+        /// How far the clock reads off, in milliseconds; negative: behind.
+        offset_ms: i64,
+    },
     /// Redis crashes and restarts when the window ends, recovering what its persistence
     /// model keeps.
     RedisRestart,
     /// The Redis process is frozen for the window: nothing is read, answered or expired.
     RedisPause,
     /// Redis answers the next data command with this error instead of running it.
-    ErrorReply { error: ErrorReply },
+    ErrorReply {
+        /// The error answered.
+        error: ErrorReply,
+    },
 }
 
 /// What a fault occupies: faults of one lane never overlap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Lane {
+    /// One client's links and host.
     Client(u32),
+    /// The Redis node.
     Redis,
 }
 
@@ -132,8 +163,11 @@ impl FaultKind {
 /// busy phase.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fault {
+    /// When the fault starts, in virtual milliseconds since world start.
     pub at_ms: u64,
+    /// How long its window lasts, in milliseconds.
     pub duration_ms: u64,
+    /// What goes wrong.
     pub kind: FaultKind,
 }
 
@@ -148,13 +182,21 @@ impl Fault {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FaultClass {
+    /// `partition`: a link black-holes bytes.
     Partition,
+    /// `clog`: a link holds bytes, then delivers them in a burst.
     Clog,
+    /// `reset`: a client's connections are closed.
     Reset,
+    /// `client-crash`: an app client process dies and restarts.
     ClientCrash,
+    /// `clock-skew`: a client host's wall clock is off.
     ClockSkew,
+    /// `redis-restart`: Redis crashes and recovers what its persistence keeps.
     RedisRestart,
+    /// `redis-pause`: the Redis process is frozen.
     RedisPause,
+    /// `error-reply`: Redis answers a command with an error.
     ErrorReply,
 }
 
@@ -259,6 +301,7 @@ fn direction(rng: &mut impl Rng) -> Direction {
 /// How often an enabled class strikes, and how long its windows last.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClassRate {
+    /// The class this rate is for.
     pub class: FaultClass,
     /// Mean faults per minute of busy phase (exponential inter-arrival).
     pub per_minute: u32,
@@ -286,6 +329,7 @@ pub struct LatencyMix {
 /// of the plan so a failing seed says what it was exposed to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FaultMix {
+    /// Which latency features the links have.
     pub latency: LatencyMix,
     /// Enabled classes only, in `FaultClass::ALL` order.
     pub classes: Vec<ClassRate>,
@@ -326,16 +370,20 @@ impl FaultMix {
 /// exponential sample of mean `mean_us`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExpTail {
+    /// Chance that a chunk is delayed, in parts per million.
     pub probability_ppm: u32,
+    /// Mean of the extra exponential delay, in microseconds.
     pub mean_us: u64,
 }
 
 /// One-way latency of one client↔redis link, applied per chunk in both directions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LatencyModel {
+    /// Fixed one-way latency of every chunk, in microseconds.
     pub base_us: u64,
     /// Uniform extra in `0..=jitter_us`.
     pub jitter_us: u64,
+    /// An exponential tail of rare slow chunks; `None`: no tail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail: Option<ExpTail>,
 }

@@ -10,34 +10,57 @@ pub enum PlanError {
     /// Not JSON at all (syntax error or truncated file).
     #[error("malformed plan JSON at line {line}, column {column}: {message}")]
     Json {
+        /// Line of the error, from 1.
         line: usize,
+        /// Column of the error, from 1.
         column: usize,
+        /// The JSON parser's message.
         message: String,
     },
     /// JSON, but not shaped like a plan (missing field, wrong type, unknown field).
     #[error("plan JSON does not match the plan format at line {line}, column {column}: {message}")]
     Format {
+        /// Line of the error, from 1.
         line: usize,
+        /// Column of the error, from 1.
         column: usize,
+        /// The JSON parser's message.
         message: String,
     },
+    /// JSON, but not an object.
     #[error("a plan is a JSON object, this JSON is not one")]
     NotAnObject,
+    /// The `version` field is there but not a number (the field's JSON).
     #[error("plan version {0} is not a number (this amnesia reads version {PLAN_VERSION})")]
     VersionNotANumber(String),
+    /// The object has no `version` field.
     #[error("plan has no version field (this amnesia reads version {PLAN_VERSION})")]
     NoVersion,
+    /// A version this amnesia does not read.
     #[error("plan version {found} is not supported (this amnesia reads version {PLAN_VERSION})")]
-    Version { found: u64 },
+    Version {
+        /// The version the plan declares.
+        found: u64,
+    },
     /// Well-formed, but an invariant is broken.
     #[error("invalid plan: {0}")]
     Invalid(String),
     /// The file could not be read.
     #[error("cannot read plan file {path}: {message}")]
-    Read { path: String, message: String },
+    Read {
+        /// The path as given.
+        path: String,
+        /// The I/O error.
+        message: String,
+    },
     /// The file's contents are not a usable plan.
     #[error("plan file {path}: {error}")]
-    File { path: String, error: Box<PlanError> },
+    File {
+        /// The path as given.
+        path: String,
+        /// What is wrong with its contents.
+        error: Box<PlanError>,
+    },
 }
 
 impl PlanError {

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 /// Share of turns that remember a fact, and that recall one, in parts per million.
 pub const REMEMBER_PPM: u32 = 300_000;
+/// Share of turns that recall, in parts per million.
 pub const RECALL_PPM: u32 = 300_000;
 /// Largest `k` a recall asks for.
 pub const RECALL_K_MAX: usize = 5;

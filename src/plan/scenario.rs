@@ -48,9 +48,13 @@ pub const PPM: u32 = 1_000_000;
 pub struct ScenarioConfig {
     /// Shown in summaries and reports.
     pub name: String,
+    /// Redis nodes, from 1 to [`REDIS_NODES_MAX`] (one for now).
     pub redis_nodes: u32,
+    /// App client processes; turns are spread over them.
     pub clients: u32,
+    /// Tenants, each with its own sessions.
     pub tenants: u32,
+    /// Sessions of each tenant.
     pub sessions_per_tenant: u32,
     /// Turns of the whole plan, spread over the sessions (every session gets at least one
     /// when there are enough turns).
@@ -61,20 +65,25 @@ pub struct ScenarioConfig {
     pub quiet_ms: u64,
     /// The body of the think-time distribution, uniform.
     pub think_ms_min: u64,
+    /// Upper end of that range, inclusive.
     pub think_ms_max: u64,
     /// Chance that a think time comes from the exponential tail instead.
     pub think_tail_ppm: u32,
+    /// Mean of the exponential tail, in milliseconds.
     pub think_tail_mean_ms: u64,
     /// Tail samples are capped here.
     pub think_tail_ms_max: u64,
     /// Context limits of reads, uniform and inclusive.
     pub context_limit_min: u32,
+    /// Upper end of that range, inclusive.
     pub context_limit_max: u32,
     /// The session TTL the store is configured with is drawn per seed in this range.
     pub session_ttl_ms_min: u64,
+    /// Upper end of that range, inclusive.
     pub session_ttl_ms_max: u64,
     /// Gap between two turns of one session, uniform.
     pub gap_ms_min: u64,
+    /// Upper end of that range, inclusive.
     pub gap_ms_max: u64,
     /// Chance that a gap is an idle period longer than the session TTL (the session
     /// expires before its next turn).

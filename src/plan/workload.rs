@@ -16,6 +16,7 @@ use crate::domain::{Memory, Message, Role, SessionKey, UserKey};
 pub struct Turn {
     /// Position in `Plan::turns`.
     pub index: usize,
+    /// The session the turn reads and appends to.
     pub session: SessionKey,
     /// The app client that serves this turn.
     pub client: u32,
@@ -30,7 +31,9 @@ pub struct Turn {
     /// first turn only (exercises keep-first retention).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system: Option<Message>,
+    /// The user message, appended after the think time.
     pub user: Message,
+    /// The assistant message, appended after the user message.
     pub assistant: Message,
     /// After the context read: recall the session user's memories most like a text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -43,7 +46,9 @@ pub struct Turn {
 /// A recall request: the `k` memories most similar to `query`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Recall {
+    /// The text recalled against.
     pub query: String,
+    /// How many memories to ask for at most.
     pub k: usize,
 }
 

@@ -17,6 +17,7 @@ const SEED_STACK_BYTES: usize = 16 * 1024 * 1024;
 /// How a guarded run ended.
 #[derive(Debug)]
 pub enum Guarded<T> {
+    /// The run finished with this value.
     Done(T),
     /// Still running after the limit; its thread was left behind.
     Stuck,

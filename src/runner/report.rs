@@ -53,30 +53,50 @@ pub const SEEDS_SHOWN_PER_CLASS_MAX: usize = 10;
 /// A whole sweep, as written by `--json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SweepReport {
+    /// Always [`REPORT_SCHEMA`].
     pub schema: String,
+    /// Always [`REPORT_VERSION`] when written by this version.
     pub version: u32,
+    /// The store's label.
     pub store: String,
+    /// The engine's name, as `--engine` takes it.
     pub engine: String,
+    /// The scenario's name.
     pub scenario: String,
+    /// The seed range asked for.
     pub seeds: SeedRange,
+    /// The shard swept; `None`: every seed of the range.
     pub shard: Option<Shard>,
+    /// Worker threads the sweep ran on.
     pub jobs: usize,
+    /// Whether every seed ran twice to compare trace hashes.
     pub check_determinism: bool,
+    /// Wall-clock limit of one run, in milliseconds.
     pub seed_timeout_ms: u64,
+    /// Wall time of the whole sweep, in milliseconds.
     pub wall_ms: u64,
+    /// Counts by status and failing seeds per class.
     pub summary: Summary,
+    /// One result per seed, ordered by seed.
     pub results: Vec<SeedResult>,
 }
 
 /// Counts by status, and the failing seeds of each class.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
+    /// Seeds run.
     pub seeds: usize,
+    /// Seeds that passed.
     pub pass: usize,
+    /// Seeds whose verdict had violations.
     pub fail: usize,
+    /// Seeds whose run hit the wall-clock limit.
     pub stuck: usize,
+    /// Seeds whose run panicked.
     pub panic: usize,
+    /// Seeds whose two runs produced different traces.
     pub nondeterministic: usize,
+    /// For each violation class found, the seeds that showed it, in class order.
     pub by_class: Vec<ClassSeeds>,
     /// Acked messages over all seeds, and those excused as expected loss.
     #[serde(default)]
@@ -86,7 +106,9 @@ pub struct Summary {
 /// The seeds that showed one violation class.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClassSeeds {
+    /// The violation class.
     pub class: ViolationClass,
+    /// The seeds that showed it, ascending.
     pub seeds: Vec<u64>,
 }
 

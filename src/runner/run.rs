@@ -13,6 +13,8 @@ use crate::trace::Trace;
 /// Which engine runs the plan.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EngineKind {
+    /// The event-driven engine: one seeded `current_thread` tokio runtime with a paused
+    /// clock.
     #[default]
     Event,
 }
@@ -71,12 +73,19 @@ pub fn replay_command(
 
 /// Everything one run produced.
 pub struct RunReport {
+    /// The plan that ran.
     pub plan: Plan,
+    /// The store's label.
     pub store: String,
+    /// The engine it ran on.
     pub engine: EngineKind,
+    /// Every operation and its outcome, as the checker judged it.
     pub history: History,
+    /// Every event of the run; its hash is the determinism fingerprint.
     pub trace: Trace,
+    /// The retention the store declared.
     pub policy: Policy,
+    /// The checker's verdict.
     pub verdict: Verdict,
 }
 

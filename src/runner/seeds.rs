@@ -12,7 +12,9 @@ pub const SWEEP_SEEDS_MAX: u64 = 100_000_000;
 /// A half-open range of seeds, `start < end`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SeedRange {
+    /// First seed, included.
     pub start: u64,
+    /// End of the range, excluded.
     pub end: u64,
 }
 
@@ -63,7 +65,9 @@ impl fmt::Display for SeedRange {
 /// Shard `index` of `count` (1-based): the seeds with `seed % count == index - 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Shard {
+    /// Which shard, from 1 to `count`.
     pub index: u32,
+    /// How many shards the range is split into.
     pub count: u32,
 }
 

@@ -42,15 +42,22 @@ const LOOSEN_ROUNDS_MAX: usize = 4;
 /// How to shrink.
 #[derive(Clone, Debug)]
 pub struct ShrinkConfig {
+    /// The store the plan fails with.
     pub store: Store,
+    /// The engine every candidate plan runs on.
     pub engine: EngineKind,
+    /// Runs the shrink may spend, the first one included; it stops with the smallest
+    /// failing plan so far.
     pub runs_max: usize,
     /// Wall-clock limit of one run (see [`super::guard`]).
     pub seed_timeout: Duration,
+    /// Which of the store's log events the trace records.
     pub log: LogFilter,
 }
 
 impl ShrinkConfig {
+    /// Defaults for `store`: the event engine, [`SHRINK_RUNS_MAX`] runs, the default seed
+    /// timeout.
     pub fn new(store: Store) -> ShrinkConfig {
         ShrinkConfig {
             store,
@@ -65,13 +72,18 @@ impl ShrinkConfig {
 /// Why a plan cannot be shrunk.
 #[derive(Debug, thiserror::Error)]
 pub enum ShrinkError {
+    /// The plan shows no violation with the store: there is no failure to keep.
     #[error("the plan passes with store {store}: nothing to shrink")]
-    Passes { store: String },
+    Passes {
+        /// The store's label.
+        store: String,
+    },
 }
 
 /// A shrunk plan and how it got there.
 #[derive(Clone, Debug)]
 pub struct Shrunk {
+    /// The smallest plan found that still fails with the same class.
     pub plan: Plan,
     /// The class the shrunk plan still shows.
     pub class: ViolationClass,
@@ -79,6 +91,7 @@ pub struct Shrunk {
     pub runs: usize,
     /// [`edit::operations_total`] before and after.
     pub operations_before: usize,
+    /// Operations of the shrunk plan.
     pub operations_after: usize,
 }
 

@@ -22,17 +22,23 @@ pub const JOBS_MAX: usize = 1_024;
 /// What to sweep and how.
 #[derive(Clone, Debug)]
 pub struct SweepConfig {
+    /// The seeds to run.
     pub seeds: SeedRange,
+    /// Only this shard of the range; `None`: every seed.
     pub shard: Option<Shard>,
     /// Worker threads; each runs whole seeds.
     pub jobs: usize,
+    /// The store under test.
     pub store: Store,
+    /// The engine each seed runs on.
     pub engine: EngineKind,
+    /// The scenario plans are generated from.
     pub scenario: ScenarioConfig,
     /// Run every seed twice and compare trace hashes.
     pub check_determinism: bool,
     /// Wall-clock limit of one run.
     pub seed_timeout: Duration,
+    /// Which of the store's log events the trace records.
     pub log: LogFilter,
     /// How a failing seed is replayed where the `amnesia` binary cannot regenerate it.
     pub replay: Replay,
@@ -46,7 +52,10 @@ pub enum Replay {
     #[default]
     Library,
     /// The test that ran the sweep, alone, on that seed: `AMNESIA_SEED=N cargo test NAME`.
-    CargoTest { test: String },
+    CargoTest {
+        /// The test's name, as `cargo test -- --exact` takes it.
+        test: String,
+    },
 }
 
 impl Replay {
@@ -97,6 +106,7 @@ pub fn jobs_default() -> usize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SeedStatus {
+    /// The checker found no violation.
     Pass,
     /// The checker found violations.
     Fail,
@@ -124,11 +134,14 @@ impl SeedStatus {
 /// The result of one seed, as the reports carry it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeedResult {
+    /// The seed.
     pub seed: u64,
+    /// How the seed ended.
     pub status: SeedStatus,
     /// The distinct violation classes, in DESIGN's table order (`stuck` for a run that
     /// hit the wall-clock limit).
     pub classes: Vec<ViolationClass>,
+    /// The violations found, sorted.
     pub violations: Vec<Violation>,
     /// The trace hash as 16 hex digits; absent when the run did not finish.
     pub trace_hash: Option<String>,
@@ -151,6 +164,7 @@ pub struct SeedResult {
 pub enum SweepEvent<'a> {
     /// A worker is about to run this seed.
     Start(u64),
+    /// The seed finished with this result.
     Done(&'a SeedResult),
 }
 

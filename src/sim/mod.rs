@@ -23,7 +23,9 @@ use crate::trace::Trace;
 
 /// What one simulated run produced.
 pub struct SimOutput {
+    /// Every operation the clients invoked, and the Redis restarts observed.
     pub history: History,
+    /// Every event of the run, in order.
     pub trace: Trace,
     /// The policy the store declared.
     pub policy: Policy,
@@ -35,6 +37,7 @@ pub struct SimOutput {
 
 /// A simulation engine.
 pub trait Engine: Send + Sync {
+    /// The name `--engine` takes.
     fn name(&self) -> &'static str;
     /// Run `plan` with every client's store built by `store`.
     /// The plan is shared, not copied: message contents can be large.

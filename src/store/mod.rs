@@ -20,8 +20,11 @@ pub use reference::{
 /// `V1` to `V2` mid-run; a store must migrate online (the `key-scheme-v2` bug does not).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum KeyScheme {
+    /// The layout of code version 1, before the deploy.
     #[default]
     V1,
+    /// The layout of code version 2, after the deploy; sessions written under `V1` are
+    /// migrated to it.
     V2,
 }
 
