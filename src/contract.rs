@@ -72,6 +72,14 @@ pub struct Policy {
 
 /// Why a store operation did not succeed. `Timeout` and `ConnectionLost` leave the outcome
 /// unknown (the write may or may not have been applied); the others mean it was not.
+///
+/// The variant is what the checker believes, so choose it by what may have happened, not
+/// by the library's wording: a `redis::RedisError` goes through [`crate::connect::classify`]
+/// (which [`crate::Connector::run`] applies for you); a library that hands back only text
+/// maps its own cases: a deadline passed → `Timeout`, the connection dropped mid-request →
+/// `ConnectionLost`, Redis answered an error → `Redis`. Calling a definite failure unknown
+/// only makes the checker more lenient; calling an unknown one definite makes it report
+/// writes that did land as `failed-append-visible` information.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
     /// No reply in time: the outcome is unknown.

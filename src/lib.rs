@@ -1,6 +1,6 @@
 //! amnesia: deterministic simulation testing of LLM memory stores kept in Redis.
 //!
-//! A seed becomes a [`Plan`](plan::Plan) (workload and faults); the plan runs in a
+//! A seed becomes a [`Plan`] (workload and faults); the plan runs in a
 //! simulated world where your store's real code talks to a Redis model over virtual time,
 //! through the real `redis` crate; the recorded [`History`](history::History) is judged by
 //! the checker into a [`Verdict`]. One seed is one exact execution: it replays byte for

@@ -3,7 +3,7 @@
 //!
 //! A request is either a RESP array of bulk strings (what every client library sends, in
 //! RESP2 and RESP3 alike) or an inline command line. The array's framing is decoded by
-//! `redis-protocol`; in front of it, [`limits_scan`] walks only the header lines to apply
+//! `redis-protocol`; in front of it, `limits_scan` walks only the header lines to apply
 //! Redis's policy before any data is buffered or decoded: the element count and bulk length
 //! limits, `$` as the only element type (so nesting never recurses), and the exact protocol
 //! error replies. Inline lines are split the way Redis's `sdssplitargs` splits them.

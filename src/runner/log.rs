@@ -3,7 +3,7 @@
 //! with virtual time and the host whose operation logged it.
 //!
 //! The host comes from the `host` field of the span the driver wraps every store call in
-//! ([`HOST_SPAN_TARGET`]); events outside such a span (a task the store spawned) are
+//! (`HOST_SPAN_TARGET`); events outside such a span (a task the store spawned) are
 //! stamped [`HOST_UNKNOWN`]. Which events are kept follows `RUST_LOG`'s syntax
 //! ([`EnvFilter`]). The subscriber is installed per run with
 //! `tracing::subscriber::with_default`, which is thread-local: seeds running in parallel

@@ -1,7 +1,7 @@
 //! Running seeds: one seed to a verdict ([`run`]), sweeps over many seeds on worker
-//! threads ([`sweep`]) with reports ([`report`], [`junit`]), the determinism check
+//! threads ([`sweep`](mod@sweep)) with reports ([`report`], [`junit`]), the determinism check
 //! ([`determinism`]), the wall-clock guard ([`guard`]), shrinking a failing plan
-//! ([`shrink`], [`edit`]) and the store's log events in the timeline ([`log`]). The
+//! ([`shrink`](mod@shrink), [`edit`]) and the store's log events in the timeline ([`log`]). The
 //! `cargo test` entry lives with the front door, [`Builder::check`](crate::Builder::check).
 
 pub mod determinism;

@@ -194,7 +194,9 @@ fn the_boundary_bug_is_caught_and_shrinks() {
         .contains(&amnesia::ViolationClass::Lost));
 }
 
-/// The sweep exercises the fold: reads show summaries that cover older messages.
+/// The sweep exercises the fold: reads show summaries that cover older messages (the
+/// boundary bug's fold takes one message fewer than falls out of the window: none).
+#[cfg(not(feature = "boundary-bug"))]
 #[test]
 fn reads_show_summaries_of_older_messages() {
     let report = builder().run(0);
