@@ -257,6 +257,25 @@ impl<'a> CheckInput<'a> {
 }
 
 /// Judges a history against the store's declared policy.
+///
+/// ```
+/// use amnesia::history::History;
+/// use amnesia::{Durability, Message, Policy, Role, SessionKey, TtlPolicy, ViolationClass};
+/// let session = SessionKey::new("t1", "s1");
+/// let m1 = Message { id: "m1".into(), role: Role::User, content: "hi".into(), seq: 0 };
+/// let mut history = History::new();
+/// history.push_acked_append(0, &session, m1, 0, 1_000);
+/// history.push_context(1, &session, 10, 2_000, 3_000, vec![]); // m1 is missing
+/// let policy = Policy {
+///     messages_max: None,
+///     keep_first: false,
+///     summarizes: false,
+///     ttl: TtlPolicy::None,
+///     durability: Durability::AsRedis,
+/// };
+/// let verdict = amnesia::check::check(&history, &policy);
+/// assert_eq!(verdict.classes(), [ViolationClass::Lost]);
+/// ```
 pub fn check(history: &History, policy: &Policy) -> Verdict {
     check_input(&CheckInput::new(history, *policy))
 }

@@ -10,6 +10,14 @@ use super::{Plan, PLAN_VERSION};
 impl Plan {
     /// The plan of `seed` under `scenario`: a pure function of both. Panics on a scenario
     /// outside the limits (check `ScenarioConfig::validate` first for user input).
+    ///
+    /// ```
+    /// use amnesia::{Plan, ScenarioConfig};
+    /// let plan = Plan::generate(7, &ScenarioConfig::standard());
+    /// assert_eq!(plan, Plan::generate(7, &ScenarioConfig::standard()));
+    /// // A plan file replays without the seed: it round-trips through JSON.
+    /// assert_eq!(Plan::from_json(&plan.to_json_pretty()).unwrap(), plan);
+    /// ```
     pub fn generate(seed: u64, scenario: &ScenarioConfig) -> Plan {
         if let Err(error) = scenario.validate() {
             panic!("{error}");

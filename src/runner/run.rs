@@ -51,6 +51,20 @@ pub struct RunOptions {
 /// the store must be built in and the scenario one the binary knows by name, with the
 /// very settings of that name (a changed copy called "standard" is not the standard
 /// scenario). `None` otherwise: replay through the library, or from a saved plan file.
+///
+/// ```
+/// use amnesia::runner::replay_command;
+/// use amnesia::{EngineKind, ScenarioConfig, Store};
+/// let store = Store::named("write-behind").unwrap();
+/// let smoke = ScenarioConfig::smoke();
+/// assert_eq!(
+///     replay_command(4, &smoke, &store, EngineKind::Event).unwrap(),
+///     "amnesia replay --seed 4 --store write-behind --scenario smoke --engine event"
+/// );
+/// // A changed copy is not the named scenario: no command claims to regenerate it.
+/// let changed = ScenarioConfig { turns: 7, ..ScenarioConfig::smoke() };
+/// assert_eq!(replay_command(4, &changed, &store, EngineKind::Event), None);
+/// ```
 pub fn replay_command(
     seed: u64,
     scenario: &ScenarioConfig,
@@ -98,6 +112,13 @@ impl RunReport {
 }
 
 /// Generate the plan of `seed` and run it.
+///
+/// ```
+/// use amnesia::runner::run_seed;
+/// use amnesia::{EngineKind, ScenarioConfig, Store};
+/// let report = run_seed(1, &ScenarioConfig::smoke(), &Store::named("reference").unwrap(), EngineKind::Event);
+/// assert!(report.verdict.is_pass());
+/// ```
 pub fn run_seed(
     seed: u64,
     scenario: &ScenarioConfig,
@@ -108,6 +129,14 @@ pub fn run_seed(
 }
 
 /// Run a plan with `store` and judge the history.
+///
+/// ```
+/// use amnesia::runner::run_plan;
+/// use amnesia::{EngineKind, Plan, ScenarioConfig, Store};
+/// let plan = Plan::generate(0, &ScenarioConfig::smoke());
+/// let report = run_plan(plan, &Store::named("lossy-serde").unwrap(), EngineKind::Event);
+/// assert!(!report.verdict.is_pass());
+/// ```
 pub fn run_plan(plan: Plan, store: &Store, engine: EngineKind) -> RunReport {
     run_plan_with(plan, store, engine, &RunOptions::default())
 }

@@ -96,6 +96,15 @@ pub struct Shrunk {
 }
 
 /// Shrink `plan`, which must fail with `config.store`, keeping its first violation class.
+///
+/// ```
+/// use amnesia::runner::{shrink, ShrinkConfig};
+/// use amnesia::{Plan, ScenarioConfig, Store};
+/// let plan = Plan::generate(0, &ScenarioConfig::standard());
+/// let shrunk = shrink(plan, &ShrinkConfig::new(Store::named("lossy-serde").unwrap())).unwrap();
+/// assert_eq!(shrunk.class, amnesia::ViolationClass::Corrupt);
+/// assert!(shrunk.operations_after < shrunk.operations_before);
+/// ```
 pub fn shrink(plan: Plan, config: &ShrinkConfig) -> Result<Shrunk, ShrinkError> {
     let mut search = Search {
         config,

@@ -170,6 +170,15 @@ pub enum SweepEvent<'a> {
 
 /// Run every seed of `config` and return the results ordered by seed. `observe` sees each
 /// seed start and finish, from the worker threads.
+///
+/// ```
+/// use amnesia::runner::{sweep, SeedRange, SweepConfig};
+/// use amnesia::Store;
+/// let config = SweepConfig::new(SeedRange { start: 0, end: 3 }, Store::named("reference").unwrap());
+/// let results = sweep(&config, &|_| {});
+/// assert_eq!(results.iter().map(|r| r.seed).collect::<Vec<_>>(), [0, 1, 2]);
+/// assert!(results.iter().all(|r| r.is_pass()));
+/// ```
 pub fn sweep(config: &SweepConfig, observe: &(dyn Fn(SweepEvent<'_>) + Sync)) -> Vec<SeedResult> {
     let seeds = config.seeds.seeds(config.shard);
     let next = AtomicUsize::new(0);
