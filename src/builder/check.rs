@@ -5,9 +5,8 @@
 use crate::runner::log::LogFilter;
 use crate::runner::report::SweepReport;
 use crate::runner::seeds::SeedRange;
-use crate::runner::sweep::{sweep, Replay, SweepConfig, SweepEvent};
+use crate::runner::sweep::{Replay, SweepConfig, SweepEvent};
 use std::io::Write as _;
-use std::time::Instant;
 
 impl super::Builder {
     /// The `cargo test` entry: sweep the seeds and panic with every failing seed's
@@ -39,14 +38,12 @@ impl super::Builder {
             };
         }
         let store = config.store.label().to_string();
-        let started = Instant::now(); // wall time for the summary only
-        let results = sweep(&config, &|event| {
+        let report = SweepReport::sweep(&config, &|event| {
             if let SweepEvent::Start(seed) = event {
                 let mut stderr = std::io::stderr().lock();
                 let _ = writeln!(stderr, "amnesia: seed {seed} (store {store})");
             }
         });
-        let report = SweepReport::new(&config, results, started.elapsed().as_millis() as u64);
         if !report.is_pass() {
             panic!("amnesia: {}\n{}", report.text(), failures_text(&report));
         }

@@ -16,7 +16,7 @@ use crate::runner::report::SweepReport;
 use crate::runner::run::{run_plan_with, EngineKind, RunOptions, RunReport};
 use crate::runner::seeds::SeedRange;
 use crate::runner::shrink::{shrink, ShrinkConfig, ShrinkError, Shrunk};
-use crate::runner::sweep::{jobs_default, sweep, SweepConfig};
+use crate::runner::sweep::{jobs_default, SweepConfig};
 
 /// Seeds [`Builder::check`] and [`Builder::sweep`] run unless told otherwise.
 pub const SEEDS_DEFAULT: SeedRange = SeedRange { start: 0, end: 64 };
@@ -183,10 +183,7 @@ impl Builder {
     /// assert!(report.is_pass(), "{}", report.text());
     /// ```
     pub fn sweep(&self) -> SweepReport {
-        let config = self.sweep_config(self.seeds, self.jobs);
-        let started = std::time::Instant::now(); // wall time for the report only
-        let results = sweep(&config, &|_| {});
-        SweepReport::new(&config, results, started.elapsed().as_millis() as u64)
+        SweepReport::sweep(&self.sweep_config(self.seeds, self.jobs), &|_| {})
     }
 
     /// Shrink a failing seed to a minimal plan that fails with the same class.

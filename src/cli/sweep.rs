@@ -5,12 +5,12 @@ use crate::cli::{CliError, EXIT_NONDETERMINISM, EXIT_PASS, EXIT_VIOLATION};
 use amnesia::plan::ScenarioConfig;
 use amnesia::runner::junit::junit_xml;
 use amnesia::runner::sweep::{jobs_default, SweepEvent, JOBS_MAX};
-use amnesia::runner::{sweep, EngineKind, LogFilter, SeedRange, Shard, SweepConfig, SweepReport};
+use amnesia::runner::{EngineKind, LogFilter, SeedRange, Shard, SweepConfig, SweepReport};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -50,8 +50,7 @@ pub fn run(args: Args) -> Result<u8, CliError> {
     let config = config(&args)?;
     let progress = progress_bar(config.seeds.seeds(config.shard).len() as u64);
     let failures = AtomicUsize::new(0);
-    let started = Instant::now(); // wall time for progress and the report only
-    let results = sweep(&config, &|event| {
+    let report = SweepReport::sweep(&config, &|event| {
         if let SweepEvent::Done(result) = event {
             if !result.is_pass() {
                 let failed = failures.fetch_add(1, Ordering::Relaxed) + 1;
@@ -61,7 +60,6 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         }
     });
     progress.finish_and_clear();
-    let report = SweepReport::new(&config, results, started.elapsed().as_millis() as u64);
     if let Some(path) = &args.json {
         write_file(path, &report.to_json_pretty())?;
     }

@@ -141,6 +141,17 @@ impl Summary {
 }
 
 impl SweepReport {
+    /// Sweep `config` ([`crate::runner::sweep`], `observe` seeing each seed) and report it,
+    /// with the sweep's wall time.
+    pub fn sweep(
+        config: &SweepConfig,
+        observe: &(dyn Fn(crate::runner::sweep::SweepEvent<'_>) + Sync),
+    ) -> SweepReport {
+        let started = std::time::Instant::now(); // wall time for the report only
+        let results = crate::runner::sweep::sweep(config, observe);
+        SweepReport::new(config, results, started.elapsed().as_millis() as u64)
+    }
+
     /// The report of `results` (ordered by seed) swept with `config`.
     pub fn new(config: &SweepConfig, results: Vec<SeedResult>, wall_ms: u64) -> SweepReport {
         SweepReport {
