@@ -33,11 +33,6 @@ pub fn int(arg: &[u8]) -> Result<i64, Reply> {
     parse_strict_i64(arg).ok_or_else(|| Reply::error(NOT_INTEGER))
 }
 
-/// A non-negative integer argument with a custom error (`ERR ... must be positive`).
-pub fn int_with(arg: &[u8], error: &str) -> Result<i64, Reply> {
-    parse_strict_i64(arg).ok_or_else(|| Reply::error(error))
-}
-
 /// A float argument, Redis's `string2d`: no blanks, no NaN, `inf` allowed.
 pub fn float(arg: &[u8]) -> Result<f64, Reply> {
     parse_float(arg).ok_or_else(|| Reply::error(NOT_FLOAT))

@@ -5,25 +5,27 @@
 //! clock, which is how the differential tests compare it with a real `redis-server`.
 //!
 //! Layout: [`request`] cuts requests out of the input (Redis's limits in front of
-//! `redis-protocol`'s framing), [`command`] is the table, [`node`] executes (auth, MULTI
-//! queueing, WATCH, the append-only log), [`cmd`] holds one file per command family,
-//! [`keyspace`] and [`value`] the data, [`persistence`] what survives a restart, and
-//! [`reply`] the RESP2/RESP3 encoding.
+//! `redis-protocol`'s framing), [`command`] is the table, `node` executes (auth, MULTI
+//! queueing, WATCH, the append-only log), `cmd` holds one file per command family,
+//! `keyspace` and `value` the data, `persistence` what survives a restart, and `reply`
+//! the RESP2/RESP3 encoding. Only the entry points are public: [`Model`], [`Node`],
+//! [`ModelConfig`], [`Reply`], and the request cutter and client state the fuzzers and
+//! differential tests drive directly.
 
-pub mod args;
+pub(crate) mod args;
 pub mod client;
 pub mod clock;
-pub mod cmd;
+pub(crate) mod cmd;
 pub mod command;
 pub mod config;
-pub mod glob;
-pub mod keyspace;
-pub mod node;
-pub mod persistence;
-pub mod reply;
+pub(crate) mod glob;
+pub(crate) mod keyspace;
+pub(crate) mod node;
+pub(crate) mod persistence;
+pub(crate) mod reply;
 pub mod request;
-pub mod server;
-pub mod value;
+pub(crate) mod server;
+pub(crate) mod value;
 
 pub use clock::ModelClock;
 pub use config::{ModelConfig, Persistence};

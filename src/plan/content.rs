@@ -97,7 +97,9 @@ impl ContentClass {
     ];
 }
 
-/// Draws a class by weight, then a content of that class.
+/// Draws a class by weight, then a content of that class (the tests' form of
+/// [`draw_with`]).
+#[cfg(test)]
 pub fn draw<R: Rng + ?Sized>(rng: &mut R) -> (ContentClass, String) {
     let class = draw_class(rng);
     let content = generate(rng, class);
@@ -130,6 +132,7 @@ fn draw_class<R: Rng + ?Sized>(rng: &mut R) -> ContentClass {
 }
 
 /// A content of the given class.
+#[cfg(test)]
 pub fn generate<R: Rng + ?Sized>(rng: &mut R, class: ContentClass) -> String {
     let mut out = String::new();
     generate_into(rng, class, &mut out);

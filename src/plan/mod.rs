@@ -3,11 +3,11 @@
 //! adversarial content), the per-seed fault mix, per-link latency and timed faults. It is
 //! versioned JSON, and a saved plan replays without its seed.
 
-pub mod content;
+pub(crate) mod content;
 mod faults;
 mod file;
 mod generate;
-pub mod memory;
+pub(crate) mod memory;
 mod prng;
 pub mod scenario;
 mod validate;

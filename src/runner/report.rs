@@ -141,7 +141,7 @@ impl Summary {
 }
 
 impl SweepReport {
-    /// Sweep `config` ([`crate::runner::sweep`], `observe` seeing each seed) and report it,
+    /// Sweep `config` ([`crate::runner::sweep()`], `observe` seeing each seed) and report it,
     /// with the sweep's wall time.
     pub fn sweep(
         config: &SweepConfig,

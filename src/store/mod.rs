@@ -2,7 +2,7 @@
 //! each implementing the [`MemoryStore`] contract over the real `redis` crate, and the
 //! registry that builds them by name. Only the runner's wiring imports this module.
 
-pub mod embed;
+pub(crate) mod embed;
 mod reference;
 #[doc(hidden)]
 pub mod testing;
