@@ -109,6 +109,11 @@ impl StoreError {
 /// The contract of a chat memory store: conversation history per session and, optionally,
 /// long-term memories per user. `append` must return only once the message is stored
 /// (read-your-writes across clients); returning earlier is the `write-behind` bug.
+///
+/// Requests overlap as in production: appends of one session from several clients at
+/// once, retries of one message (same id) racing the first send, memory writes of one
+/// user from several sessions. An append is idempotent by message id: a message shows at
+/// most once in a read however often it was sent (the `retry-dup` bug otherwise).
 #[async_trait::async_trait]
 pub trait MemoryStore: Send + Sync {
     /// Store `msg` at the end of `session`'s history.
@@ -131,6 +136,16 @@ pub trait MemoryStore: Send + Sync {
             messages,
         })
     }
+    /// Delete `session`'s whole history ("new chat", a right-to-erasure request): nothing
+    /// appended before may be read afterwards. Optional capability.
+    async fn clear(&self, _session: &SessionKey) -> Result<(), StoreError> {
+        Err(StoreError::Unsupported)
+    }
+    /// Delete the message with id `id` from `session`'s history (no error if there is
+    /// none): it may not be read afterwards. Optional capability.
+    async fn delete(&self, _session: &SessionKey, _id: &str) -> Result<(), StoreError> {
+        Err(StoreError::Unsupported)
+    }
     /// Store a long-term memory. Optional capability.
     async fn remember(&self, _user: &UserKey, _memory: &Memory) -> Result<(), StoreError> {
         Err(StoreError::Unsupported)
@@ -142,6 +157,16 @@ pub trait MemoryStore: Send + Sync {
         _query: &str,
         _k: usize,
     ) -> Result<Vec<Memory>, StoreError> {
+        Err(StoreError::Unsupported)
+    }
+    /// Replace the memory with `memory.id` by `memory` (add it if there is none): recalls
+    /// after it see the new text, never the old one. Optional capability.
+    async fn update_memory(&self, _user: &UserKey, _memory: &Memory) -> Result<(), StoreError> {
+        Err(StoreError::Unsupported)
+    }
+    /// Delete the memory with id `id` (no error if there is none), from data and index.
+    /// Optional capability.
+    async fn forget(&self, _user: &UserKey, _id: &str) -> Result<(), StoreError> {
         Err(StoreError::Unsupported)
     }
     /// The memory ids stored and indexed for `user`, read when the system is quiet, so the

@@ -28,12 +28,38 @@ pub enum OpKind {
         /// How many of the newest messages the read asked for.
         limit: usize,
     },
+    /// Clear a session's whole history.
+    Clear {
+        /// The session cleared.
+        session: SessionKey,
+    },
+    /// Delete one message of a session by id.
+    Delete {
+        /// The session the message is deleted from.
+        session: SessionKey,
+        /// The id of the deleted message.
+        id: String,
+    },
     /// Store a long-term memory for a user.
     Remember {
         /// The user the memory belongs to.
         user: UserKey,
         /// The memory stored.
         memory: Memory,
+    },
+    /// Replace a user's memory by a new form (same id).
+    UpdateMemory {
+        /// The user the memory belongs to.
+        user: UserKey,
+        /// The memory in its new form.
+        memory: Memory,
+    },
+    /// Forget one of a user's memories by id.
+    Forget {
+        /// The user the memory belonged to.
+        user: UserKey,
+        /// The id of the forgotten memory.
+        id: String,
     },
     /// Recall a user's memories most similar to a query.
     Recall {

@@ -118,12 +118,35 @@ impl Read<'_> {
     }
 }
 
-/// One `remember`.
+/// One `remember`, or an `update_memory` (a write of a memory's new form).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Remember<'a> {
     pub write: Write,
     pub user: &'a UserKey,
     pub memory: &'a Memory,
+}
+
+/// One `clear` (no id) or `delete` (an id) of a session's messages.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Erase<'a> {
+    pub write: Write,
+    /// The deleted message's id; `None` for a clear (every message).
+    pub id: Option<&'a str>,
+}
+
+impl Erase<'_> {
+    /// True when this erase may remove a message with id `id`.
+    pub fn targets(&self, id: &str) -> bool {
+        self.id.is_none_or(|own| own == id)
+    }
+}
+
+/// One `forget` of a user's memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Forget<'a> {
+    pub write: Write,
+    pub user: &'a UserKey,
+    pub id: &'a str,
 }
 
 /// One successful `recall`.
@@ -166,6 +189,8 @@ pub(crate) struct Index<'a> {
     /// Positions in `appends` per id number (any session).
     pub by_id: Vec<Vec<usize>>,
     pub reads: Vec<Read<'a>>,
+    /// Per id number: the id's appends taken as one message (see [`Index::logical_append`]).
+    pub logical: Vec<Option<Append<'a>>>,
     pub remembers: Vec<Remember<'a>>,
     /// Positions in `remembers` per memory id.
     pub remembers_by_id: HashMap<&'a str, Vec<usize>, FastHash>,
@@ -173,6 +198,11 @@ pub(crate) struct Index<'a> {
     /// against the memories with its exact text only.
     pub remembers_by_text: BTreeMap<&'a UserKey, BTreeMap<&'a str, Vec<usize>>>,
     pub recalls: Vec<Recall<'a>>,
+    /// Clears and deletes, in op-index order, and their positions per session number.
+    pub erases: Vec<Erase<'a>>,
+    pub erases_by_session: Vec<Vec<usize>>,
+    /// Forgets, in op-index order.
+    pub forgets: Vec<Forget<'a>>,
     pub timings: Vec<Timing>,
     /// Per Redis restart, by time: when it happened, and the instant before which every
     /// applied write survived it, by what Redis kept and what the store promises.
@@ -216,10 +246,14 @@ impl<'a> Index<'a> {
             id_nos: HashMap::default(),
             by_id: Vec::new(),
             reads: Vec::new(),
+            logical: Vec::new(),
             remembers: Vec::new(),
             remembers_by_id: HashMap::default(),
             remembers_by_text: BTreeMap::new(),
             recalls: Vec::new(),
+            erases: Vec::new(),
+            erases_by_session: Vec::new(),
+            forgets: Vec::new(),
             timings: Vec::new(),
             restarts,
         };
@@ -229,6 +263,7 @@ impl<'a> Index<'a> {
         for a in &mut idx.appends {
             a.unique = idx.by_id[a.id_no].len() == 1;
         }
+        idx.logical = (0..idx.by_id.len()).map(|n| idx.merge(n)).collect();
         // Reads are resolved once every id is known (a read may show a later append).
         for read in &mut idx.reads {
             let number = |id: &str| idx.id_nos.get(id).copied();
@@ -247,6 +282,7 @@ impl<'a> Index<'a> {
         let no = *self.session_nos.entry(session).or_insert(next);
         if no == next {
             self.by_session.push(Vec::new());
+            self.erases_by_session.push(Vec::new());
         }
         no
     }
@@ -260,7 +296,7 @@ impl<'a> Index<'a> {
         match &op.kind {
             OpKind::Append { session, msg } => self.add_append(op, session, msg),
             OpKind::Context { session, limit } => self.add_read(op, session, *limit),
-            OpKind::Remember { user, memory } => {
+            OpKind::Remember { user, memory } | OpKind::UpdateMemory { user, memory } => {
                 let pos = self.remembers.len();
                 self.remembers_by_id
                     .entry(memory.id.as_str())
@@ -279,7 +315,45 @@ impl<'a> Index<'a> {
                 });
             }
             OpKind::Recall { user, query, k } => self.add_recall(op, user, query, *k),
+            OpKind::Clear { session } => self.add_erase(op, session, None),
+            OpKind::Delete { session, id } => self.add_erase(op, session, Some(id)),
+            OpKind::Forget { user, id } => self.forgets.push(Forget {
+                write: Write::from_op(op),
+                user,
+                id,
+            }),
         }
+    }
+
+    fn add_erase(&mut self, op: &'a Op, session: &'a SessionKey, id: Option<&'a str>) {
+        let session_no = self.intern_session(session);
+        self.erases_by_session[session_no].push(self.erases.len());
+        self.erases.push(Erase {
+            write: Write::from_op(op),
+            id,
+        });
+    }
+
+    /// The clears and deletes of session `session_no` that may remove a message `id`.
+    pub fn erases_of<'i>(
+        &'i self,
+        session_no: usize,
+        id: &'i str,
+    ) -> impl Iterator<Item = &'i Erase<'a>> + 'i {
+        self.erases_by_session[session_no]
+            .iter()
+            .map(|&p| &self.erases[p])
+            .filter(move |e| e.targets(id))
+    }
+
+    /// True when a clear or delete may have removed message `m` by the end of a read
+    /// completed at `until_us`: it was invoked by then and, for a clear, may have been
+    /// applied after m was (a clear applied before m's append leaves m).
+    pub fn may_be_erased(&self, m: &Append<'_>, until_us: u64) -> bool {
+        self.erases_of(m.session_no, &m.msg.id).any(|e| {
+            e.write.invoke_us <= until_us
+                && (e.id.is_some() || e.write.latest_apply_us() >= m.write.invoke_us)
+        })
     }
 
     fn add_append(&mut self, op: &'a Op, session: &'a SessionKey, msg: &'a Message) {
@@ -369,13 +443,63 @@ impl<'a> Index<'a> {
     }
 
     /// The append of the id numbered `id_no` when it is the only append of that id in the
-    /// whole history and it targeted session `session_no`. Ids appended more than once
-    /// are not judged by the presence and order rules: their copies cannot be told apart.
-    pub fn unique_append(&self, session_no: usize, id_no: Option<usize>) -> Option<&Append<'a>> {
+    /// whole history and it targeted session `session_no`. The order rules judge only
+    /// these: a store may keep a retried message where its first or its last copy landed.
+    pub fn sole_append(&self, session_no: usize, id_no: Option<usize>) -> Option<&Append<'a>> {
         match self.by_id[id_no?].as_slice() {
             [p] if self.appends[*p].session_no == session_no => Some(&self.appends[*p]),
             _ => None,
         }
+    }
+
+    /// The appends of the id numbered `id_no` taken as one message, when every one of them
+    /// targeted session `session_no`: a message and its retries (same id) are one message,
+    /// stored at most once, first applied between the earliest invocation and the earliest
+    /// acknowledgement. The presence rules judge this; for a sole append it is the append.
+    pub fn logical_append(
+        &self,
+        session_no: usize,
+        id_no: Option<usize>,
+    ) -> Option<&Append<'a>> {
+        self.logical[id_no?]
+            .as_ref()
+            .filter(|a| a.session_no == session_no)
+    }
+
+    /// `a` as the logical message it belongs to, if `a` is that message's earliest append
+    /// (each logical message is judged once, where its first copy was invoked).
+    pub fn as_logical(&self, a: &Append<'_>) -> Option<&Append<'a>> {
+        let logical = self.logical[a.id_no].as_ref()?;
+        (logical.write.op == a.write.op).then_some(logical)
+    }
+
+    /// The logical message of the id numbered `n` (see [`Index::logical_append`]), or
+    /// `None` when its appends went to more than one session.
+    fn merge(&self, n: usize) -> Option<Append<'a>> {
+        let copies: Vec<&Append<'a>> = self.by_id[n].iter().map(|&p| &self.appends[p]).collect();
+        let first = *copies.iter().min_by_key(|a| (a.write.invoke_us, a.write.op))?;
+        if copies.iter().any(|a| a.session_no != first.session_no) {
+            return None;
+        }
+        let acked_us = copies.iter().filter_map(|a| a.write.acked_by_us()).min();
+        let status = if acked_us.is_some() {
+            WriteStatus::Acked
+        } else if copies.iter().all(|a| a.write.status == WriteStatus::Failed) {
+            WriteStatus::Failed
+        } else {
+            WriteStatus::Unknown
+        };
+        let write = Write {
+            op: first.write.op,
+            invoke_us: first.write.invoke_us,
+            complete_us: acked_us.or(first.write.complete_us.filter(|_| copies.len() == 1)),
+            status,
+        };
+        Some(Append {
+            write,
+            unique: true,
+            ..*first
+        })
     }
 
     /// The remembers of `user` with exactly `text`, in op-index order.

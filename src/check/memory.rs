@@ -13,22 +13,156 @@
 //!   Memories never expire (the policy's TTL is about sessions).
 //! - `leak`: an entry whose id was remembered, but never for u. `corrupt`: an entry whose
 //!   id was never remembered, or whose text matches no `remember` of that id for u.
-//!   `duplicate`: an id more often in Q than it was remembered for u (at least once).
-//! - `index-drift`: given a [`Quiescence`], the stored and indexed id sets differ.
+//!   `duplicate`: an id more than once in Q.
+//! - Updates and forgets: an `update_memory` is a write of the memory's new form, judged
+//!   like a `remember`; a missing memory is judged only in its certainly current form (every
+//!   other write of it certainly applied before, no forget invoked by t1). `zombie`: Q
+//!   returns a form that an acked update replaced before t0 (invoked after every write of
+//!   that form was applied), or a memory an acked forget removed before t0, unless a
+//!   restart since may have lost the update or forget.
+//! - `index-drift`: given a [`Quiescence`], the stored and indexed id sets differ, or a
+//!   memory a forget certainly removed is still stored or indexed.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::index::{Index, Recall, Remember};
+use super::index::{Forget, Index, Recall, Remember};
+use crate::domain::UserKey;
 use super::{Info, Quiescence, Subject, Verdict, Violation, ViolationClass};
 
 pub(crate) fn check(idx: &Index<'_>, quiescence: Option<&Quiescence>, verdict: &mut Verdict) {
     for recall in &idx.recalls {
         check_misses(idx, recall, verdict);
         check_integrity(idx, recall, verdict);
+        check_superseded(idx, recall, verdict);
     }
     if let Some(q) = quiescence {
         check_drift(q, verdict);
+        check_forgotten_held(idx, q, verdict);
     }
+}
+
+/// The forgets of memory `id` for `user`, in op order.
+fn forgets_of<'i, 'a>(
+    idx: &'i Index<'a>,
+    user: &'i UserKey,
+    id: &'i str,
+) -> impl Iterator<Item = &'i Forget<'a>> + 'i {
+    idx.forgets
+        .iter()
+        .filter(move |f| f.id == id && f.user == user)
+}
+
+/// The forget that certainly removed memory `id` of `user` before `before_us`: acked by
+/// then, invoked after every write of the memory may have been applied, and kept by every
+/// restart up to `until_us`.
+fn certain_forget<'i, 'a>(
+    idx: &'i Index<'a>,
+    user: &'i UserKey,
+    id: &'i str,
+    before_us: u64,
+    until_us: u64,
+) -> Option<&'i Forget<'a>> {
+    let last_us = remembers_of(idx, id)
+        .filter(|r| r.user == user)
+        .map(|r| r.write.latest_apply_us())
+        .max()?;
+    forgets_of(idx, user, id).find(|f| {
+        f.write.invoke_us > last_us
+            && f.write.acked_by_us().is_some_and(|c| c < before_us)
+            && idx.restart_losing(&f.write, until_us).is_none()
+    })
+}
+
+/// `zombie` for memories: a recall returned a memory in a form an acked update replaced
+/// before the recall began (every write of that form was certainly applied before the
+/// update), or a memory an acked forget removed, with no restart since that may have lost
+/// the update or the forget.
+fn check_superseded(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
+    let mut ops = vec![recall.op];
+    let mut ids = Vec::new();
+    let mut why = Vec::new();
+    for entry in recall.memories {
+        let own = || remembers_of(idx, &entry.id).filter(|r| r.user == recall.user);
+        let Some(form_us) = own()
+            .filter(|r| r.memory.text == entry.text)
+            .map(|r| r.write.latest_apply_us())
+            .max()
+        else {
+            continue;
+        };
+        let newer = own().find(|r| {
+            r.memory.text != entry.text
+                && r.write.invoke_us > form_us
+                && r.write.acked_by_us().is_some_and(|c| c < recall.invoke_us)
+                && idx.restart_losing(&r.write, recall.complete_us).is_none()
+        });
+        let forget = certain_forget(
+            idx,
+            recall.user,
+            &entry.id,
+            recall.invoke_us,
+            recall.complete_us,
+        );
+        let (op, what) = match (newer, forget) {
+            (_, Some(f)) => (f.write.op, "forgotten"),
+            (Some(r), None) => (r.write.op, "updated"),
+            (None, None) => continue,
+        };
+        ops.push(op);
+        ops.extend(own().map(|r| r.write.op));
+        ids.push(entry.id.clone());
+        why.push(format!("{} ({what} by op {op})", entry.id));
+    }
+    if ids.is_empty() {
+        return;
+    }
+    let text = format!(
+        "recall at {}..{} us returned memories in a form that was gone before it began: {}",
+        recall.invoke_us,
+        recall.complete_us,
+        why.join(", ")
+    );
+    let subject = Subject::User(recall.user.clone());
+    verdict.violations.push(Violation::new(
+        ViolationClass::Zombie,
+        subject,
+        ops,
+        ids,
+        text,
+    ));
+}
+
+/// `index-drift` for forgets: at quiescence, a memory that an acked forget certainly
+/// removed (and no restart brought back) is still stored or indexed.
+fn check_forgotten_held(idx: &Index<'_>, q: &Quiescence, verdict: &mut Verdict) {
+    let held = |id: &str| {
+        q.memories_stored.iter().any(|s| s == id) || q.memories_indexed.iter().any(|s| s == id)
+    };
+    let mut ops = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
+    for f in &idx.forgets {
+        if !held(f.id) || ids.iter().any(|id| id == f.id) {
+            continue;
+        }
+        if let Some(f) = certain_forget(idx, f.user, f.id, u64::MAX, u64::MAX) {
+            ops.push(f.write.op);
+            ids.push(f.id.to_string());
+        }
+    }
+    if ids.is_empty() {
+        return;
+    }
+    let text = format!(
+        "at quiescence, forgotten memories are still stored or indexed: [{}]",
+        ids.join(", ")
+    );
+    verdict.violations.push(Violation::new(
+        ViolationClass::IndexDrift,
+        Subject::Store,
+        ops,
+        ids,
+        text,
+    ));
 }
 
 /// The remembers of memory `id`, in op order (an index lookup: recalls ask for every
@@ -60,6 +194,18 @@ fn judgeable(idx: &Index<'_>, recall: &Recall<'_>) -> bool {
     recall.k >= 1 && recall.k >= identical.len() && (not_full || only_exact)
 }
 
+/// True when `r`'s form of its memory is certainly the one a recall must find: every
+/// other write of the memory was certainly applied before `r` was invoked, and no forget
+/// of it was invoked by the recall's end.
+fn certainly_current(idx: &Index<'_>, r: &Remember<'_>, recall: &Recall<'_>) -> bool {
+    let id = r.memory.id.as_str();
+    remembers_of(idx, id).all(|o| o.write.op == r.write.op || o.write.certainly_before(&r.write))
+        && idx
+            .forgets
+            .iter()
+            .all(|f| f.id != id || f.write.invoke_us > recall.complete_us)
+}
+
 fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
     if !judgeable(idx, recall) {
         return;
@@ -74,9 +220,8 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
         if !acked_before {
             continue;
         }
-        let unique = remembers_of(idx, &r.memory.id).count() == 1;
         let returned = recall.memories.iter().any(|m| m.id == r.memory.id);
-        if !unique || returned {
+        if returned || !certainly_current(idx, r, recall) {
             continue;
         }
         if let Some(restart_at_us) = idx.restart_losing(&r.write, recall.complete_us) {
@@ -138,7 +283,8 @@ fn check_integrity(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) 
             .filter(|r| r.user == recall.user)
             .map(|r| r.write.op)
             .collect();
-        if count > own.len().max(1) {
+        // Once, however often it was written: an update replaces, it does not add.
+        if count > 1 {
             let slot = found.entry(ViolationClass::Duplicate).or_default();
             slot.0.extend(own);
             slot.1.push(id.to_string());

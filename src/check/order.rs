@@ -38,7 +38,7 @@ fn judged_entries(idx: &Index<'_>, read: &Read<'_>) -> Vec<usize> {
     shown
         .iter()
         .filter_map(|&n| {
-            let a = idx.unique_append(read.session_no, n)?;
+            let a = idx.sole_append(read.session_no, n)?;
             // An id never appended has no number, and is not judged either way.
             let count = shown.iter().filter(|&&m| m == n).count();
             (count == 1).then_some(idx.by_id[a.id_no][0])

@@ -26,6 +26,15 @@
 //!   an unknown append are never zombies: they may have been applied late.
 //! - `expected-loss` info is given only for messages that would otherwise be judged
 //!   (not excused by the window or trimming), so it stays short.
+//! - Clears and deletes: a missing message is excused when a clear of its session (that
+//!   may have been applied after the message) or a delete of its id was invoked by t1.
+//!   It is a `zombie` (resurrected) when R shows it although an acked clear or delete,
+//!   invoked after every append of it was acked and completed before t0, removed it, and
+//!   no restart since may have lost that erase.
+//! - Retries: the appends of one id to one session are one logical message, first applied
+//!   between the earliest invocation and the earliest acknowledgement; it is judged
+//!   missing like a sole append. (Window entries and the order rules count only sole
+//!   appends: a store may keep a retried message at its first or its last copy.)
 //! - A summarizing store (`Policy::summarizes`) shows older messages as folded ids of its
 //!   summary: a message is present in the window or in the summary, and trimming excuses
 //!   nothing (what it trims, it folds). Zombies are judged on the summary too.
@@ -55,6 +64,7 @@ pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
         check_length(idx, read, verdict);
         check_missing(idx, &expiry, read, appends, first, verdict);
         check_zombies(idx, &expiry, read, verdict);
+        check_erased(idx, read, verdict);
         note_failed_visible(idx, read, verdict);
     }
 }
@@ -209,7 +219,7 @@ impl Entries {
         let mut acked_us: Vec<u64> = read
             .id_nos
             .iter()
-            .filter_map(|&n| idx.unique_append(read.session_no, n)?.write.acked_by_us())
+            .filter_map(|&n| idx.sole_append(read.session_no, n)?.write.acked_by_us())
             .collect();
         acked_us.sort_unstable();
         Entries {
@@ -291,7 +301,12 @@ fn check_missing<'i, 'a>(
     let judged_end = by_invoke
         .acked_from_us
         .partition_point(|&t| t < read.invoke_us);
-    for m in appends[..judged_end].iter().rev().map(|&p| &idx.appends[p]) {
+    // A message and its retries are judged once, as one logical message, at its first copy.
+    for m in appends[..judged_end]
+        .iter()
+        .rev()
+        .filter_map(|&p| idx.as_logical(&idx.appends[p]))
+    {
         if !acked_before_read(read, m) || read.contains(m.id_no) {
             continue;
         }
@@ -315,7 +330,7 @@ fn check_missing<'i, 'a>(
     }
     // Nothing R shows (window or summary) is an acked message appended before the read.
     let all_gone = !read.shown().any(|(_, n)| {
-        idx.unique_append(read.session_no, n)
+        idx.logical_append(read.session_no, n)
             .is_some_and(|a| acked_before_read(read, a))
     });
     let premature = idx.ttl_us().is_some() && all_gone;
@@ -333,6 +348,10 @@ fn classify_missing<'i, 'a>(
     // Cheap excuses first: most missing messages were simply cut by the window.
     let is_first = first.is_some_and(|f| f.write.op == m.write.op);
     if is_first && read.limit == 0 {
+        return;
+    }
+    // Deleted, or cleared with its session: gone by request.
+    if idx.may_be_erased(m, read.complete_us) {
         return;
     }
     // Not excused by the window or trimming: `check_missing` stops before those.
@@ -460,6 +479,62 @@ fn check_zombies(idx: &Index<'_>, expiry: &Expiry, read: &Read<'_>, verdict: &mu
         format!(
             "read at {}..{} us returned messages applied before the session certainly expired (at {expired_at_us} us at the latest)",
             read.invoke_us, read.complete_us
+        ),
+    ));
+}
+
+/// The erase that certainly removed every copy of the message numbered `n` before
+/// `before_us`: an acked clear of the session or delete of the id, invoked after every
+/// append of the id was acked, completed before `before_us`, and kept by every restart
+/// since (a restart that lost the erase may bring the message back).
+fn certain_erase(
+    idx: &Index<'_>,
+    read: &Read<'_>,
+    id: &str,
+    n: Option<usize>,
+) -> Option<super::index::Write> {
+    let mut own = own_appends(idx, read, n).peekable();
+    own.peek()?;
+    let last_applied_us = own.map(|a| a.write.latest_apply_us()).max()?;
+    idx.erases_of(read.session_no, id).find(|e| {
+        e.write.invoke_us > last_applied_us
+            && e.write.acked_by_us().is_some_and(|c| c < read.invoke_us)
+            && idx.restart_losing(&e.write, read.complete_us).is_none()
+    })
+    .map(|e| e.write)
+}
+
+/// `zombie`: a read shows a message that a clear or delete certainly removed before the
+/// read began, with no append of it since (a resurrection).
+fn check_erased(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
+    if idx.erases_by_session[read.session_no].is_empty() {
+        return;
+    }
+    let mut ops = vec![read.op];
+    let mut ids = Vec::new();
+    let mut what = Vec::new();
+    for (id, n) in read.shown() {
+        let Some(erase) = certain_erase(idx, read, id, n) else {
+            continue;
+        };
+        ops.push(erase.op);
+        ops.extend(own_appends(idx, read, n).map(|a| a.write.op));
+        ids.push(id.to_string());
+        what.push(format!("{id} (erased by op {})", erase.op));
+    }
+    if ids.is_empty() {
+        return;
+    }
+    verdict.violations.push(Violation::new(
+        ViolationClass::Zombie,
+        subject(read),
+        ops,
+        ids,
+        format!(
+            "read at {}..{} us returned messages erased after their last append and before the read: {}",
+            read.invoke_us,
+            read.complete_us,
+            what.join(", ")
         ),
     ));
 }

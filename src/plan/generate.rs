@@ -26,7 +26,12 @@ impl Plan {
         let mut content_rng = stream(seed, Stream::Content);
         let mut workload = workload::generate(&mut workload_rng, &mut content_rng, scenario);
         workload::collide_names(&mut stream(seed, Stream::Names), scenario, &mut workload);
+        super::twins::rename_twins(&mut stream(seed, Stream::Twins), &mut workload);
+        super::users::share_users(&mut stream(seed, Stream::Users), &mut workload);
         super::memory::mix_into(seed, &mut workload.turns);
+        super::edits::edit(&mut stream(seed, Stream::Edits), &mut workload.turns);
+        let overlap_rng = &mut stream(seed, Stream::Overlap);
+        super::overlap::overlap(overlap_rng, scenario, &mut workload.turns);
         let (latency, links) = generate_latency(seed, scenario);
         let (classes, faults) = generate_faults(seed, scenario, scenario.duration_ms);
         let persistence = generate_persistence(seed, scenario);

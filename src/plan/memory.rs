@@ -4,7 +4,7 @@
 
 use super::prng::{chance, stream, Stream};
 use super::workload::{Recall, Turn};
-use crate::domain::{Memory, SessionKey};
+use crate::domain::Memory;
 use rand::Rng;
 use std::collections::BTreeMap;
 
@@ -31,13 +31,13 @@ const OBJECTS: [&str; 8] = [
 /// Add memory operations to `turns` (in place), drawn from the seed's memory stream.
 pub(crate) fn mix_into(seed: u64, turns: &mut [Turn]) {
     let mut rng = stream(seed, Stream::Memory);
-    // Per session (a session has one user, see `Turn::user`): the turns that remembered
-    // a fact, in order. Keyed by session rather than by a `UserKey` built per turn, and
-    // the texts read back from those turns, so a turn allocates only what it keeps.
-    let mut remembered: BTreeMap<SessionKey, Vec<usize>> = BTreeMap::new();
+    // Per user (tenant and name, see `Turn::user`): the turns that remembered a fact, in
+    // order. The texts are read back from those turns.
+    let mut remembered: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     let mut next_id = 0usize;
     for i in 0..turns.len() {
-        if let Some(earlier) = remembered.get(&turns[i].session) {
+        let user = user_of(&turns[i]);
+        if let Some(earlier) = remembered.get(&user) {
             if chance(&mut rng, RECALL_PPM) {
                 let j = earlier[rng.random_range(0..earlier.len())];
                 let query = turns[j]
@@ -53,23 +53,28 @@ pub(crate) fn mix_into(seed: u64, turns: &mut [Turn]) {
             }
         }
         if chance(&mut rng, REMEMBER_PPM) {
-            let text = format!(
-                "{} {} {}",
-                SUBJECTS[rng.random_range(0..SUBJECTS.len())],
-                VERBS[rng.random_range(0..VERBS.len())],
-                OBJECTS[rng.random_range(0..OBJECTS.len())]
-            );
+            let text = fact(&mut rng);
             turns[i].remember = Some(Memory {
                 id: format!("k{next_id}"),
                 text,
             });
             next_id += 1;
-            match remembered.get_mut(&turns[i].session) {
-                Some(earlier) => earlier.push(i),
-                None => {
-                    remembered.insert(turns[i].session.clone(), vec![i]);
-                }
-            }
+            remembered.entry(user).or_default().push(i);
         }
     }
+}
+
+/// The user of a turn as a (tenant, name) pair.
+pub(crate) fn user_of(turn: &Turn) -> (String, String) {
+    (turn.session.tenant.clone(), turn.user_name().to_string())
+}
+
+/// A fact about a user, to remember.
+pub(crate) fn fact(rng: &mut impl Rng) -> String {
+    format!(
+        "{} {} {}",
+        SUBJECTS[rng.random_range(0..SUBJECTS.len())],
+        VERBS[rng.random_range(0..VERBS.len())],
+        OBJECTS[rng.random_range(0..OBJECTS.len())]
+    )
 }

@@ -4,12 +4,16 @@
 //! versioned JSON, and a saved plan replays without its seed.
 
 pub(crate) mod content;
+mod edits;
 mod faults;
 mod file;
 mod generate;
 pub(crate) mod memory;
+mod overlap;
 mod prng;
 pub mod scenario;
+pub mod twins;
+mod users;
 mod validate;
 mod workload;
 
@@ -22,7 +26,11 @@ pub use faults::{
 };
 pub use file::PlanError;
 pub use scenario::ScenarioConfig;
-pub use workload::{sessions, Recall, Turn};
+pub use edits::{CLEAR_TURN_PPM, DELETE_TURN_PPM, EDIT_SEEDS_PPM, REVISE_TURN_PPM};
+pub use overlap::{OVERLAP_SEEDS_PPM, OVERLAP_TURN_PPM, RETRY_AFTER_MS_MAX, RETRY_TURN_PPM};
+pub use twins::{TwinForm, TWIN_NAMES_PPM};
+pub use users::SHARED_USERS_PPM;
+pub use workload::{sessions, Recall, Retry, Revision, Turn};
 
 use crate::domain::{Message, SessionKey};
 
@@ -84,6 +92,52 @@ impl Plan {
         self.duration_ms + self.quiet_ms
     }
 
+    /// The impolite parts of the workload, for the summary: overlapping turns, retries,
+    /// users with several sessions, edits and canonical twins; "polite" when none.
+    pub fn traffic(&self) -> String {
+        let count = |f: fn(&Turn) -> bool| self.turns.iter().filter(|t| f(t)).count();
+        let mut sessions_of: std::collections::BTreeMap<crate::domain::UserKey, usize> =
+            std::collections::BTreeMap::new();
+        for session in &self.sessions {
+            let user = self.turns.iter().find(|t| &t.session == session);
+            if let Some(turn) = user {
+                *sessions_of.entry(turn.user()).or_default() += 1;
+            }
+        }
+        let shared = sessions_of.values().filter(|&&n| n > 1).count();
+        let twins = twins::twin_sessions(&self.sessions);
+        let parts = [
+            ("overlapping turns", count(|t| t.overlaps)),
+            ("retries", count(|t| t.retry.is_some())),
+            ("users with several sessions", shared),
+            ("clears", count(|t| t.clear)),
+            ("deletes", count(|t| t.delete.is_some())),
+            (
+                "memory updates",
+                count(|t| matches!(t.revise, Some(Revision::Update { .. }))),
+            ),
+            (
+                "forgets",
+                count(|t| matches!(t.revise, Some(Revision::Forget { .. }))),
+            ),
+        ];
+        let mut out: Vec<String> = parts
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(what, n)| format!("{what} {n}"))
+            .collect();
+        for (a, b) in twins {
+            out.push(format!(
+                "canonical twins {:?}/{:?} and {:?}/{:?}",
+                a.tenant, a.session, b.tenant, b.session
+            ));
+        }
+        if out.is_empty() {
+            return "polite".to_string();
+        }
+        out.join(", ")
+    }
+
     /// A short human text for the head of `amnesia run --print-plan`.
     pub fn summary(&self) -> String {
         let messages = self.messages().count();
@@ -109,8 +163,10 @@ impl Plan {
              mix: {mix}\n\
              clients {clients}, sessions {sessions}, turns {turns}, operations {operations}, \
              messages {messages} ({content_bytes} content bytes)\n\
+             traffic: {traffic}\n\
              busy {duration_ms} ms, quiet {quiet_ms} ms, session ttl {ttl_ms} ms, redis persistence {persistence:?}\n\
              faults {fault_count}{faults}",
+            traffic = self.traffic(),
             version = self.version,
             seed = self.seed,
             scenario = self.scenario.name,

@@ -25,6 +25,14 @@ pub(crate) enum Stream {
     Deploy,
     /// Adversarial tenant and session names (separators inside names).
     Names,
+    /// Canonical twins: names equal under case folding or normalization.
+    Twins,
+    /// Users with several sessions.
+    Users,
+    /// Overlapping turns of one session and retried user messages.
+    Overlap,
+    /// Clears, deletes and memory revisions.
+    Edits,
 }
 
 impl Stream {
@@ -37,6 +45,10 @@ impl Stream {
             Stream::Memory => 4,
             Stream::Deploy => 5,
             Stream::Names => 6,
+            Stream::Twins => 7,
+            Stream::Users => 8,
+            Stream::Overlap => 9,
+            Stream::Edits => 10,
         }
     }
 }

@@ -126,6 +126,45 @@ impl Plan {
         Ok(())
     }
 
+    /// The impolite parts of one turn: retry, delete, user name and memory revision.
+    fn validate_extras(&self, turn: &super::Turn) -> Result<(), PlanError> {
+        let i = turn.index;
+        if let Some(retry) = turn.retry {
+            ensure!(
+                retry.client < self.clients,
+                "turn {i}: retry client {} is out of range (plan has {} clients)",
+                retry.client,
+                self.clients
+            );
+            let max = super::RETRY_AFTER_MS_MAX;
+            ensure!(
+                retry.after_ms <= max,
+                "turn {i}: retry after {} ms exceeds {max} ms",
+                retry.after_ms
+            );
+        }
+        if let Some(id) = &turn.delete {
+            ensure!(!id.is_empty(), "turn {i}: deletes an empty message id");
+        }
+        if let Some(name) = &turn.user_name {
+            ensure!(!name.is_empty(), "turn {i}: an empty user name");
+        }
+        match &turn.revise {
+            Some(super::Revision::Update { memory }) => {
+                ensure!(!memory.id.is_empty(), "turn {i}: updates an empty memory id");
+                ensure!(
+                    memory.text.len() <= CONTENT_BYTES_MAX,
+                    "turn {i}: updated memory text too long"
+                );
+            }
+            Some(super::Revision::Forget { id }) => {
+                ensure!(!id.is_empty(), "turn {i}: forgets an empty memory id");
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
     fn validate_turns(
         &self,
         sessions: &FxHashSet<&crate::domain::SessionKey>,
@@ -182,7 +221,7 @@ impl Plan {
             // One lookup per turn: the entry is both the check and the update.
             let entry = previous.entry(&turn.session);
             let first = matches!(entry, Entry::Vacant(_));
-            if let Entry::Occupied(ref occupied) = entry {
+            if let (Entry::Occupied(ref occupied), false) = (&entry, turn.overlaps) {
                 let &(prev, think_end_ms) = occupied.get();
                 ensure!(
                     turn.start_ms >= think_end_ms,
@@ -196,6 +235,7 @@ impl Plan {
                 first || turn.system.is_none(),
                 "turn {i}: a system message on a turn that is not its session's first"
             );
+            self.validate_extras(turn)?;
 
             let expected = [
                 (turn.system.as_ref(), Role::System),

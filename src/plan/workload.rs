@@ -41,6 +41,56 @@ pub struct Turn {
     /// After the assistant's answer: remember a fact about the session's user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remember: Option<Memory>,
+    /// The user of the session when it is not the one named like the session: a user
+    /// with several sessions (two tabs, two devices), whose memory writes race.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_name: Option<String>,
+    /// The turn does not wait for the previous turn of its session: a double submit, or a
+    /// second tab on the same conversation, served concurrently.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub overlaps: bool,
+    /// "New chat": the session is cleared when the turn starts.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub clear: bool,
+    /// The user message is sent a second time, racing the first: a client-side retry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<Retry>,
+    /// At the end of the turn: delete this message (by id) from the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete: Option<String>,
+    /// At the end of the turn: update or forget one of the user's memories.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revise: Option<Revision>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A second send of a turn's user message, same id: the request timed out on the client
+/// (or a load balancer retried it elsewhere) while the first was still on its way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Retry {
+    /// The client that sends it again (the same client or another app instance).
+    pub client: u32,
+    /// How long after the first send's invocation the retry is invoked.
+    pub after_ms: u64,
+}
+
+/// An edit of a long-term memory (mem0-style update and delete).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Revision {
+    /// Replace the memory with this id by this text (add it if there is none).
+    Update {
+        /// The memory in its new form.
+        memory: Memory,
+    },
+    /// Delete the memory with this id.
+    Forget {
+        /// The id of the memory to forget.
+        id: String,
+    },
 }
 
 /// A recall request: the `k` memories most similar to `query`.
@@ -53,20 +103,30 @@ pub struct Recall {
 }
 
 impl Turn {
-    /// Store operations of this turn: the optional system append, the read, two appends.
+    /// Store operations of this turn: the optional clear and system append, the read, two
+    /// appends (and a retry), and the optional memory operations and delete.
     pub fn operations(&self) -> usize {
-        3 + usize::from(self.system.is_some())
+        3 + usize::from(self.clear)
+            + usize::from(self.system.is_some())
             + usize::from(self.recall.is_some())
+            + usize::from(self.retry.is_some())
             + usize::from(self.remember.is_some())
+            + usize::from(self.revise.is_some())
+            + usize::from(self.delete.is_some())
     }
 
-    /// The user whose long-term memories this turn's session reads and writes: one user
-    /// per session.
+    /// The user whose long-term memories this turn reads and writes: the one named like
+    /// the session, unless the plan gave the session another user of its tenant.
     pub fn user(&self) -> UserKey {
         UserKey {
             tenant: self.session.tenant.clone(),
-            user: self.session.session.clone(),
+            user: self.user_name().to_string(),
         }
+    }
+
+    /// The name of [`Turn::user`] within its tenant.
+    pub fn user_name(&self) -> &str {
+        self.user_name.as_deref().unwrap_or(&self.session.session)
     }
 
     /// The messages this turn appends, in append order.
@@ -226,6 +286,12 @@ pub(crate) fn generate(
             assistant,
             recall: None,
             remember: None,
+            user_name: None,
+            overlaps: false,
+            clear: false,
+            retry: None,
+            delete: None,
+            revise: None,
         });
     }
     Workload {

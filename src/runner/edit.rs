@@ -65,13 +65,27 @@ pub fn drop_system_messages(plan: &Plan, positions: &BTreeSet<usize>) -> Plan {
     plan
 }
 
-/// Drop the memory operations (recall, remember) of the turns at `positions`.
+/// Drop the memory operations (recall, remember, revision) of the turns at `positions`.
 pub fn drop_memory_operations(plan: &Plan, positions: &BTreeSet<usize>) -> Plan {
     let mut plan = plan.clone();
     for &position in positions {
         if let Some(turn) = plan.turns.get_mut(position) {
             turn.recall = None;
             turn.remember = None;
+            turn.revise = None;
+        }
+    }
+    plan
+}
+
+/// Drop the clear, the delete and the retry of the turns at `positions`.
+pub fn drop_edits(plan: &Plan, positions: &BTreeSet<usize>) -> Plan {
+    let mut plan = plan.clone();
+    for &position in positions {
+        if let Some(turn) = plan.turns.get_mut(position) {
+            turn.clear = false;
+            turn.delete = None;
+            turn.retry = None;
         }
     }
     plan
@@ -125,6 +139,10 @@ pub fn thin_sessions(plan: &Plan, positions: &BTreeSet<usize>) -> Plan {
         turn.system = None;
         turn.recall = None;
         turn.remember = None;
+        turn.revise = None;
+        turn.clear = false;
+        turn.delete = None;
+        turn.retry = None;
         turn.user.content.clear();
         turn.assistant.content.clear();
     }
@@ -212,8 +230,13 @@ pub fn pull_turns(
 /// Move every turn of `client` to client `to` and drop the faults that hit `client`.
 pub fn merge_client(plan: &Plan, client: u32, to: u32) -> Plan {
     let mut plan = plan.clone();
-    for turn in plan.turns.iter_mut().filter(|turn| turn.client == client) {
-        turn.client = to;
+    for turn in plan.turns.iter_mut() {
+        if turn.client == client {
+            turn.client = to;
+        }
+        if let Some(retry) = turn.retry.as_mut().filter(|r| r.client == client) {
+            retry.client = to;
+        }
     }
     plan.faults
         .retain(|fault| fault.kind.client() != Some(client));
@@ -226,7 +249,7 @@ pub fn remap_clients(plan: &Plan) -> Plan {
     let used: BTreeSet<u32> = plan
         .turns
         .iter()
-        .map(|turn| turn.client)
+        .flat_map(|turn| std::iter::once(turn.client).chain(turn.retry.map(|r| r.client)))
         .chain(plan.faults.iter().filter_map(|fault| fault.kind.client()))
         .collect();
     let used: Vec<u32> = if used.is_empty() {
@@ -238,6 +261,9 @@ pub fn remap_clients(plan: &Plan) -> Plan {
     let mut plan = plan.clone();
     for turn in &mut plan.turns {
         turn.client = new_index(turn.client);
+        if let Some(retry) = turn.retry.as_mut() {
+            retry.client = new_index(retry.client);
+        }
     }
     for fault in &mut plan.faults {
         if let Some(client) = fault.kind.client_mut() {

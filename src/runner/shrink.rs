@@ -236,6 +236,7 @@ impl Search<'_> {
         let plan = self.reduce(plan, |p| p.turns.len(), edit::keep_turns);
         let plan = self.change(plan, |p| p.turns.len(), edit::drop_system_messages);
         let plan = self.change(plan, |p| p.turns.len(), edit::drop_memory_operations);
+        let plan = self.change(plan, |p| p.turns.len(), edit::drop_edits);
         let plan = self.change(plan, |_| 2, edit::calm);
         let plan = self.merge_clients(plan);
         let messages = |p: &Plan| p.messages().count();

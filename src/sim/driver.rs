@@ -1,16 +1,18 @@
 //! The driver: issues the plan's chatbot turns at their virtual times through each
 //! client's store, and records every invocation and completion in the history and trace.
 //!
-//! A turn is read context → think → append the user message → append the assistant
-//! message. Turns of one session run in plan order (a user waits for the answer), each on
-//! the client the plan's load balancer chose. A turn whose step fails stops there, as a
-//! chatbot request that errored would.
+//! A turn is (clear) → read context → (recall) → think → append the user message (and its
+//! retry, racing it) → append the assistant message → (remember, revise a memory, delete a
+//! message). Turns of one session run in plan order (a user waits for the answer), each on
+//! the client the plan's load balancer chose, except turns the plan marks as overlapping
+//! (a double submit, a second tab), which start at their time whatever the previous one
+//! is doing. A turn whose step fails stops there, as a chatbot request that errored would.
 
 use crate::contract::{Context, MemoryStore, StoreError};
 use crate::domain::{Memory, Message, SessionKey, UserKey};
 use crate::history::Quiescence;
 use crate::history::{OpKind, OpValue, Outcome};
-use crate::plan::{Recall, Turn};
+use crate::plan::{Recall, Revision, Turn};
 use crate::sim::world::World;
 use std::sync::Arc;
 use tracing::Instrument;
@@ -117,7 +119,7 @@ impl Driver {
         self.call(client, kind, read, context_value).await
     }
 
-    /// One chatbot turn; stops at the first failed step.
+    /// Remember `memory` for `user` on `client`.
     async fn remember(&self, client: u32, user: &UserKey, memory: &Memory) -> bool {
         let kind = OpKind::Remember {
             user: user.clone(),
@@ -143,11 +145,70 @@ impl Driver {
         self.call(client, kind, ask, OpValue::Memories).await
     }
 
+    async fn clear(&self, client: u32, session: &SessionKey) -> bool {
+        let kind = OpKind::Clear {
+            session: session.clone(),
+        };
+        let clear = |store: Arc<dyn MemoryStore>| async move { store.clear(session).await };
+        self.call(client, kind, clear, |_| OpValue::None).await
+    }
+
+    async fn delete(&self, client: u32, session: &SessionKey, id: &str) -> bool {
+        let kind = OpKind::Delete {
+            session: session.clone(),
+            id: id.to_string(),
+        };
+        let delete = |store: Arc<dyn MemoryStore>| async move { store.delete(session, id).await };
+        self.call(client, kind, delete, |_| OpValue::None).await
+    }
+
+    async fn revise(&self, client: u32, user: &UserKey, revision: &Revision) -> bool {
+        match revision {
+            Revision::Update { memory } => {
+                let kind = OpKind::UpdateMemory {
+                    user: user.clone(),
+                    memory: memory.clone(),
+                };
+                let update = |store: Arc<dyn MemoryStore>| async move {
+                    store.update_memory(user, memory).await
+                };
+                self.call(client, kind, update, |_| OpValue::None).await
+            }
+            Revision::Forget { id } => {
+                let kind = OpKind::Forget {
+                    user: user.clone(),
+                    id: id.clone(),
+                };
+                let forget =
+                    |store: Arc<dyn MemoryStore>| async move { store.forget(user, id).await };
+                self.call(client, kind, forget, |_| OpValue::None).await
+            }
+        }
+    }
+
+    /// The turn's user message, and its retry (same message) racing it when the plan has
+    /// one: the request goes on if either send succeeded.
+    async fn send_user(&self, turn: &Turn) -> bool {
+        let first = self.append(turn.client, &turn.session, &turn.user);
+        let Some(retry) = turn.retry else {
+            return first.await;
+        };
+        let again = async {
+            tokio::time::sleep(std::time::Duration::from_millis(retry.after_ms)).await;
+            self.append(retry.client, &turn.session, &turn.user).await
+        };
+        let (first, again) = tokio::join!(first, again);
+        first || again
+    }
+
     /// One chatbot turn; stops at the first failed step.
     async fn turn(&self, turn: &Turn) {
         let clock = &self.world.clock;
         clock.sleep_until_ms(turn.start_ms).await;
         let (client, session, user) = (turn.client, &turn.session, turn.user());
+        if turn.clear && !self.clear(client, session).await {
+            return;
+        }
         if let Some(system) = &turn.system {
             if !self.append(client, session, system).await {
                 return;
@@ -161,7 +222,7 @@ impl Driver {
             self.recall(client, &user, recall).await;
         }
         tokio::time::sleep(std::time::Duration::from_millis(turn.think_ms)).await;
-        if !self.append(client, session, &turn.user).await {
+        if !self.send_user(turn).await {
             return;
         }
         if !self.append(client, session, &turn.assistant).await {
@@ -169,6 +230,12 @@ impl Driver {
         }
         if let Some(memory) = &turn.remember {
             self.remember(client, &user, memory).await;
+        }
+        if let Some(revision) = &turn.revise {
+            self.revise(client, &user, revision).await;
+        }
+        if let Some(id) = &turn.delete {
+            self.delete(client, session, id).await;
         }
     }
 
@@ -189,10 +256,16 @@ impl Driver {
         }
         let mut sessions = tokio::task::JoinSet::new();
         for turns in turns_of {
-            let driver = self.clone();
-            let plan = plan.clone();
+            // An overlapping turn runs on its own; the others wait for each other.
+            let (overlapping, sequential): (Vec<usize>, Vec<usize>) =
+                turns.into_iter().partition(|&nth| plan.turns[nth].overlaps);
+            for nth in overlapping {
+                let (driver, plan) = (self.clone(), plan.clone());
+                sessions.spawn(async move { driver.turn(&plan.turns[nth]).await });
+            }
+            let (driver, plan) = (self.clone(), plan.clone());
             sessions.spawn(async move {
-                for nth in turns {
+                for nth in sequential {
                     driver.turn(&plan.turns[nth]).await;
                 }
             });

@@ -83,7 +83,11 @@ fn describe(text: &mut String, kind: &OpKind) {
             write!(text, "append {session} {} ({}B)", msg.id, msg.content.len())
         }
         OpKind::Context { session, limit } => write!(text, "context {session} limit={limit}"),
+        OpKind::Clear { session } => write!(text, "clear {session}"),
+        OpKind::Delete { session, id } => write!(text, "delete {session} {id}"),
         OpKind::Remember { user, memory } => write!(text, "remember {user} {}", memory.id),
+        OpKind::UpdateMemory { user, memory } => write!(text, "update {user} {}", memory.id),
+        OpKind::Forget { user, id } => write!(text, "forget {user} {id}"),
         OpKind::Recall { user, k, .. } => write!(text, "recall {user} k={k}"),
     };
 }

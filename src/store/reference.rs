@@ -15,6 +15,12 @@
 //! Long-term memories: a hash of id → memory per user and a set of indexed ids, written in
 //! one transaction; recall ranks the indexed memories by cosine similarity of the local
 //! embedder's vectors.
+//!
+//! Edits: `clear` deletes both session keys in one transaction; `delete` reads the list
+//! and the head, then removes the message by value (`LREM`, so a concurrent append or trim
+//! that moves it does not make it remove another) and the head if it is that message;
+//! `update_memory` writes like `remember` (an upsert); `forget` removes data and index
+//! entry in one transaction.
 
 use crate::connect::Connector;
 use crate::store::embed::{cosine, embed};
@@ -182,10 +188,11 @@ pub fn decode_message(data: &[u8]) -> Result<Message, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Redis(format!("undecodable message: {e}")))
 }
 
-/// Queue the reference append on `pipe`: push the message, keep it as the session's first
-/// if there is none, trim to the newest `messages_max`, slide both keys' TTL. Every reply
-/// is ignored. In a MULTI (the reference) it is atomic; the variants that share it differ
-/// only in what surrounds it.
+/// Queue the reference append on `pipe`: drop any earlier copy of the message (a retry
+/// of the same message stores it once: the append is idempotent), push it, keep it as the
+/// session's first if there is none, trim to the newest `messages_max`, slide both keys'
+/// TTL. Every reply is ignored. In a MULTI (the reference) it is atomic; the variants that
+/// share it differ only in what surrounds it.
 pub fn queue_append(
     pipe: &mut redis::Pipeline,
     (list, head): (&str, &str),
@@ -195,7 +202,10 @@ pub fn queue_append(
     let keep = config.messages_max as isize;
     let ttl_ms = config.ttl_ms as i64;
     let first_only = redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX);
-    pipe.rpush(list, encoded)
+    // LREM by value: a message encodes to the same bytes every time it is sent.
+    pipe.lrem(list, 0, encoded)
+        .ignore()
+        .rpush(list, encoded)
         .ignore()
         .set_options(head, encoded, first_only)
         .ignore()
@@ -238,6 +248,42 @@ pub(crate) fn with_head_decoded(
     }
     messages.extend(window);
     Ok(messages)
+}
+
+/// Optimistic transactions a delete tries before it gives up (each loses only to a
+/// concurrent write of the same session).
+const DELETE_ATTEMPTS_MAX: usize = 16;
+
+/// One optimistic delete: WATCH the session's keys, read them, remove every copy of the
+/// message and the head if it is that message in one MULTI/EXEC. False when a concurrent
+/// write touched the keys in between (EXEC aborted): try again.
+async fn delete_watched(
+    connection: &mut redis::aio::MultiplexedConnection,
+    (list, head): (&str, &str),
+    id: &str,
+) -> redis::RedisResult<bool> {
+    redis::cmd("WATCH")
+        .arg(list)
+        .arg(head)
+        .query_async::<()>(connection)
+        .await?;
+    let (head_bytes, window): (Option<Vec<u8>>, Vec<Vec<u8>>) = redis::pipe()
+        .get(head)
+        .lrange(list, 0, -1)
+        .query_async(connection)
+        .await?;
+    let is_target = |data: &Vec<u8>| decode_message(data).is_ok_and(|m| m.id == id);
+    let mut pipe = redis::pipe();
+    pipe.atomic();
+    for data in window.iter().filter(|data| is_target(data)) {
+        pipe.lrem(list, 0, data).ignore();
+    }
+    if head_bytes.as_ref().is_some_and(is_target) {
+        pipe.del(head).ignore();
+    }
+    // An empty MULTI/EXEC still ends the WATCH; a nil reply means it was aborted.
+    let applied: Option<()> = pipe.query_async(connection).await?;
+    Ok(applied.is_some())
 }
 
 fn decode_memory(data: &[u8]) -> Result<Memory, StoreError> {
@@ -291,6 +337,42 @@ impl MemoryStore for RedisChatStore {
         with_head(head, window)
     }
 
+    async fn clear(&self, session: &SessionKey) -> Result<(), StoreError> {
+        let ((list, head), mut pipe) = self.session_pipeline(session);
+        pipe.del(&list).ignore().del(&head).ignore();
+        self.connector
+            .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
+            .await
+    }
+
+    async fn delete(&self, session: &SessionKey, id: &str) -> Result<(), StoreError> {
+        let ((list, head), migrate) = self.session_pipeline(session);
+        if self.layout.migrate_from.is_some() {
+            self.connector
+                .run(|mut c| async move { migrate.query_async::<()>(&mut c).await })
+                .await?;
+        }
+        crate::buggify::delay("reference.delete.before_write").await;
+        let (list, head) = (list.as_str(), head.as_str());
+        let deleted = self
+            .connector
+            .run_dedicated(|mut connection| async move {
+                for _ in 0..DELETE_ATTEMPTS_MAX {
+                    if delete_watched(&mut connection, (list, head), id).await? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            })
+            .await?;
+        if !deleted {
+            return Err(StoreError::Redis(format!(
+                "delete of {id} lost {DELETE_ATTEMPTS_MAX} optimistic transactions in a row"
+            )));
+        }
+        Ok(())
+    }
+
     async fn remember(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
         let (data, index) = memory_keys(user);
         let encoded = serde_json::to_string(memory).expect("a memory always serializes");
@@ -326,6 +408,21 @@ impl MemoryStore for RedisChatStore {
             .map(|(_, encoded)| decode_memory(encoded))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rank_memories(memories, query, k))
+    }
+
+    async fn update_memory(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
+        // The same transaction as `remember`: the hash field is replaced in place.
+        self.remember(user, memory).await
+    }
+
+    async fn forget(&self, user: &UserKey, id: &str) -> Result<(), StoreError> {
+        let (data, index) = memory_keys(user);
+        let mut pipe = redis::pipe();
+        pipe.atomic().hdel(&data, id).ignore().srem(&index, id).ignore();
+        crate::buggify::delay("reference.forget.before_write").await;
+        self.connector
+            .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
+            .await
     }
 
     async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
