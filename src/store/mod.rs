@@ -58,6 +58,12 @@ pub const STORE_NAMES: &[&str] = &[
     "silent-read-cap",
     "index-skip",
     "key-scheme-v2",
+    "case-folded-ids",
+    "retry-check-then-append",
+    "forget-keeps-index",
+    "clear-keeps-head",
+    "memory-index-rmw",
+    "context-cache",
 ];
 
 /// Messages the stores keep per session besides the first.
@@ -109,7 +115,34 @@ fn build(name: &str, context: StoreContext) -> std::sync::Arc<dyn MemoryStore> {
             connector, config, clock,
         )),
         "expire-separate" => Arc::new(expire_separate::ExpireSeparateStore::new(connector, config)),
-        "retry-dup" => Arc::new(retry_dup::RetryDupStore::new(reference(connector))),
+        "retry-dup" => Arc::new(retry_dup::RetryDupStore::new(
+            reference(connector).without_idempotent_appends(),
+        )),
+        "case-folded-ids" => Arc::new(case_folded_ids::CaseFoldedIdsStore::new(reference(
+            connector,
+        ))),
+        "retry-check-then-append" => Arc::new(retry_check_then_append::CheckThenAppendStore::new(
+            reference(connector.clone()).without_idempotent_appends(),
+            connector,
+            config,
+        )),
+        "forget-keeps-index" => Arc::new(forget_keeps_index::ForgetKeepsIndexStore::new(
+            reference(connector.clone()),
+            connector,
+        )),
+        "clear-keeps-head" => Arc::new(clear_keeps_head::ClearKeepsHeadStore::new(
+            reference(connector.clone()),
+            connector,
+        )),
+        "memory-index-rmw" => Arc::new(memory_index_rmw::MemoryIndexRmwStore::new(
+            reference(connector.clone()),
+            connector,
+        )),
+        "context-cache" => Arc::new(context_cache::ContextCacheStore::new(
+            reference(connector.clone()),
+            connector,
+            config,
+        )),
         "timestamp-id" => Arc::new(timestamp_id::TimestampIdStore::new(
             connector, config, clock,
         )),

@@ -44,6 +44,9 @@ pub struct RedisChatStore {
     connector: Arc<Connector>,
     config: ChatStoreConfig,
     layout: KeyLayout,
+    /// Drop an earlier copy before the push (see [`queue_append`]); off only in the
+    /// variants whose bug is a missing idempotency.
+    idempotent: bool,
 }
 
 /// A function naming a session's keys: (message list, first message).
@@ -85,6 +88,7 @@ impl RedisChatStore {
             connector,
             config,
             layout: KeyLayout::for_scheme(KeyScheme::V1),
+            idempotent: true,
         }
     }
 
@@ -93,10 +97,22 @@ impl RedisChatStore {
         self.with_layout(KeyLayout::for_scheme(key_scheme))
     }
 
+    /// The same store with appends that are not idempotent: a message sent twice is
+    /// stored twice. The bug of `retry-dup` and `retry-check-then-append`.
+    pub(crate) fn without_idempotent_appends(mut self) -> Self {
+        self.idempotent = false;
+        self
+    }
+
     /// The same store with another key layout.
     pub fn with_layout(mut self, layout: KeyLayout) -> Self {
         self.layout = layout;
         self
+    }
+
+    /// The session's keys in this code's layout: (message list, first message).
+    pub(crate) fn keys(&self, session: &SessionKey) -> (String, String) {
+        (self.layout.keys)(session)
     }
 
     /// The session's keys in this code's layout, and a pipeline that starts with the
@@ -199,13 +215,23 @@ pub fn queue_append(
     encoded: &[u8],
     config: &ChatStoreConfig,
 ) {
+    // LREM by value: a message encodes to the same bytes every time it is sent.
+    pipe.lrem(list, 0, encoded).ignore();
+    queue_push(pipe, (list, head), encoded, config);
+}
+
+/// [`queue_append`] without its idempotency: the push, the first message, the trim and
+/// the TTLs.
+pub(crate) fn queue_push(
+    pipe: &mut redis::Pipeline,
+    (list, head): (&str, &str),
+    encoded: &[u8],
+    config: &ChatStoreConfig,
+) {
     let keep = config.messages_max as isize;
     let ttl_ms = config.ttl_ms as i64;
     let first_only = redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX);
-    // LREM by value: a message encodes to the same bytes every time it is sent.
-    pipe.lrem(list, 0, encoded)
-        .ignore()
-        .rpush(list, encoded)
+    pipe.rpush(list, encoded)
         .ignore()
         .set_options(head, encoded, first_only)
         .ignore()
@@ -311,7 +337,11 @@ impl MemoryStore for RedisChatStore {
         let ((list, head), mut pipe) = self.session_pipeline(session);
         let encoded = encode_message(msg);
         tracing::debug!(session = %session, id = %msg.id, bytes = msg.content.len(), "append");
-        queue_append(&mut pipe, (&list, &head), &encoded, &self.config);
+        if self.idempotent {
+            queue_append(&mut pipe, (&list, &head), &encoded, &self.config);
+        } else {
+            queue_push(&mut pipe, (&list, &head), &encoded, &self.config);
+        }
         // A slow hop before the write: harmless here, since nothing is acknowledged early.
         crate::buggify::delay("reference.append.before_write").await;
         self.connector

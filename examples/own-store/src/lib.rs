@@ -67,6 +67,14 @@ impl<S: Summarizer> ChatHistory<S> {
                 None => ConversationSummary::default(),
             };
             let mut window: Vec<ChatMessage> = raw.iter().filter_map(|b| decode(b)).collect();
+            // A retry of a message already stored (its first send's reply was lost) stores
+            // nothing new: the id is the idempotency key.
+            let stored = window.iter().any(|m| m.id == message.id)
+                || summary.covers.contains(&message.id);
+            if stored {
+                redis::cmd("UNWATCH").query_async::<()>(conn).await?;
+                return Ok(());
+            }
             window.push(message.clone());
             let excess = window.len().saturating_sub(self.window);
             let mut transaction = redis::pipe();

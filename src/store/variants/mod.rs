@@ -5,15 +5,21 @@
 //! where a bug needs a fault to show, the variant only has `buggify` points on its own code
 //! paths (as FoundationDB's `BUGGIFY`), never a check of the seed.
 
+pub mod case_folded_ids;
+pub mod clear_keeps_head;
 pub mod client_clock_order;
+pub mod context_cache;
 pub mod delete_reverses;
 pub mod expire_separate;
+pub mod forget_keeps_index;
 pub mod index_skip;
 pub mod key_scheme_v2;
 pub mod lossy_serde;
+pub mod memory_index_rmw;
 pub mod pipeline_partial;
 pub mod prefix_collision;
 pub mod rebuild_nonatomic;
+pub mod retry_check_then_append;
 pub mod retry_dup;
 pub mod rmw_blob;
 pub mod silent_read_cap;
