@@ -51,6 +51,12 @@ fn add_turn(plan: &mut Plan, session: usize, client: u32, start_ms: u64, think_m
         assistant: message(seq + 1, Role::Assistant),
         recall: None,
         remember: None,
+        user_name: None,
+        overlaps: false,
+        clear: false,
+        retry: None,
+        delete: None,
+        revise: None,
     });
 }
 

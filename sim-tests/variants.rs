@@ -31,6 +31,14 @@ const CATALOGUE: &[(&str, &[ViolationClass], u64)] = &[
     ("silent-read-cap", &[Lost], 50),
     ("index-skip", &[RecallMiss, IndexDrift], 200),
     ("key-scheme-v2", &[Lost], 50),
+    // What only the impolite workload reveals: canonical twins, retries racing their
+    // originals, forgets, clears, one user's concurrent sessions, overlapping appends.
+    ("case-folded-ids", &[Leak], 150),
+    ("retry-check-then-append", &[Duplicate], 50),
+    ("forget-keeps-index", &[IndexDrift], 50),
+    ("clear-keeps-head", &[Zombie], 50),
+    ("memory-index-rmw", &[RecallMiss, IndexDrift], 100),
+    ("context-cache", &[Lost], 150),
 ];
 
 fn classes(seed: u64, store: &str) -> Vec<ViolationClass> {

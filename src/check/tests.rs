@@ -1235,3 +1235,242 @@ mod generated {
         );
     }
 }
+
+// ------------------------------------------------- retries, overlaps, erases, revisions
+
+fn acked() -> Outcome {
+    Outcome::Ok(OpValue::None)
+}
+
+fn clear(h: &mut History, s: &SessionKey, at_ms: u64) -> usize {
+    let kind = OpKind::Clear { session: s.clone() };
+    h.push(1, kind, at_ms * MS, Some((at_ms + 10) * MS), acked())
+}
+
+fn delete(h: &mut History, s: &SessionKey, id: &str, at_ms: u64, outcome: Outcome) -> usize {
+    let kind = OpKind::Delete {
+        session: s.clone(),
+        id: id.into(),
+    };
+    h.push(1, kind, at_ms * MS, Some((at_ms + 10) * MS), outcome)
+}
+
+#[test]
+fn a_retried_message_shows_once() {
+    let s = sk("a");
+    let mut h = History::new();
+    // The first send times out, the retry is acked: one message.
+    h.push_append(1, &s, msg("m1", 0), 0, Some(10 * MS), unknown());
+    h.push_acked_append(2, &s, msg("m1", 0), 5 * MS, 15 * MS);
+    read(&mut h, &s, 10, 100, &["m1"]);
+    assert_pass(&h, plain());
+    read(&mut h, &s, 10, 200, &["m1", "m1"]);
+    assert_eq!(classes(&h, plain()), [ViolationClass::Duplicate]);
+}
+
+#[test]
+fn a_retried_message_that_was_acked_must_be_present() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_acked_append(1, &s, msg("m1", 0), 0, 10 * MS);
+    h.push_append(2, &s, msg("m1", 0), 5 * MS, Some(15 * MS), unknown());
+    appends(&mut h, &s, &["m2"], 20);
+    read(&mut h, &s, 10, 100, &["m2"]);
+    let v = check(&h, &plain());
+    assert_eq!(v.classes(), [ViolationClass::Lost]);
+    assert_eq!(v.violations[0].message_ids, ["m1"]);
+}
+
+#[test]
+fn near_miss_a_retry_may_move_its_message_after_a_later_one() {
+    // A store that drops the earlier copy and pushes again keeps the message where its
+    // last copy landed: the order of a retried id is not judged.
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_acked_append(1, &s, msg("m1", 0), 0, 10 * MS);
+    appends(&mut h, &s, &["m2"], 20);
+    h.push_acked_append(2, &s, msg("m1", 0), 50 * MS, 60 * MS);
+    read(&mut h, &s, 10, 100, &["m2", "m1"]);
+    read(&mut h, &s, 1, 200, &["m1"]);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn concurrent_appends_may_land_in_either_order_but_once_for_all_readers() {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_acked_append(1, &s, msg("m1", 0), 0, 30 * MS);
+    h.push_acked_append(2, &s, msg("m2", 1), 10 * MS, 20 * MS);
+    read(&mut h, &s, 10, 100, &["m2", "m1"]);
+    assert_pass(&h, plain());
+    read(&mut h, &s, 10, 200, &["m1", "m2"]);
+    assert_eq!(classes(&h, plain()), [ViolationClass::Reorder]);
+}
+
+#[test]
+fn a_concurrent_read_may_or_may_not_see_an_append() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    h.push_acked_append(1, &s, msg("m2", 1), 100 * MS, 130 * MS);
+    read(&mut h, &s, 10, 105, &["m1"]);
+    read(&mut h, &s, 10, 110, &["m1", "m2"]);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn a_cleared_message_may_be_missing_and_must_not_come_back() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    let c = clear(&mut h, &s, 100);
+    read(&mut h, &s, 10, 105, &["m1", "m2"]); // concurrent with the clear
+    read(&mut h, &s, 10, 200, &[]);
+    assert_pass(&h, plain());
+    let r = read(&mut h, &s, 10, 300, &["m2"]);
+    let v = check(&h, &plain());
+    assert_eq!(v.classes(), [ViolationClass::Zombie]);
+    assert_eq!(v.violations[0].message_ids, ["m2"]);
+    assert!(v.violations[0].op_indexes.contains(&c) && v.violations[0].op_indexes.contains(&r));
+}
+
+#[test]
+fn a_message_appended_after_a_clear_is_judged_as_ever() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    clear(&mut h, &s, 100);
+    appends(&mut h, &s, &["m2"], 200);
+    read(&mut h, &s, 10, 300, &["m2"]);
+    assert_pass(&h, plain());
+    read(&mut h, &s, 10, 400, &[]);
+    assert_eq!(classes(&h, plain()), [ViolationClass::Lost]);
+}
+
+#[test]
+fn a_deleted_message_must_not_come_back_unless_the_delete_is_unknown() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    delete(&mut h, &s, "m1", 100, unknown());
+    read(&mut h, &s, 10, 200, &["m1", "m2"]);
+    read(&mut h, &s, 10, 210, &["m2"]);
+    assert_pass(&h, plain());
+    delete(&mut h, &s, "m1", 300, acked());
+    read(&mut h, &s, 10, 400, &["m2"]);
+    assert_pass(&h, plain());
+    read(&mut h, &s, 10, 500, &["m1", "m2"]);
+    assert_eq!(classes(&h, plain()), [ViolationClass::Zombie]);
+}
+
+#[test]
+fn a_delete_excuses_only_its_own_message() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    delete(&mut h, &s, "m1", 100, acked());
+    read(&mut h, &s, 10, 200, &[]);
+    let v = check(&h, &plain());
+    assert_eq!(v.classes(), [ViolationClass::Lost]);
+    assert_eq!(v.violations[0].message_ids, ["m2"]);
+}
+
+#[test]
+fn a_restart_that_may_have_lost_a_delete_excuses_its_resurrection() {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1", "m2"], 0);
+    delete(&mut h, &s, "m1", 1_000, acked());
+    // AOF everysec: the last fsync before the crash was before the delete.
+    h.restarts.push(synced(1_500, 900));
+    read(&mut h, &s, 10, 2_000, &["m1", "m2"]);
+    assert_pass(&h, plain());
+}
+
+fn update(h: &mut History, u: &UserKey, m: Memory, at_ms: u64) -> usize {
+    let kind = OpKind::UpdateMemory {
+        user: u.clone(),
+        memory: m,
+    };
+    h.push(1, kind, at_ms * MS, Some((at_ms + 10) * MS), acked())
+}
+
+fn forget(h: &mut History, u: &UserKey, id: &str, at_ms: u64) -> usize {
+    let kind = OpKind::Forget {
+        user: u.clone(),
+        id: id.into(),
+    };
+    h.push(1, kind, at_ms * MS, Some((at_ms + 10) * MS), acked())
+}
+
+fn recall_of(h: &mut History, u: &UserKey, query: &str, at_ms: u64, found: Vec<Memory>) -> usize {
+    let kind = OpKind::Recall {
+        user: u.clone(),
+        query: query.into(),
+        k: 3,
+    };
+    let outcome = Outcome::Ok(OpValue::Memories(found));
+    h.push(2, kind, at_ms * MS, Some((at_ms + 10) * MS), outcome)
+}
+
+#[test]
+fn an_updated_memory_is_recalled_in_its_new_form_only() {
+    let u = user("a");
+    let mut h = History::new();
+    h.push_remember(1, &u, mem("k1", "likes tea"), 0, Some(10 * MS), acked());
+    update(&mut h, &u, mem("k1", "likes coffee"), 100);
+    // Concurrent with the update: either form.
+    recall_of(&mut h, &u, "likes tea", 105, vec![mem("k1", "likes tea")]);
+    recall_of(&mut h, &u, "likes coffee", 200, vec![mem("k1", "likes coffee")]);
+    assert_pass(&h, plain());
+    let stale = recall_of(&mut h, &u, "likes tea", 300, vec![mem("k1", "likes tea")]);
+    let v = check(&h, &plain());
+    assert_eq!(v.classes(), [ViolationClass::Zombie]);
+    assert!(v.violations[0].op_indexes.contains(&stale));
+}
+
+#[test]
+fn an_update_must_be_found_by_its_new_text() {
+    let u = user("a");
+    let mut h = History::new();
+    h.push_remember(1, &u, mem("k1", "likes tea"), 0, Some(10 * MS), acked());
+    update(&mut h, &u, mem("k1", "likes coffee"), 100);
+    recall_of(&mut h, &u, "likes coffee", 200, vec![]);
+    assert_eq!(classes(&h, plain()), [ViolationClass::RecallMiss]);
+}
+
+#[test]
+fn a_forgotten_memory_may_not_be_recalled_or_held() {
+    let u = user("a");
+    let mut h = History::new();
+    h.push_remember(1, &u, mem("k1", "likes tea"), 0, Some(10 * MS), acked());
+    forget(&mut h, &u, "k1", 100);
+    recall_of(&mut h, &u, "likes tea", 200, vec![]);
+    let judge = |q: &Quiescence| {
+        check_input(&CheckInput {
+            quiescence: Some(q),
+            ..CheckInput::new(&h, plain())
+        })
+    };
+    assert!(judge(&Quiescence::default()).is_pass());
+    let held = Quiescence {
+        memories_stored: vec!["k1".into()],
+        memories_indexed: vec!["k1".into()],
+    };
+    assert_eq!(judge(&held).classes(), [ViolationClass::IndexDrift]);
+    recall_of(&mut h, &u, "likes tea", 300, vec![mem("k1", "likes tea")]);
+    assert_eq!(classes(&h, plain()), [ViolationClass::Zombie]);
+}
+
+#[test]
+fn a_memory_shows_once_however_often_it_was_written() {
+    let u = user("a");
+    let mut h = History::new();
+    h.push_remember(1, &u, mem("k1", "likes tea"), 0, Some(10 * MS), acked());
+    update(&mut h, &u, mem("k1", "likes tea"), 100);
+    recall_of(&mut h, &u, "likes tea", 200, vec![mem("k1", "likes tea")]);
+    assert_pass(&h, plain());
+    let twice = vec![mem("k1", "likes tea"), mem("k1", "likes tea")];
+    recall_of(&mut h, &u, "likes tea", 300, twice);
+    assert_eq!(classes(&h, plain()), [ViolationClass::Duplicate]);
+}

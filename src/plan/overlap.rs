@@ -62,7 +62,7 @@ pub(crate) fn overlap(rng: &mut impl Rng, scenario: &ScenarioConfig, turns: &mut
 }
 
 /// Back in start order (ties keep plan order), reindexed, messages renumbered so seqs
-/// rise in plan order again; ids stay.
+/// rise in plan order again (ids follow their seq, `m{seq}`, deletes their message).
 fn resort(turns: &mut [Turn]) {
     let mut seqs: Vec<u64> = turns
         .iter()
@@ -71,6 +71,7 @@ fn resort(turns: &mut [Turn]) {
     seqs.sort_unstable();
     turns.sort_by_key(|t| (t.start_ms, t.index));
     let mut next = seqs.into_iter();
+    let mut renamed: std::collections::BTreeMap<String, String> = Default::default();
     for (index, turn) in turns.iter_mut().enumerate() {
         turn.index = index;
         let Turn {
@@ -81,6 +82,11 @@ fn resort(turns: &mut [Turn]) {
         } = turn;
         for message in system.iter_mut().chain([user, assistant]) {
             message.seq = next.next().expect("as many seqs as messages");
+            let id = format!("m{}", message.seq);
+            renamed.insert(std::mem::replace(&mut message.id, id.clone()), id);
         }
+    }
+    for id in turns.iter_mut().filter_map(|t| t.delete.as_mut()) {
+        *id = renamed[id.as_str()].clone();
     }
 }
