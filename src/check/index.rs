@@ -456,11 +456,7 @@ impl<'a> Index<'a> {
     /// targeted session `session_no`: a message and its retries (same id) are one message,
     /// stored at most once, first applied between the earliest invocation and the earliest
     /// acknowledgement. The presence rules judge this; for a sole append it is the append.
-    pub fn logical_append(
-        &self,
-        session_no: usize,
-        id_no: Option<usize>,
-    ) -> Option<&Append<'a>> {
+    pub fn logical_append(&self, session_no: usize, id_no: Option<usize>) -> Option<&Append<'a>> {
         self.logical[id_no?]
             .as_ref()
             .filter(|a| a.session_no == session_no)
@@ -477,7 +473,9 @@ impl<'a> Index<'a> {
     /// `None` when its appends went to more than one session.
     fn merge(&self, n: usize) -> Option<Append<'a>> {
         let copies: Vec<&Append<'a>> = self.by_id[n].iter().map(|&p| &self.appends[p]).collect();
-        let first = *copies.iter().min_by_key(|a| (a.write.invoke_us, a.write.op))?;
+        let first = *copies
+            .iter()
+            .min_by_key(|a| (a.write.invoke_us, a.write.op))?;
         if copies.iter().any(|a| a.session_no != first.session_no) {
             return None;
         }

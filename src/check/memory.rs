@@ -26,8 +26,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::index::{Forget, Index, Recall, Remember};
-use crate::domain::UserKey;
 use super::{Info, Quiescence, Subject, Verdict, Violation, ViolationClass};
+use crate::domain::UserKey;
 
 pub(crate) fn check(idx: &Index<'_>, quiescence: Option<&Quiescence>, verdict: &mut Verdict) {
     for recall in &idx.recalls {

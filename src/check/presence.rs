@@ -496,12 +496,13 @@ fn certain_erase(
     let mut own = own_appends(idx, read, n).peekable();
     own.peek()?;
     let last_applied_us = own.map(|a| a.write.latest_apply_us()).max()?;
-    idx.erases_of(read.session_no, id).find(|e| {
-        e.write.invoke_us > last_applied_us
-            && e.write.acked_by_us().is_some_and(|c| c < read.invoke_us)
-            && idx.restart_losing(&e.write, read.complete_us).is_none()
-    })
-    .map(|e| e.write)
+    idx.erases_of(read.session_no, id)
+        .find(|e| {
+            e.write.invoke_us > last_applied_us
+                && e.write.acked_by_us().is_some_and(|c| c < read.invoke_us)
+                && idx.restart_losing(&e.write, read.complete_us).is_none()
+        })
+        .map(|e| e.write)
 }
 
 /// `zombie`: a read shows a message that a clear or delete certainly removed before the

@@ -1421,7 +1421,13 @@ fn an_updated_memory_is_recalled_in_its_new_form_only() {
     update(&mut h, &u, mem("k1", "likes coffee"), 100);
     // Concurrent with the update: either form.
     recall_of(&mut h, &u, "likes tea", 105, vec![mem("k1", "likes tea")]);
-    recall_of(&mut h, &u, "likes coffee", 200, vec![mem("k1", "likes coffee")]);
+    recall_of(
+        &mut h,
+        &u,
+        "likes coffee",
+        200,
+        vec![mem("k1", "likes coffee")],
+    );
     assert_pass(&h, plain());
     let stale = recall_of(&mut h, &u, "likes tea", 300, vec![mem("k1", "likes tea")]);
     let v = check(&h, &plain());

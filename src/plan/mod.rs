@@ -20,14 +20,14 @@ mod workload;
 use serde::{Deserialize, Serialize};
 
 pub use content::ContentClass;
+pub use edits::{CLEAR_TURN_PPM, DELETE_TURN_PPM, EDIT_SEEDS_PPM, REVISE_TURN_PPM};
 pub use faults::{
     ClassRate, Direction, ErrorReply, ExpTail, Fault, FaultClass, FaultKind, FaultMix, Lane,
     LatencyMix, LatencyModel,
 };
 pub use file::PlanError;
-pub use scenario::ScenarioConfig;
-pub use edits::{CLEAR_TURN_PPM, DELETE_TURN_PPM, EDIT_SEEDS_PPM, REVISE_TURN_PPM};
 pub use overlap::{OVERLAP_SEEDS_PPM, OVERLAP_TURN_PPM, RETRY_AFTER_MS_MAX, RETRY_TURN_PPM};
+pub use scenario::ScenarioConfig;
 pub use twins::{TwinForm, TWIN_NAMES_PPM};
 pub use users::SHARED_USERS_PPM;
 pub use workload::{sessions, Recall, Retry, Revision, Turn};

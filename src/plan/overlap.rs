@@ -29,7 +29,7 @@ pub const RETRY_AFTER_MS_MAX: u64 = 400;
 
 /// With [`OVERLAP_SEEDS_PPM`], make some turns overlap their session's previous turn and
 /// some retry their user message.
-pub(crate) fn overlap(rng: &mut impl Rng, scenario: &ScenarioConfig, turns: &mut Vec<Turn>) {
+pub(crate) fn overlap(rng: &mut impl Rng, scenario: &ScenarioConfig, turns: &mut [Turn]) {
     if !chance(rng, OVERLAP_SEEDS_PPM) {
         return;
     }

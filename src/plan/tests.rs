@@ -509,7 +509,11 @@ fn every_fault_class_is_present_in_some_seeds_and_absent_in_others() {
 fn every_impolite_behaviour_is_in_some_seeds_and_not_others() {
     type Probe = (&'static str, fn(&Plan) -> bool);
     let shared_user = |p: &Plan| {
-        let users: BTreeSet<_> = p.turns.iter().map(|t| (t.session.clone(), t.user())).collect();
+        let users: BTreeSet<_> = p
+            .turns
+            .iter()
+            .map(|t| (t.session.clone(), t.user()))
+            .collect();
         let distinct: BTreeSet<_> = users.iter().map(|(_, u)| u.clone()).collect();
         distinct.len() < users.len()
     };

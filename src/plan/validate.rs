@@ -24,8 +24,9 @@ macro_rules! ensure {
 
 impl Plan {
     /// Checks the plan's invariants: version, limits, unique sessions and message ids,
-    /// sorted turns and faults, known sessions and clients, sequential turns per session,
-    /// faults inside the busy phase and enabled in the mix.
+    /// sorted turns and faults, known sessions and clients, sequential turns per session
+    /// (unless a turn is marked overlapping), faults inside the busy phase and enabled in
+    /// the mix.
     pub fn validate(&self) -> Result<(), PlanError> {
         if self.version != PLAN_VERSION {
             return Err(PlanError::Version {
@@ -151,7 +152,10 @@ impl Plan {
         }
         match &turn.revise {
             Some(super::Revision::Update { memory }) => {
-                ensure!(!memory.id.is_empty(), "turn {i}: updates an empty memory id");
+                ensure!(
+                    !memory.id.is_empty(),
+                    "turn {i}: updates an empty memory id"
+                );
                 ensure!(
                     memory.text.len() <= CONTENT_BYTES_MAX,
                     "turn {i}: updated memory text too long"

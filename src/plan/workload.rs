@@ -1,7 +1,10 @@
 //! The workload: sessions, and the chatbot turns on them. A turn is what an incident's
 //! request does: read `context(limit)`, think (the LLM), append the user message, append
 //! the assistant message. Turns of one session follow each other; which client serves a
-//! turn is drawn per turn (a load balancer), which is where cross-client races live.
+//! turn is drawn per turn (a load balancer), which is where cross-client races live. The
+//! impolite parts (overlapping turns and retries, users with several sessions, clears,
+//! deletes and memory revisions, canonical twins) are drawn afterwards from their own
+//! streams: see `overlap`, `users`, `edits` and `twins`.
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -20,8 +23,9 @@ pub struct Turn {
     pub session: SessionKey,
     /// The app client that serves this turn.
     pub client: u32,
-    /// The earliest start in virtual time. The driver also waits for the previous turn of
-    /// the same session to finish, so a turn may start later than this, never earlier.
+    /// The earliest start in virtual time. Unless the turn `overlaps`, the driver also
+    /// waits for the previous turn of the same session to finish, so a turn may start
+    /// later than this, never earlier.
     pub start_ms: u64,
     /// The `limit` of the context read.
     pub context_limit: usize,

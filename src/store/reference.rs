@@ -448,7 +448,11 @@ impl MemoryStore for RedisChatStore {
     async fn forget(&self, user: &UserKey, id: &str) -> Result<(), StoreError> {
         let (data, index) = memory_keys(user);
         let mut pipe = redis::pipe();
-        pipe.atomic().hdel(&data, id).ignore().srem(&index, id).ignore();
+        pipe.atomic()
+            .hdel(&data, id)
+            .ignore()
+            .srem(&index, id)
+            .ignore();
         crate::buggify::delay("reference.forget.before_write").await;
         self.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })

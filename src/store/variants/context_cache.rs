@@ -11,8 +11,8 @@
 use crate::connect::Connector;
 use crate::store::reference::with_head;
 use crate::store::{
-    ChatStoreConfig, Memory, MemoryAudit, MemoryStore, Message, Policy, RedisChatStore,
-    SessionKey, StoreError, UserKey,
+    ChatStoreConfig, Memory, MemoryAudit, MemoryStore, Message, Policy, RedisChatStore, SessionKey,
+    StoreError, UserKey,
 };
 use std::sync::Arc;
 
@@ -50,7 +50,10 @@ impl ContextCacheStore {
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
         crate::buggify::delay("context-cache.between-read-and-cache").await;
-        let (key, json) = (self.cache_key(session), serde_json::to_string(&cached).expect("cache"));
+        let (key, json) = (
+            self.cache_key(session),
+            serde_json::to_string(&cached).expect("cache"),
+        );
         let ttl_ms = self.config.ttl_ms;
         self.connector
             .run(|mut connection| async move {
@@ -69,7 +72,10 @@ impl ContextCacheStore {
         let key = self.cache_key(session);
         self.connector
             .run(|mut connection| async move {
-                redis::cmd("DEL").arg(&key).query_async::<()>(&mut connection).await
+                redis::cmd("DEL")
+                    .arg(&key)
+                    .query_async::<()>(&mut connection)
+                    .await
             })
             .await
     }
@@ -94,7 +100,10 @@ impl MemoryStore for ContextCacheStore {
         let raw: Option<String> = self
             .connector
             .run(|mut connection| async move {
-                redis::cmd("GET").arg(&key).query_async(&mut connection).await
+                redis::cmd("GET")
+                    .arg(&key)
+                    .query_async(&mut connection)
+                    .await
             })
             .await?;
         let Some(raw) = raw else {
@@ -103,7 +112,10 @@ impl MemoryStore for ContextCacheStore {
         let (head, window): Cached = serde_json::from_str(&raw)
             .map_err(|e| StoreError::Redis(format!("undecodable context cache: {e}")))?;
         let from = window.len().saturating_sub(limit);
-        let window = window[from..].iter().map(|m| m.clone().into_bytes()).collect();
+        let window = window[from..]
+            .iter()
+            .map(|m| m.clone().into_bytes())
+            .collect();
         with_head(head.map(String::into_bytes), window)
     }
 

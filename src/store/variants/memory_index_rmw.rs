@@ -4,6 +4,8 @@
 //! and their turns remember concurrently: both read the same array, each adds its id, the
 //! second `SET` drops the first one's. That memory is stored and acknowledged yet never
 //! found again (`recall-miss`), and the index disagrees with the data (`index-drift`).
+//! The data and the index are written in one transaction, so a fault alone never splits
+//! them: only two writers of one user do.
 //!
 //! The hop between the read and the write is a buggify point (a slow network or GC).
 
@@ -37,7 +39,10 @@ impl MemoryIndexRmwStore {
         let raw: Option<String> = self
             .connector
             .run(|mut connection| async move {
-                redis::cmd("GET").arg(&index).query_async(&mut connection).await
+                redis::cmd("GET")
+                    .arg(&index)
+                    .query_async(&mut connection)
+                    .await
             })
             .await?;
         match raw {
@@ -47,57 +52,47 @@ impl MemoryIndexRmwStore {
         }
     }
 
-    /// The bug: GET, change, SET, with nothing to stop a concurrent writer in between.
+    /// The bug: GET the index, change it, then write it back (in one transaction with
+    /// the data write, so a failure leaves both or neither), with nothing to stop a
+    /// concurrent writer between the GET and the write.
     async fn change_index(
         &self,
         index: &str,
         change: impl FnOnce(&mut Vec<String>),
+        mut write: redis::Pipeline,
     ) -> Result<(), StoreError> {
         let mut ids = self.read_index(index).await?;
         change(&mut ids);
         crate::buggify::delay("memory-index-rmw.between-get-and-set").await;
-        let (index, json) = (index.to_string(), serde_json::to_string(&ids).expect("ids"));
+        let json = serde_json::to_string(&ids).expect("ids serialize");
+        write.set(index, json).ignore();
         self.connector
-            .run(|mut connection| async move {
-                redis::cmd("SET")
-                    .arg(&index)
-                    .arg(&json)
-                    .query_async::<()>(&mut connection)
-                    .await
-            })
+            .run(|mut connection| async move { write.query_async::<()>(&mut connection).await })
             .await
     }
 
     async fn write(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
         let (data, index) = keys(user);
-        let (id, encoded) = (
-            memory.id.clone(),
-            serde_json::to_string(memory).expect("a memory always serializes"),
-        );
-        self.connector
-            .run(|mut connection| async move {
-                redis::cmd("HSET")
-                    .arg(&data)
-                    .arg(&id)
-                    .arg(&encoded)
-                    .query_async::<()>(&mut connection)
-                    .await
-            })
-            .await?;
+        let encoded = serde_json::to_string(memory).expect("a memory always serializes");
+        let mut write = redis::pipe();
+        write.atomic().hset(&data, &memory.id, encoded).ignore();
         let id = memory.id.clone();
-        self.change_index(&index, |ids| {
+        let add = |ids: &mut Vec<String>| {
             if !ids.contains(&id) {
-                ids.push(id);
+                ids.push(id.clone());
             }
-        })
-        .await
+        };
+        self.change_index(&index, add, write).await
     }
 
     async fn stored(&self, data: &str) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
         let data = data.to_string();
         self.connector
             .run(|mut connection| async move {
-                redis::cmd("HGETALL").arg(&data).query_async(&mut connection).await
+                redis::cmd("HGETALL")
+                    .arg(&data)
+                    .query_async(&mut connection)
+                    .await
             })
             .await
     }
@@ -127,17 +122,9 @@ impl MemoryStore for MemoryIndexRmwStore {
 
     async fn forget(&self, user: &UserKey, id: &str) -> Result<(), StoreError> {
         let (data, index) = keys(user);
-        let owned = id.to_string();
-        self.connector
-            .run(|mut connection| async move {
-                redis::cmd("HDEL")
-                    .arg(&data)
-                    .arg(&owned)
-                    .query_async::<()>(&mut connection)
-                    .await
-            })
-            .await?;
-        self.change_index(&index, |ids| ids.retain(|other| other != id))
+        let mut write = redis::pipe();
+        write.atomic().hdel(&data, id).ignore();
+        self.change_index(&index, |ids| ids.retain(|other| other != id), write)
             .await
     }
 
@@ -164,7 +151,12 @@ impl MemoryStore for MemoryIndexRmwStore {
 
     async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
         let (data, index) = keys(user);
-        let mut stored: Vec<String> = self.stored(&data).await?.into_iter().map(|(id, _)| id).collect();
+        let mut stored: Vec<String> = self
+            .stored(&data)
+            .await?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
         let mut indexed = self.read_index(&index).await?;
         stored.sort();
         indexed.sort();

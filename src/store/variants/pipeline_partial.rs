@@ -6,7 +6,7 @@
 //! never stored (`lost`).
 
 use crate::connect::Connector;
-use crate::store::reference::{encode_message, queue_append, session_keys};
+use crate::store::reference::{encode_message, queue_push, session_keys};
 use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
 use std::sync::Arc;
 
@@ -31,7 +31,7 @@ impl MemoryStore for PipelinePartialStore {
         // The bug: no `atomic()`, and `ignore_errors()` so "a failed PEXPIRE does not fail
         // the append" — nor does a failed RPUSH.
         pipe.ignore_errors();
-        queue_append(&mut pipe, (&list, &head), &encoded, &self.config);
+        queue_push(&mut pipe, (&list, &head), &encoded, &self.config);
         self.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await

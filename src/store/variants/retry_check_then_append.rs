@@ -10,8 +10,8 @@
 use crate::connect::Connector;
 use crate::store::reference::decode_message;
 use crate::store::{
-    ChatStoreConfig, Memory, MemoryAudit, MemoryStore, Message, Policy, RedisChatStore,
-    SessionKey, StoreError, UserKey,
+    ChatStoreConfig, Memory, MemoryAudit, MemoryStore, Message, Policy, RedisChatStore, SessionKey,
+    StoreError, UserKey,
 };
 use std::sync::Arc;
 
