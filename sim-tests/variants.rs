@@ -37,7 +37,7 @@ const CATALOGUE: &[(&str, &[ViolationClass], u64)] = &[
     ("retry-check-then-append", &[Duplicate], 50),
     ("forget-keeps-index", &[IndexDrift], 50),
     ("clear-keeps-head", &[Zombie], 50),
-    ("memory-index-rmw", &[RecallMiss, IndexDrift], 100),
+    ("memory-index-rmw", &[RecallMiss, IndexDrift], 150),
     ("context-cache", &[Lost], 150),
 ];
 

@@ -32,7 +32,7 @@
 //!
 //! // A buggy store fails, and its failure shrinks to a few operations.
 //! let buggy = Builder::new().store(Store::named("write-behind").unwrap());
-//! assert!(!buggy.run(0).verdict.is_pass());
+//! assert!(!buggy.run(1).verdict.is_pass());
 //! ```
 //!
 //! amnesia needs tokio's seeded scheduler, which exists only under `--cfg

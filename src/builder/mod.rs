@@ -69,7 +69,7 @@ impl Builder {
     ///
     /// ```
     /// let builder = amnesia::Builder::new().store(amnesia::Store::named("write-behind").unwrap());
-    /// assert!(!builder.run(0).verdict.is_pass());
+    /// assert!(!builder.run(1).verdict.is_pass());
     /// ```
     pub fn store(mut self, store: Store) -> Builder {
         self.store = store;

@@ -196,14 +196,15 @@ fn judgeable(idx: &Index<'_>, recall: &Recall<'_>) -> bool {
 
 /// True when `r`'s form of its memory is certainly the one a recall must find: every
 /// other write of the memory was certainly applied before `r` was invoked, and no forget
-/// of it was invoked by the recall's end.
+/// of it was invoked by the recall's end unless it was certainly applied before `r`.
 fn certainly_current(idx: &Index<'_>, r: &Remember<'_>, recall: &Recall<'_>) -> bool {
     let id = r.memory.id.as_str();
     remembers_of(idx, id).all(|o| o.write.op == r.write.op || o.write.certainly_before(&r.write))
-        && idx
-            .forgets
-            .iter()
-            .all(|f| f.id != id || f.write.invoke_us > recall.complete_us)
+        && idx.forgets.iter().all(|f| {
+            f.id != id
+                || f.write.invoke_us > recall.complete_us
+                || f.write.certainly_before(&r.write)
+        })
 }
 
 fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {

@@ -1480,3 +1480,22 @@ fn a_memory_shows_once_however_often_it_was_written() {
     recall_of(&mut h, &u, "likes tea", 300, twice);
     assert_eq!(classes(&h, plain()), [ViolationClass::Duplicate]);
 }
+
+#[test]
+fn a_memory_updated_after_it_was_forgotten_is_back_in_its_new_form() {
+    let u = user("a");
+    let mut h = History::new();
+    h.push_remember(1, &u, mem("k1", "likes tea"), 0, Some(10 * MS), acked());
+    forget(&mut h, &u, "k1", 100);
+    update(&mut h, &u, mem("k1", "likes coffee"), 200);
+    recall_of(
+        &mut h,
+        &u,
+        "likes coffee",
+        300,
+        vec![mem("k1", "likes coffee")],
+    );
+    assert_pass(&h, plain());
+    recall_of(&mut h, &u, "likes coffee", 400, vec![]);
+    assert_eq!(classes(&h, plain()), [ViolationClass::RecallMiss]);
+}
