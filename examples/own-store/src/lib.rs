@@ -69,8 +69,8 @@ impl<S: Summarizer> ChatHistory<S> {
             let mut window: Vec<ChatMessage> = raw.iter().filter_map(|b| decode(b)).collect();
             // A retry of a message already stored (its first send's reply was lost) stores
             // nothing new: the id is the idempotency key.
-            let stored = window.iter().any(|m| m.id == message.id)
-                || summary.covers.contains(&message.id);
+            let stored =
+                window.iter().any(|m| m.id == message.id) || summary.covers.contains(&message.id);
             if stored {
                 redis::cmd("UNWATCH").query_async::<()>(conn).await?;
                 return Ok(());
