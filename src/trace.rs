@@ -197,10 +197,20 @@ impl Trace {
         self.render(false)
     }
 
+    /// The timeline a reviewed snapshot holds: [`Trace::summary_timeline`] without the
+    /// store's log events, so `RUST_LOG` never changes a snapshot.
+    pub fn review_timeline(&self) -> String {
+        self.render_where(|event| !event.detail && !event.log)
+    }
+
     fn render(&self, with_detail: bool) -> String {
+        self.render_where(|event| with_detail || !event.detail)
+    }
+
+    fn render_where(&self, keep: impl Fn(&Stored) -> bool) -> String {
         let events = self.events.lock().expect("never poisoned");
         let mut out = String::with_capacity(events.len() * 64);
-        for event in events.iter().filter(|event| with_detail || !event.detail) {
+        for event in events.iter().filter(|event| keep(event)) {
             let _ = writeln!(out, "{}", format_event(&event.event()));
         }
         out

@@ -176,6 +176,34 @@ impl Builder {
         Ok(self.run_plan(plan))
     }
 
+    /// One seed's run as a reviewed snapshot: plan summary, operation timeline and verdict
+    /// under a name and description (see [`crate::assert_seed_snapshot!`], which hands it
+    /// to insta).
+    ///
+    /// ```
+    /// let snapshot = amnesia::Builder::new().snapshot(3);
+    /// assert_eq!(snapshot.name, "reference__seed-3");
+    /// assert!(snapshot.text.contains("--- verdict ---\nverdict: PASS"));
+    /// assert_eq!(snapshot, amnesia::Builder::new().snapshot(3));
+    /// ```
+    pub fn snapshot(&self, seed: u64) -> crate::runner::Snapshot {
+        crate::runner::Snapshot::of(&self.run(seed), &self.store, None)
+    }
+
+    /// A saved plan's run as a reviewed snapshot, named after the file's stem.
+    pub fn snapshot_plan(
+        &self,
+        plan_file: impl AsRef<Path>,
+    ) -> Result<crate::runner::Snapshot, PlanError> {
+        let path = plan_file.as_ref();
+        let report = self.replay(path)?;
+        Ok(crate::runner::Snapshot::of(
+            &report,
+            &self.store,
+            Some(path),
+        ))
+    }
+
     /// Sweep the seeds on the worker threads: a report with every seed's verdict.
     ///
     /// ```

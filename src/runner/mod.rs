@@ -2,7 +2,8 @@
 //! threads ([`sweep`](mod@sweep)) with reports ([`report`], [`junit`]), the determinism check
 //! ([`determinism`]), the wall-clock guard ([`guard`]), shrinking a failing plan
 //! ([`shrink`](mod@shrink), [`edit`]) and the store's log events in the timeline ([`log`]). The
-//! `cargo test` entry lives with the front door, [`Builder::check`](crate::Builder::check).
+//! `cargo test` entry lives with the front door, [`Builder::check`](crate::Builder::check);
+//! reviewed snapshots of one run are [`snapshot`](mod@snapshot).
 
 pub mod determinism;
 pub mod edit;
@@ -13,6 +14,7 @@ pub mod report;
 pub mod run;
 pub mod seeds;
 pub mod shrink;
+pub mod snapshot;
 pub mod sweep;
 pub mod text;
 
@@ -23,4 +25,5 @@ pub use run::{
 };
 pub use seeds::{SeedRange, Shard};
 pub use shrink::{shrink, ShrinkConfig, Shrunk};
+pub use snapshot::Snapshot;
 pub use sweep::{sweep, SeedResult, SeedStatus, SweepConfig};

@@ -155,6 +155,15 @@ fn the_store_survives_every_seed() {
     builder().check();
 }
 
+/// Seed 3, pinned as a reviewed snapshot (`tests/snapshots/`): a change of the store's
+/// behaviour under this seed's faults shows in review (`cargo insta review`) as the
+/// events and the verdict that changed.
+#[cfg(not(feature = "boundary-bug"))]
+#[test]
+fn pinned_seed() {
+    amnesia::assert_seed_snapshot!(builder(), 3);
+}
+
 /// The boundary bug is caught within 200 seeds, and shrinks to a handful of operations.
 #[cfg(feature = "boundary-bug")]
 #[test]
