@@ -120,7 +120,7 @@ pub(crate) fn rename_twins(rng: &mut impl Rng, workload: &mut Workload) {
     let a = rng.random_range(0..n);
     let b = (a + rng.random_range(1..n)) % n;
     let form = TwinForm::ALL[rng.random_range(0..TwinForm::ALL.len())];
-    let (first, second) = (workload.sessions[a].clone(), workload.sessions[b].clone());
+    let first = workload.sessions[a].clone();
     let (renamed_first, renamed_second) = if rng.random_range(0..2) == 0 {
         let (x, y) = form.pair(&first.session);
         (
@@ -145,15 +145,7 @@ pub(crate) fn rename_twins(rng: &mut impl Rng, workload: &mut Workload) {
     if renamed_first == renamed_second || taken(&renamed_first) || taken(&renamed_second) {
         return;
     }
-    for turn in &mut workload.turns {
-        if turn.session == first {
-            turn.session = renamed_first.clone();
-        } else if turn.session == second {
-            turn.session = renamed_second.clone();
-        }
-    }
-    workload.sessions[a] = renamed_first;
-    workload.sessions[b] = renamed_second;
+    workload.rename([(a, renamed_first), (b, renamed_second)]);
 }
 
 #[cfg(test)]

@@ -182,15 +182,7 @@ pub(crate) fn collide_names(
         format!("{}:{}", first.tenant, first.session),
         second.session.clone(),
     );
-    for turn in &mut workload.turns {
-        if turn.session == first {
-            turn.session = renamed_first.clone();
-        } else if turn.session == second {
-            turn.session = renamed_second.clone();
-        }
-    }
-    workload.sessions[a] = renamed_first;
-    workload.sessions[b] = renamed_second;
+    workload.rename([(a, renamed_first), (b, renamed_second)]);
 }
 
 /// The generated workload of one seed.
@@ -198,6 +190,24 @@ pub(crate) struct Workload {
     pub sessions: Vec<SessionKey>,
     pub session_ttl_ms: u64,
     pub turns: Vec<Turn>,
+}
+
+impl Workload {
+    /// Rename the sessions at the given positions, in the session list and every turn.
+    pub(crate) fn rename<const N: usize>(&mut self, renames: [(usize, SessionKey); N]) {
+        let old: Vec<SessionKey> = renames
+            .iter()
+            .map(|(at, _)| self.sessions[*at].clone())
+            .collect();
+        for turn in &mut self.turns {
+            if let Some(k) = old.iter().position(|o| *o == turn.session) {
+                turn.session = renames[k].1.clone();
+            }
+        }
+        for (at, renamed) in renames {
+            self.sessions[at] = renamed;
+        }
+    }
 }
 
 /// A turn before it has a client, a limit and messages.
