@@ -38,6 +38,9 @@ pub struct Trace {
 /// of the other fields, so the text is the same whenever it is rendered.
 #[derive(Clone)]
 pub struct Chunk {
+    /// When the bytes were written; the event's own time is their delivery. Not hashed:
+    /// the delivery time and the bytes already fix the execution.
+    pub sent_us: u64,
     /// The connection's number on its link.
     pub conn: u64,
     /// Which way the bytes went (0: to Redis, 1: from Redis).
@@ -50,6 +53,21 @@ impl std::fmt::Debug for Chunk {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&(self.render)(self))
     }
+}
+
+/// One chunk's trip over a client's link, for the page's arrows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// The client whose link it crossed (`client-0`, ...).
+    pub host: String,
+    /// When it was written, in virtual microseconds.
+    pub sent_us: u64,
+    /// When it was read at the far end.
+    pub delivered_us: u64,
+    /// Towards Redis (a command), or back (a reply).
+    pub to_redis: bool,
+    /// The bytes as the full timeline shows them.
+    pub text: String,
 }
 
 /// An event as the trace keeps it: its text, or a chunk still to be rendered.
@@ -175,6 +193,24 @@ impl Trace {
     pub fn events(&self) -> Vec<TraceEvent> {
         let events = self.events.lock().expect("never poisoned");
         events.iter().map(Stored::event).collect()
+    }
+
+    /// Every chunk of bytes that crossed the network, as hops between a client and Redis.
+    pub fn hops(&self) -> Vec<Hop> {
+        let events = self.events.lock().expect("never poisoned");
+        events
+            .iter()
+            .filter_map(|event| match &event.body {
+                Body::Chunk(chunk) => Some(Hop {
+                    host: event.host.clone(),
+                    sent_us: chunk.sent_us,
+                    delivered_us: event.at_us,
+                    to_redis: chunk.flow == 0,
+                    text: (chunk.render)(chunk),
+                }),
+                Body::Text(_) => None,
+            })
+            .collect()
     }
 
     /// How many events the trace holds.

@@ -38,6 +38,9 @@ pub struct ShowArgs {
     /// Run twice and compare the trace hashes (exit 3 if they differ).
     #[arg(long)]
     pub check_determinism: bool,
+    /// Also write the run as a self-contained HTML page (a sequence diagram) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
@@ -89,6 +92,12 @@ pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError
     out.push_str("--- verdict ---\n");
     out.push_str(&text::verdict_text(&report.verdict));
     out.push_str(&format!("\ntrace hash: {:016x}\n", report.trace.hash()));
+    if let Some(path) = &args.html {
+        std::fs::write(path, amnesia::runner::page::render(&report)).map_err(|e| {
+            CliError::Usage(format!("cannot write the page to {}: {e}", path.display()))
+        })?;
+        out.push_str(&format!("page: {}\n", path.display()));
+    }
     let mut code = if report.verdict.is_pass() {
         EXIT_PASS
     } else {

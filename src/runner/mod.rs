@@ -3,13 +3,14 @@
 //! ([`determinism`]), the wall-clock guard ([`guard`]), shrinking a failing plan
 //! ([`shrink`](mod@shrink), [`edit`]) and the store's log events in the timeline ([`log`]). The
 //! `cargo test` entry lives with the front door, [`Builder::check`](crate::Builder::check);
-//! reviewed snapshots of one run are [`snapshot`](mod@snapshot).
+//! reviewed snapshots of one run are [`snapshot`](mod@snapshot), its picture [`page`].
 
 pub mod determinism;
 pub mod edit;
 pub mod guard;
 pub mod junit;
 pub mod log;
+pub mod page;
 pub mod report;
 pub mod run;
 pub mod seeds;

@@ -224,6 +224,7 @@ impl Connection {
         state.last_delivery_us = delivery_us;
         state.in_flight_bytes += sent;
         state.chunks.push_back(InFlight {
+            sent_us: now_us,
             delivery_us,
             bytes: Bytes::copy_from_slice(&bytes[..sent]),
             taken: 0,
@@ -288,6 +289,7 @@ impl Connection {
         if head.taken == 0 {
             // Kept raw (a reference to the chunk's bytes) and rendered only if read.
             let record = crate::trace::Chunk {
+                sent_us: head.sent_us,
                 conn: self.number,
                 flow: flow.index() as u8,
                 bytes: head.bytes.clone(),
@@ -341,6 +343,8 @@ struct PipeState {
 }
 
 struct InFlight {
+    /// When the writer handed the bytes over (the page draws the hop from here).
+    sent_us: u64,
     delivery_us: u64,
     bytes: Bytes,
     /// Bytes of the chunk already read.

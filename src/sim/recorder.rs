@@ -77,7 +77,7 @@ impl Recorder {
 }
 
 /// `append t1/s0 m3 (36B)`: an operation as the timeline shows it, appended to `text`.
-fn describe(text: &mut String, kind: &OpKind) {
+pub(crate) fn describe(text: &mut String, kind: &OpKind) {
     let _ = match kind {
         OpKind::Append { session, msg } => {
             write!(text, "append {session} {} ({}B)", msg.id, msg.content.len())
@@ -92,7 +92,7 @@ fn describe(text: &mut String, kind: &OpKind) {
     };
 }
 
-fn outcome_word(outcome: &Outcome) -> &'static str {
+pub(crate) fn outcome_word(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Ok(_) => "ok",
         Outcome::Fail(_) => "fail",
@@ -102,7 +102,7 @@ fn outcome_word(outcome: &Outcome) -> &'static str {
 }
 
 /// What an operation returned, as the timeline shows it, appended to `text`.
-fn describe_outcome(text: &mut String, outcome: &Outcome) {
+pub(crate) fn describe_outcome(text: &mut String, outcome: &Outcome) {
     match outcome {
         Outcome::Ok(OpValue::None) | Outcome::Pending => {}
         Outcome::Ok(OpValue::Summarized { summary, messages }) => {
