@@ -72,6 +72,13 @@ fn the_page_draws_every_operation_and_marks_the_violations() {
         .filter(|n| classes(n).iter().any(|c| c == "hop"))
         .count();
     assert!(hops > report.history.ops.len(), "{hops} arrows");
+    // A mark per key Redis expired (sessions idle past their TTL).
+    let expiries = doc
+        .descendants()
+        .filter(|n| classes(n).iter().any(|c| c == "expiry"))
+        .count();
+    assert!(!report.history.expiries.is_empty());
+    assert_eq!(expiries, report.history.expiries.len());
     assert!(ops.iter().all(|n| n.attribute("data-detail").is_some()));
     // Self-contained: nothing is fetched.
     for remote in ["http://", "https://", "src=", "<link"] {

@@ -197,6 +197,15 @@ pub struct Quiescence {
     pub memories_indexed: Vec<String>,
 }
 
+/// One key Redis deleted because its TTL ran out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyExpiry {
+    /// When, in virtual microseconds (the start of the node's millisecond).
+    pub at_us: u64,
+    /// The key, lossily as UTF-8.
+    pub key: String,
+}
+
 /// Everything the checker needs to know about one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
@@ -205,6 +214,10 @@ pub struct History {
     /// Redis restarts, in time order.
     #[serde(default)]
     pub restarts: Vec<Restart>,
+    /// Keys Redis deleted by expiry, in time order: a fact the page draws, never judged
+    /// (the checker reasons from the declared TTL policy, not from keys).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expiries: Vec<KeyExpiry>,
 }
 
 impl History {

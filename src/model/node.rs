@@ -30,6 +30,21 @@ pub struct Node {
     /// A fault: the next data command gets this error reply instead of running.
     injected_error: Option<String>,
     pub stats: NodeStats,
+    /// Every key deleted by expiry (lazy or active), in order, up to
+    /// [`EXPIRED_LOG_MAX`]: what the simulator's page marks on the Redis lane.
+    pub expired_log: Vec<ExpiredKey>,
+}
+
+/// Expired keys a node remembers; later ones are counted in `stats` only.
+pub const EXPIRED_LOG_MAX: usize = 100_000;
+
+/// One key deleted by expiry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpiredKey {
+    /// When, on the node's clock.
+    pub at_ms: u64,
+    pub db: usize,
+    pub key: Bytes,
 }
 
 /// Counters for INFO and for the simulator's trace.
@@ -83,6 +98,7 @@ impl Node {
             scan_cursors: VecDeque::new(),
             next_scan_cursor: 1,
             injected_error: None,
+            expired_log: Vec::new(),
             stats: NodeStats::default(),
         }
     }
@@ -144,7 +160,7 @@ impl Node {
         }
         let db_before = client.db;
         let reply = self.run(command, client, &args, now_ms);
-        let modified = self.settle_modifications();
+        let modified = self.settle_modifications(now_ms);
         if modified && command.flags.contains(Flags::WRITE) {
             let entry = AofEntry {
                 db: db_before,
@@ -212,7 +228,7 @@ impl Node {
 
     /// Drain what the last command modified or expired: invalidate WATCHes and count.
     /// Returns true if any key was modified by the command itself.
-    pub(crate) fn settle_modifications(&mut self) -> bool {
+    pub(crate) fn settle_modifications(&mut self, now_ms: u64) -> bool {
         let mut modified_any = false;
         for (index, db) in self.dbs.iter_mut().enumerate() {
             let (modified, expired) = (db.modified(), db.expired());
@@ -220,6 +236,13 @@ impl Node {
                 continue; // most commands touch one database, or none
             }
             self.stats.expired_keys += expired.len() as u64;
+            let room = EXPIRED_LOG_MAX.saturating_sub(self.expired_log.len());
+            self.expired_log
+                .extend(expired.iter().take(room).map(|key| ExpiredKey {
+                    at_ms: now_ms,
+                    db: index,
+                    key: key.clone(),
+                }));
             modified_any |= modified.len() > expired.len();
             if !self.watchers.is_empty() {
                 for key in modified {
@@ -298,7 +321,7 @@ impl Node {
             .iter_mut()
             .map(|db| db.active_expire(now_ms, keys_max))
             .sum();
-        self.settle_modifications();
+        self.settle_modifications(now_ms);
         self.aof.tick(now_ms, &self.dbs);
         deleted
     }

@@ -3,7 +3,7 @@
 //! host (each app client, the Redis node). Each operation is a span from invoke to
 //! complete in its client's lane, coloured by outcome; each chunk on the wire an arrow
 //! between the client and Redis with its latency; faults are shaded bands on the lanes
-//! they hit; buggify firings and expiries are marks; the violations are listed on top
+//! they hit; buggify firings, world events and key expiries are marks; the violations are listed on top
 //! and their operations outlined. Hover shows an element's details, a click pins them in
 //! the side panel, a filter narrows to one session or user.
 //!
@@ -40,6 +40,7 @@ pub fn render(report: &RunReport) -> String {
     faults(report, &layout, &mut svg);
     hops(report, &layout, &mut svg);
     marks(report, &layout, &mut svg);
+    expiries(report, &layout, &mut svg);
     ops(report, &layout, &mut svg);
     document(report, &layout, &svg)
 }
@@ -221,8 +222,8 @@ fn hops(report: &RunReport, layout: &Layout, out: &mut String) {
     }
 }
 
-/// Buggify firings and key expiries from the trace, as marks on the lane of the host that
-/// logged them (buggify points on the lane's right edge, for the whole store).
+/// Buggify firings and world events (faults, deploys) from the trace, as marks on the
+/// right edge of the lane of the host that logged them (the Redis lane for the others).
 fn marks(report: &RunReport, layout: &Layout, out: &mut String) {
     for event in report.trace.events() {
         if event.detail || event.log {
@@ -230,8 +231,6 @@ fn marks(report: &RunReport, layout: &Layout, out: &mut String) {
         }
         let class = if event.host == "buggify" && event.text.contains(" fired") {
             "mark buggify"
-        } else if event.text.contains("expire") {
-            "mark expiry"
         } else if event.host == "deploy" || event.host == "faults" {
             "mark world"
         } else {
@@ -247,6 +246,24 @@ fn marks(report: &RunReport, layout: &Layout, out: &mut String) {
             out,
             r#"<circle class="{class}" cx="{x}" cy="{}" r="3" data-detail="{d}"><title>{d}</title></circle>"#,
             layout.y(event.at_us),
+            d = escape(&detail),
+        );
+    }
+}
+
+/// A mark on the Redis lane per key deleted by expiry.
+fn expiries(report: &RunReport, layout: &Layout, out: &mut String) {
+    let x = layout.lane_x("redis").expect("a redis lane") + 10;
+    for expiry in &report.history.expiries {
+        let detail = format!(
+            "{} redis: key {} expired",
+            seconds(expiry.at_us),
+            expiry.key
+        );
+        let _ = write!(
+            out,
+            r#"<circle class="mark expiry" cx="{x}" cy="{}" r="3" data-detail="{d}"><title>{d}</title></circle>"#,
+            layout.y(expiry.at_us),
             d = escape(&detail),
         );
     }

@@ -99,8 +99,20 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
         );
     }
     trace.record(clock.now_us(), "driver", "world ends");
+    let mut history = world.recorder.take_history();
+    history.expiries = world
+        .redis
+        .model
+        .node()
+        .expired_log
+        .iter()
+        .map(|expired| crate::history::KeyExpiry {
+            at_us: expired.at_ms * 1_000,
+            key: String::from_utf8_lossy(&expired.key).into_owned(),
+        })
+        .collect();
     SimOutput {
-        history: world.recorder.take_history(),
+        history,
         trace,
         policy,
         end_us: clock.now_us(),

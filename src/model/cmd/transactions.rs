@@ -38,7 +38,7 @@ pub fn exec(ctx: &mut Ctx, _args: &[Bytes]) -> CmdResult {
     for args in &queued {
         let command = command::lookup(&args[0]).expect("only known commands are queued");
         replies.push(ctx.node.run(command, ctx.client, args, ctx.now_ms));
-        modified |= ctx.node.settle_modifications();
+        modified |= ctx.node.settle_modifications(ctx.now_ms);
     }
     if modified {
         ctx.node.log_transaction(db_at_start, ctx.now_ms, queued);
