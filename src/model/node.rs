@@ -31,7 +31,7 @@ pub struct Node {
     injected_error: Option<String>,
     pub stats: NodeStats,
     /// Every key deleted by expiry (lazy or active), in order, up to
-    /// [`EXPIRED_LOG_MAX`]: what the simulator's page marks on the Redis lane.
+    /// `EXPIRED_LOG_MAX`: what the simulator's page marks on the Redis lane.
     pub expired_log: Vec<ExpiredKey>,
 }
 
