@@ -553,6 +553,12 @@ KEYS ?
 KEYS [hl]
 KEYS nomatch*
 KEYS
+# Nested stars against a text that almost matches: Redis bounds the backtracking.
+SET aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 1
+KEYS a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b
+KEYS a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*
+KEYS *a*a*?*[a]*a\*
+DEL aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 !scan
 !scan MATCH [lsh]
 !scan COUNT 1
