@@ -195,6 +195,16 @@ impl Trace {
         events.iter().map(Stored::event).collect()
     }
 
+    /// Every event but the network detail, without rendering any chunk.
+    pub fn text_events(&self) -> Vec<TraceEvent> {
+        let events = self.events.lock().expect("never poisoned");
+        events
+            .iter()
+            .filter(|event| !event.detail)
+            .map(Stored::event)
+            .collect()
+    }
+
     /// Every chunk of bytes that crossed the network, as hops between a client and Redis.
     pub fn hops(&self) -> Vec<Hop> {
         let events = self.events.lock().expect("never poisoned");

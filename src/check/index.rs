@@ -472,6 +472,13 @@ impl<'a> Index<'a> {
     /// The logical message of the id numbered `n` (see [`Index::logical_append`]), or
     /// `None` when its appends went to more than one session.
     fn merge(&self, n: usize) -> Option<Append<'a>> {
+        // Nearly every id is appended once: it is its own logical message.
+        if let [p] = self.by_id[n].as_slice() {
+            return Some(Append {
+                unique: true,
+                ..self.appends[*p]
+            });
+        }
         let copies: Vec<&Append<'a>> = self.by_id[n].iter().map(|&p| &self.appends[p]).collect();
         let first = *copies
             .iter()
@@ -490,7 +497,7 @@ impl<'a> Index<'a> {
         let write = Write {
             op: first.write.op,
             invoke_us: first.write.invoke_us,
-            complete_us: acked_us.or(first.write.complete_us.filter(|_| copies.len() == 1)),
+            complete_us: acked_us,
             status,
         };
         Some(Append {

@@ -200,11 +200,8 @@ fn judgeable(idx: &Index<'_>, recall: &Recall<'_>) -> bool {
 fn certainly_current(idx: &Index<'_>, r: &Remember<'_>, recall: &Recall<'_>) -> bool {
     let id = r.memory.id.as_str();
     remembers_of(idx, id).all(|o| o.write.op == r.write.op || o.write.certainly_before(&r.write))
-        && idx.forgets.iter().all(|f| {
-            f.id != id
-                || f.write.invoke_us > recall.complete_us
-                || f.write.certainly_before(&r.write)
-        })
+        && forgets_of(idx, r.user, id)
+            .all(|f| f.write.invoke_us > recall.complete_us || f.write.certainly_before(&r.write))
 }
 
 fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {

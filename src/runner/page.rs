@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 
 use super::run::RunReport;
 use super::text::verdict_text;
-use crate::history::{Op, OpKind, Outcome};
+use crate::history::{Op, OpKind};
 use crate::plan::FaultKind;
 
 /// Lane width and the left margin for the time axis, in pixels.
@@ -225,8 +225,8 @@ fn hops(report: &RunReport, layout: &Layout, out: &mut String) {
 /// Buggify firings and world events (faults, deploys) from the trace, as marks on the
 /// right edge of the lane of the host that logged them (the Redis lane for the others).
 fn marks(report: &RunReport, layout: &Layout, out: &mut String) {
-    for event in report.trace.events() {
-        if event.detail || event.log {
+    for event in report.trace.text_events() {
+        if event.log {
             continue;
         }
         let class = if event.host == "buggify" && event.text.contains(" fired") {
@@ -350,16 +350,10 @@ fn ops(report: &RunReport, layout: &Layout, out: &mut String) {
                     .join(", ")
             )),
         );
-        let outcome = match op.outcome {
-            Outcome::Ok(_) => "ok",
-            Outcome::Fail(_) => "fail",
-            Outcome::Unknown(_) => "unknown",
-            Outcome::Pending => "pending",
-        };
         let marked = if proves.is_some() { " violation" } else { "" };
         let _ = write!(
             out,
-            r#"<rect id="op-{index}" class="op {outcome}{marked}" data-op="{index}" data-subject="{s}" x="{x}" y="{top}" width="{w}" height="{h}" data-detail="{d}"><title>{d}</title></rect>"#,
+            r#"<rect id="op-{index}" class="op {word}{marked}" data-op="{index}" data-subject="{s}" x="{x}" y="{top}" width="{w}" height="{h}" data-detail="{d}"><title>{d}</title></rect>"#,
             index = op.index,
             s = escape(&subject(op)),
             w = width.saturating_sub(2).max(2),
