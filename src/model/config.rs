@@ -21,6 +21,9 @@ pub struct ModelConfig {
     pub expire_cycle_keys_max: usize,
     /// Write commands kept in the append-only log before it is rewritten as a snapshot.
     pub aof_rewrite_commands_min: usize,
+    /// Seeds the node's random choices (SPOP, SRANDMEMBER, RANDOMKEY, ...).
+    #[serde(default)]
+    pub random_seed: u64,
 }
 
 impl Default for ModelConfig {
@@ -34,6 +37,7 @@ impl Default for ModelConfig {
             expire_cycles_per_second: 10,
             expire_cycle_keys_max: 1_000,
             aof_rewrite_commands_min: 10_000,
+            random_seed: 0,
         }
     }
 }

@@ -11,6 +11,8 @@ use crate::model::keyspace::Db;
 use crate::model::persistence::{Aof, AofEntry};
 use crate::model::reply::Reply;
 use bytes::Bytes;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Open SCAN cursors remembered per node; older ones restart from the beginning.
@@ -33,6 +35,9 @@ pub struct Node {
     /// Every key deleted by expiry (lazy or active), in order, up to
     /// `EXPIRED_LOG_MAX`: what the simulator's page marks on the Redis lane.
     pub expired_log: Vec<ExpiredKey>,
+    /// Every random choice (SPOP, SRANDMEMBER, RANDOMKEY, ...) draws from this stream,
+    /// seeded by the configuration: a seed's replies are its own.
+    pub(crate) rng: ChaCha8Rng,
 }
 
 /// Expired keys a node remembers; later ones are counted in `stats` only.
@@ -69,6 +74,35 @@ pub struct Ctx<'a> {
     pub node: &'a mut Node,
     pub client: &'a mut ClientState,
     pub now_ms: u64,
+    /// What the append-only log records for this command: itself, unless the handler
+    /// names the deterministic commands with its effect (SPOP logs SREM, as Redis does).
+    pub(crate) effects: Effects,
+}
+
+/// What a command that modified data writes to the append-only log.
+#[derive(Debug, Default)]
+pub(crate) enum Effects {
+    /// The command itself: replaying it at the same time reproduces its effect.
+    #[default]
+    Verbatim,
+    /// These commands instead (none when the effect needs no replay).
+    Replaced(Vec<Vec<Bytes>>),
+}
+
+impl Effects {
+    /// The commands to log for `args`.
+    pub(crate) fn commands(self, args: &[Bytes]) -> Vec<Vec<Bytes>> {
+        match self {
+            Effects::Verbatim => vec![args.to_vec()],
+            Effects::Replaced(commands) => commands,
+        }
+    }
+}
+
+/// What running one command's handler produced.
+pub(crate) struct Ran {
+    pub reply: Reply,
+    pub effects: Effects,
 }
 
 impl Ctx<'_> {
@@ -77,6 +111,16 @@ impl Ctx<'_> {
         let index = self.client.db;
         &mut self.node.dbs[index]
     }
+
+    /// Log `commands` instead of the command being run (its effect, deterministically).
+    pub(crate) fn propagate(&mut self, commands: Vec<Vec<Bytes>>) {
+        self.effects = Effects::Replaced(commands);
+    }
+}
+
+/// A command line of static words and arguments, for [`Ctx::propagate`].
+pub(crate) fn command_line<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> Vec<Bytes> {
+    parts.into_iter().map(Bytes::copy_from_slice).collect()
 }
 
 impl Node {
@@ -91,6 +135,7 @@ impl Node {
         Self {
             dbs: vec![Db::default(); config.databases],
             aof,
+            rng: ChaCha8Rng::seed_from_u64(config.random_seed),
             config,
             next_client_id: 1,
             watchers: BTreeMap::new(),
@@ -159,15 +204,18 @@ impl Node {
             };
         }
         let db_before = client.db;
-        let reply = self.run(command, client, &args, now_ms);
+        let Ran { reply, effects } = self.run(command, client, &args, now_ms);
         let modified = self.settle_modifications(now_ms);
         if modified && command.flags.contains(Flags::WRITE) {
-            let entry = AofEntry {
-                db: db_before,
-                at_ms: now_ms,
-                commands: vec![args],
-            };
-            self.aof.append(entry, &self.dbs);
+            let commands = effects.commands(&args);
+            if !commands.is_empty() {
+                let entry = AofEntry {
+                    db: db_before,
+                    at_ms: now_ms,
+                    commands,
+                };
+                self.aof.append(entry, &self.dbs);
+            }
         }
         let close = command.flags.contains(Flags::CLOSES) && !reply.is_error();
         Execution { reply, close }
@@ -180,14 +228,19 @@ impl Node {
         client: &mut ClientState,
         args: &[Bytes],
         now_ms: u64,
-    ) -> Reply {
+    ) -> Ran {
         let mut ctx = Ctx {
             node: self,
             client,
             now_ms,
+            effects: Effects::Verbatim,
         };
-        match (command.handler)(&mut ctx, args) {
+        let reply = match (command.handler)(&mut ctx, args) {
             Ok(reply) | Err(reply) => reply,
+        };
+        Ran {
+            reply,
+            effects: ctx.effects,
         }
     }
 

@@ -54,6 +54,8 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
     };
     let config = ModelConfig {
         persistence: plan.persistence,
+        // ChaCha stream 0 of the seed: no plan concern draws from it.
+        random_seed: plan.seed,
         ..ModelConfig::default()
     };
     let redis = Arc::new(RedisHost::new(Model::new(config, model_clock)));

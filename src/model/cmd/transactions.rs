@@ -4,7 +4,7 @@
 
 use crate::model::args::CmdResult;
 use crate::model::command;
-use crate::model::node::Ctx;
+use crate::model::node::{Ctx, Effects};
 use crate::model::reply::Reply;
 use bytes::Bytes;
 
@@ -35,13 +35,20 @@ pub fn exec(ctx: &mut Ctx, _args: &[Bytes]) -> CmdResult {
     let db_at_start = ctx.client.db;
     let mut modified = false;
     let mut replies = Vec::with_capacity(queued.len());
-    for args in &queued {
+    let mut logged = Vec::with_capacity(queued.len());
+    for args in queued {
         let command = command::lookup(&args[0]).expect("only known commands are queued");
-        replies.push(ctx.node.run(command, ctx.client, args, ctx.now_ms));
+        let ran = ctx.node.run(command, ctx.client, &args, ctx.now_ms);
+        replies.push(ran.reply);
         modified |= ctx.node.settle_modifications(ctx.now_ms);
+        // Every command is logged (a SELECT between writes must replay too), as its effect.
+        match ran.effects {
+            Effects::Verbatim => logged.push(args),
+            Effects::Replaced(commands) => logged.extend(commands),
+        }
     }
     if modified {
-        ctx.node.log_transaction(db_at_start, ctx.now_ms, queued);
+        ctx.node.log_transaction(db_at_start, ctx.now_ms, logged);
     }
     Ok(Reply::Array(replies))
 }
