@@ -35,6 +35,7 @@ impl RedisServer {
         let child = Command::new(REDIS_SERVER)
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .args(["--enable-debug-command", "yes"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -205,6 +206,15 @@ impl V {
             F::BlobError { data, .. } => V::Error(data),
             F::Array { data, .. } => V::List(b'*', data.into_iter().map(V::from3).collect()),
             F::Set { data, .. } => V::List(b'~', data.into_iter().map(V::from3).collect()),
+            F::Map { data, .. } => {
+                // The decoder's map has no order: pairs sorted.
+                let mut pairs: Vec<V> = data
+                    .into_iter()
+                    .map(|(k, v)| V::List(b'p', vec![V::from3(k), V::from3(v)]))
+                    .collect();
+                pairs.sort();
+                V::List(b'%', pairs)
+            }
             _ => V::Other,
         }
     }
@@ -236,6 +246,8 @@ enum Norm {
     Sorted,
     /// INFO/TIME: values depend on the process and the clock; compare the shape only.
     Shape,
+    /// CONFIG GET: name/value pairs in Redis's hash order: compare the sorted pairs.
+    SortedPairs,
 }
 
 fn norm_of(args: &[Vec<u8>]) -> Norm {
@@ -247,9 +259,12 @@ fn norm_of(args: &[Vec<u8>]) -> Norm {
         "hello" => Norm::Hello,
         "client" if sub.as_deref() == Some("id") => Norm::ClientId,
         "ttl" | "expiretime" => Norm::Within(1),
+        // Whole seconds of two clocks: one may have crossed a second boundary.
+        "object" if sub.as_deref() == Some("idletime") => Norm::Within(1),
         "pttl" | "pexpiretime" => Norm::Within(1500),
         "smembers" | "keys" => Norm::Sorted,
         "info" | "time" => Norm::Shape,
+        "config" if sub.as_deref() == Some("get") => Norm::SortedPairs,
         _ => Norm::Exact,
     }
 }
@@ -279,12 +294,31 @@ fn equivalent(norm: Norm, redis: &(Vec<u8>, V), model: &(Vec<u8>, V)) -> bool {
         (Norm::Sorted, r @ V::List(..), m @ V::List(..)) => {
             r.clone().sorted() == m.clone().sorted()
         }
+        (Norm::SortedPairs, r @ V::List(..), m @ V::List(..)) => {
+            sorted_pairs(r) == sorted_pairs(m)
+        }
         (Norm::Shape, V::Str(_), V::Str(_)) => redis.0[0] == model.0[0],
         (Norm::Shape, V::List(_, r), V::List(_, m)) => {
             r.len() == m.len() && r.iter().zip(m).all(|(r, m)| shape_eq(r, m))
         }
         _ => false,
     }
+}
+
+/// A flat RESP2 array of names and values, or a RESP3 map, as sorted pairs.
+fn sorted_pairs(reply: &V) -> Vec<V> {
+    let V::List(kind, items) = reply else {
+        return vec![reply.clone()];
+    };
+    let mut pairs: Vec<V> = match kind {
+        b'%' => items.clone(),
+        _ => items
+            .chunks(2)
+            .map(|pair| V::List(b'p', pair.to_vec()))
+            .collect(),
+    };
+    pairs.sort();
+    pairs
 }
 
 fn shape_eq(redis: &V, model: &V) -> bool {
@@ -1416,6 +1450,346 @@ INCR huge
 MGET "" counter f nokey
 "#;
 
+const STRINGS_MORE: &str = r#"
+SETEX k 100 v
+TTL k
+GET k
+SETEX k 0 v
+SETEX k -1 v
+SETEX k x v
+SETEX k 9223372036854775807 v
+PSETEX k 100000 v
+PTTL k
+PSETEX k 0 v
+PSETEX k 9223372036854775807 v
+PSETEX k 1.5 v
+SETEX
+SET s a
+GETSET s b
+GETSET nokey x
+TTL nokey
+SET t v EX 100
+GETSET t w
+TTL t
+LPUSH l a
+GETSET l v
+GET l
+MSETNX a 1 b 2
+MSETNX b 3 c 4
+MGET a b c
+MSETNX c 3 c 4
+GET c
+MSETNX a
+MSETNX a 1 b
+SET r Hello\sWorld
+GETRANGE r 0 4
+GETRANGE r -5 -1
+GETRANGE r 0 -1
+GETRANGE r 0 100
+GETRANGE r -100 2
+GETRANGE r 5 3
+GETRANGE r -1 -5
+GETRANGE r -1 -1
+GETRANGE r 11 11
+GETRANGE r 9223372036854775807 -9223372036854775808
+GETRANGE r x 1
+GETRANGE nokey x 1
+GETRANGE nokey 0 1
+GETRANGE l 0 1
+SUBSTR r 1 3
+SET n 12345
+GETRANGE n 1 2
+SET e ""
+GETRANGE e 0 -1
+GETRANGE e 0 0
+SETRANGE r 6 Redis
+GET r
+SETRANGE r 20 x
+GET r
+STRLEN r
+SETRANGE fresh 3 abc
+GET fresh
+SETRANGE fresh2 0 ""
+EXISTS fresh2
+SETRANGE r 0 ""
+SETRANGE r -1 x
+SETRANGE r x x
+SETRANGE l 0 x
+SETRANGE l 0 ""
+SETRANGE r 536870912 x
+SETRANGE r 536870911 x
+SET big v
+SETRANGE big 9223372036854775807 x
+SET ttl v EX 100
+SETRANGE ttl 1 xyz
+TTL ttl
+SET num 10
+SETRANGE num 1 5
+GET num
+INCR num
+"#;
+
+const KEYSPACE_MORE: &str = r#"
+RANDOMKEY
+SET only v
+RANDOMKEY
+DEL only
+SET src hello EX 100
+COPY src dst
+GET dst
+TTL dst
+COPY src dst
+COPY src dst REPLACE
+COPY src src
+COPY src src DB 1
+COPY src dst DB 1
+SELECT 1
+GET dst
+TTL dst
+SELECT 0
+COPY nokey dst2
+COPY src dst DB 16
+COPY src dst DB -1
+COPY src dst DB x
+COPY src dst DB
+COPY src dst BOGUS
+COPY src dst REPLACE REPLACE DB 0
+RPUSH list a b c
+COPY list list2
+LRANGE list2 0 -1
+RPUSH list d
+LRANGE list2 0 -1
+HSET h f v
+COPY h h2
+HGETALL h2
+SADD s 1 2
+COPY s s2
+SMEMBERS s2
+ZADD z 1 a
+COPY z z2
+ZRANGE z2 0 -1 WITHSCORES
+MOVE src 1
+MOVE src 0
+MOVE src 16
+MOVE src x
+MOVE src 9999999999
+MOVE nokey 2
+SET m v
+MOVE m 2
+EXISTS m
+SELECT 2
+GET m
+SET m2 v
+SELECT 0
+SET m2 w
+MOVE m2 2
+GET m2
+SWAPDB 0 2
+GET m
+GET m2
+SWAPDB 0 2
+SWAPDB 0 0
+SWAPDB 0 16
+SWAPDB x 0
+SWAPDB 0 x
+SWAPDB 16 x
+SWAPDB -1 0
+TOUCH list h nokey
+TOUCH nokey
+SET i 123
+SET e shortstring
+SET raw 0123456789012345678901234567890123456789012345
+OBJECT ENCODING i
+OBJECT ENCODING e
+OBJECT ENCODING raw
+OBJECT ENCODING list
+OBJECT ENCODING h
+OBJECT ENCODING s
+OBJECT ENCODING z
+OBJECT ENCODING nokey
+SADD s2 x
+OBJECT ENCODING s2
+OBJECT REFCOUNT i
+OBJECT REFCOUNT e
+SET i2 10000
+OBJECT REFCOUNT i2
+OBJECT REFCOUNT nokey
+OBJECT IDLETIME e
+OBJECT IDLETIME nokey
+OBJECT FREQ i
+OBJECT HELP
+OBJECT ENCODING
+OBJECT ENCODING a b
+OBJECT BOGUS x
+OBJECT
+MULTI
+OBJECT BOGUS x
+EXEC
+MULTI
+OBJECT ENCODING i
+EXEC
+CLIENT BOGUS
+CLIENT ID x
+"#;
+
+const CONFIG: &str = r#"
+CONFIG GET proto-max-bulk-len
+CONFIG GET PROTO-MAX-BULK-LEN
+CONFIG GET hz
+CONFIG GET databases
+CONFIG GET appendonly
+CONFIG GET appendfsync
+CONFIG GET requirepass
+CONFIG GET maxmemory
+CONFIG GET maxmemory-policy
+CONFIG GET hash-max-listpack-entries
+CONFIG GET hash-max-ziplist-entries
+CONFIG GET zset-max-listpack-value
+CONFIG GET set-max-intset-entries
+CONFIG GET list-max-listpack-size
+CONFIG GET lua-time-limit
+CONFIG GET busy-reply-threshold
+CONFIG GET client-query-buffer-limit
+CONFIG GET timeout
+CONFIG GET nosuchparameter
+CONFIG GET hz nosuch timeout
+CONFIG GET hz hz
+CONFIG GET proto-max-*
+CONFIG GET
+CONFIG SET hz 20
+CONFIG GET hz
+CONFIG SET hz 1000
+CONFIG GET hz
+CONFIG SET hz 0
+CONFIG GET hz
+CONFIG SET hz 10
+CONFIG SET hz x
+CONFIG SET hz -1
+CONFIG SET hz 2147483648
+CONFIG SET nosuch 1
+CONFIG SET hz 10 nosuch 1
+CONFIG SET databases 4
+CONFIG SET hz 10 hz 11
+CONFIG SET hz
+CONFIG SET hz 10 timeout
+CONFIG SET appendfsync always
+CONFIG GET appendfsync
+CONFIG SET appendfsync sometimes
+CONFIG SET appendfsync everysec
+CONFIG SET maxmemory-policy allkeys-lru
+CONFIG GET maxmemory-policy
+CONFIG SET maxmemory-policy bogus
+CONFIG SET maxmemory-policy noeviction
+CONFIG SET maxmemory 1kb
+CONFIG GET maxmemory
+CONFIG SET maxmemory 2m
+CONFIG GET maxmemory
+CONFIG SET maxmemory 3GB
+CONFIG GET maxmemory
+CONFIG SET maxmemory 1x
+CONFIG SET maxmemory -1
+CONFIG SET maxmemory 0
+CONFIG SET proto-max-bulk-len 1000
+CONFIG SET proto-max-bulk-len 2mb
+CONFIG GET proto-max-bulk-len
+SET k 0123456789
+SETRANGE k 2097150 abc
+SETRANGE k 2097149 abc
+STRLEN k
+APPEND k x
+CONFIG SET proto-max-bulk-len 512mb
+CONFIG SET hash-max-listpack-entries 64 zset-max-listpack-entries 32
+CONFIG GET hash-max-listpack-entries
+CONFIG GET zset-max-listpack-entries
+CONFIG SET hash-max-listpack-entries -1
+CONFIG SET hash-max-listpack-entries 512 zset-max-listpack-entries 128
+CONFIG SET lua-time-limit 100
+CONFIG GET busy-reply-threshold
+CONFIG SET lua-time-limit 5000
+CONFIG SET appendonly maybe
+CONFIG SET timeout 0
+CONFIG RESETSTAT
+CONFIG BOGUS
+CONFIG HELP
+MULTI
+CONFIG BOGUS
+EXEC
+"#;
+
+/// Redis's own tests of WATCH on keys that were already expired when watched
+/// (`unit/multi.tcl`), with active expiry off on both servers.
+const STALE_WATCH: &str = r#"
+DEBUG SET-ACTIVE-EXPIRE 0
+SET x foo PX 1
+!sleep 5
+WATCH x
+DEL x
+MULTI
+PING
+EXEC
+SET x foo PX 1
+!sleep 5
+WATCH x
+FLUSHDB
+MULTI
+PING
+EXEC
+SET x foo PX 1
+!sleep 5
+WATCH x
+MULTI
+PING
+EXEC
+SET x foo PX 1
+!sleep 5
+WATCH x
+GET x
+SET x bar
+MULTI
+PING
+EXEC
+SET y foo PX 1
+!sleep 5
+WATCH y
+@2 GET y
+MULTI
+PING
+EXEC
+SET z foo PX 1
+!sleep 5
+SELECT 1
+SET z bar
+SELECT 0
+WATCH z
+SWAPDB 0 1
+MULTI
+PING
+EXEC
+FLUSHALL
+SET w foo PX 1
+SELECT 1
+SET w live
+SELECT 0
+!sleep 5
+WATCH w
+SWAPDB 0 1
+MULTI
+PING
+EXEC
+SWAPDB 0 1
+FLUSHALL
+SET q foo PX 1
+!sleep 5
+WATCH q
+@2 SET q bar
+MULTI
+PING
+EXEC
+DEBUG SET-ACTIVE-EXPIRE 1
+DEBUG BOGUS
+DEBUG SET-ACTIVE-EXPIRE
+"#;
+
 const QUIT: &str = r#"
 SET a 1
 MULTI
@@ -1456,6 +1830,21 @@ fn set_and_sorted_set_commands() {
 #[test]
 fn transactions_and_expiry() {
     run_both_protocols(&[TRANSACTIONS, EXPIRY]);
+}
+
+#[test]
+fn more_string_and_keyspace_commands() {
+    run_both_protocols(&[STRINGS_MORE, KEYSPACE_MORE]);
+}
+
+#[test]
+fn config_get_and_set() {
+    run_both_protocols(&[CONFIG]);
+}
+
+#[test]
+fn watch_of_stale_keys_with_active_expiry_off() {
+    run_both_protocols(&[STALE_WATCH]);
 }
 
 #[test]
@@ -1809,6 +2198,10 @@ fn every_supported_command_has_cases() {
         TRANSACTIONS,
         EXPIRY,
         MORE_EDGES,
+        STRINGS_MORE,
+        KEYSPACE_MORE,
+        CONFIG,
+        STALE_WATCH,
         QUIT,
     ];
     let covered: std::collections::BTreeSet<String> = scripts

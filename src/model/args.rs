@@ -33,6 +33,13 @@ pub fn int(arg: &[u8]) -> Result<i64, Reply> {
     parse_strict_i64(arg).ok_or_else(|| Reply::error(NOT_INTEGER))
 }
 
+/// A C `int` argument (`getIntFromObjectOrReply`).
+pub fn int32(arg: &[u8]) -> Result<i32, Reply> {
+    i32::try_from(int(arg)?).map_err(|_| {
+        Reply::error("ERR value is out of range, value must between -2147483648 and 2147483647")
+    })
+}
+
 /// A float argument, Redis's `string2d`: no blanks, no NaN, `inf` allowed.
 pub fn float(arg: &[u8]) -> Result<f64, Reply> {
     parse_float(arg).ok_or_else(|| Reply::error(NOT_FLOAT))

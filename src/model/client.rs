@@ -3,15 +3,6 @@
 use crate::model::reply::Protocol;
 use bytes::Bytes;
 
-/// One WATCHed key and whether it was already logically expired when watched (Redis 7.0
-/// aborts EXEC when a watched key expires in between, but not when it already had).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Watch {
-    pub db: usize,
-    pub key: Bytes,
-    pub expired_when_watched: bool,
-}
-
 /// Per-connection state.
 #[derive(Clone, Debug)]
 pub struct ClientState {
@@ -24,7 +15,6 @@ pub struct ClientState {
     pub queued: Option<Vec<Vec<Bytes>>>,
     /// A command was rejected while queueing: EXEC answers EXECABORT.
     pub queue_failed: bool,
-    pub watching: Vec<Watch>,
 }
 
 impl ClientState {
@@ -37,7 +27,6 @@ impl ClientState {
             name: None,
             queued: None,
             queue_failed: false,
-            watching: Vec::new(),
         }
     }
 

@@ -2,9 +2,12 @@
 //! decide how the node executes it.
 
 use crate::model::args::CmdResult;
+use crate::model::args::arity_error;
 use crate::model::cmd::{
-    connection, hashes, keys, lists, server, sets, strings, transactions, zsets,
+    config, connection, databases, hashes, keys, lists, server, sets, strings, transactions,
+    zsets,
 };
+use crate::model::reply::Reply;
 use crate::model::node::Ctx;
 use bytes::Bytes;
 use rustc_hash::FxHashMap;
@@ -99,6 +102,12 @@ static COMMANDS: &[Command] = commands![
     "dbsize" 1 R => keys::dbsize,
     "flushdb" -1 W => keys::flushdb,
     "flushall" -1 W => keys::flushall,
+    "randomkey" 1 R => keys::randomkey,
+    "touch" -2 R => keys::touch,
+    "object" -2 R => keys::object,
+    "copy" -3 W => databases::copy,
+    "move" 3 W => databases::move_,
+    "swapdb" 3 W => databases::swapdb,
     // strings
     "get" 2 R => strings::get,
     "set" -3 W => strings::set,
@@ -113,6 +122,13 @@ static COMMANDS: &[Command] = commands![
     "strlen" 2 R => strings::strlen,
     "getdel" 2 W => strings::getdel,
     "getex" -2 W => strings::getex,
+    "setex" 4 W => strings::setex,
+    "psetex" 4 W => strings::psetex,
+    "getset" 3 W => strings::getset,
+    "msetnx" -3 W => strings::msetnx,
+    "getrange" 4 R => strings::getrange,
+    "substr" 4 R => strings::getrange,
+    "setrange" 4 W => strings::setrange,
     // lists
     "lpush" -3 W => lists::lpush,
     "rpush" -3 W => lists::rpush,
@@ -166,7 +182,44 @@ static COMMANDS: &[Command] = commands![
     // server
     "info" -1 C => server::info,
     "time" 1 C => server::time,
+    "config" -2 C => config::config,
+    "debug" -2 C => server::debug,
 ];
+
+/// The subcommands of container commands with their arity (Redis 7.0's command table):
+/// an unknown one, or one with the wrong argument count, is rejected before it runs or
+/// queues, as Redis's `processCommand` rejects it.
+static SUBCOMMANDS: &[(&str, &[(&str, i32)])] = &[
+    ("client", &[("getname", 2), ("id", 2), ("setname", 3)]),
+    (
+        "config",
+        &[("get", -3), ("help", 2), ("resetstat", 2), ("rewrite", 2), ("set", -4)],
+    ),
+    (
+        "object",
+        &[("encoding", 3), ("freq", 3), ("help", 2), ("idletime", 3), ("refcount", 3)],
+    ),
+    (
+        "script",
+        &[("exists", -3), ("flush", -2), ("help", 2), ("kill", 2), ("load", 3)],
+    ),
+];
+
+/// Redis's rejection of an unknown subcommand or its wrong arity, if `args` has one.
+pub fn subcommand_rejection(command: &Command, args: &[Bytes]) -> Option<Reply> {
+    let (_, subs) = SUBCOMMANDS.iter().find(|(name, _)| *name == command.name)?;
+    let sub = args.get(1)?;
+    let Some((name, arity)) = subs.iter().find(|(name, _)| sub.eq_ignore_ascii_case(name.as_bytes())) else {
+        let shown = String::from_utf8_lossy(&sub[..sub.len().min(128)]).into_owned();
+        let container = command.name.to_ascii_uppercase();
+        return Some(Reply::error(format!(
+            "ERR unknown subcommand '{shown}'. Try {container} HELP."
+        )));
+    };
+    let count = args.len() as i32;
+    let fits = if *arity >= 0 { count == *arity } else { count >= -arity };
+    (!fits).then(|| arity_error(&format!("{}|{name}", command.name)))
+}
 
 /// Longest command name in the table: a longer name is unknown without a search.
 const NAME_BYTES_MAX: usize = 16;

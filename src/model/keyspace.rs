@@ -16,6 +16,16 @@ const CHANGES_RETAINED_MAX: usize = 1024;
 pub struct Entry {
     pub value: Value,
     pub expire_at_ms: Option<u64>,
+    /// The last command that read or wrote the key (OBJECT IDLETIME).
+    pub accessed_ms: u64,
+}
+
+/// One modification of a key, as a WATCH sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Touch {
+    pub key: Bytes,
+    /// The key existed right after this change (false for a deletion).
+    pub exists_after: bool,
 }
 
 /// One numbered database of a Redis node.
@@ -24,10 +34,13 @@ pub struct Db {
     entries: BTreeMap<Bytes, Entry>,
     /// (expire_at_ms, key) for every key with a TTL: the active cycle's work list.
     expiries: BTreeSet<(u64, Bytes)>,
-    /// Keys modified since the server last drained them (WATCH invalidation).
-    modified: Vec<Bytes>,
+    /// Keys modified since the server last drained them (WATCH invalidation), each with
+    /// whether it existed right after that change (Redis's `touchWatchedKey` looks).
+    modified: Vec<Touch>,
     /// Keys deleted by expiry since the server last drained them (trace, AOF).
     expired: Vec<Bytes>,
+    /// The latest time any access gave: what a write without a time stamps.
+    now_ms: u64,
 }
 
 impl Db {
@@ -41,6 +54,7 @@ impl Db {
 
     /// Deletes `key` if its TTL has passed; true if it did.
     pub fn expire_if_needed(&mut self, key: &[u8], now_ms: u64) -> bool {
+        self.now_ms = self.now_ms.max(now_ms);
         let expired = matches!(
             self.entries.get(key),
             Some(Entry { expire_at_ms: Some(at), .. }) if *at <= now_ms
@@ -63,7 +77,12 @@ impl Db {
 
     /// The live entry of `key`, expiring it first if needed.
     pub fn get(&mut self, key: &[u8], now_ms: u64) -> Option<&Entry> {
-        self.expire_if_needed(key, now_ms);
+        self.get_mut(key, now_ms).map(|entry| &*entry)
+    }
+
+    /// The entry of `key` without expiring it or counting an access (OBJECT's lookup
+    /// still expires; this one is for inspection only).
+    pub fn peek(&self, key: &[u8]) -> Option<&Entry> {
         self.entries.get(key)
     }
 
@@ -71,7 +90,14 @@ impl Db {
     /// [`Db::touch`]; callers that empty a collection call [`Db::remove_if_empty`].
     pub fn get_mut(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
         self.expire_if_needed(key, now_ms);
-        self.entries.get_mut(key)
+        let entry = self.entries.get_mut(key)?;
+        entry.accessed_ms = now_ms;
+        Some(entry)
+    }
+
+    /// True if `key` is stored, live or not yet lazily expired; expires nothing.
+    pub fn holds(&self, key: &[u8]) -> bool {
+        self.entries.contains_key(key)
     }
 
     pub fn contains(&mut self, key: &[u8], now_ms: u64) -> bool {
@@ -84,12 +110,16 @@ impl Db {
         if let Some(at) = expire_at_ms {
             self.expiries.insert((at, key.clone()));
         }
-        self.modified.push(key.clone());
+        self.modified.push(Touch {
+            key: key.clone(),
+            exists_after: true,
+        });
         self.entries.insert(
             key,
             Entry {
                 value,
                 expire_at_ms,
+                accessed_ms: self.now_ms,
             },
         );
     }
@@ -105,7 +135,10 @@ impl Db {
         if let Some(at) = entry.expire_at_ms {
             self.expiries.remove(&(at, key.clone()));
         }
-        self.modified.push(key);
+        self.modified.push(Touch {
+            key,
+            exists_after: false,
+        });
         Some(entry)
     }
 
@@ -123,7 +156,10 @@ impl Db {
     /// Record that `key` was modified in place. A shared handle, not a copy: the list only
     /// lives until the command settles.
     pub fn touch(&mut self, key: &Bytes) {
-        self.modified.push(key.clone());
+        self.modified.push(Touch {
+            key: key.clone(),
+            exists_after: true,
+        });
     }
 
     /// Set or clear the TTL of an existing key. Returns false if the key is missing.
@@ -140,7 +176,10 @@ impl Db {
             self.expiries.insert((at, key.clone()));
         }
         self.entries.get_mut(&key).expect("present").expire_at_ms = expire_at_ms;
-        self.modified.push(key);
+        self.modified.push(Touch {
+            key,
+            exists_after: true,
+        });
         true
     }
 
@@ -195,14 +234,17 @@ impl Db {
     }
 
     pub fn clear(&mut self) {
-        let keys: Vec<Bytes> = self.entries.keys().cloned().collect();
-        self.modified.extend(keys);
+        let touches = self.entries.keys().map(|key| Touch {
+            key: key.clone(),
+            exists_after: false,
+        });
+        self.modified.extend(touches);
         self.entries.clear();
         self.expiries.clear();
     }
 
     /// Keys modified since the last [`Db::clear_changes`], deletions by expiry included.
-    pub fn modified(&self) -> &[Bytes] {
+    pub fn modified(&self) -> &[Touch] {
         &self.modified
     }
 
@@ -214,12 +256,15 @@ impl Db {
     /// Forget the recorded changes. The lists keep their memory (every command records
     /// into them) unless a large deletion grew them.
     pub fn clear_changes(&mut self) {
-        for keys in [&mut self.modified, &mut self.expired] {
-            if keys.capacity() > CHANGES_RETAINED_MAX {
-                *keys = Vec::new();
-            } else {
-                keys.clear();
-            }
+        if self.modified.capacity() > CHANGES_RETAINED_MAX {
+            self.modified = Vec::new();
+        } else {
+            self.modified.clear();
+        }
+        if self.expired.capacity() > CHANGES_RETAINED_MAX {
+            self.expired = Vec::new();
+        } else {
+            self.expired.clear();
         }
     }
 }

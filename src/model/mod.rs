@@ -26,6 +26,7 @@ pub(crate) mod reply;
 pub mod request;
 pub(crate) mod server;
 pub(crate) mod value;
+pub(crate) mod watch;
 
 pub use clock::ModelClock;
 pub use config::{ModelConfig, Persistence};

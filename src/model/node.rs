@@ -13,7 +13,9 @@ use crate::model::reply::Reply;
 use bytes::Bytes;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use crate::model::cmd::config::InertParams;
+use crate::model::watch::Watches;
+use std::collections::VecDeque;
 
 /// Open SCAN cursors remembered per node; older ones restart from the beginning.
 const SCAN_CURSORS_MAX: usize = 1024;
@@ -25,8 +27,7 @@ pub struct Node {
     pub dbs: Vec<Db>,
     pub aof: Aof,
     next_client_id: u64,
-    watchers: BTreeMap<(usize, Bytes), BTreeSet<u64>>,
-    dirty_clients: BTreeSet<u64>,
+    pub(crate) watches: Watches,
     scan_cursors: VecDeque<(u64, usize, Bytes)>,
     next_scan_cursor: u64,
     /// A fault: the next data command gets this error reply instead of running.
@@ -38,6 +39,10 @@ pub struct Node {
     /// Every random choice (SPOP, SRANDMEMBER, RANDOMKEY, ...) draws from this stream,
     /// seeded by the configuration: a seed's replies are its own.
     pub(crate) rng: ChaCha8Rng,
+    /// CONFIG parameters the model keeps but does not act on.
+    pub(crate) inert_params: InertParams,
+    /// `DEBUG SET-ACTIVE-EXPIRE`: the periodic cycle deletes expired keys.
+    pub(crate) active_expire: bool,
 }
 
 /// Expired keys a node remembers; later ones are counted in `stats` only.
@@ -77,6 +82,8 @@ pub struct Ctx<'a> {
     /// What the append-only log records for this command: itself, unless the handler
     /// names the deterministic commands with its effect (SPOP logs SREM, as Redis does).
     pub(crate) effects: Effects,
+    /// The command changed data no key change shows (SWAPDB): log it anyway.
+    pub(crate) dirty: bool,
 }
 
 /// What a command that modified data writes to the append-only log.
@@ -103,6 +110,8 @@ impl Effects {
 pub(crate) struct Ran {
     pub reply: Reply,
     pub effects: Effects,
+    /// See [`Ctx::mark_dirty`].
+    pub dirty: bool,
 }
 
 impl Ctx<'_> {
@@ -115,6 +124,11 @@ impl Ctx<'_> {
     /// Log `commands` instead of the command being run (its effect, deterministically).
     pub(crate) fn propagate(&mut self, commands: Vec<Vec<Bytes>>) {
         self.effects = Effects::Replaced(commands);
+    }
+
+    /// The command changed data without changing a key (SWAPDB): it is logged anyway.
+    pub(crate) fn mark_dirty(&mut self) {
+        self.dirty = true;
     }
 }
 
@@ -136,10 +150,11 @@ impl Node {
             dbs: vec![Db::default(); config.databases],
             aof,
             rng: ChaCha8Rng::seed_from_u64(config.random_seed),
+            inert_params: InertParams::new(config.persistence),
+            active_expire: true,
             config,
             next_client_id: 1,
-            watchers: BTreeMap::new(),
-            dirty_clients: BTreeSet::new(),
+            watches: Watches::default(),
             scan_cursors: VecDeque::new(),
             next_scan_cursor: 1,
             injected_error: None,
@@ -166,7 +181,6 @@ impl Node {
     /// Forget a closed connection's watches.
     pub fn disconnect(&mut self, client: &mut ClientState) {
         self.unwatch_all(client);
-        self.dirty_clients.remove(&client.id);
     }
 
     /// Execute one request of `client` at `now_ms`.
@@ -187,6 +201,9 @@ impl Node {
         if !command.arity_ok(args.len()) {
             return self.reject_command(client, command, arity_error(command.name));
         }
+        if let Some(rejection) = command::subcommand_rejection(command, &args) {
+            return self.reject_command(client, command, rejection);
+        }
         if !client.authenticated && !command.flags.contains(Flags::NO_AUTH) {
             let reply = Reply::error("NOAUTH Authentication required.");
             return self.reject_command(client, command, reply);
@@ -204,8 +221,12 @@ impl Node {
             };
         }
         let db_before = client.db;
-        let Ran { reply, effects } = self.run(command, client, &args, now_ms);
-        let modified = self.settle_modifications(now_ms);
+        let Ran {
+            reply,
+            effects,
+            dirty,
+        } = self.run(command, client, &args, now_ms);
+        let modified = self.settle_modifications(now_ms) || dirty;
         if modified && command.flags.contains(Flags::WRITE) {
             let commands = effects.commands(&args);
             if !commands.is_empty() {
@@ -234,6 +255,7 @@ impl Node {
             client,
             now_ms,
             effects: Effects::Verbatim,
+            dirty: false,
         };
         let reply = match (command.handler)(&mut ctx, args) {
             Ok(reply) | Err(reply) => reply,
@@ -241,6 +263,7 @@ impl Node {
         Ran {
             reply,
             effects: ctx.effects,
+            dirty: ctx.dirty,
         }
     }
 
@@ -297,11 +320,9 @@ impl Node {
                     key: key.clone(),
                 }));
             modified_any |= modified.len() > expired.len();
-            if !self.watchers.is_empty() {
-                for key in modified {
-                    if let Some(clients) = self.watchers.get(&(index, key.clone())) {
-                        self.dirty_clients.extend(clients.iter().copied());
-                    }
+            if !self.watches.is_empty() {
+                for touch in modified {
+                    self.watches.touch(index, touch);
                 }
             }
             db.clear_changes();
@@ -311,40 +332,19 @@ impl Node {
 
     pub fn watch(&mut self, client: &mut ClientState, key: Bytes, now_ms: u64) {
         let db = client.db;
-        if client.watching.iter().any(|w| w.db == db && w.key == key) {
-            return;
-        }
-        let expired_when_watched = self.dbs[db].is_logically_expired(&key, now_ms);
-        self.watchers
-            .entry((db, key.clone()))
-            .or_default()
-            .insert(client.id);
-        client.watching.push(crate::model::client::Watch {
-            db,
-            key,
-            expired_when_watched,
-        });
+        let expired = self.dbs[db].is_logically_expired(&key, now_ms);
+        self.watches.watch(client.id, db, key, expired);
     }
 
     pub fn unwatch_all(&mut self, client: &mut ClientState) {
-        for watch in client.watching.drain(..) {
-            let slot = (watch.db, watch.key);
-            if let Some(clients) = self.watchers.get_mut(&slot) {
-                clients.remove(&client.id);
-                if clients.is_empty() {
-                    self.watchers.remove(&slot);
-                }
-            }
-        }
-        self.dirty_clients.remove(&client.id);
+        self.watches.forget(client.id);
     }
 
     /// True if EXEC must abort: a watched key changed, or expired since WATCH.
     pub fn watch_broken(&self, client: &ClientState, now_ms: u64) -> bool {
-        self.dirty_clients.contains(&client.id)
-            || client.watching.iter().any(|w| {
-                !w.expired_when_watched && self.dbs[w.db].is_logically_expired(&w.key, now_ms)
-            })
+        let dbs = &self.dbs;
+        self.watches
+            .broken(client.id, |db, key| dbs[db].is_logically_expired(key, now_ms))
     }
 
     /// Remember where a SCAN stopped; returns the cursor to hand out.
@@ -369,11 +369,12 @@ impl Node {
     /// One active expiry cycle over every database, plus the `everysec` flush.
     pub fn cycle(&mut self, now_ms: u64) -> usize {
         let keys_max = self.config.expire_cycle_keys_max;
-        let deleted: usize = self
-            .dbs
-            .iter_mut()
-            .map(|db| db.active_expire(now_ms, keys_max))
-            .sum();
+        let deleted: usize = if self.active_expire {
+            let dbs = self.dbs.iter_mut();
+            dbs.map(|db| db.active_expire(now_ms, keys_max)).sum()
+        } else {
+            0
+        };
         self.settle_modifications(now_ms);
         self.aof.tick(now_ms, &self.dbs);
         deleted
@@ -389,8 +390,7 @@ impl Node {
     pub fn restart(&mut self) {
         let (dbs, entries) = self.aof.recover();
         self.dbs = dbs;
-        self.watchers.clear();
-        self.dirty_clients.clear();
+        self.watches.clear();
         self.scan_cursors.clear();
         self.stats.restarts += 1;
         for entry in entries {
@@ -411,6 +411,14 @@ impl Node {
             let command = command::lookup(&args[0]).expect("only known commands are logged");
             self.run(command, &mut client, &args, entry.at_ms);
         }
+    }
+
+    /// Apply CONFIG's `appendonly`/`appendfsync`: turning the log on writes the dataset
+    /// as its snapshot at once (Redis rewrites the file), turning it off forgets it.
+    pub(crate) fn reconfigure_persistence(&mut self, now_ms: u64) {
+        let mode = crate::model::cmd::config::persistence_of(&self.inert_params);
+        self.config.persistence = mode;
+        self.aof.reconfigure(mode, &self.dbs, now_ms);
     }
 
     /// Log a MULTI/EXEC block that modified data, as one atomic entry.

@@ -59,6 +59,29 @@ impl Aof {
         self.mode
     }
 
+    /// Switch to `mode` at runtime (CONFIG SET). Starting a log makes the current
+    /// dataset its synced snapshot; stopping it drops everything; changing the fsync
+    /// policy keeps the log and, for `always`, flushes it now.
+    pub fn reconfigure(&mut self, mode: Persistence, dbs: &[Db], now_ms: u64) {
+        let was = self.mode;
+        self.mode = mode;
+        match (was, mode) {
+            (_, Persistence::None) => {
+                self.snapshot = vec![Db::default(); dbs.len()];
+                self.log.clear();
+                self.synced_len = 0;
+            }
+            (Persistence::None, _) => {
+                self.snapshot = dbs.to_vec();
+                self.log.clear();
+                self.synced_len = 0;
+                self.synced_at_ms = now_ms;
+            }
+            (_, Persistence::AofAlways) => self.sync(dbs),
+            _ => {}
+        }
+    }
+
     /// Record an applied write.
     pub fn append(&mut self, entry: AofEntry, dbs: &[Db]) {
         if self.mode == Persistence::None {

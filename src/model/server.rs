@@ -127,15 +127,26 @@ impl Model {
     /// The expiry cycle, doing its work only while `running()` (a paused process does
     /// nothing).
     pub async fn run_expiry_cycle_while(self, running: impl Fn() -> bool) {
-        let hz = self.node().config.expire_cycles_per_second;
-        let period = std::time::Duration::from_millis(1000 / u64::from(hz));
-        let mut ticker = tokio::time::interval(period);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let ticker_of = |hz: u32| {
+            let period = std::time::Duration::from_millis(1000 / u64::from(hz));
+            let mut ticker = tokio::time::interval(period);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticker
+        };
+        let mut hz = self.node().config.expire_cycles_per_second;
+        let mut ticker = ticker_of(hz);
         loop {
             ticker.tick().await;
             if running() {
                 let now_ms = self.clock.now_ms();
                 self.node().cycle(now_ms);
+            }
+            // CONFIG SET hz takes effect at the next cycle.
+            let configured = self.node().config.expire_cycles_per_second;
+            if configured != hz {
+                hz = configured;
+                ticker = ticker_of(hz);
+                ticker.tick().await; // an interval's first tick is immediate
             }
         }
     }

@@ -1,10 +1,13 @@
 //! Keyspace commands: DEL, EXISTS, TYPE, RENAME, KEYS, SCAN, the EXPIRE family, TTL,
-//! PERSIST, DBSIZE, FLUSHDB, FLUSHALL.
+//! PERSIST, DBSIZE, FLUSHDB, FLUSHALL, RANDOMKEY, TOUCH, OBJECT.
 
 use crate::model::args::{int, is, syntax_error, CmdResult};
 use crate::model::glob;
 use crate::model::node::Ctx;
 use crate::model::reply::Reply;
+use crate::model::request::parse_strict_i64;
+use crate::model::value::Value;
+use rand::Rng;
 use bytes::Bytes;
 
 pub fn del(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
@@ -368,4 +371,104 @@ pub fn flushall(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     flush_mode_ok(args)?;
     ctx.node.dbs.iter_mut().for_each(|db| db.clear());
     Ok(Reply::ok())
+}
+
+/// RANDOMKEY: a key drawn from the node's seeded stream; a drawn key whose TTL passed is
+/// deleted and another drawn, as Redis does.
+pub fn randomkey(ctx: &mut Ctx, _args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let index = ctx.client.db;
+    loop {
+        let db = &ctx.node.dbs[index];
+        if db.is_empty() {
+            return Ok(Reply::Nil);
+        }
+        let at = ctx.node.rng.random_range(0..db.len());
+        let key = db.keys().nth(at).expect("in range").clone();
+        if !ctx.node.dbs[index].expire_if_needed(&key, now_ms) {
+            return Ok(Reply::Bulk(key));
+        }
+    }
+}
+
+/// TOUCH: how many of the keys exist (each counts as an access).
+pub fn touch(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    exists(ctx, args)
+}
+
+/// Redis's `OBJ_SHARED_REFCOUNT`: the refcount of a shared integer.
+const SHARED_REFCOUNT: i64 = i32::MAX as i64;
+/// Integers `0..SHARED_INTEGERS` are shared objects in Redis.
+const SHARED_INTEGERS: i64 = 10_000;
+
+/// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT|HELP.
+pub fn object(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    if is(&args[1], "help") {
+        return Ok(Reply::Array(OBJECT_HELP.iter().map(|l| Reply::status(l)).collect()));
+    }
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    db.expire_if_needed(&args[2], now_ms);
+    let Some(entry) = db.peek(&args[2]) else {
+        return Ok(Reply::Nil);
+    };
+    let sub = &args[1];
+    if is(sub, "encoding") {
+        Ok(Reply::bulk(Bytes::from_static(encoding(&entry.value).as_bytes())))
+    } else if is(sub, "refcount") {
+        let shared = matches!(&entry.value, Value::Str(data)
+            if parse_strict_i64(data).is_some_and(|i| (0..SHARED_INTEGERS).contains(&i)));
+        Ok(Reply::Integer(if shared { SHARED_REFCOUNT } else { 1 }))
+    } else if is(sub, "idletime") {
+        // Redis stamps accesses with a clock of whole seconds (`LRU_CLOCK`).
+        let idle_s = (now_ms / 1000).saturating_sub(entry.accessed_ms / 1000);
+        Ok(Reply::Integer(idle_s as i64))
+    } else {
+        Err(Reply::error(
+            "ERR An LFU maxmemory policy is not selected, access frequency not tracked. \
+             Please note that when switching between policies at runtime LRU and LFU data \
+             will take some time to adjust.",
+        ))
+    }
+}
+
+const OBJECT_HELP: &[&str] = &[
+    "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "ENCODING <key>",
+    "    Return the kind of internal representation used in order to store the value",
+    "    associated with a <key>.",
+    "FREQ <key>",
+    "    Return the access frequency index of the <key>. The returned integer is",
+    "    proportional to the logarithm of the recent access frequency of the key.",
+    "IDLETIME <key>",
+    "    Return the idle time of the <key>, that is the approximated number of",
+    "    seconds elapsed since the last access to the key.",
+    "REFCOUNT <key>",
+    "    Return the number of references of the value associated with the specified",
+    "    <key>.",
+    "HELP",
+    "    Prints this help.",
+];
+
+/// The encoding Redis 7.0 would report for a value of this content with default
+/// thresholds. Redis never converts back (a set that once held a string stays
+/// `hashtable`) and APPEND/SETRANGE leave `raw` strings: the model reports what the
+/// content alone decides.
+fn encoding(value: &Value) -> &'static str {
+    match value {
+        Value::Str(data) if data.len() <= 20 && parse_strict_i64(data).is_some() => "int",
+        Value::Str(data) if data.len() <= 44 => "embstr",
+        Value::Str(_) => "raw",
+        Value::List(_) => "quicklist",
+        Value::Hash(hash) if hash.len() <= 512
+            && hash.iter().all(|(f, v)| f.len() <= 64 && v.len() <= 64) => "listpack",
+        Value::Hash(_) => "hashtable",
+        Value::Set(set) if set.len() <= 512
+            && set.iter().all(|m| parse_strict_i64(m).is_some()) => "intset",
+        Value::Set(_) => "hashtable",
+        Value::ZSet(zset) if zset.len() <= 128 && zset.iter().all(|(m, _)| m.len() <= 64) => {
+            "listpack"
+        }
+        Value::ZSet(_) => "skiplist",
+    }
 }

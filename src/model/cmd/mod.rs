@@ -1,6 +1,8 @@
 //! Command handlers, one file per command family.
 
+pub mod config;
 pub mod connection;
+pub mod databases;
 pub mod hashes;
 pub mod keys;
 pub mod lists;

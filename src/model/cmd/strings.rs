@@ -1,5 +1,5 @@
-//! String commands: GET, SET (all options), SETNX, MGET, MSET, INCR family, APPEND,
-//! STRLEN, GETDEL, GETEX.
+//! String commands: GET, SET (all options), SETNX, SETEX, PSETEX, GETSET, MGET, MSET,
+//! MSETNX, the INCR family, APPEND, STRLEN, GETDEL, GETEX, GETRANGE (SUBSTR), SETRANGE.
 
 use crate::model::args::{
     arity_error, int, int_bytes, is, syntax_error, wrong_type, CmdResult, NOT_INTEGER, OVERFLOW,
@@ -220,9 +220,7 @@ pub fn append(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let db = ctx.db();
     let mut data = BytesMut::from(&read_string(db, &args[1], now_ms)?.unwrap_or_default()[..]);
     if (data.len() + args[2].len()) as u64 > bulk_bytes_max {
-        return Err(Reply::error(
-            "ERR string exceeds maximum allowed size (proto-max-bulk-len)",
-        ));
+        return Err(Reply::error(TOO_LONG));
     }
     data.extend_from_slice(&args[2]);
     let len = data.len();
@@ -272,4 +270,113 @@ pub fn getex(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         _ => {}
     }
     Ok(Reply::Bulk(value))
+}
+
+/// SETEX / PSETEX: SET with EX / PX, the expiry validated first.
+fn set_with_expiry(ctx: &mut Ctx, args: &[Bytes], expiry: ExpiryOption, name: &str) -> CmdResult {
+    let options = StringOptions {
+        nx: false,
+        xx: false,
+        get: false,
+        expiry,
+        expiry_arg: Some(args[2].clone()),
+    };
+    let now_ms = ctx.now_ms;
+    let expire_at_ms = absolute_expiry_ms(&options, now_ms, name)?;
+    ctx.db()
+        .set(args[1].clone(), Value::Str(args[3].clone()), expire_at_ms);
+    Ok(Reply::ok())
+}
+
+pub fn setex(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    set_with_expiry(ctx, args, ExpiryOption::Seconds, "setex")
+}
+
+pub fn psetex(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    set_with_expiry(ctx, args, ExpiryOption::Millis, "psetex")
+}
+
+/// GETSET: the old value (or WRONGTYPE, then nothing is set), and the new one without TTL.
+pub fn getset(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    let old = read_string(db, &args[1], now_ms)?;
+    db.set(args[1].clone(), Value::Str(args[2].clone()), None);
+    Ok(Reply::bulk_or_nil(old))
+}
+
+/// MSETNX: all or nothing, only if none of the keys exists.
+pub fn msetnx(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    if args.len() % 2 == 0 {
+        return Err(arity_error("msetnx"));
+    }
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    // Every key is looked up (and lazily expired) until the first existing one.
+    for pair in args[1..].chunks(2) {
+        if db.contains(&pair[0], now_ms) {
+            return Ok(Reply::Integer(0));
+        }
+    }
+    for pair in args[1..].chunks(2) {
+        db.set(pair[0].clone(), Value::Str(pair[1].clone()), None);
+    }
+    Ok(Reply::Integer(1))
+}
+
+/// GETRANGE / SUBSTR: Redis's clamping of `start` and `end` (inclusive, negative from the
+/// end); the integers are parsed before the key is read.
+pub fn getrange(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let start = int(&args[2])?;
+    let end = int(&args[3])?;
+    let now_ms = ctx.now_ms;
+    let Some(data) = read_string(ctx.db(), &args[1], now_ms)? else {
+        return Ok(Reply::bulk(Bytes::new()));
+    };
+    Ok(Reply::bulk(byte_range(&data, start, end)))
+}
+
+/// The bytes `start..=end` of `data` as GETRANGE selects them.
+fn byte_range(data: &Bytes, start: i64, end: i64) -> Bytes {
+    let len = data.len() as i64;
+    if start < 0 && end < 0 && start > end {
+        return Bytes::new();
+    }
+    let start = if start < 0 { len + start } else { start }.max(0);
+    let end = if end < 0 { len + end } else { end }.max(0).min(len - 1);
+    if start > end || len == 0 {
+        return Bytes::new();
+    }
+    data.slice(start as usize..=end as usize)
+}
+
+const TOO_LONG: &str = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+
+/// SETRANGE: overwrite from `offset`, zero-padding a shorter string; the TTL stays.
+pub fn setrange(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let offset = int(&args[2])?;
+    if offset < 0 {
+        return Err(Reply::error("ERR offset is out of range"));
+    }
+    let (key, patch) = (&args[1], &args[3]);
+    let now_ms = ctx.now_ms;
+    let bulk_bytes_max = ctx.node.config.bulk_bytes_max;
+    let db = ctx.db();
+    let old = read_string(db, key, now_ms)?;
+    if patch.is_empty() {
+        return Ok(Reply::Integer(old.map_or(0, |data| data.len() as i64)));
+    }
+    let total = offset.checked_add(patch.len() as i64);
+    if total.is_none_or(|total| total as u64 > bulk_bytes_max) {
+        return Err(Reply::error(TOO_LONG));
+    }
+    let offset = offset as usize;
+    let mut data = BytesMut::from(&old.unwrap_or_default()[..]);
+    if data.len() < offset + patch.len() {
+        data.resize(offset + patch.len(), 0);
+    }
+    data[offset..offset + patch.len()].copy_from_slice(patch);
+    let len = data.len();
+    db.set_keep_ttl(key.clone(), Value::Str(data.freeze()), now_ms);
+    Ok(Reply::Integer(len as i64))
 }

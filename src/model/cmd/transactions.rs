@@ -40,7 +40,7 @@ pub fn exec(ctx: &mut Ctx, _args: &[Bytes]) -> CmdResult {
         let command = command::lookup(&args[0]).expect("only known commands are queued");
         let ran = ctx.node.run(command, ctx.client, &args, ctx.now_ms);
         replies.push(ran.reply);
-        modified |= ctx.node.settle_modifications(ctx.now_ms);
+        modified |= ctx.node.settle_modifications(ctx.now_ms) || ran.dirty;
         // Every command is logged (a SELECT between writes must replay too), as its effect.
         match ran.effects {
             Effects::Verbatim => logged.push(args),
