@@ -294,9 +294,7 @@ fn equivalent(norm: Norm, redis: &(Vec<u8>, V), model: &(Vec<u8>, V)) -> bool {
         (Norm::Sorted, r @ V::List(..), m @ V::List(..)) => {
             r.clone().sorted() == m.clone().sorted()
         }
-        (Norm::SortedPairs, r @ V::List(..), m @ V::List(..)) => {
-            sorted_pairs(r) == sorted_pairs(m)
-        }
+        (Norm::SortedPairs, r @ V::List(..), m @ V::List(..)) => sorted_pairs(r) == sorted_pairs(m),
         (Norm::Shape, V::Str(_), V::Str(_)) => redis.0[0] == model.0[0],
         (Norm::Shape, V::List(_, r), V::List(_, m)) => {
             r.len() == m.len() && r.iter().zip(m).all(|(r, m)| shape_eq(r, m))

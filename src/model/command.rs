@@ -1,14 +1,14 @@
 //! The command table: every supported command with Redis 7.0's arity and the flags that
 //! decide how the node executes it.
 
-use crate::model::args::CmdResult;
 use crate::model::args::arity_error;
+use crate::model::args::CmdResult;
 use crate::model::cmd::{
-    config, connection, databases, hashes, keys, lists, server, sets, strings, transactions,
-    zsets,
+    collection_scan, config, connection, databases, hashes, keys, lists, server, sets, strings,
+    transactions, zset_algebra, zsets,
 };
-use crate::model::reply::Reply;
 use crate::model::node::Ctx;
+use crate::model::reply::Reply;
 use bytes::Bytes;
 use rustc_hash::FxHashMap;
 
@@ -142,6 +142,11 @@ static COMMANDS: &[Command] = commands![
     "lrem" 4 W => lists::lrem,
     "linsert" 5 W => lists::linsert,
     "lmove" 5 W => lists::lmove,
+    "lpushx" -3 W => lists::lpushx,
+    "rpushx" -3 W => lists::rpushx,
+    "rpoplpush" 3 W => lists::rpoplpush,
+    "lpos" -3 R => lists::lpos,
+    "lmpop" -4 W => lists::lmpop,
     // hashes
     "hset" -4 W => hashes::hset,
     "hmset" -4 W => hashes::hmset,
@@ -155,12 +160,27 @@ static COMMANDS: &[Command] = commands![
     "hincrby" 4 W => hashes::hincrby,
     "hkeys" 2 R => hashes::hkeys,
     "hvals" 2 R => hashes::hvals,
+    "hstrlen" 3 R => hashes::hstrlen,
+    "hrandfield" -2 R => hashes::hrandfield,
+    "hscan" -3 R => collection_scan::hscan,
     // sets
     "sadd" -3 W => sets::sadd,
     "srem" -3 W => sets::srem,
     "smembers" 2 R => sets::smembers,
     "sismember" 3 R => sets::sismember,
     "scard" 2 R => sets::scard,
+    "smismember" -3 R => sets::smismember,
+    "smove" 4 W => sets::smove,
+    "spop" -2 W => sets::spop,
+    "srandmember" -2 R => sets::srandmember,
+    "sinter" -2 R => sets::sinter,
+    "sinterstore" -3 W => sets::sinterstore,
+    "sunion" -2 R => sets::sunion,
+    "sunionstore" -3 W => sets::sunionstore,
+    "sdiff" -2 R => sets::sdiff,
+    "sdiffstore" -3 W => sets::sdiffstore,
+    "sintercard" -3 R => sets::sintercard,
+    "sscan" -3 R => collection_scan::sscan,
     // sorted sets
     "zadd" -4 W => zsets::zadd,
     "zrem" -3 W => zsets::zrem,
@@ -173,6 +193,27 @@ static COMMANDS: &[Command] = commands![
     "zcount" 4 R => zsets::zcount,
     "zremrangebyrank" 4 W => zsets::zremrangebyrank,
     "zremrangebyscore" 4 W => zsets::zremrangebyscore,
+    "zremrangebylex" 4 W => zsets::zremrangebylex,
+    "zrangebylex" -4 R => zsets::zrangebylex,
+    "zrevrangebylex" -4 R => zsets::zrevrangebylex,
+    "zlexcount" 4 R => zsets::zlexcount,
+    "zrangestore" -5 W => zsets::zrangestore,
+    "zincrby" 4 W => zsets::zincrby,
+    "zrank" 3 R => zsets::zrank,
+    "zrevrank" 3 R => zsets::zrevrank,
+    "zmscore" -3 R => zsets::zmscore,
+    "zpopmin" -2 W => zsets::zpopmin,
+    "zpopmax" -2 W => zsets::zpopmax,
+    "zmpop" -4 W => zsets::zmpop,
+    "zrandmember" -2 R => zsets::zrandmember,
+    "zunion" -3 R => zset_algebra::zunion,
+    "zinter" -3 R => zset_algebra::zinter,
+    "zdiff" -3 R => zset_algebra::zdiff,
+    "zunionstore" -4 W => zset_algebra::zunionstore,
+    "zinterstore" -4 W => zset_algebra::zinterstore,
+    "zdiffstore" -4 W => zset_algebra::zdiffstore,
+    "zintercard" -3 R => zset_algebra::zintercard,
+    "zscan" -3 R => collection_scan::zscan,
     // transactions
     "multi" 1 Flags::TX_CONTROL => transactions::multi,
     "exec" 1 Flags::TX_CONTROL => transactions::exec,
@@ -193,15 +234,33 @@ static SUBCOMMANDS: &[(&str, &[(&str, i32)])] = &[
     ("client", &[("getname", 2), ("id", 2), ("setname", 3)]),
     (
         "config",
-        &[("get", -3), ("help", 2), ("resetstat", 2), ("rewrite", 2), ("set", -4)],
+        &[
+            ("get", -3),
+            ("help", 2),
+            ("resetstat", 2),
+            ("rewrite", 2),
+            ("set", -4),
+        ],
     ),
     (
         "object",
-        &[("encoding", 3), ("freq", 3), ("help", 2), ("idletime", 3), ("refcount", 3)],
+        &[
+            ("encoding", 3),
+            ("freq", 3),
+            ("help", 2),
+            ("idletime", 3),
+            ("refcount", 3),
+        ],
     ),
     (
         "script",
-        &[("exists", -3), ("flush", -2), ("help", 2), ("kill", 2), ("load", 3)],
+        &[
+            ("exists", -3),
+            ("flush", -2),
+            ("help", 2),
+            ("kill", 2),
+            ("load", 3),
+        ],
     ),
 ];
 
@@ -209,7 +268,10 @@ static SUBCOMMANDS: &[(&str, &[(&str, i32)])] = &[
 pub fn subcommand_rejection(command: &Command, args: &[Bytes]) -> Option<Reply> {
     let (_, subs) = SUBCOMMANDS.iter().find(|(name, _)| *name == command.name)?;
     let sub = args.get(1)?;
-    let Some((name, arity)) = subs.iter().find(|(name, _)| sub.eq_ignore_ascii_case(name.as_bytes())) else {
+    let Some((name, arity)) = subs
+        .iter()
+        .find(|(name, _)| sub.eq_ignore_ascii_case(name.as_bytes()))
+    else {
         let shown = String::from_utf8_lossy(&sub[..sub.len().min(128)]).into_owned();
         let container = command.name.to_ascii_uppercase();
         return Some(Reply::error(format!(
@@ -217,7 +279,11 @@ pub fn subcommand_rejection(command: &Command, args: &[Bytes]) -> Option<Reply> 
         )));
     };
     let count = args.len() as i32;
-    let fits = if *arity >= 0 { count == *arity } else { count >= -arity };
+    let fits = if *arity >= 0 {
+        count == *arity
+    } else {
+        count >= -arity
+    };
     (!fits).then(|| arity_error(&format!("{}|{name}", command.name)))
 }
 

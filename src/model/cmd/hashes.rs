@@ -12,7 +12,11 @@ use indexmap::IndexMap;
 
 type Hash = IndexMap<Bytes, Bytes>;
 
-fn hash_mut<'a>(db: &'a mut Db, key: &[u8], now_ms: u64) -> Result<Option<&'a mut Hash>, Reply> {
+pub(crate) fn hash_mut<'a>(
+    db: &'a mut Db,
+    key: &[u8],
+    now_ms: u64,
+) -> Result<Option<&'a mut Hash>, Reply> {
     match db.get_mut(key, now_ms) {
         None => Ok(None),
         Some(entry) => match &mut entry.value {
@@ -150,4 +154,39 @@ pub fn hvals(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let values = hash_mut(ctx.db(), &args[1], now_ms)?
         .map(|hash| hash.values().cloned().collect::<Vec<_>>());
     Ok(Reply::bulks(values.unwrap_or_default()))
+}
+
+pub fn hstrlen(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let len = hash_mut(ctx.db(), &args[1], now_ms)?
+        .and_then(|hash| hash.get(&args[2]).map(Bytes::len))
+        .unwrap_or(0);
+    Ok(Reply::Integer(len as i64))
+}
+
+/// HRANDFIELD key [count [WITHVALUES]]: fields drawn from the node's seeded stream.
+pub fn hrandfield(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    use crate::model::cmd::zsets::{random_count, random_pick};
+    let count = random_count(args, "withvalues")?;
+    let now_ms = ctx.now_ms;
+    let protocol = ctx.client.protocol;
+    let Some(hash) = hash_mut(ctx.db(), &args[1], now_ms)? else {
+        return Ok(count.map_or(Reply::Nil, |_| Reply::Array(Vec::new())));
+    };
+    let all: Vec<(Bytes, Bytes)> = hash.iter().map(|(f, v)| (f.clone(), v.clone())).collect();
+    let Some((count, with_values)) = count else {
+        return Ok(Reply::Bulk(random_pick(ctx, &all, 1)[0].0.clone()));
+    };
+    let picked = random_pick(ctx, &all, count);
+    Ok(Reply::Array(match (with_values, protocol) {
+        (false, _) => picked.into_iter().map(|(f, _)| Reply::Bulk(f)).collect(),
+        (true, crate::model::reply::Protocol::Resp2) => picked
+            .into_iter()
+            .flat_map(|(f, v)| [Reply::Bulk(f), Reply::Bulk(v)])
+            .collect(),
+        (true, crate::model::reply::Protocol::Resp3) => picked
+            .into_iter()
+            .map(|(f, v)| Reply::Array(vec![Reply::Bulk(f), Reply::Bulk(v)]))
+            .collect(),
+    }))
 }

@@ -7,8 +7,8 @@ use crate::model::node::Ctx;
 use crate::model::reply::Reply;
 use crate::model::request::parse_strict_i64;
 use crate::model::value::Value;
-use rand::Rng;
 use bytes::Bytes;
+use rand::Rng;
 
 pub fn del(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let now_ms = ctx.now_ms;
@@ -171,7 +171,7 @@ pub fn scan(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
 
 /// A cursor read like Redis's `parseScanCursorOrReply`: `strtoul` must consume it all, so
 /// a sign is allowed (`-1` wraps around), the empty string is 0, blanks first are not.
-fn parse_cursor(arg: &[u8]) -> Option<u64> {
+pub(crate) fn parse_cursor(arg: &[u8]) -> Option<u64> {
     let (negative, digits) = match arg.split_first() {
         Some((b'-', rest)) => (true, rest),
         Some((b'+', rest)) => (false, rest),
@@ -189,7 +189,7 @@ fn parse_cursor(arg: &[u8]) -> Option<u64> {
     })
 }
 
-fn scan_reply(cursor: u64, keys: Vec<Bytes>) -> Reply {
+pub(crate) fn scan_reply(cursor: u64, keys: Vec<Bytes>) -> Reply {
     Reply::Array(vec![
         Reply::bulk(Bytes::from(cursor.to_string())),
         Reply::bulks(keys),
@@ -404,7 +404,9 @@ const SHARED_INTEGERS: i64 = 10_000;
 /// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT|HELP.
 pub fn object(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     if is(&args[1], "help") {
-        return Ok(Reply::Array(OBJECT_HELP.iter().map(|l| Reply::status(l)).collect()));
+        return Ok(Reply::Array(
+            OBJECT_HELP.iter().map(|l| Reply::status(l)).collect(),
+        ));
     }
     let now_ms = ctx.now_ms;
     let db = ctx.db();
@@ -414,7 +416,9 @@ pub fn object(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     };
     let sub = &args[1];
     if is(sub, "encoding") {
-        Ok(Reply::bulk(Bytes::from_static(encoding(&entry.value).as_bytes())))
+        Ok(Reply::bulk(Bytes::from_static(
+            encoding(&entry.value).as_bytes(),
+        )))
     } else if is(sub, "refcount") {
         let shared = matches!(&entry.value, Value::Str(data)
             if parse_strict_i64(data).is_some_and(|i| (0..SHARED_INTEGERS).contains(&i)));
@@ -460,11 +464,17 @@ fn encoding(value: &Value) -> &'static str {
         Value::Str(data) if data.len() <= 44 => "embstr",
         Value::Str(_) => "raw",
         Value::List(_) => "quicklist",
-        Value::Hash(hash) if hash.len() <= 512
-            && hash.iter().all(|(f, v)| f.len() <= 64 && v.len() <= 64) => "listpack",
+        Value::Hash(hash)
+            if hash.len() <= 512 && hash.iter().all(|(f, v)| f.len() <= 64 && v.len() <= 64) =>
+        {
+            "listpack"
+        }
         Value::Hash(_) => "hashtable",
-        Value::Set(set) if set.len() <= 512
-            && set.iter().all(|m| parse_strict_i64(m).is_some()) => "intset",
+        Value::Set(set)
+            if set.len() <= 512 && set.iter().all(|m| parse_strict_i64(m).is_some()) =>
+        {
+            "intset"
+        }
         Value::Set(_) => "hashtable",
         Value::ZSet(zset) if zset.len() <= 128 && zset.iter().all(|(m, _)| m.len() <= 64) => {
             "listpack"

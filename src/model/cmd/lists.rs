@@ -32,10 +32,18 @@ enum End {
 }
 
 fn push(ctx: &mut Ctx, args: &[Bytes], end: End) -> CmdResult {
+    push_generic(ctx, args, end, false)
+}
+
+/// LPUSH/RPUSH, and with `existing_only` LPUSHX/RPUSHX (0 for a missing key).
+fn push_generic(ctx: &mut Ctx, args: &[Bytes], end: End, existing_only: bool) -> CmdResult {
     let now_ms = ctx.now_ms;
     let db = ctx.db();
     let key = &args[1];
     if list_mut(db, key, now_ms)?.is_none() {
+        if existing_only {
+            return Ok(Reply::Integer(0));
+        }
         db.set(key.clone(), Value::List(VecDeque::new()), None);
     }
     let list = list_mut(db, key, now_ms)?.expect("just created");
@@ -56,6 +64,14 @@ pub fn lpush(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
 
 pub fn rpush(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     push(ctx, args, End::Right)
+}
+
+pub fn lpushx(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    push_generic(ctx, args, End::Left, true)
+}
+
+pub fn rpushx(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    push_generic(ctx, args, End::Right, true)
 }
 
 fn pop(ctx: &mut Ctx, args: &[Bytes], end: End, name: &str) -> CmdResult {
@@ -251,9 +267,18 @@ fn end(arg: &[u8]) -> Result<End, Reply> {
 
 pub fn lmove(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let (from, to) = (end(&args[3])?, end(&args[4])?);
+    move_item(ctx, &args[1..3], from, to)
+}
+
+pub fn rpoplpush(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    move_item(ctx, &args[1..3], End::Right, End::Left)
+}
+
+/// LMOVE's work: `keys` are the source and the destination.
+fn move_item(ctx: &mut Ctx, keys: &[Bytes], from: End, to: End) -> CmdResult {
     let now_ms = ctx.now_ms;
     let db = ctx.db();
-    let (source, destination) = (&args[1], &args[2]);
+    let (source, destination) = (&keys[0], &keys[1]);
     if list_mut(db, source, now_ms)?.is_none() {
         return Ok(Reply::Nil);
     }
@@ -276,4 +301,174 @@ pub fn lmove(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     }
     db.touch(destination);
     Ok(Reply::Bulk(item))
+}
+
+/// A positive-or-zero count with Redis's message (`getPositiveLongFromObjectOrReply`).
+fn non_negative(arg: &[u8], message: &str) -> Result<i64, Reply> {
+    match int(arg) {
+        Ok(value) if value >= 0 => Ok(value),
+        _ => Err(Reply::error(format!("ERR {message}"))),
+    }
+}
+
+/// LPOS key element [RANK rank] [COUNT count] [MAXLEN len].
+pub fn lpos(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let (mut rank, mut count, mut maxlen) = (1i64, None, 0i64);
+    let mut j = 3;
+    while j < args.len() {
+        let more = j + 1 < args.len();
+        if is(&args[j], "rank") && more {
+            j += 1;
+            rank = int(&args[j])?;
+            if rank == 0 {
+                return Err(Reply::error(
+                    "ERR RANK can't be zero: use 1 to start from the first match, 2 from the \
+                     second ... or use negative to start from the end of the list",
+                ));
+            }
+        } else if is(&args[j], "count") && more {
+            j += 1;
+            count = Some(non_negative(&args[j], "COUNT can't be negative")?);
+        } else if is(&args[j], "maxlen") && more {
+            j += 1;
+            maxlen = non_negative(&args[j], "MAXLEN can't be negative")?;
+        } else {
+            return Err(syntax_error());
+        }
+        j += 1;
+    }
+    let now_ms = ctx.now_ms;
+    let Some(list) = list_mut(ctx.db(), &args[1], now_ms)? else {
+        return Ok(count.map_or(Reply::Nil, |_| Reply::Array(Vec::new())));
+    };
+    let from_tail = rank < 0;
+    let rank = rank.unsigned_abs();
+    let len = list.len();
+    let scanned = if maxlen == 0 {
+        len
+    } else {
+        len.min(maxlen as usize)
+    };
+    let order: Box<dyn Iterator<Item = usize>> = if from_tail {
+        Box::new((0..len).rev().take(scanned))
+    } else {
+        Box::new((0..len).take(scanned))
+    };
+    let mut found = Vec::new();
+    let mut matches = 0u64;
+    for at in order {
+        if list[at] != args[2] {
+            continue;
+        }
+        matches += 1;
+        if matches < rank {
+            continue;
+        }
+        found.push(Reply::Integer(at as i64));
+        let enough = match count {
+            None => true,
+            Some(0) => false,
+            Some(n) => found.len() as i64 >= n,
+        };
+        if enough {
+            break;
+        }
+    }
+    Ok(match count {
+        Some(_) => Reply::Array(found),
+        None => found.into_iter().next().unwrap_or(Reply::Nil),
+    })
+}
+
+/// The keys, end and count of LMPOP-style arguments starting at `numkeys` (also ZMPOP's,
+/// whose ends are MIN/MAX).
+pub(crate) struct MultiPop {
+    pub keys: Vec<Bytes>,
+    /// LEFT or MIN.
+    pub first: bool,
+    pub count: usize,
+}
+
+/// Parse `numkeys key... where [COUNT n]` the way `lmpopGenericCommand` does.
+pub(crate) fn multi_pop_args(args: &[Bytes], ends: [&str; 2]) -> Result<MultiPop, Reply> {
+    let range_error = |message: &str| Reply::error(format!("ERR {message}"));
+    let numkeys = match int(&args[0]) {
+        Ok(n) if n >= 1 => n as usize,
+        _ => return Err(range_error("numkeys should be greater than 0")),
+    };
+    let where_at = numkeys.checked_add(1).filter(|&at| at < args.len());
+    let Some(where_at) = where_at else {
+        return Err(syntax_error());
+    };
+    let first = if is(&args[where_at], ends[0]) {
+        true
+    } else if is(&args[where_at], ends[1]) {
+        false
+    } else {
+        return Err(syntax_error());
+    };
+    let mut count = None;
+    let mut j = where_at + 1;
+    while j < args.len() {
+        if count.is_none() && is(&args[j], "count") && j + 1 < args.len() {
+            j += 1;
+            count = match int(&args[j]) {
+                Ok(n) if n >= 1 => Some(n as usize),
+                _ => return Err(range_error("count should be greater than 0")),
+            };
+        } else {
+            return Err(syntax_error());
+        }
+        j += 1;
+    }
+    Ok(MultiPop {
+        keys: args[1..where_at].to_vec(),
+        first,
+        count: count.unwrap_or(1),
+    })
+}
+
+/// LMPOP numkeys key... LEFT|RIGHT [COUNT n]: from the first non-empty list.
+pub fn lmpop(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let pop = multi_pop_args(&args[1..], ["left", "right"])?;
+    for key in &pop.keys {
+        if let Some(reply) = pop_range_with_key(ctx, key, pop.first, pop.count)? {
+            return Ok(reply);
+        }
+    }
+    Ok(Reply::NilArray)
+}
+
+/// Pop up to `count` items of the list at `key` as `[key, [items]]`, logged as
+/// `LPOP|RPOP key n`; `None` when there is no list.
+pub(crate) fn pop_range_with_key(
+    ctx: &mut Ctx,
+    key: &Bytes,
+    left: bool,
+    count: usize,
+) -> Result<Option<Reply>, Reply> {
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    let Some(list) = list_mut(db, key, now_ms)? else {
+        return Ok(None);
+    };
+    let taken: Vec<Bytes> = (0..count)
+        .map_while(|_| {
+            if left {
+                list.pop_front()
+            } else {
+                list.pop_back()
+            }
+        })
+        .collect();
+    db.touch(key);
+    db.remove_if_empty(key);
+    let name: &[u8] = if left { b"LPOP" } else { b"RPOP" };
+    let n = taken.len().to_string();
+    let logged = crate::model::node::command_line([name, &key[..], n.as_bytes()]);
+    ctx.propagate(vec![logged]);
+    Ok(Some(Reply::Array(vec![
+        Reply::Bulk(key.clone()),
+        Reply::bulks(taken),
+    ])))
 }

@@ -1,5 +1,6 @@
 //! Command handlers, one file per command family.
 
+pub mod collection_scan;
 pub mod config;
 pub mod connection;
 pub mod databases;
@@ -10,4 +11,5 @@ pub mod server;
 pub mod sets;
 pub mod strings;
 pub mod transactions;
+pub mod zset_algebra;
 pub mod zsets;

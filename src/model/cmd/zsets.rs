@@ -1,5 +1,7 @@
-//! Sorted set commands: ZADD (NX/XX/GT/LT/CH/INCR), ZREM, the ZRANGE family, ZCARD,
-//! ZSCORE, ZCOUNT, ZREMRANGEBYRANK, ZREMRANGEBYSCORE.
+//! Sorted set commands: ZADD (NX/XX/GT/LT/CH/INCR), ZINCRBY, ZREM, the ZRANGE family
+//! (by rank, score and lex) and ZRANGESTORE, ZCARD, ZSCORE, ZMSCORE, ZRANK, ZREVRANK,
+//! ZCOUNT, ZLEXCOUNT, the ZREMRANGEBY family, ZPOPMIN/ZPOPMAX, ZMPOP, ZRANDMEMBER (drawn
+//! from the node's seeded stream). The set algebra lives in `zset_algebra`.
 
 use crate::model::args::{
     float, index_range, int, is, strtod, syntax_error, wrong_type, CmdResult,
@@ -10,7 +12,11 @@ use crate::model::reply::{Protocol, Reply};
 use crate::model::value::{Value, ZSet};
 use bytes::Bytes;
 
-fn zset_mut<'a>(db: &'a mut Db, key: &[u8], now_ms: u64) -> Result<Option<&'a mut ZSet>, Reply> {
+pub(crate) fn zset_mut<'a>(
+    db: &'a mut Db,
+    key: &[u8],
+    now_ms: u64,
+) -> Result<Option<&'a mut ZSet>, Reply> {
     match db.get_mut(key, now_ms) {
         None => Ok(None),
         Some(entry) => match &mut entry.value {
@@ -210,6 +216,80 @@ fn strtod_bound(arg: &[u8]) -> Option<f64> {
 enum Selection {
     Rank { start: i64, stop: i64 },
     Score(ScoreRange),
+    Lex(LexRange),
+}
+
+/// A member interval of BYLEX: `[a`, `(a`, `-`, `+`.
+#[derive(Clone, Debug)]
+struct LexRange {
+    min: LexBound,
+    max: LexBound,
+}
+
+#[derive(Clone, Debug)]
+enum LexBound {
+    Lowest,
+    Highest,
+    Inclusive(Bytes),
+    Exclusive(Bytes),
+}
+
+impl LexBound {
+    fn parse(arg: &Bytes) -> Option<LexBound> {
+        match arg.first() {
+            Some(b'+') if arg.len() == 1 => Some(LexBound::Highest),
+            Some(b'-') if arg.len() == 1 => Some(LexBound::Lowest),
+            Some(b'(') => Some(LexBound::Exclusive(arg.slice(1..))),
+            Some(b'[') => Some(LexBound::Inclusive(arg.slice(1..))),
+            _ => None,
+        }
+    }
+}
+
+impl LexRange {
+    fn parse(min: &Bytes, max: &Bytes) -> Result<LexRange, Reply> {
+        let error = || Reply::error("ERR min or max not valid string range item");
+        Ok(LexRange {
+            min: LexBound::parse(min).ok_or_else(error)?,
+            max: LexBound::parse(max).ok_or_else(error)?,
+        })
+    }
+
+    fn above_min(&self, member: &[u8]) -> bool {
+        match &self.min {
+            LexBound::Lowest => true,
+            LexBound::Highest => false,
+            LexBound::Inclusive(m) => member >= &m[..],
+            LexBound::Exclusive(m) => member > &m[..],
+        }
+    }
+
+    fn below_max(&self, member: &[u8]) -> bool {
+        match &self.max {
+            LexBound::Lowest => false,
+            LexBound::Highest => true,
+            LexBound::Inclusive(m) => member <= &m[..],
+            LexBound::Exclusive(m) => member < &m[..],
+        }
+    }
+
+    /// Redis walks from the first member inside the range while members stay inside it
+    /// (members of equal score are in byte order; with mixed scores the walk is Redis's).
+    fn select<'a>(&self, ordered: Vec<(&'a Bytes, f64)>, reverse: bool) -> Vec<(&'a Bytes, f64)> {
+        if reverse {
+            ordered
+                .into_iter()
+                .skip_while(|(m, _)| !self.below_max(m))
+                .take_while(|(m, _)| self.above_min(m))
+                .collect()
+        } else {
+            ordered
+                .into_iter()
+                .skip_while(|(m, _)| !self.above_min(m))
+                .take_while(|(m, _)| self.below_max(m))
+                .collect()
+        }
+    }
 }
 
 struct RangeQuery {
@@ -236,6 +316,7 @@ fn select(zset: &ZSet, query: &RangeQuery) -> Vec<(Bytes, f64)> {
             .into_iter()
             .filter(|(_, score)| range.contains(*score))
             .collect(),
+        Selection::Lex(range) => range.select(ordered, query.reverse),
     };
     let picked = match query.limit {
         Some((offset, _)) if offset < 0 => Vec::new(),
@@ -259,7 +340,12 @@ fn select(zset: &ZSet, query: &RangeQuery) -> Vec<(Bytes, f64)> {
         .collect()
 }
 
-fn range_reply(members: Vec<(Bytes, f64)>, with_scores: bool, protocol: Protocol) -> Reply {
+/// Members with scores as Redis replies them: flat in RESP2, pairs in RESP3.
+pub(crate) fn range_reply(
+    members: Vec<(Bytes, f64)>,
+    with_scores: bool,
+    protocol: Protocol,
+) -> Reply {
     if !with_scores {
         return Reply::bulks(members.into_iter().map(|(member, _)| member));
     }
@@ -276,64 +362,83 @@ fn range_reply(members: Vec<(Bytes, f64)>, with_scores: bool, protocol: Protocol
     Reply::Array(items)
 }
 
-/// Which spelling of the range command is being parsed.
+/// What a range command fixes before its options are read (`zrangeGenericCommand`).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum RangeCommand {
-    /// ZRANGE: BYSCORE, REV, LIMIT and WITHSCORES are all options.
-    Unified,
-    /// ZRANGEBYSCORE / ZREVRANGEBYSCORE: scores, WITHSCORES and LIMIT.
-    ByScore { reverse: bool },
-    /// ZREVRANGE: ranks and WITHSCORES.
-    RevRank,
+enum Kind {
+    Rank,
+    Score,
+    Lex,
 }
 
+#[derive(Clone, Copy)]
+struct RangeCommand {
+    /// Index of the source key; `min` and `max` follow it.
+    key_at: usize,
+    /// ZRANGESTORE: no WITHSCORES.
+    store: bool,
+    kind: Option<Kind>,
+    reverse: Option<bool>,
+}
+
+const ZRANGE: RangeCommand = RangeCommand {
+    key_at: 1,
+    store: false,
+    kind: None,
+    reverse: None,
+};
+
 fn parse_range(args: &[Bytes], command: RangeCommand) -> Result<RangeQuery, Reply> {
-    let mut reverse = matches!(
-        command,
-        RangeCommand::ByScore { reverse: true } | RangeCommand::RevRank
-    );
-    let mut by_score = matches!(command, RangeCommand::ByScore { .. });
+    let (mut kind, mut reverse) = (command.kind, command.reverse);
     let (mut with_scores, mut limit) = (false, None);
-    let mut at = 4;
+    let mut at = command.key_at + 3;
     while let Some(arg) = args.get(at) {
         let args_left = args.len() - at - 1;
-        if is(arg, "withscores") {
+        if !command.store && is(arg, "withscores") {
             with_scores = true;
         } else if is(arg, "limit") && args_left >= 2 {
             limit = Some((int(&args[at + 1])?, int(&args[at + 2])?));
             at += 2;
-        } else if command == RangeCommand::Unified && is(arg, "rev") && !reverse {
-            reverse = true;
-        } else if command == RangeCommand::Unified && is(arg, "byscore") && !by_score {
-            by_score = true;
+        } else if reverse.is_none() && is(arg, "rev") {
+            reverse = Some(true);
+        } else if kind.is_none() && is(arg, "bylex") {
+            kind = Some(Kind::Lex);
+        } else if kind.is_none() && is(arg, "byscore") {
+            kind = Some(Kind::Score);
         } else {
             return Err(syntax_error());
         }
         at += 1;
     }
-    if limit.is_some_and(|(_, count)| count != -1) && !by_score {
+    let (kind, reverse) = (kind.unwrap_or(Kind::Rank), reverse.unwrap_or(false));
+    if limit.is_some_and(|(_, count)| count != -1) && kind == Kind::Rank {
         return Err(Reply::error(
             "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX",
         ));
     }
-    let (low, high) = if reverse && by_score {
-        (&args[3], &args[2])
+    if with_scores && kind == Kind::Lex {
+        return Err(Reply::error(
+            "ERR syntax error, WITHSCORES not supported in combination with BYLEX",
+        ));
+    }
+    let (low, high) = (&args[command.key_at + 1], &args[command.key_at + 2]);
+    let (low, high) = if reverse && kind != Kind::Rank {
+        (high, low)
     } else {
-        (&args[2], &args[3])
+        (low, high)
     };
-    let selection = if by_score {
-        Selection::Score(ScoreRange::parse(low, high)?)
-    } else {
-        Selection::Rank {
+    let selection = match kind {
+        Kind::Rank => Selection::Rank {
             start: int(low)?,
             stop: int(high)?,
-        }
+        },
+        Kind::Score => Selection::Score(ScoreRange::parse(low, high)?),
+        Kind::Lex => Selection::Lex(LexRange::parse(low, high)?),
     };
     Ok(RangeQuery {
         selection,
         reverse,
         with_scores,
-        limit: limit.filter(|_| by_score),
+        limit: limit.filter(|_| kind != Kind::Rank),
     })
 }
 
@@ -352,19 +457,68 @@ fn range_generic(ctx: &mut Ctx, args: &[Bytes], command: RangeCommand) -> CmdRes
 }
 
 pub fn zrange(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
-    range_generic(ctx, args, RangeCommand::Unified)
+    range_generic(ctx, args, ZRANGE)
+}
+
+fn preset(kind: Kind, reverse: bool) -> RangeCommand {
+    RangeCommand {
+        kind: Some(kind),
+        reverse: Some(reverse),
+        ..ZRANGE
+    }
 }
 
 pub fn zrangebyscore(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
-    range_generic(ctx, args, RangeCommand::ByScore { reverse: false })
+    range_generic(ctx, args, preset(Kind::Score, false))
 }
 
 pub fn zrevrangebyscore(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
-    range_generic(ctx, args, RangeCommand::ByScore { reverse: true })
+    range_generic(ctx, args, preset(Kind::Score, true))
 }
 
 pub fn zrevrange(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
-    range_generic(ctx, args, RangeCommand::RevRank)
+    range_generic(ctx, args, preset(Kind::Rank, true))
+}
+
+pub fn zrangebylex(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    range_generic(ctx, args, preset(Kind::Lex, false))
+}
+
+pub fn zrevrangebylex(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    range_generic(ctx, args, preset(Kind::Lex, true))
+}
+
+/// ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count].
+pub fn zrangestore(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let command = RangeCommand {
+        key_at: 2,
+        store: true,
+        ..ZRANGE
+    };
+    let query = parse_range(args, command)?;
+    let now_ms = ctx.now_ms;
+    let picked = match zset_mut(ctx.db(), &args[2], now_ms)? {
+        Some(zset) => select(zset, &query),
+        None => Vec::new(),
+    };
+    Ok(Reply::Integer(store_zset(ctx, &args[1], picked) as i64))
+}
+
+/// Replace `key` with a sorted set of `members` (no TTL), or delete it when there are
+/// none; returns the size stored.
+pub(crate) fn store_zset(ctx: &mut Ctx, key: &Bytes, members: Vec<(Bytes, f64)>) -> usize {
+    let db = ctx.db();
+    if members.is_empty() {
+        db.remove(key);
+        return 0;
+    }
+    let mut zset = ZSet::default();
+    for (member, score) in members {
+        zset.insert(member, score);
+    }
+    let len = zset.len();
+    db.set(key.clone(), Value::ZSet(zset), None);
+    len
 }
 
 pub fn zcount(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
@@ -375,6 +529,14 @@ pub fn zcount(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
             .filter(|(_, score)| range.contains(*score))
             .count()
     });
+    Ok(Reply::Integer(count as i64))
+}
+
+pub fn zlexcount(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let range = LexRange::parse(&args[2], &args[3])?;
+    let now_ms = ctx.now_ms;
+    let count = zset_mut(ctx.db(), &args[1], now_ms)?
+        .map_or(0, |zset| range.select(zset.iter().collect(), false).len());
     Ok(Reply::Integer(count as i64))
 }
 
@@ -419,4 +581,244 @@ pub fn zremrangebyscore(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         limit: None,
     };
     remove_selected(ctx, &args[1], query)
+}
+
+pub fn zremrangebylex(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let selection = Selection::Lex(LexRange::parse(&args[2], &args[3])?);
+    let query = RangeQuery {
+        selection,
+        reverse: false,
+        with_scores: false,
+        limit: None,
+    };
+    remove_selected(ctx, &args[1], query)
+}
+
+pub fn zincrby(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let as_zadd = [
+        args[0].clone(),
+        args[1].clone(),
+        Bytes::from_static(b"INCR"),
+        args[2].clone(),
+        args[3].clone(),
+    ];
+    zadd(ctx, &as_zadd)
+}
+
+fn rank(ctx: &mut Ctx, args: &[Bytes], reverse: bool) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let Some(zset) = zset_mut(ctx.db(), &args[1], now_ms)? else {
+        return Ok(Reply::Nil);
+    };
+    let Some(at) = zset.iter().position(|(member, _)| member == &args[2]) else {
+        return Ok(Reply::Nil);
+    };
+    let rank = if reverse { zset.len() - 1 - at } else { at };
+    Ok(Reply::Integer(rank as i64))
+}
+
+pub fn zrank(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    rank(ctx, args, false)
+}
+
+pub fn zrevrank(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    rank(ctx, args, true)
+}
+
+pub fn zmscore(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let now_ms = ctx.now_ms;
+    let zset = zset_mut(ctx.db(), &args[1], now_ms)?;
+    let scores = args[2..]
+        .iter()
+        .map(|m| {
+            let score = zset.as_ref().and_then(|z| z.score(m));
+            score.map_or(Reply::Nil, Reply::Double)
+        })
+        .collect();
+    Ok(Reply::Array(scores))
+}
+
+/// How a pop's members are replied (`genericZpopCommand`'s `emitkey` and
+/// `use_nested_array`).
+#[derive(Clone, Copy)]
+pub(crate) struct PopShape {
+    /// BZPOPMIN/BZPOPMAX, ZMPOP: the key comes first.
+    pub with_key: bool,
+    /// ZMPOP, and ZPOPMIN with a count in RESP3: `[member, score]` pairs.
+    pub nested: bool,
+}
+
+/// Pop up to `count` lowest (or highest) members of the first of `keys` that holds a
+/// sorted set, logged as `ZPOPMIN|ZPOPMAX key count`. `Ok(None)` when none does.
+pub(crate) fn pop_members(
+    ctx: &mut Ctx,
+    keys: &[Bytes],
+    min: bool,
+    count: usize,
+    shape: PopShape,
+) -> Result<Option<Reply>, Reply> {
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    let mut found = None;
+    for key in keys {
+        if zset_mut(db, key, now_ms)?.is_some() {
+            found = Some(key.clone());
+            break;
+        }
+    }
+    let Some(key) = found else {
+        return Ok(None);
+    };
+    if count == 0 {
+        return Ok(Some(Reply::Array(Vec::new())));
+    }
+    let zset = zset_mut(db, &key, now_ms)?.expect("found above");
+    let taken: Vec<(Bytes, f64)> = if min {
+        zset.iter()
+            .take(count)
+            .map(|(m, s)| (m.clone(), s))
+            .collect()
+    } else {
+        zset.iter()
+            .rev()
+            .take(count)
+            .map(|(m, s)| (m.clone(), s))
+            .collect()
+    };
+    for (member, _) in &taken {
+        zset.remove(member);
+    }
+    db.touch(&key);
+    db.remove_if_empty(&key);
+    let name: &[u8] = if min { b"ZPOPMIN" } else { b"ZPOPMAX" };
+    let n = taken.len().to_string();
+    let logged = crate::model::node::command_line([name, &key[..], n.as_bytes()]);
+    ctx.propagate(vec![logged]);
+    let members: Vec<Reply> = if shape.nested {
+        taken
+            .into_iter()
+            .map(|(m, s)| Reply::Array(vec![Reply::Bulk(m), Reply::Double(s)]))
+            .collect()
+    } else {
+        taken
+            .into_iter()
+            .flat_map(|(m, s)| [Reply::Bulk(m), Reply::Double(s)])
+            .collect()
+    };
+    Ok(Some(match (shape.with_key, shape.nested) {
+        (false, _) => Reply::Array(members),
+        (true, false) => {
+            let mut items = vec![Reply::Bulk(key)];
+            items.extend(members);
+            Reply::Array(items)
+        }
+        (true, true) => Reply::Array(vec![Reply::Bulk(key), Reply::Array(members)]),
+    }))
+}
+
+fn zpop(ctx: &mut Ctx, args: &[Bytes], min: bool) -> CmdResult {
+    if args.len() > 3 {
+        return Err(syntax_error());
+    }
+    let count = match args.get(2) {
+        Some(arg) => Some(match int(arg) {
+            Ok(n) if n >= 0 => n as usize,
+            _ => return Err(Reply::error("ERR value is out of range, must be positive")),
+        }),
+        None => None,
+    };
+    let shape = PopShape {
+        with_key: false,
+        nested: ctx.client.protocol == Protocol::Resp3 && count.is_some(),
+    };
+    let popped = pop_members(ctx, &args[1..2], min, count.unwrap_or(1), shape)?;
+    Ok(popped.unwrap_or(Reply::Array(Vec::new())))
+}
+
+pub fn zpopmin(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    zpop(ctx, args, true)
+}
+
+pub fn zpopmax(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    zpop(ctx, args, false)
+}
+
+/// ZMPOP numkeys key... MIN|MAX [COUNT n].
+pub fn zmpop(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let pop = crate::model::cmd::lists::multi_pop_args(&args[1..], ["min", "max"])?;
+    let shape = PopShape {
+        with_key: true,
+        nested: true,
+    };
+    let popped = pop_members(ctx, &pop.keys, pop.first, pop.count, shape)?;
+    Ok(popped.unwrap_or(Reply::NilArray))
+}
+
+/// A random-member count (`ZRANDMEMBER`, `HRANDFIELD`): parsed, then with the
+/// pairs flag, Redis's extra bound.
+pub(crate) fn random_count(args: &[Bytes], pairs_word: &str) -> Result<Option<(i64, bool)>, Reply> {
+    let Some(count) = args.get(2) else {
+        return Ok(None);
+    };
+    let count = match int(count)? {
+        i64::MIN => {
+            return Err(Reply::error(
+                "ERR value is out of range, value must between -9223372036854775807 and \
+                 9223372036854775807",
+            ))
+        }
+        n => n,
+    };
+    if args.len() > 4 || (args.len() == 4 && !is(&args[3], pairs_word)) {
+        return Err(syntax_error());
+    }
+    let pairs = args.len() == 4;
+    if pairs && !(-(i64::MAX / 2)..=i64::MAX / 2).contains(&count) {
+        return Err(Reply::error("ERR value is out of range"));
+    }
+    Ok(Some((count, pairs)))
+}
+
+/// Members for a random pick of `count` out of `all` (in order): the whole collection
+/// when `count` reaches its size (Redis's order then), distinct random ones below it,
+/// and with repetition for a negative count.
+pub(crate) fn random_pick<T: Clone>(ctx: &mut Ctx, all: &[T], count: i64) -> Vec<T> {
+    use rand::Rng;
+    let len = all.len();
+    if count < 0 {
+        let draws = count.unsigned_abs();
+        return (0..draws)
+            .map(|_| all[ctx.node.rng.random_range(0..len)].clone())
+            .collect();
+    }
+    let count = count as usize;
+    if count >= len {
+        return all.to_vec();
+    }
+    let mut positions: Vec<usize> = (0..len).collect();
+    for i in 0..count {
+        let j = ctx.node.rng.random_range(i..len);
+        positions.swap(i, j);
+    }
+    positions[..count]
+        .iter()
+        .map(|&at| all[at].clone())
+        .collect()
+}
+
+/// ZRANDMEMBER key [count [WITHSCORES]].
+pub fn zrandmember(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    let count = random_count(args, "withscores")?;
+    let now_ms = ctx.now_ms;
+    let protocol = ctx.client.protocol;
+    let Some(zset) = zset_mut(ctx.db(), &args[1], now_ms)? else {
+        return Ok(count.map_or(Reply::Nil, |_| Reply::Array(Vec::new())));
+    };
+    let all: Vec<(Bytes, f64)> = zset.iter().map(|(m, s)| (m.clone(), s)).collect();
+    let Some((count, with_scores)) = count else {
+        let picked = random_pick(ctx, &all, 1);
+        return Ok(Reply::Bulk(picked[0].0.clone()));
+    };
+    let picked = random_pick(ctx, &all, count);
+    Ok(range_reply(picked, with_scores, protocol))
 }
