@@ -4,8 +4,8 @@
 use crate::model::args::CmdResult;
 use crate::model::args::arity_error;
 use crate::model::cmd::{
-    config, connection, databases, hashes, keys, lists, server, sets, strings, transactions,
-    zsets,
+    config, connection, databases, hashes, keys, lists, scripting, server, sets, strings,
+    transactions, zsets,
 };
 use crate::model::reply::Reply;
 use crate::model::node::Ctx;
@@ -179,6 +179,12 @@ static COMMANDS: &[Command] = commands![
     "discard" 1 Flags::TX_CONTROL => transactions::discard,
     "watch" -2 Flags::TX_CONTROL => transactions::watch,
     "unwatch" 1 C => transactions::unwatch,
+    // scripting: EVAL logs the write commands it ran (its effects), never itself
+    "eval" -3 W => scripting::eval,
+    "evalsha" -3 W => scripting::evalsha,
+    "eval_ro" -3 R => scripting::eval_ro,
+    "evalsha_ro" -3 R => scripting::evalsha_ro,
+    "script" -2 C => scripting::script,
     // server
     "info" -1 C => server::info,
     "time" 1 C => server::time,
@@ -246,7 +252,10 @@ fn by_name() -> &'static FxHashMap<&'static [u8], &'static Command> {
         let mut index = FxHashMap::default();
         for command in COMMANDS {
             assert!(command.name.len() <= NAME_BYTES_MAX);
-            assert!(command.name.bytes().all(|b| b.is_ascii_lowercase()));
+            assert!(command
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'_'));
             let previous = index.insert(command.name.as_bytes(), command);
             assert!(previous.is_none(), "command names are unique");
         }

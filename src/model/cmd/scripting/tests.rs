@@ -1,0 +1,1 @@
+//! Unit tests of the scripting commands: what the differential test cannot show.
