@@ -80,7 +80,7 @@ redis.debug = function() end
 redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING = 0, 1, 2, 3
 redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL =
     0, 1, 2, 2, 3
-redis.REDIS_VERSION_NUM = 0x00070f00
+redis.REDIS_VERSION_NUM = 0x0007000f
 redis.REDIS_VERSION = '7.0.15'
 G.redis = redis
 
@@ -264,6 +264,8 @@ fn run_in_lua(
         let prelude = lua.load(PRELUDE).set_name(PRELUDE_NAME).into_function()?;
         let xpcall: Function = prelude.call((raw, keys, argv))?;
         let handler = error_handler(&lua, killed.clone())?;
+        lua.globals()
+            .raw_set("__redis__err__handler", handler.clone())?;
         lua.set_memory_limit(LUA_MEMORY_MAX)?;
         let ticks = AtomicU64::new(0);
         let hook_killed = killed.clone();
