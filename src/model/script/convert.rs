@@ -153,7 +153,7 @@ fn to_reply(value: &Value, resp3: bool, depth: usize) -> Reply {
         Value::Boolean(b) if resp3 => Reply::Bool(*b),
         Value::Boolean(true) => Reply::Integer(1),
         Value::Boolean(false) => Reply::Nil,
-        Value::Integer(i) => Reply::Integer(*i as i64),
+        Value::Integer(i) => Reply::Integer(*i),
         Value::Number(n) => Reply::Integer(truncate_to_i64(*n)),
         Value::Table(table) => table_to_reply(table, resp3, depth),
         _ => Reply::Nil,

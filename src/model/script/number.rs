@@ -48,7 +48,7 @@ fn strip_fraction_zeros(mut text: String) -> String {
 /// `return 1e30`).
 pub(crate) fn truncate_to_i64(value: f64) -> i64 {
     const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
-    if value.is_nan() || value >= LIMIT || value < -LIMIT {
+    if value.is_nan() || !(-LIMIT..LIMIT).contains(&value) {
         i64::MIN
     } else {
         value as i64
