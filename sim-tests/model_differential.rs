@@ -294,9 +294,7 @@ fn equivalent(norm: Norm, redis: &(Vec<u8>, V), model: &(Vec<u8>, V)) -> bool {
         (Norm::Sorted, r @ V::List(..), m @ V::List(..)) => {
             r.clone().sorted() == m.clone().sorted()
         }
-        (Norm::SortedPairs, r @ V::List(..), m @ V::List(..)) => {
-            sorted_pairs(r) == sorted_pairs(m)
-        }
+        (Norm::SortedPairs, r @ V::List(..), m @ V::List(..)) => sorted_pairs(r) == sorted_pairs(m),
         (Norm::Shape, V::Str(_), V::Str(_)) => redis.0[0] == model.0[0],
         (Norm::Shape, V::List(_, r), V::List(_, m)) => {
             r.len() == m.len() && r.iter().zip(m).all(|(r, m)| shape_eq(r, m))
@@ -1788,6 +1786,7 @@ EXEC
 DEBUG SET-ACTIVE-EXPIRE 1
 DEBUG BOGUS
 DEBUG SET-ACTIVE-EXPIRE
+"#;
 
 const SCRIPTING: &str = r#"
 # replies of every Lua type, in the caller's protocol
@@ -1908,6 +1907,14 @@ EVAL return\sredis.call('client','nosuch') 0
 EVAL return\sredis.call('client') 0
 EVAL return\sredis.call('auth','x') 0
 EVAL return\sredis.call('hello') 0
+EVAL return\sredis.call('config','get','maxmemory') 0
+EVAL return\sredis.call('config','help') 0
+EVAL return\sredis.call('config') 0
+EVAL return\sredis.call('debug','set-active-expire','1') 0
+EVAL return\sredis.call('object','encoding','str') 0
+EVAL return\sredis.call('object','nosuch','str') 0
+EVAL return\sredis.call('setex','sx',100,'v') 0
+EVAL return\sredis.call('getrange','str',0,0) 0
 EVAL return\sredis.sha1hex('') 0
 EVAL return\sredis.sha1hex('abc') 0
 EVAL return\sredis.sha1hex() 0

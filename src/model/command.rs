@@ -1,14 +1,14 @@
 //! The command table: every supported command with Redis 7.0's arity and the flags that
 //! decide how the node executes it.
 
-use crate::model::args::CmdResult;
 use crate::model::args::arity_error;
+use crate::model::args::CmdResult;
 use crate::model::cmd::{
     config, connection, databases, hashes, keys, lists, scripting, server, sets, strings,
     transactions, zsets,
 };
-use crate::model::reply::Reply;
 use crate::model::node::Ctx;
+use crate::model::reply::Reply;
 use bytes::Bytes;
 use rustc_hash::FxHashMap;
 
@@ -199,15 +199,34 @@ static SUBCOMMANDS: &[(&str, &[(&str, i32)])] = &[
     ("client", &[("getname", 2), ("id", 2), ("setname", 3)]),
     (
         "config",
-        &[("get", -3), ("help", 2), ("resetstat", 2), ("rewrite", 2), ("set", -4)],
+        &[
+            ("get", -3),
+            ("help", 2),
+            ("resetstat", 2),
+            ("rewrite", 2),
+            ("set", -4),
+        ],
     ),
     (
         "object",
-        &[("encoding", 3), ("freq", 3), ("help", 2), ("idletime", 3), ("refcount", 3)],
+        &[
+            ("encoding", 3),
+            ("freq", 3),
+            ("help", 2),
+            ("idletime", 3),
+            ("refcount", 3),
+        ],
     ),
     (
         "script",
-        &[("exists", -3), ("flush", -2), ("help", 2), ("kill", 2), ("load", 3)],
+        &[
+            ("debug", 3),
+            ("exists", -3),
+            ("flush", -2),
+            ("help", 2),
+            ("kill", 2),
+            ("load", 3),
+        ],
     ),
 ];
 
@@ -215,7 +234,10 @@ static SUBCOMMANDS: &[(&str, &[(&str, i32)])] = &[
 pub fn subcommand_rejection(command: &Command, args: &[Bytes]) -> Option<Reply> {
     let (_, subs) = SUBCOMMANDS.iter().find(|(name, _)| *name == command.name)?;
     let sub = args.get(1)?;
-    let Some((name, arity)) = subs.iter().find(|(name, _)| sub.eq_ignore_ascii_case(name.as_bytes())) else {
+    let Some((name, arity)) = subs
+        .iter()
+        .find(|(name, _)| sub.eq_ignore_ascii_case(name.as_bytes()))
+    else {
         let shown = String::from_utf8_lossy(&sub[..sub.len().min(128)]).into_owned();
         let container = command.name.to_ascii_uppercase();
         return Some(Reply::error(format!(
@@ -223,7 +245,11 @@ pub fn subcommand_rejection(command: &Command, args: &[Bytes]) -> Option<Reply> 
         )));
     };
     let count = args.len() as i32;
-    let fits = if *arity >= 0 { count == *arity } else { count >= -arity };
+    let fits = if *arity >= 0 {
+        count == *arity
+    } else {
+        count >= -arity
+    };
     (!fits).then(|| arity_error(&format!("{}|{name}", command.name)))
 }
 

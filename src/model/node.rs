@@ -5,6 +5,7 @@
 
 use crate::model::args::{arity_error, is};
 use crate::model::client::ClientState;
+use crate::model::cmd::config::InertParams;
 use crate::model::command::{self, Command, Flags};
 use crate::model::config::ModelConfig;
 use crate::model::keyspace::Db;
@@ -12,11 +13,10 @@ use crate::model::persistence::{Aof, AofEntry};
 use crate::model::reply::Reply;
 use crate::model::script::cache::ScriptState;
 use crate::model::script::StoppedScript;
+use crate::model::watch::Watches;
 use bytes::Bytes;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use crate::model::cmd::config::InertParams;
-use crate::model::watch::Watches;
 use std::collections::VecDeque;
 
 /// Open SCAN cursors remembered per node; older ones restart from the beginning.
@@ -355,8 +355,9 @@ impl Node {
     /// True if EXEC must abort: a watched key changed, or expired since WATCH.
     pub fn watch_broken(&self, client: &ClientState, now_ms: u64) -> bool {
         let dbs = &self.dbs;
-        self.watches
-            .broken(client.id, |db, key| dbs[db].is_logically_expired(key, now_ms))
+        self.watches.broken(client.id, |db, key| {
+            dbs[db].is_logically_expired(key, now_ms)
+        })
     }
 
     /// Remember where a SCAN stopped; returns the cursor to hand out.

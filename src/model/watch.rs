@@ -194,7 +194,10 @@ mod tests {
         w.touch(0, &touch("k", true));
         assert!(w.broken(1, |_, _| false));
         assert!(!w.broken(2, |_, _| false));
-        assert!(!w.broken(3, |_, _| false), "Redis 7.0.15's walk stops at client 2");
+        assert!(
+            !w.broken(3, |_, _| false),
+            "Redis 7.0.15's walk stops at client 2"
+        );
     }
 
     #[test]

@@ -20,11 +20,20 @@ use bytes::Bytes;
 #[derive(Clone, Copy)]
 enum Kind {
     /// A signed integer (`int`, `long long`).
-    Signed { min: i64, max: i64 },
+    Signed {
+        min: i64,
+        max: i64,
+    },
     /// An unsigned integer (`size_t`, `unsigned long long`).
-    Unsigned { min: u64, max: u64 },
+    Unsigned {
+        min: u64,
+        max: u64,
+    },
     /// A byte count, with Redis's units (`1kb`, `5m`, ...).
-    Memory { min: u64, max: u64 },
+    Memory {
+        min: u64,
+        max: u64,
+    },
     Bool,
     Enum(&'static [&'static str]),
     Text,
@@ -52,7 +61,12 @@ const fn param(name: &'static str, kind: Kind, default: &'static str) -> Param {
     }
 }
 
-const fn aliased(name: &'static str, alias: &'static str, kind: Kind, default: &'static str) -> Param {
+const fn aliased(
+    name: &'static str,
+    alias: &'static str,
+    kind: Kind,
+    default: &'static str,
+) -> Param {
     Param {
         name,
         alias: Some(alias),
@@ -73,16 +87,30 @@ const SIZE_MEMORY: Kind = Kind::Memory {
 
 static PARAMS: &[Param] = &[
     param("appendonly", Kind::Bool, "no"),
-    param("appendfsync", Kind::Enum(&["everysec", "always", "no"]), "everysec"),
+    param(
+        "appendfsync",
+        Kind::Enum(&["everysec", "always", "no"]),
+        "everysec",
+    ),
     aliased(
         "busy-reply-threshold",
         "lua-time-limit",
-        Kind::Signed { min: 0, max: LONG_MAX },
+        Kind::Signed {
+            min: 0,
+            max: LONG_MAX,
+        },
         "5000",
     ),
     Param {
         immutable: true,
-        ..param("databases", Kind::Signed { min: 1, max: INT_MAX }, "16")
+        ..param(
+            "databases",
+            Kind::Signed {
+                min: 1,
+                max: INT_MAX,
+            },
+            "16",
+        )
     },
     param(
         "client-query-buffer-limit",
@@ -92,10 +120,34 @@ static PARAMS: &[Param] = &[
         },
         "1073741824",
     ),
-    aliased("hash-max-listpack-entries", "hash-max-ziplist-entries", SIZE, "512"),
-    aliased("hash-max-listpack-value", "hash-max-ziplist-value", SIZE_MEMORY, "64"),
-    param("hz", Kind::Signed { min: 0, max: INT_MAX }, "10"),
-    param("list-compress-depth", Kind::Signed { min: 0, max: INT_MAX }, "0"),
+    aliased(
+        "hash-max-listpack-entries",
+        "hash-max-ziplist-entries",
+        SIZE,
+        "512",
+    ),
+    aliased(
+        "hash-max-listpack-value",
+        "hash-max-ziplist-value",
+        SIZE_MEMORY,
+        "64",
+    ),
+    param(
+        "hz",
+        Kind::Signed {
+            min: 0,
+            max: INT_MAX,
+        },
+        "10",
+    ),
+    param(
+        "list-compress-depth",
+        Kind::Signed {
+            min: 0,
+            max: INT_MAX,
+        },
+        "0",
+    ),
     aliased(
         "list-max-listpack-size",
         "list-max-ziplist-size",
@@ -137,9 +189,26 @@ static PARAMS: &[Param] = &[
     ),
     param("requirepass", Kind::Text, ""),
     param("set-max-intset-entries", SIZE, "512"),
-    param("timeout", Kind::Signed { min: 0, max: INT_MAX }, "0"),
-    aliased("zset-max-listpack-entries", "zset-max-ziplist-entries", SIZE, "128"),
-    aliased("zset-max-listpack-value", "zset-max-ziplist-value", SIZE_MEMORY, "64"),
+    param(
+        "timeout",
+        Kind::Signed {
+            min: 0,
+            max: INT_MAX,
+        },
+        "0",
+    ),
+    aliased(
+        "zset-max-listpack-entries",
+        "zset-max-ziplist-entries",
+        SIZE,
+        "128",
+    ),
+    aliased(
+        "zset-max-listpack-value",
+        "zset-max-ziplist-value",
+        SIZE_MEMORY,
+        "64",
+    ),
 ];
 
 /// `hz` as Redis clamps it (`updateHZ`).
@@ -149,7 +218,8 @@ const HZ_MAX: i64 = 500;
 fn lookup(name: &[u8]) -> Option<&'static Param> {
     PARAMS.iter().find(|p| {
         name.eq_ignore_ascii_case(p.name.as_bytes())
-            || p.alias.is_some_and(|a| name.eq_ignore_ascii_case(a.as_bytes()))
+            || p.alias
+                .is_some_and(|a| name.eq_ignore_ascii_case(a.as_bytes()))
     })
 }
 
@@ -231,7 +301,9 @@ fn get(ctx: &mut Ctx, patterns: &[Bytes]) -> CmdResult {
         for p in PARAMS {
             let names = std::iter::once(p.name).chain(p.alias);
             for name in names {
-                let taken = matched.iter().any(|(n, _)| n.eq_ignore_ascii_case(name.as_bytes()));
+                let taken = matched
+                    .iter()
+                    .any(|(n, _)| n.eq_ignore_ascii_case(name.as_bytes()));
                 if !taken && glob::matches(&pattern.to_ascii_lowercase(), name.as_bytes()) {
                     matched.push((Bytes::from_static(name.as_bytes()), p));
                 }
@@ -241,7 +313,12 @@ fn get(ctx: &mut Ctx, patterns: &[Bytes]) -> CmdResult {
     matched.sort_by(|a, b| a.0.cmp(&b.0));
     let pairs = matched
         .into_iter()
-        .map(|(name, p)| (Reply::Bulk(name), Reply::Bulk(Bytes::from(current(ctx.node, p)))))
+        .map(|(name, p)| {
+            (
+                Reply::Bulk(name),
+                Reply::Bulk(Bytes::from(current(ctx.node, p))),
+            )
+        })
         .collect();
     Ok(Reply::Map(pairs))
 }
@@ -300,19 +377,22 @@ fn parse(param: &Param, value: &[u8]) -> Result<String, String> {
             .find(|n| is(value, n))
             .map(|n| n.to_string())
             .ok_or_else(|| {
-                format!("argument(s) must be one of the following: {}", names.join(", "))
+                format!(
+                    "argument(s) must be one of the following: {}",
+                    names.join(", ")
+                )
             }),
         Kind::Signed { min, max } => {
-            let v = parse_strict_i64(value)
-                .ok_or("argument couldn't be parsed into an integer")?;
+            let v = parse_strict_i64(value).ok_or("argument couldn't be parsed into an integer")?;
             if !(min..=max).contains(&v) {
-                return Err(format!("argument must be between {min} and {max} inclusive"));
+                return Err(format!(
+                    "argument must be between {min} and {max} inclusive"
+                ));
             }
             Ok(v.to_string())
         }
         Kind::Unsigned { min, max } => {
-            let v = parse_strict_i64(value)
-                .ok_or("argument couldn't be parsed into an integer")?;
+            let v = parse_strict_i64(value).ok_or("argument couldn't be parsed into an integer")?;
             unsigned_in(v as u64, min, max)
         }
         Kind::Memory { min, max } => {
@@ -324,14 +404,19 @@ fn parse(param: &Param, value: &[u8]) -> Result<String, String> {
 
 fn unsigned_in(v: u64, min: u64, max: u64) -> Result<String, String> {
     if !(min..=max).contains(&v) {
-        return Err(format!("argument must be between {min} and {max} inclusive"));
+        return Err(format!(
+            "argument must be between {min} and {max} inclusive"
+        ));
     }
     Ok(v.to_string())
 }
 
 /// Redis's `memtoull`: digits and an optional unit (b, k, kb, m, mb, g, gb; any case).
 fn memory_bytes(value: &[u8]) -> Option<u64> {
-    let digits_end = value.iter().position(|b| !b.is_ascii_digit()).unwrap_or(value.len());
+    let digits_end = value
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(value.len());
     let (digits, unit) = value.split_at(digits_end);
     let unit = String::from_utf8_lossy(unit).to_ascii_lowercase();
     let scale: u64 = match unit.as_str() {

@@ -7,8 +7,8 @@ use crate::model::node::Ctx;
 use crate::model::reply::Reply;
 use crate::model::request::parse_strict_i64;
 use crate::model::value::Value;
-use rand::Rng;
 use bytes::Bytes;
+use rand::Rng;
 
 pub fn del(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let now_ms = ctx.now_ms;
@@ -404,7 +404,9 @@ const SHARED_INTEGERS: i64 = 10_000;
 /// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT|HELP.
 pub fn object(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     if is(&args[1], "help") {
-        return Ok(Reply::Array(OBJECT_HELP.iter().map(|l| Reply::status(l)).collect()));
+        return Ok(Reply::Array(
+            OBJECT_HELP.iter().map(|l| Reply::status(l)).collect(),
+        ));
     }
     let now_ms = ctx.now_ms;
     let db = ctx.db();
@@ -414,7 +416,9 @@ pub fn object(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     };
     let sub = &args[1];
     if is(sub, "encoding") {
-        Ok(Reply::bulk(Bytes::from_static(encoding(&entry.value).as_bytes())))
+        Ok(Reply::bulk(Bytes::from_static(
+            encoding(&entry.value).as_bytes(),
+        )))
     } else if is(sub, "refcount") {
         let shared = matches!(&entry.value, Value::Str(data)
             if parse_strict_i64(data).is_some_and(|i| (0..SHARED_INTEGERS).contains(&i)));
@@ -460,11 +464,17 @@ fn encoding(value: &Value) -> &'static str {
         Value::Str(data) if data.len() <= 44 => "embstr",
         Value::Str(_) => "raw",
         Value::List(_) => "quicklist",
-        Value::Hash(hash) if hash.len() <= 512
-            && hash.iter().all(|(f, v)| f.len() <= 64 && v.len() <= 64) => "listpack",
+        Value::Hash(hash)
+            if hash.len() <= 512 && hash.iter().all(|(f, v)| f.len() <= 64 && v.len() <= 64) =>
+        {
+            "listpack"
+        }
         Value::Hash(_) => "hashtable",
-        Value::Set(set) if set.len() <= 512
-            && set.iter().all(|m| parse_strict_i64(m).is_some()) => "intset",
+        Value::Set(set)
+            if set.len() <= 512 && set.iter().all(|m| parse_strict_i64(m).is_some()) =>
+        {
+            "intset"
+        }
         Value::Set(_) => "hashtable",
         Value::ZSet(zset) if zset.len() <= 128 && zset.iter().all(|(m, _)| m.len() <= 64) => {
             "listpack"

@@ -56,7 +56,11 @@ fn atoi(arg: &[u8]) -> i64 {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
-    let digits: String = digits.chars().take_while(char::is_ascii_digit).take(18).collect();
+    let digits: String = digits
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .take(18)
+        .collect();
     let value = digits.parse::<i64>().unwrap_or(0);
     if negative {
         -value

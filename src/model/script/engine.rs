@@ -558,9 +558,11 @@ const NOSCRIPT: &[&str] = &[
     "evalsha",
     "eval_ro",
     "evalsha_ro",
+    "debug",
 ];
 
-/// Redis 7.0's CLIENT and SCRIPT subcommands: name, arity, whether `CMD_NOSCRIPT`.
+/// Redis 7.0's subcommands of the model's containers: name, arity, whether
+/// `CMD_NOSCRIPT` (the model may implement fewer; the others answer its error).
 const CLIENT_SUBCOMMANDS: &[(&str, i32, bool)] = &[
     ("caching", 3, true),
     ("getname", 2, true),
@@ -578,6 +580,20 @@ const CLIENT_SUBCOMMANDS: &[(&str, i32, bool)] = &[
     ("trackinginfo", 2, true),
     ("unblock", -3, false),
     ("unpause", 2, false),
+];
+const CONFIG_SUBCOMMANDS: &[(&str, i32, bool)] = &[
+    ("get", -3, true),
+    ("help", 2, false),
+    ("resetstat", 2, true),
+    ("rewrite", 2, true),
+    ("set", -4, true),
+];
+const OBJECT_SUBCOMMANDS: &[(&str, i32, bool)] = &[
+    ("encoding", 3, false),
+    ("freq", 3, false),
+    ("help", 2, false),
+    ("idletime", 3, false),
+    ("refcount", 3, false),
 ];
 const SCRIPT_SUBCOMMANDS: &[(&str, i32, bool)] = &[
     ("debug", 3, true),
@@ -610,6 +626,8 @@ fn script_lookup(args: &[Bytes]) -> Result<&'static Command, Refusal> {
     let subcommands = match command.name {
         "client" => CLIENT_SUBCOMMANDS,
         "script" => SCRIPT_SUBCOMMANDS,
+        "config" => CONFIG_SUBCOMMANDS,
+        "object" => OBJECT_SUBCOMMANDS,
         _ => {
             if !command.arity_ok(args.len()) {
                 return Err(Refusal::Arity);
