@@ -1788,6 +1788,262 @@ DEBUG BOGUS
 DEBUG SET-ACTIVE-EXPIRE
 "#;
 
+const SCRIPTING: &str = r#"
+# replies of every Lua type, in the caller's protocol
+EVAL return\s1 0
+EVAL return\s'str' 0
+EVAL return\s3.99 0
+EVAL return\s-3.99 0
+EVAL return\s1e30 0
+EVAL return\s0/0 0
+EVAL return\strue 0
+EVAL return\sfalse 0
+EVAL return\snil 0
+EVAL return 0
+EVAL return\s{1,'two',{3,{4}},true,false} 0
+EVAL return\s{1,2,nil,4} 0
+EVAL return\s{} 0
+EVAL return\s{ok='fine\r\nline'} 0
+EVAL return\s{err='BAD\sthing'} 0
+EVAL return\s{err=1} 0
+EVAL return\s{1,{err='NESTED\serror'},{ok='st'}} 0
+EVAL return\s{double=1.5} 0
+EVAL return\s{double=3} 0
+EVAL return\s{map={a=1,b={1,2}}} 0
+EVAL return\s{set={a=true}} 0
+EVAL return\s{verbatim_string={format='txt',string='hi'}} 0
+EVAL return\sredis.status_reply('OK') 0
+EVAL return\sredis.error_reply('MY\scode') 0
+EVAL return\sredis.error_reply('MYERR') 0
+EVAL return\sredis.error_reply('-X\sy') 0
+EVAL return\sredis.error_reply('') 0
+EVAL return\sredis.error_reply(1) 0
+EVAL return\sredis.status_reply(1) 0
+EVAL redis.setresp(3)\sreturn\strue 0
+EVAL redis.setresp(3)\sreturn\sfalse 0
+EVAL redis.setresp(2)\sreturn\strue 0
+EVAL redis.setresp(4) 0
+EVAL redis.setresp() 0
+# KEYS and ARGV
+EVAL return\s{KEYS[1],KEYS[2],ARGV[1],ARGV[2],#KEYS,#ARGV} 2 k1 k2 a1 a2
+EVAL return\s#ARGV 0 "" x
+EVAL return\sARGV[1] 0 \x00\xff
+EVAL return\s1 -1
+EVAL return\s1 3 a b
+EVAL return\s1 x
+EVAL return\s1 99999999999999999999
+EVAL return\s1
+EVAL
+# redis.call replies to Lua, RESP2 rules
+SET str v
+RPUSH list a b c
+HSET h f1 v1 f2 v2
+SADD set m
+ZADD z 1.5 m 2 n
+EVAL return\sredis.call('get',KEYS[1]) 1 str
+EVAL return\sredis.call('get','nokey') 0
+EVAL return\stype(redis.call('get','nokey')) 0
+EVAL return\sredis.call('set','k2','v2') 0
+EVAL return\sredis.call('set','k2','v2')['ok'] 0
+EVAL return\sredis.call('incr','n') 0
+EVAL return\stype(redis.call('incr','n')) 0
+EVAL return\sredis.call('lrange','list',0,-1) 0
+EVAL return\sredis.call('lrange','list',0,-1.5) 0
+EVAL return\sredis.call('lrange','list',0,'-1') 0
+EVAL return\sredis.call('hgetall','h') 0
+EVAL return\sredis.call('zscore','z','m') 0
+EVAL return\stype(redis.call('zscore','z','m')) 0
+EVAL return\sredis.call('zrange','z',0,-1,'withscores') 0
+EVAL return\sredis.call('smembers','set') 0
+EVAL return\sredis.call('ping') 0
+EVAL return\sredis.call('exists','str','nokey') 0
+EVAL return\sredis.call('set','f',0.1) 0
+EVAL return\sredis.call('get','f') 0
+EVAL return\sredis.call('set','f',1e100) 0
+EVAL return\sredis.call('get','f') 0
+# RESP3 inside the script
+EVAL redis.setresp(3)\sreturn\sredis.call('hgetall','h') 0
+EVAL redis.setresp(3)\sreturn\sredis.call('hgetall','h').map.f1 0
+EVAL redis.setresp(3)\sreturn\sredis.call('smembers','set') 0
+EVAL redis.setresp(3)\sreturn\sredis.call('zscore','z','m') 0
+EVAL redis.setresp(3)\sreturn\sredis.call('zscore','z','m').double 0
+EVAL redis.setresp(3)\sreturn\stype(redis.call('get','nokey')) 0
+EVAL redis.setresp(3)\sreturn\s{1,redis.call('get','nokey'),3} 0
+EVAL redis.setresp(3)\sreturn\sredis.call('zrange','z',0,-1,'withscores') 0
+EVAL redis.setresp(3)\sreturn\sredis.call('ping') 0
+# errors
+EVAL return\sfoo( 0
+EVAL return\s+ 0
+EVAL error('boom') 0
+EVAL error('multi\nline') 0
+EVAL error({err='X\sboom'}) 0
+EVAL local\st=nil\nreturn\st.x 0
+EVAL \n\nerror('third\sline') 0
+EVAL local\sfunction\sf()\serror('in\sf')\send\nf() 0
+EVAL return\sredis.call('nosuch') 0
+EVAL return\sredis.call('get') 0
+EVAL return\sredis.call() 0
+EVAL return\sredis.call({}) 0
+EVAL return\sredis.call('get',{}) 0
+EVAL return\sredis.call('lpush','str','x') 1 str
+EVAL redis.call('lpush','str','x') 1 str
+EVAL return\sredis.pcall('lpush','str','x') 1 str
+EVAL return\sredis.pcall('get') 0
+EVAL return\sredis.pcall('nosuch') 0
+EVAL return\stype(redis.pcall('lpush','str','x')) 0
+EVAL return\sredis.pcall('lpush','str','x')['err'] 0
+EVAL return\spcall(redis.call,'lpush','str','x') 0
+EVAL local\sok,e=pcall(redis.call,'lpush','str','x')\sreturn\se 0
+EVAL local\sok,e=pcall(error,'plain')\sreturn\se 0
+EVAL local\sok,e=pcall(error,{err='T\sx'})\sreturn\se 0
+EVAL return\sredis.call('multi') 0
+EVAL return\sredis.call('exec') 0
+EVAL return\sredis.call('watch','k') 0
+EVAL return\sredis.call('eval','return\s1','0') 0
+EVAL return\sredis.call('script','load','return\s1') 0
+EVAL return\sredis.call('script','nosuch') 0
+EVAL return\sredis.call('client','id') 0
+EVAL return\sredis.call('client','nosuch') 0
+EVAL return\sredis.call('client') 0
+EVAL return\sredis.call('auth','x') 0
+EVAL return\sredis.call('hello') 0
+EVAL return\sredis.call('config','get','maxmemory') 0
+EVAL return\sredis.call('config','help') 0
+EVAL return\sredis.call('config') 0
+EVAL return\sredis.call('debug','set-active-expire','1') 0
+EVAL return\sredis.call('object','encoding','str') 0
+EVAL return\sredis.call('object','nosuch','str') 0
+EVAL return\sredis.call('setex','sx',100,'v') 0
+EVAL return\sredis.call('getrange','str',0,0) 0
+EVAL return\sredis.sha1hex('') 0
+EVAL return\sredis.sha1hex('abc') 0
+EVAL return\sredis.sha1hex() 0
+EVAL return\sredis.log(redis.LOG_WARNING,'logged') 0
+EVAL return\sredis.log(1) 0
+EVAL return\sredis.log('x','y') 0
+EVAL return\sredis.log(9,'y') 0
+EVAL return\s{redis.REDIS_VERSION,redis.REDIS_VERSION_NUM} 0
+EVAL return\sredis.replicate_commands() 0
+EVAL redis.set_repl(redis.REPL_ALL)\sreturn\s1 0
+EVAL redis.set_repl(99) 0
+# global protection and the globals that exist
+EVAL x=1 0
+EVAL return\sy 0
+EVAL return\sprint 0
+EVAL return\sos 0
+EVAL string.foo=1 0
+EVAL redis.foo=1 0
+EVAL return\sstring.foo 0
+EVAL local\st={}\nfor\sk\sin\spairs(_G)\sdo\st[#t+1]=k\send\ntable.sort(t)\nreturn\st 0
+EVAL return\s{type(loadstring),type(coroutine),type(gcinfo),type(load),type(unpack),type(bit),_VERSION} 0
+EVAL return\stostring(1.5)..tostring(nil)..tostring(1e100) 0
+EVAL return\sstring.format('%d-%s',5,'x') 0
+EVAL local\sco=coroutine.create(function(a)\scoroutine.yield(a+1)\send)\nlocal\sok,v=coroutine.resume(co,1)\nreturn\sv 0
+# math.random: one sequence from process start, the same in every server
+EVAL return\smath.random(100) 0
+EVAL return\s{math.random(100),math.random(5,10),math.random(1000000)} 0
+EVAL return\stostring(math.random()) 0
+EVAL math.randomseed(7)\sreturn\s{math.random(100),math.random(100)} 0
+EVAL return\smath.random(100) 0
+EVAL return\smath.random(0) 0
+EVAL return\smath.random(3,1) 0
+EVAL return\smath.random(1,2,3) 0
+EVAL return\smath.random('x') 0
+# cjson
+EVAL return\scjson.encode({1,2,3,{a=1.5,b='x/y'},{}}) 0
+EVAL return\scjson.encode({[1]=1,[5]=2}) 0
+EVAL return\scjson.encode({[1]=1,[20]=2}) 0
+EVAL return\scjson.encode({1/3,1e20,-0,0.1,12345678901234567}) 0
+EVAL return\scjson.encode(1/0) 0
+EVAL return\scjson.encode('q"b\\n\1\127\200') 0
+EVAL return\scjson.encode({[1.5]=1}) 0
+EVAL return\scjson.encode({[true]=1}) 0
+EVAL return\scjson.encode(redis.call) 0
+EVAL return\scjson.encode(cjson.null) 0
+EVAL return\scjson.encode() 0
+EVAL return\scjson.encode({x=1,y=2,z=3,w=4,foo='bar',[10]=1}) 0
+EVAL return\scjson.decode('[1,2,{"a":null}]')[3].a==cjson.null 0
+EVAL return\stype(cjson.decode('1.5')) 0
+EVAL return\scjson.decode('[1,"a",true]') 0
+EVAL return\scjson.decode('{"a":{"b":[1,2]}}').a.b[2] 0
+EVAL return\scjson.encode(cjson.decode('{"b":1,"a":[1,2,3],"c":"\\u00e9","d":{"x":true,"y":false,"zz":null}}')) 0
+EVAL return\scjson.encode(cjson.decode(ARGV[1])) 0 {"name":"n","tags":["a","b"],"score":0.25,"nested":{"k":[]}}
+# bit
+EVAL return\s{bit.band(0xff,0x0f),bit.bor(1,2,4),bit.bxor(5,3),bit.bnot(0),bit.lshift(1,40),bit.rshift(-1,28),bit.arshift(-16,2)} 0
+EVAL return\sbit.tohex(255)..bit.tohex(-1,-4)..bit.tohex(0x1234,2) 0
+EVAL return\sbit.band() 0
+# the script cache
+SCRIPT LOAD return\s1
+SCRIPT LOAD return\s(
+SCRIPT EXISTS e0e1f9fabfc9d4800c877a703b823ac0578ff8db E0E1F9FABFC9D4800C877A703B823AC0578FF8DB ffff
+EVALSHA e0e1f9fabfc9d4800c877a703b823ac0578ff8db 0
+EVALSHA E0E1F9FABFC9D4800C877A703B823AC0578FF8DB 0
+EVALSHA e0e1f9fabfc9d4800c877a703b823ac0578ff8db -1
+EVALSHA abc 0
+EVALSHA ffffffffffffffffffffffffffffffffffffffff 0
+EVALSHA_RO e0e1f9fabfc9d4800c877a703b823ac0578ff8db 0
+EVAL return\s2 0
+SCRIPT EXISTS 7f923f79fe76194c868d7e1d0820de36700eb649
+SCRIPT FLUSH
+SCRIPT EXISTS e0e1f9fabfc9d4800c877a703b823ac0578ff8db 7f923f79fe76194c868d7e1d0820de36700eb649
+EVALSHA e0e1f9fabfc9d4800c877a703b823ac0578ff8db 0
+SCRIPT FLUSH SYNC
+SCRIPT FLUSH async
+SCRIPT FLUSH x
+SCRIPT FLUSH SYNC x
+SCRIPT KILL
+SCRIPT KILL x
+SCRIPT HELP
+SCRIPT EXISTS
+SCRIPT LOAD
+SCRIPT LOAD a b
+SCRIPT NOSUCH
+SCRIPT
+SCRIPT DEBUG NO
+SCRIPT DEBUG x
+# read-only scripts and shebangs
+EVAL_RO return\sredis.call('get','str') 0
+EVAL_RO return\sredis.call('set','str','w') 0
+EVAL_RO return\sredis.pcall('set','str','w') 0
+EVAL #!lua\nreturn\sredis.call('get','str') 0
+EVAL #!lua\sflags=no-writes\nreturn\sredis.call('set','a','1') 0
+EVAL_RO #!lua\nreturn\s1 0
+EVAL_RO #!lua\sflags=no-writes\nreturn\s1 0
+EVAL #!lua\sflags=no-writes,allow-stale\n\nerror('x') 0
+EVAL #!python\nreturn\s1 0
+EVAL #!lua\sflags=bad\nreturn\s1 0
+EVAL #!lua\sx=1\nreturn\s1 0
+EVAL #!lua 0
+# a script that writes, then reads by others
+EVAL redis.call('set',KEYS[1],ARGV[1])\nredis.call('rpush',KEYS[2],ARGV[1],ARGV[2])\nreturn\sredis.call('lrange',KEYS[2],0,-1) 2 wk wl v1 v2
+GET wk
+LRANGE wl 0 -1
+@2 EVAL return\sredis.call('incrby',KEYS[1],ARGV[1]) 1 counter 5
+GET counter
+EVAL redis.call('select',1)\sredis.call('set','in1','x')\sreturn\sredis.call('get','in1') 0
+GET in1
+SELECT 1
+GET in1
+SELECT 0
+EVAL redis.call('set','partial','1')\nerror('after\swrite') 0
+GET partial
+# EVAL inside MULTI, and WATCH broken by a script
+MULTI
+EVAL return\sredis.call('incr','tx') 0
+EVAL return\s{1,2} 0
+EVAL return\sfoo( 0
+EXEC
+GET tx
+WATCH watched
+@2 EVAL redis.call('set','watched','by\sscript') 0
+MULTI
+GET watched
+EXEC
+MULTI
+EVAL return\s1
+EXEC
+"#;
+
 const QUIT: &str = r#"
 SET a 1
 MULTI
@@ -1843,6 +2099,11 @@ fn config_get_and_set() {
 #[test]
 fn watch_of_stale_keys_with_active_expiry_off() {
     run_both_protocols(&[STALE_WATCH]);
+}
+
+#[test]
+fn scripting_commands() {
+    run_both_protocols(&[SCRIPTING]);
 }
 
 #[test]
@@ -2201,6 +2462,7 @@ fn every_supported_command_has_cases() {
         CONFIG,
         STALE_WATCH,
         QUIT,
+        SCRIPTING,
     ];
     let covered: std::collections::BTreeSet<String> = scripts
         .iter()

@@ -4,8 +4,8 @@
 use crate::model::args::arity_error;
 use crate::model::args::CmdResult;
 use crate::model::cmd::{
-    collection_scan, config, connection, databases, hashes, keys, lists, server, sets, strings,
-    transactions, zset_algebra, zsets,
+    collection_scan, config, connection, databases, hashes, keys, lists, scripting, server, sets,
+    strings, transactions, zset_algebra, zsets,
 };
 use crate::model::node::Ctx;
 use crate::model::reply::Reply;
@@ -220,6 +220,12 @@ static COMMANDS: &[Command] = commands![
     "discard" 1 Flags::TX_CONTROL => transactions::discard,
     "watch" -2 Flags::TX_CONTROL => transactions::watch,
     "unwatch" 1 C => transactions::unwatch,
+    // scripting: EVAL logs the write commands it ran (its effects), never itself
+    "eval" -3 W => scripting::eval,
+    "evalsha" -3 W => scripting::evalsha,
+    "eval_ro" -3 R => scripting::eval_ro,
+    "evalsha_ro" -3 R => scripting::evalsha_ro,
+    "script" -2 C => scripting::script,
     // server
     "info" -1 C => server::info,
     "time" 1 C => server::time,
@@ -255,6 +261,7 @@ static SUBCOMMANDS: &[(&str, &[(&str, i32)])] = &[
     (
         "script",
         &[
+            ("debug", 3),
             ("exists", -3),
             ("flush", -2),
             ("help", 2),
@@ -312,7 +319,10 @@ fn by_name() -> &'static FxHashMap<&'static [u8], &'static Command> {
         let mut index = FxHashMap::default();
         for command in COMMANDS {
             assert!(command.name.len() <= NAME_BYTES_MAX);
-            assert!(command.name.bytes().all(|b| b.is_ascii_lowercase()));
+            assert!(command
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'_'));
             let previous = index.insert(command.name.as_bytes(), command);
             assert!(previous.is_none(), "command names are unique");
         }

@@ -7,7 +7,8 @@
 //! Layout: [`request`] cuts requests out of the input (Redis's limits in front of
 //! `redis-protocol`'s framing), [`command`] is the table, `node` executes (auth, MULTI
 //! queueing, WATCH, the append-only log), `cmd` holds one file per command family,
-//! `keyspace` and `value` the data, `persistence` what survives a restart, and `reply`
+//! `keyspace` and `value` the data, `script` the Lua
+//! engine behind EVAL, `persistence` what survives a restart, and `reply`
 //! the RESP2/RESP3 encoding. Only the entry points are public: [`Model`], [`Node`],
 //! [`ModelConfig`], [`Reply`], and the request cutter and client state the fuzzers and
 //! differential tests drive directly.
@@ -24,6 +25,7 @@ pub(crate) mod node;
 pub(crate) mod persistence;
 pub(crate) mod reply;
 pub mod request;
+pub(crate) mod script;
 pub(crate) mod server;
 pub(crate) mod value;
 pub(crate) mod watch;

@@ -11,6 +11,8 @@ use crate::model::config::ModelConfig;
 use crate::model::keyspace::Db;
 use crate::model::persistence::{Aof, AofEntry};
 use crate::model::reply::Reply;
+use crate::model::script::cache::ScriptState;
+use crate::model::script::StoppedScript;
 use crate::model::watch::Watches;
 use bytes::Bytes;
 use rand::SeedableRng;
@@ -43,6 +45,9 @@ pub struct Node {
     pub(crate) inert_params: InertParams,
     /// `DEBUG SET-ACTIVE-EXPIRE`: the periodic cycle deletes expired keys.
     pub(crate) active_expire: bool,
+    /// The script cache and `math.random`'s generator (`model::script`); a restart
+    /// starts them afresh, as a restarted Redis does.
+    pub(crate) scripting: ScriptState,
 }
 
 /// Expired keys a node remembers; later ones are counted in `stats` only.
@@ -160,6 +165,7 @@ impl Node {
             injected_error: None,
             expired_log: Vec::new(),
             stats: NodeStats::default(),
+            scripting: ScriptState::default(),
         }
     }
 
@@ -168,6 +174,12 @@ impl Node {
     /// makes EXEC fail, as Redis's own rejections do.
     pub fn inject_error(&mut self, error: &str) {
         self.injected_error = Some(error.to_string());
+    }
+
+    /// The scripts the instruction budget stopped (the model's `lua-time-limit`), oldest
+    /// first, up to a bound; see `cmd::scripting`.
+    pub fn scripts_stopped(&self) -> &[StoppedScript] {
+        &self.scripting.stopped
     }
 
     /// Register a new connection.
@@ -393,6 +405,7 @@ impl Node {
         self.dbs = dbs;
         self.watches.clear();
         self.scan_cursors.clear();
+        self.scripting = ScriptState::default();
         self.stats.restarts += 1;
         for entry in entries {
             self.replay(entry);

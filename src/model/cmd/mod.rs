@@ -7,6 +7,7 @@ pub mod databases;
 pub mod hashes;
 pub mod keys;
 pub mod lists;
+pub mod scripting;
 pub mod server;
 pub mod sets;
 pub mod strings;
