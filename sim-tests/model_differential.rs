@@ -377,7 +377,7 @@ impl Diff {
 
     /// Fresh connections (RESP2, db 0, no MULTI) and an empty keyspace.
     fn reconnect(&mut self) {
-        self.conns = vec![self.pair(), self.pair()];
+        self.conns = vec![self.pair(), self.pair(), self.pair()];
         self.history.clear();
         self.run(0, &args_of("FLUSHALL"));
     }
@@ -390,6 +390,35 @@ impl Diff {
         let model = pair.model.call(args);
         self.compared += 1;
         if !equivalent(norm_of(args), &redis, &model) {
+            panic!(
+                "replies differ\ncommands so far:\n  {}\nredis-server: {:?}\nmodel:        {:?}",
+                self.history.join("\n  "),
+                String::from_utf8_lossy(&redis.0),
+                String::from_utf8_lossy(&model.0),
+            );
+        }
+    }
+
+    /// Send `args` on connection `conn` of both servers without waiting for the reply
+    /// (a command that blocks); [`Diff::receive`] compares it later.
+    fn send_only(&mut self, conn: usize, args: &[Vec<u8>]) {
+        self.history
+            .push(format!("[conn {conn}] {} (reply later)", show(args)));
+        let pair = &mut self.conns[conn];
+        pair.redis.send(args);
+        pair.model.send(args);
+    }
+
+    /// Read and compare the pending reply of connection `conn`.
+    fn receive(&mut self, conn: usize) {
+        self.history
+            .push(format!("[conn {conn}] (its pending reply)"));
+        let pair = &mut self.conns[conn];
+        let resp3 = pair.redis.resp3;
+        let redis = pair.redis.read_frame(resp3);
+        let model = pair.model.read_frame(resp3);
+        self.compared += 1;
+        if redis.0 != model.0 {
             panic!(
                 "replies differ\ncommands so far:\n  {}\nredis-server: {:?}\nmodel:        {:?}",
                 self.history.join("\n  "),
@@ -474,7 +503,9 @@ fn args_of(line: &str) -> Vec<Vec<u8>> {
 }
 
 /// Run a script: one command per line on connection 0; `@2 CMD` on connection 1;
-/// `!sleep MS`; `!scan OPTIONS` a full SCAN iteration; `#` comments.
+/// `!sleep MS`; `!scan OPTIONS` a full SCAN iteration; `!send CMD` sends on connection 0
+/// without reading (a command that blocks) and `!recv` compares its reply later
+/// (`!send3`/`!recv3` on connection 2); `#` comments.
 fn run_script(diff: &mut Diff, script: &str) -> usize {
     let mut cases = 0;
     for line in script.lines().map(str::trim) {
@@ -486,7 +517,15 @@ fn run_script(diff: &mut Diff, script: &str) -> usize {
             continue;
         }
         cases += 1;
-        if let Some(options) = line.strip_prefix("!scan") {
+        if let Some(command) = line.strip_prefix("!send ") {
+            diff.send_only(0, &args_of(command));
+        } else if let Some(command) = line.strip_prefix("!send3 ") {
+            diff.send_only(2, &args_of(command));
+        } else if line == "!recv" {
+            diff.receive(0);
+        } else if line == "!recv3" {
+            diff.receive(2);
+        } else if let Some(options) = line.strip_prefix("!scan") {
             diff.scan_all(&args_of(options));
         } else if let Some(command) = line.strip_prefix("@2 ") {
             diff.run(1, &args_of(command));
@@ -505,8 +544,9 @@ fn run_both_protocols(scripts: &[&str]) -> usize {
         for script in scripts {
             diff.reconnect();
             if let Some(hello) = hello {
-                diff.run(0, &args_of(hello));
-                diff.run(1, &args_of(hello));
+                for conn in 0..3 {
+                    diff.run(conn, &args_of(hello));
+                }
             }
             cases += run_script(&mut diff, script);
         }
@@ -2044,6 +2084,111 @@ EVAL return\s1
 EXEC
 "#;
 
+/// Blocking commands: served at once when data is there, blocked until a push from the
+/// other connection (served in the order clients blocked), timed out on the clock,
+/// non-blocking inside MULTI.
+const BLOCKING: &str = r#"
+RPUSH l a b c
+BLPOP l 0
+BRPOP l 0
+BLPOP nokey l 0
+BLPOP l 0.01
+BRPOP l 0.01
+BLPOP l -1
+BLPOP l x
+BLPOP l inf
+BLPOP l
+SET s v
+BLPOP s 0
+BLPOP nokey s 0
+!send BLPOP q1 q2 0
+@2 RPUSH q2 x y
+!recv
+LRANGE q2 0 -1
+!send BRPOP q1 0
+@2 LPUSH q1 a b c
+!recv
+LRANGE q1 0 -1
+DEL q1
+!send BLMOVE src dst LEFT RIGHT 0
+@2 RPUSH src 1 2
+!recv
+LRANGE src 0 -1
+LRANGE dst 0 -1
+BLMOVE src dst RIGHT LEFT 0
+BLMOVE nosrc dst LEFT LEFT 0.01
+BLMOVE src dst UP LEFT 0
+BRPOPLPUSH dst src 0
+BRPOPLPUSH nosrc src 0.01
+BLMPOP 0 2 l dst LEFT COUNT 5
+BLMPOP 0.01 1 nokey RIGHT
+BLMPOP 0 0 l LEFT
+BLMPOP 0 1 l
+BLMPOP 0 1 l LEFT COUNT 0
+BLMPOP x 1 l LEFT
+!send BLMPOP 0 2 m1 m2 RIGHT COUNT 2
+@2 RPUSH m2 a b c
+!recv
+ZADD z 1 a 2 b 3 c
+BZPOPMIN z 0
+BZPOPMAX z 0
+BZPOPMIN nokey 0.01
+BZPOPMIN s 0
+BZMPOP 0 1 z MIN COUNT 3
+BZMPOP 0.01 1 z MAX
+!send BZPOPMAX z2 0
+@2 ZADD z2 5 e 6 f
+!recv
+!send BZMPOP 0 1 z3 MIN COUNT 10
+@2 ZADD z3 1 x 2 y
+!recv
+MULTI
+BLPOP empty 0
+BLMOVE empty dst LEFT LEFT 0
+BZPOPMIN empty 0
+EXEC
+!send BLPOP w 0
+@2 SET w notalist
+@2 DEL w
+@2 RPUSH w finally
+!recv
+!send BLPOP t 0.2
+!recv
+!send BLPOP f 0
+!send3 BLPOP g f 0
+@2 RPUSH f first
+!recv
+@2 RPUSH f second
+!recv3
+!send BRPOP f 0
+!send3 BRPOP f 0
+@2 RPUSH f 1 2 3
+!recv
+!recv3
+LRANGE f 0 -1
+!send BLPOP h 0
+!send3 BLMOVE h h2 LEFT LEFT 0
+@2 MULTI
+@2 RPUSH h x
+@2 RPUSH h y
+@2 EXEC
+!recv
+!recv3
+LRANGE h2 0 -1
+!send BLMOVE c1 c2 LEFT LEFT 0
+!send3 BLPOP c2 0
+@2 RPUSH c1 chained
+!recv
+!recv3
+@2 WATCH wk
+!send3 BLPOP wk 0
+@2 MULTI
+@2 PING
+RPUSH wk v
+!recv3
+@2 EXEC
+"#;
+
 const QUIT: &str = r#"
 SET a 1
 MULTI
@@ -2094,6 +2239,11 @@ fn more_string_and_keyspace_commands() {
 #[test]
 fn config_get_and_set() {
     run_both_protocols(&[CONFIG]);
+}
+
+#[test]
+fn blocking_commands() {
+    run_both_protocols(&[BLOCKING]);
 }
 
 #[test]
@@ -2470,6 +2620,8 @@ fn every_supported_command_has_cases() {
         .map(|line| {
             line.trim()
                 .trim_start_matches("@2 ")
+                .trim_start_matches("!send ")
+                .trim_start_matches("!send3 ")
                 .replace("!scan", "scan")
         })
         .filter_map(|line| line.split_whitespace().next().map(str::to_ascii_lowercase))

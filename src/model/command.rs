@@ -4,8 +4,8 @@
 use crate::model::args::arity_error;
 use crate::model::args::CmdResult;
 use crate::model::cmd::{
-    collection_scan, config, connection, databases, hashes, keys, lists, scripting, server, sets,
-    strings, transactions, zset_algebra, zsets,
+    blocking, collection_scan, config, connection, databases, hashes, keys, lists, scripting,
+    server, sets, strings, transactions, zset_algebra, zsets,
 };
 use crate::model::node::Ctx;
 use crate::model::reply::Reply;
@@ -147,6 +147,11 @@ static COMMANDS: &[Command] = commands![
     "rpoplpush" 3 W => lists::rpoplpush,
     "lpos" -3 R => lists::lpos,
     "lmpop" -4 W => lists::lmpop,
+    "blpop" -3 W => blocking::blocking,
+    "brpop" -3 W => blocking::blocking,
+    "blmove" 6 W => blocking::blocking,
+    "brpoplpush" 4 W => blocking::blocking,
+    "blmpop" -5 W => blocking::blocking,
     // hashes
     "hset" -4 W => hashes::hset,
     "hmset" -4 W => hashes::hmset,
@@ -205,6 +210,9 @@ static COMMANDS: &[Command] = commands![
     "zpopmin" -2 W => zsets::zpopmin,
     "zpopmax" -2 W => zsets::zpopmax,
     "zmpop" -4 W => zsets::zmpop,
+    "bzpopmin" -3 W => blocking::blocking,
+    "bzpopmax" -3 W => blocking::blocking,
+    "bzmpop" -5 W => blocking::blocking,
     "zrandmember" -2 R => zsets::zrandmember,
     "zunion" -3 R => zset_algebra::zunion,
     "zinter" -3 R => zset_algebra::zinter,

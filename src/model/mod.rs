@@ -14,6 +14,7 @@
 //! differential tests drive directly.
 
 pub(crate) mod args;
+pub(crate) mod blocked;
 pub mod client;
 pub mod clock;
 pub(crate) mod cmd;

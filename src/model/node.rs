@@ -4,6 +4,7 @@
 //! single-threaded) and replayable.
 
 use crate::model::args::{arity_error, is};
+use crate::model::blocked::{Blocked, Waiter};
 use crate::model::client::ClientState;
 use crate::model::cmd::config::InertParams;
 use crate::model::command::{self, Command, Flags};
@@ -30,6 +31,7 @@ pub struct Node {
     pub aof: Aof,
     next_client_id: u64,
     pub(crate) watches: Watches,
+    pub(crate) blocked: Blocked,
     scan_cursors: VecDeque<(u64, usize, Bytes)>,
     next_scan_cursor: u64,
     /// A fault: the next data command gets this error reply instead of running.
@@ -77,6 +79,17 @@ pub struct Execution {
     pub reply: Reply,
     /// The connection must be closed after the reply is written (QUIT).
     pub close: bool,
+    /// The command blocked (BLPOP on empty keys): `reply` is not to be sent; the
+    /// connection waits for [`Node::take_served`] or its deadline
+    /// ([`Node::block_deadline_ms`], then [`Node::time_out`]).
+    pub blocked: bool,
+}
+
+/// A blocking command's request to wait.
+#[derive(Debug)]
+pub(crate) struct BlockRequest {
+    pub keys: Vec<Bytes>,
+    pub deadline_ms: Option<u64>,
 }
 
 /// Everything a command handler may touch.
@@ -89,6 +102,10 @@ pub struct Ctx<'a> {
     pub(crate) effects: Effects,
     /// The command changed data no key change shows (SWAPDB): log it anyway.
     pub(crate) dirty: bool,
+    /// A blocking command may block here (not inside MULTI, a script or a replay).
+    pub(crate) may_block: bool,
+    /// Set by a blocking command that found no data.
+    pub(crate) block: Option<BlockRequest>,
 }
 
 /// What a command that modified data writes to the append-only log.
@@ -117,6 +134,7 @@ pub(crate) struct Ran {
     pub effects: Effects,
     /// See [`Ctx::mark_dirty`].
     pub dirty: bool,
+    pub block: Option<BlockRequest>,
 }
 
 impl Ctx<'_> {
@@ -160,6 +178,7 @@ impl Node {
             config,
             next_client_id: 1,
             watches: Watches::default(),
+            blocked: Blocked::default(),
             scan_cursors: VecDeque::new(),
             next_scan_cursor: 1,
             injected_error: None,
@@ -193,6 +212,77 @@ impl Node {
     /// Forget a closed connection's watches.
     pub fn disconnect(&mut self, client: &mut ClientState) {
         self.unwatch_all(client);
+        self.blocked.remove(client.id);
+    }
+
+    fn block(&mut self, client: &ClientState, args: Vec<Bytes>, request: BlockRequest) {
+        let waiter = Waiter {
+            db: client.db,
+            keys: request.keys,
+            args,
+            protocol: client.protocol,
+            deadline_ms: request.deadline_ms,
+            served: None,
+        };
+        self.blocked.block(client.id, waiter);
+    }
+
+    /// Serve blocked clients from the keys the last command made ready, oldest waiter
+    /// first, until no ready key is left (Redis's `handleClientsBlockedOnKeys`).
+    fn serve_blocked(&mut self, now_ms: u64) {
+        while let Some((db, key)) = self.blocked.next_ready() {
+            for id in self.blocked.waiting_on(db, &key) {
+                let waiter = self.blocked.waiter(id).expect("waiting");
+                let (args, protocol) = (waiter.args.clone(), waiter.protocol);
+                let mut client = ClientState::new(id, true);
+                client.db = db;
+                client.protocol = protocol;
+                let mut ctx = Ctx {
+                    node: self,
+                    client: &mut client,
+                    now_ms,
+                    effects: Effects::Verbatim,
+                    dirty: false,
+                    may_block: false,
+                    block: None,
+                };
+                let served = crate::model::cmd::blocking::serve_ready(&mut ctx, &args, &key);
+                let effects = ctx.effects;
+                let Some(reply) = served else {
+                    continue;
+                };
+                self.blocked.serve(id, reply);
+                if self.settle_modifications(now_ms) {
+                    let commands = effects.commands(&args);
+                    let entry = AofEntry {
+                        db,
+                        at_ms: now_ms,
+                        commands,
+                    };
+                    self.aof.append(entry, &self.dbs);
+                }
+            }
+        }
+    }
+
+    /// The reply a blocked client was served, if it was; it is no longer blocked then.
+    pub fn take_served(&mut self, client: &ClientState) -> Option<Reply> {
+        self.blocked.take_served(client.id)
+    }
+
+    /// When a blocked client's wait ends; `None` for never (or not blocked).
+    pub fn block_deadline_ms(&self, client: &ClientState) -> Option<u64> {
+        self.blocked.waiter(client.id).and_then(|w| w.deadline_ms)
+    }
+
+    /// End a blocked client's wait at its deadline: its served reply if it was served
+    /// meanwhile, else the timeout reply.
+    pub fn time_out(&mut self, client: &ClientState) -> Reply {
+        if let Some(reply) = self.blocked.take_served(client.id) {
+            return reply;
+        }
+        self.blocked.remove(client.id).expect("a blocked client");
+        crate::model::cmd::blocking::timeout_reply()
     }
 
     /// Execute one request of `client` at `now_ms`.
@@ -230,14 +320,25 @@ impl Node {
             return Execution {
                 reply: Reply::status("QUEUED"),
                 close: false,
+                blocked: false,
             };
         }
         let db_before = client.db;
+        let may_block = !self.blocked.is_full();
         let Ran {
             reply,
             effects,
             dirty,
-        } = self.run(command, client, &args, now_ms);
+            block,
+        } = self.run_with(command, client, &args, now_ms, may_block);
+        if let Some(block) = block {
+            self.block(client, args, block);
+            return Execution {
+                reply,
+                close: false,
+                blocked: true,
+            };
+        }
         let modified = self.settle_modifications(now_ms) || dirty;
         if modified && command.flags.contains(Flags::WRITE) {
             let commands = effects.commands(&args);
@@ -250,11 +351,17 @@ impl Node {
                 self.aof.append(entry, &self.dbs);
             }
         }
+        self.serve_blocked(now_ms);
         let close = command.flags.contains(Flags::CLOSES) && !reply.is_error();
-        Execution { reply, close }
+        Execution {
+            reply,
+            close,
+            blocked: false,
+        }
     }
 
-    /// Run a command's handler, flattening its result.
+    /// Run a command's handler, flattening its result. A blocking command does not
+    /// block (MULTI, scripts, replay).
     pub(crate) fn run(
         &mut self,
         command: &Command,
@@ -262,12 +369,25 @@ impl Node {
         args: &[Bytes],
         now_ms: u64,
     ) -> Ran {
+        self.run_with(command, client, args, now_ms, false)
+    }
+
+    fn run_with(
+        &mut self,
+        command: &Command,
+        client: &mut ClientState,
+        args: &[Bytes],
+        now_ms: u64,
+        may_block: bool,
+    ) -> Ran {
         let mut ctx = Ctx {
             node: self,
             client,
             now_ms,
             effects: Effects::Verbatim,
             dirty: false,
+            may_block,
+            block: None,
         };
         let reply = match (command.handler)(&mut ctx, args) {
             Ok(reply) | Err(reply) => reply,
@@ -276,6 +396,7 @@ impl Node {
             reply,
             effects: ctx.effects,
             dirty: ctx.dirty,
+            block: ctx.block,
         }
     }
 
@@ -300,6 +421,7 @@ impl Node {
         Execution {
             reply: Reply::Error(text),
             close: false,
+            blocked: false,
         }
     }
 
@@ -311,6 +433,7 @@ impl Node {
         Execution {
             reply,
             close: false,
+            blocked: false,
         }
     }
 
@@ -335,6 +458,11 @@ impl Node {
             if !self.watches.is_empty() {
                 for touch in modified {
                     self.watches.touch(index, touch);
+                }
+            }
+            if !self.blocked.is_empty() {
+                for touch in modified.iter().filter(|t| t.exists_after) {
+                    self.blocked.signal(index, &touch.key);
                 }
             }
             db.clear_changes();
@@ -404,6 +532,7 @@ impl Node {
         let (dbs, entries) = self.aof.recover();
         self.dbs = dbs;
         self.watches.clear();
+        self.blocked.clear();
         self.scan_cursors.clear();
         self.scripting = ScriptState::default();
         self.stats.restarts += 1;

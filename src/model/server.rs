@@ -1,6 +1,7 @@
 //! Serving the model over any tokio byte stream: an in-memory duplex inside the
 //! event-driven engine, a turmoil TCP stream, or a real TCP socket for `serve-model`.
 
+use crate::model::client::ClientState;
 use crate::model::clock::ModelClock;
 use crate::model::config::ModelConfig;
 use crate::model::node::Node;
@@ -33,6 +34,19 @@ const READ_CHUNK_BYTES: usize = 16 * 1024;
 pub struct Model {
     node: Arc<Mutex<Node>>,
     clock: ModelClock,
+    /// Woken after every batch of commands: blocked connections look for their reply.
+    served: Arc<tokio::sync::Notify>,
+}
+
+/// Where a connection stands after a batch of requests.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Batch {
+    /// Wants more input.
+    Read,
+    /// Must close once the replies are written.
+    Close,
+    /// A blocking command waits; the rest of the input waits with it.
+    Blocked,
 }
 
 impl Model {
@@ -41,6 +55,7 @@ impl Model {
         Self {
             node: Arc::new(Mutex::new(node)),
             clock,
+            served: Arc::new(tokio::sync::Notify::new()),
         }
     }
 
@@ -64,12 +79,27 @@ impl Model {
         let mut input = BytesMut::with_capacity(READ_CHUNK_BYTES);
         let mut output = BytesMut::new();
         loop {
-            let close = self.drain_requests(&mut client, &mut input, &mut output);
+            let mut batch = self.drain_requests(&mut client, &mut input, &mut output);
+            self.served.notify_waiters();
+            if batch == Batch::Blocked {
+                if !output.is_empty() && stream.write_all(&output).await.is_err() {
+                    break;
+                }
+                output.clear();
+                match self.wait_served(&mut client, &mut stream, &mut input).await {
+                    Some(reply) => reply.encode(client.protocol, &mut output),
+                    None => break, // the client went away while blocked
+                }
+                batch = Batch::Read;
+                if !input.is_empty() {
+                    continue; // what arrived meanwhile runs now
+                }
+            }
             if !output.is_empty() && stream.write_all(&output).await.is_err() {
                 break;
             }
             output.clear();
-            if close || input.len() > self.node().config.query_buffer_bytes_max {
+            if batch == Batch::Close || input.len() > self.node().config.query_buffer_bytes_max {
                 break;
             }
             input.reserve(READ_CHUNK_BYTES);
@@ -82,14 +112,60 @@ impl Model {
         self.node().disconnect(&mut client);
     }
 
-    /// Execute every complete request in `input`, appending replies to `output`.
-    /// Returns true if the connection must close after the replies are written.
+    /// Wait until a blocked client is served or times out on the node's clock; `None` if
+    /// its connection closes first. Input that arrives meanwhile is kept for later.
+    async fn wait_served<S>(
+        &self,
+        client: &mut ClientState,
+        stream: &mut S,
+        input: &mut BytesMut,
+    ) -> Option<Reply>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        loop {
+            let served = self.served.notified();
+            tokio::pin!(served);
+            served.as_mut().enable();
+            let deadline_ms = {
+                let mut node = self.node();
+                if let Some(reply) = node.take_served(client) {
+                    return Some(reply);
+                }
+                node.block_deadline_ms(client)
+            };
+            let wait_ms = deadline_ms.map(|at| at.saturating_sub(self.clock.now_ms()));
+            let timeout = async {
+                match wait_ms {
+                    Some(ms) => tokio::time::sleep(std::time::Duration::from_millis(ms)).await,
+                    None => std::future::pending().await,
+                }
+            };
+            input.reserve(READ_CHUNK_BYTES);
+            tokio::select! {
+                () = &mut served => {}
+                () = timeout => {
+                    if deadline_ms.is_some_and(|at| self.clock.now_ms() >= at) {
+                        return Some(self.node().time_out(client));
+                    }
+                }
+                read = stream.read_buf(input) => {
+                    if matches!(read, Ok(0) | Err(_)) {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Execute every complete request in `input`, appending replies to `output`, until
+    /// the input runs out, the connection must close, or a command blocks.
     fn drain_requests(
         &self,
-        client: &mut crate::model::client::ClientState,
+        client: &mut ClientState,
         input: &mut BytesMut,
         output: &mut BytesMut,
-    ) -> bool {
+    ) -> Batch {
         // One lock for the whole batch: nothing here awaits, and a pipeline of N requests
         // would otherwise take the lock 2N times.
         let mut node = self.node();
@@ -99,19 +175,22 @@ impl Model {
                 authenticated: client.authenticated,
             };
             match next_request(input, limits) {
-                Request::Incomplete => return false,
+                Request::Incomplete => return Batch::Read,
                 Request::ProtocolError(text) => {
                     Reply::Error(format!("ERR {text}")).encode(client.protocol, output);
-                    return true;
+                    return Batch::Close;
                 }
                 Request::Command(args) => {
                     let now_ms = self.clock.now_ms();
                     let execution = node.execute(client, args, now_ms);
+                    if execution.blocked {
+                        return Batch::Blocked;
+                    }
                     // A reply to HELLO is already in the newly negotiated protocol.
                     let protocol: Protocol = client.protocol;
                     execution.reply.encode(protocol, output);
                     if execution.close {
-                        return true;
+                        return Batch::Close;
                     }
                 }
             }

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use std::collections::VecDeque;
 
 /// The list at `key` for modification: `Ok(None)` if missing, WRONGTYPE if another type.
-fn list_mut<'a>(
+pub(crate) fn list_mut<'a>(
     db: &'a mut Db,
     key: &[u8],
     now_ms: u64,
@@ -26,7 +26,7 @@ fn list_mut<'a>(
 
 /// Which end of a list.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum End {
+pub(crate) enum End {
     Left,
     Right,
 }
@@ -255,7 +255,7 @@ pub fn linsert(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     Ok(Reply::Integer(len as i64))
 }
 
-fn end(arg: &[u8]) -> Result<End, Reply> {
+pub(crate) fn end(arg: &[u8]) -> Result<End, Reply> {
     if is(arg, "left") {
         Ok(End::Left)
     } else if is(arg, "right") {
@@ -275,7 +275,7 @@ pub fn rpoplpush(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
 }
 
 /// LMOVE's work: `keys` are the source and the destination.
-fn move_item(ctx: &mut Ctx, keys: &[Bytes], from: End, to: End) -> CmdResult {
+pub(crate) fn move_item(ctx: &mut Ctx, keys: &[Bytes], from: End, to: End) -> CmdResult {
     let now_ms = ctx.now_ms;
     let db = ctx.db();
     let (source, destination) = (&keys[0], &keys[1]);

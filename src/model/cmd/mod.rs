@@ -1,5 +1,6 @@
 //! Command handlers, one file per command family.
 
+pub mod blocking;
 pub mod collection_scan;
 pub mod config;
 pub mod connection;
