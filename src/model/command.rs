@@ -129,6 +129,7 @@ static COMMANDS: &[Command] = commands![
     "getrange" 4 R => strings::getrange,
     "substr" 4 R => strings::getrange,
     "setrange" 4 W => strings::setrange,
+    "incrbyfloat" 3 W => strings::incrbyfloat,
     // lists
     "lpush" -3 W => lists::lpush,
     "rpush" -3 W => lists::rpush,
@@ -166,6 +167,7 @@ static COMMANDS: &[Command] = commands![
     "hkeys" 2 R => hashes::hkeys,
     "hvals" 2 R => hashes::hvals,
     "hstrlen" 3 R => hashes::hstrlen,
+    "hincrbyfloat" 4 W => hashes::hincrbyfloat,
     "hrandfield" -2 R => hashes::hrandfield,
     "hscan" -3 R => collection_scan::hscan,
     // sets

@@ -22,6 +22,7 @@ pub mod command;
 pub mod config;
 pub(crate) mod glob;
 pub(crate) mod keyspace;
+pub(crate) mod long_double;
 pub(crate) mod node;
 pub(crate) mod persistence;
 pub(crate) mod reply;

@@ -190,3 +190,37 @@ pub fn hrandfield(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
             .collect(),
     }))
 }
+
+/// HINCRBYFLOAT: long double arithmetic as INCRBYFLOAT; logged as the HSET of the result.
+pub fn hincrbyfloat(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    use crate::model::long_double::LongDouble;
+    let increment = match LongDouble::parse(&args[3]) {
+        Ok(increment) => increment,
+        Err(crate::model::long_double::Invalid::Infinite) => {
+            return Err(Reply::error("ERR value is NaN or Infinity"))
+        }
+        Err(_) => return Err(Reply::error("ERR value is not a valid float")),
+    };
+    let now_ms = ctx.now_ms;
+    let db = ctx.db();
+    let (key, field) = (&args[1], &args[2]);
+    let current = match hash_or_create(db, key, now_ms)?.get(field) {
+        None => LongDouble::ZERO,
+        Some(value) => {
+            LongDouble::parse(value).map_err(|_| Reply::error("ERR hash value is not a float"))?
+        }
+    };
+    let sum = current
+        .add(&increment)
+        .map_err(|_| Reply::error("ERR increment would produce NaN or Infinity"))?;
+    let text = Bytes::from(sum.to_human());
+    hash_or_create(db, key, now_ms)?.insert(field.clone(), text.clone());
+    let hset = vec![
+        Bytes::from_static(b"HSET"),
+        key.clone(),
+        field.clone(),
+        text.clone(),
+    ];
+    ctx.propagate(vec![hset]);
+    Ok(Reply::Bulk(text))
+}

@@ -1,5 +1,5 @@
 //! String commands: GET, SET (all options), SETNX, SETEX, PSETEX, GETSET, MGET, MSET,
-//! MSETNX, the INCR family, APPEND, STRLEN, GETDEL, GETEX, GETRANGE (SUBSTR), SETRANGE.
+//! MSETNX, the INCR family and INCRBYFLOAT, APPEND, STRLEN, GETDEL, GETEX, GETRANGE (SUBSTR), SETRANGE.
 
 use crate::model::args::{
     arity_error, int, int_bytes, is, syntax_error, wrong_type, CmdResult, NOT_INTEGER, OVERFLOW,
@@ -379,4 +379,35 @@ pub fn setrange(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let len = data.len();
     db.set_keep_ttl(key.clone(), Value::Str(data.freeze()), now_ms);
     Ok(Reply::Integer(len as i64))
+}
+
+/// INCRBYFLOAT: in x87 long double arithmetic, as Redis; the TTL stays; logged as the
+/// SET of the result (KEEPTTL), as Redis propagates it.
+pub fn incrbyfloat(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    use crate::model::long_double::{Invalid, LongDouble};
+    let now_ms = ctx.now_ms;
+    let key = &args[1];
+    let current = read_string(ctx.db(), key, now_ms)?;
+    let not_float = || Reply::error("ERR value is not a valid float");
+    let value = match &current {
+        None => LongDouble::ZERO,
+        Some(data) => LongDouble::parse(data).map_err(|_| not_float())?,
+    };
+    let increment = LongDouble::parse(&args[2]).map_err(|_| not_float())?;
+    let sum = value.add(&increment).map_err(|invalid| match invalid {
+        Invalid::Infinite | Invalid::NotAFloat => {
+            Reply::error("ERR increment would produce NaN or Infinity")
+        }
+    })?;
+    let text = Bytes::from(sum.to_human());
+    ctx.db()
+        .set_keep_ttl(key.clone(), Value::Str(text.clone()), now_ms);
+    let set = vec![
+        Bytes::from_static(b"SET"),
+        key.clone(),
+        text.clone(),
+        Bytes::from_static(b"KEEPTTL"),
+    ];
+    ctx.propagate(vec![set]);
+    Ok(Reply::Bulk(text))
 }
