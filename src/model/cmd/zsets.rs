@@ -819,6 +819,12 @@ pub fn zrandmember(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         let picked = random_pick(ctx, &all, 1);
         return Ok(Reply::Bulk(picked[0].0.clone()));
     };
-    let picked = random_pick(ctx, &all, count);
+    // The whole sorted set comes in Redis's iteration order for ZUNION and the like,
+    // from the highest score down (`zuiInitIterator`).
+    let picked = if count >= 0 && count as u64 >= all.len() as u64 {
+        all.into_iter().rev().collect()
+    } else {
+        random_pick(ctx, &all, count)
+    };
     Ok(range_reply(picked, with_scores, protocol))
 }
