@@ -3233,6 +3233,46 @@ fn smembers_of_an_integer_set_in_order() {
     );
 }
 
+/// Replies that are sets of integers built or read as intsets come sorted in Redis:
+/// compared exactly, although their norms sort (other sets are in hash order).
+#[test]
+fn integer_sets_in_order() {
+    let mut diff = Diff::start();
+    for hello in ["HELLO 2", "HELLO 3"] {
+        diff.reconnect();
+        diff.run(0, &args_of(hello));
+        let script = [
+            "SADD i1 5 -3 10 0 7",
+            "SADD i2 10 -3 99 7 1000",
+            "SADD i3 7 -3 12",
+            "SINTER i1 i2",
+            "SINTER i3 i2 i1",
+            "SUNION i1 i2 i3",
+            "SDIFF i1 i2",
+            "SDIFF i2 i1 i3",
+            "SSCAN i1 0",
+            "SSCAN i2 0 MATCH 1*",
+            "SRANDMEMBER i1 5",
+            "SRANDMEMBER i2 100",
+            "SUNIONSTORE u i1 i2",
+            "SMEMBERS u",
+            "SPOP u 100",
+            "SPOP i3 3",
+        ];
+        for line in script {
+            let args = args_of(line);
+            diff.history.push(format!("[conn 0] {}", show(&args)));
+            let redis = diff.conns[0].redis.call(&args);
+            let model = diff.conns[0].model.call(&args);
+            assert_eq!(
+                String::from_utf8_lossy(&redis.0),
+                String::from_utf8_lossy(&model.0),
+                "{hello}: {line}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_mismatch_is_detected() {
     let mut diff = Diff::start();
