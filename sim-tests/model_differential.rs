@@ -2362,6 +2362,24 @@ RPUSH m3 \x00 \xff
 LMPOP 1 m3 RIGHT COUNT 1
 LMPOP 1 m3 RIGHT COUNT 1
 LMPOP 1 m3 RIGHT COUNT 1
+# keys that expire
+RPUSH gone a b
+PEXPIRE gone 50
+!sleep 100
+LPUSHX gone x
+RPUSHX gone x
+RPOPLPUSH gone dst2
+LPOS gone a
+LPOS gone a COUNT 0
+LMPOP 2 gone m3 LEFT
+EXISTS gone dst2
+RPUSH gone2 a
+PEXPIRE gone2 50
+RPUSH dst3 z
+!sleep 100
+RPOPLPUSH dst3 gone2
+LRANGE gone2 0 -1
+TTL gone2
 "#;
 
 const HASHES_MORE: &str = r#"
@@ -2455,6 +2473,15 @@ EXPIRE th 100
 HSTRLEN th f
 HRANDFIELD th
 TTL th
+# keys that expire
+HSET gone f v
+PEXPIRE gone 50
+!sleep 100
+HSTRLEN gone f
+HRANDFIELD gone
+HRANDFIELD gone 2 WITHVALUES
+HSCAN gone 0
+EXISTS gone
 "#;
 
 const SETS_MORE: &str = r#"
@@ -2703,6 +2730,34 @@ SSCAN str x
 !sscan s1
 !sscan i1 COUNT 1
 !sscan s2 MATCH [ce]
+# keys that expire
+SADD gone a b
+PEXPIRE gone 50
+SADD keep a c
+!sleep 100
+SMISMEMBER gone a
+SMOVE gone keep a
+SMOVE keep gone c
+TTL gone
+SMEMBERS gone
+SINTER keep gone
+SUNION keep gone
+SDIFF gone keep
+SINTERCARD 2 keep gone
+SPOP gone 5
+SRANDMEMBER gone 3
+SSCAN gone 0
+SADD gone2 x
+PEXPIRE gone2 50
+SADD gone3 y
+PEXPIRE gone3 50
+!sleep 100
+SUNIONSTORE gone2 keep
+TTL gone2
+SPOP gone2 1
+SINTERSTORE dst keep gone3
+SPOP gone3
+SRANDMEMBER gone3
 "#;
 
 const ZSETS_MORE: &str = r#"
@@ -2978,6 +3033,33 @@ ZSCAN str x
 ZSCAN rz
 ZADD scores 1.1 a 0.1 b 1e21 c -1e-5 d 123456789.5 e 3 f
 ZSCAN scores 0
+# keys that expire
+ZADD gone 1 a 2 b
+PEXPIRE gone 50
+ZADD keep 1 a 3 c
+!sleep 100
+ZRANGEBYLEX gone - +
+ZLEXCOUNT gone - +
+ZRANK gone a
+ZMSCORE gone a
+ZRANDMEMBER gone 2
+ZSCAN gone 0
+ZINCRBY gone 1 a
+TTL gone
+ZRANGE gone 0 -1 WITHSCORES
+ZADD gone2 1 x
+PEXPIRE gone2 50
+ZADD gone3 1 x
+PEXPIRE gone3 50
+!sleep 100
+ZUNION 2 keep gone2 WITHSCORES
+ZINTERCARD 2 keep gone2
+ZRANGESTORE gone2 keep 0 -1
+TTL gone2
+ZMPOP 2 gone3 gone2 MAX
+ZPOPMIN gone3
+ZDIFFSTORE gone3 2 keep gone2
+EXISTS gone3
 "#;
 
 const ZSET_ALGEBRA: &str = r#"
@@ -3285,6 +3367,47 @@ fn a_mismatch_is_detected() {
     assert!(equivalent(Norm::Within(1), &ttl(99), &ttl(100)));
     assert!(!equivalent(Norm::Within(1), &ttl(97), &ttl(100)));
     assert!(!equivalent(Norm::Within(1), &ttl(-1), &ttl(-2)));
+    // Random picks: from the collection, distinct for a positive count, whole ones sorted.
+    let bulks = |items: &[&str]| {
+        let raw = items
+            .iter()
+            .map(|i| format!("${}\r\n{i}\r\n", i.len()))
+            .collect::<String>();
+        let raw = format!("*{}\r\n{raw}", items.len()).into_bytes();
+        let list = items
+            .iter()
+            .map(|i| V::Str(i.as_bytes().to_vec()))
+            .collect();
+        (raw, V::List(b'*', list))
+    };
+    let pool: Vec<V> = ["a", "b", "c"]
+        .iter()
+        .map(|m| V::Str(m.as_bytes().to_vec()))
+        .collect();
+    let random = |args: &str, redis: &[&str], model: &[&str]| {
+        let args = args_of(args);
+        random_equivalent(&args, (&bulks(redis), &pool), (&bulks(model), &pool))
+    };
+    assert!(random("SRANDMEMBER s 2", &["a", "b"], &["c", "a"]));
+    assert!(!random("SRANDMEMBER s 2", &["a", "b"], &["c", "x"]));
+    assert!(!random("SRANDMEMBER s 2", &["a", "b"], &["c", "c"]));
+    assert!(!random("SRANDMEMBER s 2", &["a", "b"], &["c"]));
+    assert!(random(
+        "SRANDMEMBER s -3",
+        &["a", "a", "b"],
+        &["c", "c", "c"]
+    ));
+    assert!(random(
+        "SRANDMEMBER s 5",
+        &["a", "b", "c"],
+        &["c", "b", "a"]
+    ));
+    assert!(!random("SRANDMEMBER s 5", &["a", "b", "c"], &["c", "b"]));
+    assert!(!random(
+        "HRANDFIELD h 5",
+        &["a", "b", "c"],
+        &["c", "b", "a"]
+    ));
 }
 
 // ---- seeded random sequences ----
