@@ -273,9 +273,41 @@ impl LexRange {
         }
     }
 
+    /// A range that can hold nothing whatever the members (`zzlIsInLexRange`'s first test,
+    /// with `sdscmplex`'s order of the `-` and `+` bounds).
+    fn always_empty(&self) -> bool {
+        use std::cmp::Ordering;
+        let cmp = match (&self.min, &self.max) {
+            (LexBound::Lowest, LexBound::Lowest) | (LexBound::Highest, LexBound::Highest) => {
+                Ordering::Equal
+            }
+            (LexBound::Lowest, _) | (_, LexBound::Highest) => Ordering::Less,
+            (LexBound::Highest, _) | (_, LexBound::Lowest) => Ordering::Greater,
+            (
+                LexBound::Inclusive(a) | LexBound::Exclusive(a),
+                LexBound::Inclusive(b) | LexBound::Exclusive(b),
+            ) => a.cmp(b),
+        };
+        let exclusive = |bound: &LexBound| !matches!(bound, LexBound::Inclusive(_));
+        cmp == Ordering::Greater
+            || (cmp == Ordering::Equal && (exclusive(&self.min) || exclusive(&self.max)))
+    }
+
     /// Redis walks from the first member inside the range while members stay inside it
-    /// (members of equal score are in byte order; with mixed scores the walk is Redis's).
+    /// (members of equal score are in byte order; with mixed scores the walk is Redis's
+    /// listpack walk). Nothing when the last member (by position) is below the minimum or
+    /// the first above the maximum, as `zzlIsInLexRange` checks.
     fn select<'a>(&self, ordered: Vec<(&'a Bytes, f64)>, reverse: bool) -> Vec<(&'a Bytes, f64)> {
+        let (first, last) = match reverse {
+            false => (ordered.first(), ordered.last()),
+            true => (ordered.last(), ordered.first()),
+        };
+        let (Some(first), Some(last)) = (first, last) else {
+            return Vec::new();
+        };
+        if self.always_empty() || !self.above_min(last.0) || !self.below_max(first.0) {
+            return Vec::new();
+        }
         if reverse {
             ordered
                 .into_iter()
