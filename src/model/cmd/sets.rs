@@ -36,7 +36,10 @@ pub fn sadd(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         .iter()
         .filter(|member| set.insert((*member).clone()))
         .count();
-    db.touch(&args[1]);
+    // Redis signals the change (breaking WATCHes) only when a member was added.
+    if added > 0 {
+        db.touch(&args[1]);
+    }
     Ok(Reply::Integer(added as i64))
 }
 

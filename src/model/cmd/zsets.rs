@@ -124,7 +124,11 @@ pub fn zadd(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         }
         zset.insert(member, new_score);
     }
-    db.touch(key);
+    // Redis signals the change (breaking WATCHes) only when a member was added or its
+    // score changed.
+    if added + changed > 0 {
+        db.touch(key);
+    }
     db.remove_if_empty(key);
     Ok(match flags.incr {
         true => incr_result.map_or(Reply::Nil, Reply::Double),
