@@ -2380,6 +2380,29 @@ RPUSH dst3 z
 RPOPLPUSH dst3 gone2
 LRANGE gone2 0 -1
 TTL gone2
+# moving a list's only element onto itself keeps the key (and its TTL)
+RPUSH solo a
+EXPIRE solo 100
+RPOPLPUSH solo solo
+TTL solo
+LMOVE solo solo LEFT RIGHT
+TTL solo
+LRANGE solo 0 -1
+# WATCH: changes that are none
+RPUSH w a
+WATCH w nolist
+LPUSHX nolist a
+RPOPLPUSH nolist w
+LMPOP 1 nolist LEFT
+LPOS w a
+MULTI
+PING
+EXEC
+WATCH w
+LMPOP 1 w LEFT
+MULTI
+PING
+EXEC
 "#;
 
 const HASHES_MORE: &str = r#"
@@ -2758,6 +2781,29 @@ SPOP gone2 1
 SINTERSTORE dst keep gone3
 SPOP gone3
 SRANDMEMBER gone3
+# WATCH: changes that are none
+SADD w a b
+WATCH w nokey2
+SADD w a
+SMOVE w w a
+SMOVE w nokey3 nomember
+SPOP w 0
+SINTERSTORE nokey2 w nokey
+SDIFFSTORE nokey2 w w
+SMISMEMBER w a
+MULTI
+PING
+EXEC
+WATCH w
+SADD w a c
+MULTI
+PING
+EXEC
+WATCH nokey2
+SUNIONSTORE nokey2 w
+MULTI
+PING
+EXEC
 "#;
 
 const ZSETS_MORE: &str = r#"
@@ -2840,6 +2886,32 @@ ZLEXCOUNT mix [a [c
 ZREVRANGEBYLEX mix [c [a
 ZREMRANGEBYLEX mix [b [b
 ZRANGE mix 0 -1
+# Redis first checks the last member (by position) against min, the first against max
+ZADD mix2 1 b 2 c 3 a
+ZRANGEBYLEX mix2 [b +
+ZRANGEBYLEX mix2 - [a
+ZRANGEBYLEX mix2 - [b
+ZREVRANGEBYLEX mix2 + [b
+ZREVRANGEBYLEX mix2 [c -
+ZRANGE mix2 [b + BYLEX
+ZRANGE mix2 + [b BYLEX REV
+ZLEXCOUNT mix2 [b +
+ZLEXCOUNT mix2 [a +
+ZRANGESTORE dst mix2 [b + BYLEX
+ZRANGEBYLEX mix2 [c [b
+ZRANGEBYLEX mix2 (b [b
+ZRANGEBYLEX mix2 [b (b
+ZRANGEBYLEX mix2 - -
+ZRANGEBYLEX mix2 + +
+ZRANGEBYLEX mix2 + -
+ZLEXCOUNT mix2 [b [b
+ZREMRANGEBYLEX mix2 [b +
+ZREMRANGEBYLEX mix2 ( +
+ZRANGE mix2 0 -1
+ZADD mix3 1 m 2 "" 3 a
+ZREMRANGEBYLEX mix3 ( +
+ZREMRANGEBYLEX mix3 [ +
+ZRANGE mix3 0 -1
 SET str v
 ZRANGEBYLEX str - +
 ZREVRANGEBYLEX str + -
@@ -3060,6 +3132,32 @@ ZMPOP 2 gone3 gone2 MAX
 ZPOPMIN gone3
 ZDIFFSTORE gone3 2 keep gone2
 EXISTS gone3
+# WATCH: changes that are none
+ZADD w 1 a 2 b
+WATCH w nokey2
+ZADD w 1 a
+ZADD w XX 5 nomember
+ZADD w NX 5 a
+ZADD w GT 0 a
+ZINCRBY w 0 a
+ZADD w -0 a
+ZPOPMIN w 0
+ZRANGESTORE nokey2 w 5 10
+ZUNIONSTORE nokey2 1 nokey
+ZREMRANGEBYLEX w [x [y
+MULTI
+PING
+EXEC
+WATCH w
+ZADD w CH 1 a 3 b
+MULTI
+PING
+EXEC
+WATCH w
+ZINCRBY w 1 a
+MULTI
+PING
+EXEC
 "#;
 
 const ZSET_ALGEBRA: &str = r#"
@@ -3412,14 +3510,14 @@ fn a_mismatch_is_detected() {
 
 // ---- seeded random sequences ----
 
-const KEY_NAMES: &[&str] = &["a", "b", "l", "l2", "h", "s", "z", "z2"];
+const KEY_NAMES: &[&str] = &["a", "b", "l", "l2", "h", "s", "s2", "z", "z2"];
 /// Keys usually holding the type of each family, so that wrong types stay occasional.
 const FAMILY_KEYS: [&[&str]; 6] = [
     KEY_NAMES,
     &["a", "b"],
     &["l", "l2"],
     &["h"],
-    &["s"],
+    &["s", "s2"],
     &["z", "z2"],
 ];
 const MEMBERS: &[&str] = &["m", "n", "o", "1", "2", "", "-3"];
@@ -3439,6 +3537,10 @@ const SCORES: &[&str] = &[
     "0", "1", "1.1", "2", "-0.5", "1e300", "inf", "-inf", "3", "(1", "(2", "x",
 ];
 const COUNTS: &[&str] = &["0", "1", "2", "3", "-1", "x"];
+/// BYLEX bounds, valid and not.
+const LEX: &[&str] = &["-", "+", "[m", "(m", "[1", "(n", "[", "(", "m", "[o"];
+/// Counts of the random commands: deterministic ones, random ones, errors.
+const RANDOM_COUNTS: &[&str] = &["", "", "0", "1", "2", "-2", "-5", "10", "x", "1.5"];
 
 struct Gen {
     rng: ChaCha8Rng,
@@ -3492,9 +3594,9 @@ impl Gen {
         let family = match command {
             0..=11 => 0,
             12..=24 => 1,
-            25..=35 => 2,
-            36..=45 => 3,
-            46..=50 => 4,
+            25..=35 | 60..=64 => 2,
+            36..=45 | 65..=67 => 3,
+            46..=50 | 68..=75 => 4,
             _ => 5,
         };
         if self.chance(0.8) {
@@ -3526,7 +3628,7 @@ impl Gen {
     }
 
     fn any_command(&mut self) -> String {
-        let command = self.rng.random_range(0..60);
+        let command = self.rng.random_range(0..90);
         let k = self.family_key(command);
         let k2 = self.family_key(command);
         let v = quote(self.pick(VALUES));
@@ -3657,7 +3759,153 @@ impl Gen {
             }
             57 => format!("{} {k} {m}", self.pick(&["ZSCORE", "ZCARD"])),
             58 => format!("ZREMRANGEBYRANK {k} {i} {j}"),
-            _ => format!("ZREMRANGEBYSCORE {k} {s1} {s2}"),
+            59 => format!("ZREMRANGEBYSCORE {k} {s1} {s2}"),
+            60 => format!(
+                "{} {k} {}",
+                self.pick(&["LPUSHX", "RPUSHX"]),
+                self.some(MEMBERS, 2)
+            ),
+            61 => format!("RPOPLPUSH {k} {k2}"),
+            62 => {
+                let opts = self.pick(&[
+                    "",
+                    "RANK 2",
+                    "RANK -1",
+                    "RANK 0",
+                    "COUNT 0",
+                    "COUNT 2",
+                    "MAXLEN 2",
+                    "RANK -2 COUNT 0 MAXLEN 3",
+                    "COUNT -1",
+                    "BOGUS",
+                ]);
+                format!("LPOS {k} {m} {opts}")
+            }
+            63 => {
+                let end = self.pick(&["LEFT", "RIGHT", "UP"]);
+                let count = self.pick(&["", "", "COUNT 2", "COUNT 10", "COUNT 0"]);
+                format!("LMPOP 2 {k} {k2} {end} {count}")
+            }
+            64 => format!("LMPOP {} {k} LEFT", self.pick(&["1", "0", "3", "x"])),
+            65 => format!("HSTRLEN {k} {m}"),
+            66 => {
+                let count = self.pick(RANDOM_COUNTS);
+                let with = if count.is_empty() {
+                    ""
+                } else {
+                    self.pick(&["", "WITHVALUES", "BOGUS"])
+                };
+                format!("HRANDFIELD {k} {count} {with}")
+            }
+            67 => format!(
+                "HSCAN {k} {} {}",
+                self.pick(&["0", "0", "1", "x"]),
+                self.pick(&["", "MATCH [mn]", "COUNT 1", "COUNT 0", "MATCH"])
+            ),
+            68 => format!("SMISMEMBER {k} {}", self.some(MEMBERS, 3)),
+            69 => format!("SMOVE {k} {k2} {m}"),
+            // Only the SPOPs whose effect is forced: the whole set, none, errors.
+            70 => format!(
+                "SPOP {k} {}",
+                self.pick(&["0", "10", "-1", "x", "9223372036854775807"])
+            ),
+            71 => format!("SRANDMEMBER {k} {}", self.pick(RANDOM_COUNTS)),
+            72 => format!("{} {k} {k2}", self.pick(&["SINTER", "SUNION", "SDIFF"])),
+            73 => format!(
+                "{} {k} {k2} {}",
+                self.pick(&["SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"]),
+                self.family_key(46)
+            ),
+            74 => format!(
+                "SINTERCARD {} {k} {k2} {}",
+                self.pick(&["2", "1", "0", "3"]),
+                self.pick(&["", "LIMIT 1", "LIMIT 0", "LIMIT -1"])
+            ),
+            75 => format!(
+                "SSCAN {k} {} {}",
+                self.pick(&["0", "0", "x"]),
+                self.pick(&["", "MATCH [mn]", "MATCH *", "COUNT 100", "COUNT 0"])
+            ),
+            76 => {
+                let (l1, l2) = (self.pick(LEX), self.pick(LEX));
+                let name = self.pick(&["ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZLEXCOUNT"]);
+                let limit = if name == "ZLEXCOUNT" {
+                    ""
+                } else {
+                    self.pick(&["", "", "LIMIT 1 2", "LIMIT 0 -1"])
+                };
+                format!("{name} {k} {l1} {l2} {limit}")
+            }
+            77 => format!("ZREMRANGEBYLEX {k} {} {}", self.pick(LEX), self.pick(LEX)),
+            78 => {
+                let (l1, l2) = (self.pick(LEX), self.pick(LEX));
+                let opts = self.pick(&["", "REV", "LIMIT 1 1", "REV LIMIT 0 2", "WITHSCORES"]);
+                format!("ZRANGE {k} {l1} {l2} BYLEX {opts}")
+            }
+            79 => {
+                let form = match self.rng.random_range(0..3) {
+                    0 => format!("{i} {j}"),
+                    1 => format!("{s1} {s2} BYSCORE"),
+                    _ => format!("{} {} BYLEX", self.pick(LEX), self.pick(LEX)),
+                };
+                let opts = self.pick(&["", "REV", "LIMIT 0 2", "WITHSCORES"]);
+                format!("ZRANGESTORE {k} {k2} {form} {opts}")
+            }
+            80 => format!("ZINCRBY {k} {s1} {m}"),
+            81 => format!("{} {k} {m}", self.pick(&["ZRANK", "ZREVRANK"])),
+            82 => format!("ZMSCORE {k} {}", self.some(MEMBERS, 3)),
+            83 => format!(
+                "{} {k} {}",
+                self.pick(&["ZPOPMIN", "ZPOPMAX"]),
+                self.pick(&["", "", c])
+            ),
+            84 => {
+                let end = self.pick(&["MIN", "MAX", "LEFT"]);
+                let count = self.pick(&["", "", "COUNT 2", "COUNT 10", "COUNT 0"]);
+                format!("ZMPOP 2 {k} {k2} {end} {count}")
+            }
+            85 => {
+                let count = self.pick(RANDOM_COUNTS);
+                let with = if count.is_empty() {
+                    ""
+                } else {
+                    self.pick(&["", "WITHSCORES", "BOGUS"])
+                };
+                format!("ZRANDMEMBER {k} {count} {with}")
+            }
+            86 | 87 => {
+                let name = self.pick(&["ZUNION", "ZINTER", "ZDIFF", "ZINTERCARD"]);
+                // A set now and then: its members score 1.
+                let k2 = if self.chance(0.2) { "s" } else { k2 };
+                let mut opts = String::new();
+                if name != "ZDIFF" && name != "ZINTERCARD" {
+                    opts += self.pick(&["", "", "WEIGHTS 2 -1", "WEIGHTS inf 0", "WEIGHTS x 1"]);
+                    opts += " ";
+                    opts += self.pick(&["", "", "AGGREGATE MIN", "AGGREGATE MAX"]);
+                }
+                opts += " ";
+                opts += if name == "ZINTERCARD" {
+                    self.pick(&["", "LIMIT 1"])
+                } else {
+                    self.pick(&["", "WITHSCORES"])
+                };
+                format!("{name} 2 {k} {k2} {opts}")
+            }
+            88 => {
+                let name = self.pick(&["ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"]);
+                let dst = self.family_key(80);
+                let opts = if name == "ZDIFFSTORE" {
+                    ""
+                } else {
+                    self.pick(&["", "WEIGHTS 1 2", "AGGREGATE MAX"])
+                };
+                format!("{name} {dst} 2 {k} {k2} {opts}")
+            }
+            _ => format!(
+                "ZSCAN {k} {} {}",
+                self.pick(&["0", "0", "x"]),
+                self.pick(&["", "MATCH [mn]", "COUNT 1", "COUNT 0"])
+            ),
         }
     }
 }
