@@ -99,6 +99,8 @@ struct Conn {
     stream: TcpStream,
     input: Vec<u8>,
     resp3: bool,
+    /// Inside MULTI: commands are queued, not run.
+    in_multi: bool,
 }
 
 impl Conn {
@@ -112,6 +114,7 @@ impl Conn {
             stream,
             input: Vec::new(),
             resp3: false,
+            in_multi: false,
         }
     }
 
@@ -153,6 +156,11 @@ impl Conn {
         self.send(args);
         let resp3 = self.resp3 || is_hello(args, b"3");
         let reply = self.read_frame(resp3);
+        if is_cmd(args, "multi") && reply.0 == b"+OK\r\n" {
+            self.in_multi = true;
+        } else if ["exec", "discard", "reset"].iter().any(|c| is_cmd(args, c)) {
+            self.in_multi = false;
+        }
         if !reply.0.starts_with(b"-") {
             if is_hello(args, b"3") {
                 self.resp3 = true;
@@ -179,6 +187,8 @@ enum V {
     Int(i64),
     Str(Vec<u8>),
     Error(Vec<u8>),
+    /// A RESP3 double, as Rust prints it.
+    Double(String),
     /// Arrays, sets and pushes, with their type byte.
     List(u8, Vec<V>),
     Other,
@@ -204,6 +214,7 @@ impl V {
             F::VerbatimString { data, .. } => V::Str(data),
             F::SimpleError { data, .. } => V::Error(data.into_bytes()),
             F::BlobError { data, .. } => V::Error(data),
+            F::Double { data, .. } => V::Double(format!("{data:?}")),
             F::Array { data, .. } => V::List(b'*', data.into_iter().map(V::from3).collect()),
             F::Set { data, .. } => V::List(b'~', data.into_iter().map(V::from3).collect()),
             F::Map { data, .. } => {
@@ -248,6 +259,14 @@ enum Norm {
     Shape,
     /// CONFIG GET: name/value pairs in Redis's hash order: compare the sorted pairs.
     SortedPairs,
+    /// SSCAN: the cursor exactly, the members (in Redis's hash order) sorted.
+    ScanSorted,
+    /// SPOP, SRANDMEMBER, HRANDFIELD, ZRANDMEMBER: Redis picks at random. Each server's
+    /// reply is checked against its own collection as it was before the command (see
+    /// [`random_equivalent`]): same type and length, every member (with its value or
+    /// score) from the collection, distinct unless the count is negative; a reply that
+    /// covers the whole collection is compared in full (sorted for sets).
+    Random,
 }
 
 fn norm_of(args: &[Vec<u8>]) -> Norm {
@@ -262,7 +281,9 @@ fn norm_of(args: &[Vec<u8>]) -> Norm {
         // Whole seconds of two clocks: one may have crossed a second boundary.
         "object" if sub.as_deref() == Some("idletime") => Norm::Within(1),
         "pttl" | "pexpiretime" => Norm::Within(1500),
-        "smembers" | "keys" => Norm::Sorted,
+        "smembers" | "keys" | "sinter" | "sunion" | "sdiff" => Norm::Sorted,
+        "sscan" => Norm::ScanSorted,
+        "spop" | "srandmember" | "hrandfield" | "zrandmember" => Norm::Random,
         "info" | "time" => Norm::Shape,
         "config" if sub.as_deref() == Some("get") => Norm::SortedPairs,
         _ => Norm::Exact,
@@ -295,6 +316,13 @@ fn equivalent(norm: Norm, redis: &(Vec<u8>, V), model: &(Vec<u8>, V)) -> bool {
             r.clone().sorted() == m.clone().sorted()
         }
         (Norm::SortedPairs, r @ V::List(..), m @ V::List(..)) => sorted_pairs(r) == sorted_pairs(m),
+        (Norm::ScanSorted, V::List(rk, r), V::List(mk, m)) => {
+            let sorted = |parts: &[V]| match parts {
+                [cursor, members] => Some((cursor.clone(), members.clone().sorted())),
+                _ => None,
+            };
+            rk == mk && sorted(r).is_some() && sorted(r) == sorted(m)
+        }
         (Norm::Shape, V::Str(_), V::Str(_)) => redis.0[0] == model.0[0],
         (Norm::Shape, V::List(_, r), V::List(_, m)) => {
             r.len() == m.len() && r.iter().zip(m).all(|(r, m)| shape_eq(r, m))
@@ -317,6 +345,119 @@ fn sorted_pairs(reply: &V) -> Vec<V> {
     };
     pairs.sort();
     pairs
+}
+
+/// The collection a random command picks from, read on `conn` before the command: the
+/// members of a set, the (field, value) pairs of a hash, the (member, score) pairs of a
+/// sorted set. Empty for a missing key or another type.
+fn random_pool(conn: &mut Conn, args: &[Vec<u8>]) -> Vec<V> {
+    let Some(key) = args.get(1) else {
+        return Vec::new();
+    };
+    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+    let (read, pairs): (&[&[u8]], bool) = match name.as_str() {
+        "hrandfield" => (&[b"HGETALL"], true),
+        "zrandmember" => (&[b"ZRANGE", b"0", b"-1", b"WITHSCORES"], true),
+        _ => (&[b"SMEMBERS"], false),
+    };
+    let mut command = vec![read[0].to_vec(), key.clone()];
+    command.extend(read[1..].iter().map(|a| a.to_vec()));
+    let V::List(_, items) = conn.call(&command).1 else {
+        return Vec::new();
+    };
+    let pool = units(items, pairs);
+    if !pairs || args.len() == 4 {
+        return pool;
+    }
+    // Without WITHVALUES/WITHSCORES only the names are picked.
+    pool.into_iter()
+        .filter_map(|pair| match pair {
+            V::List(_, mut pair) if !pair.is_empty() => Some(pair.swap_remove(0)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A reply's members, or (member, value) pairs whatever their encoding: flat (RESP2),
+/// nested arrays or a map's pairs (RESP3).
+fn units(items: Vec<V>, pairs: bool) -> Vec<V> {
+    if !pairs {
+        return items;
+    }
+    let nested = items
+        .iter()
+        .all(|item| matches!(item, V::List(b'*' | b'p', pair) if pair.len() == 2));
+    if nested && !items.is_empty() {
+        return items
+            .into_iter()
+            .map(|item| match item {
+                V::List(_, pair) => V::List(b'p', pair),
+                other => other,
+            })
+            .collect();
+    }
+    items
+        .chunks(2)
+        .map(|pair| V::List(b'p', pair.to_vec()))
+        .collect()
+}
+
+/// [`Norm::Random`]: each server's reply against its own collection before the command.
+fn random_equivalent(
+    args: &[Vec<u8>],
+    (redis, redis_pool): (&(Vec<u8>, V), &[V]),
+    (model, model_pool): (&(Vec<u8>, V), &[V]),
+) -> bool {
+    if redis.0 == model.0 {
+        return true;
+    }
+    let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+    let is_set = matches!(name.as_str(), "spop" | "srandmember");
+    let count = match args.get(2) {
+        None => None,
+        Some(arg) => match std::str::from_utf8(arg)
+            .ok()
+            .and_then(|a| a.parse::<i64>().ok())
+        {
+            Some(count) => Some(count),
+            None => return false,
+        },
+    };
+    let pairs = args.len() == 4;
+    // The picked units of a reply, or `None` if it has the wrong shape.
+    let picked = |reply: &V| -> Option<(u8, Vec<V>)> {
+        match (reply, count) {
+            (V::Str(_), None) => Some((b'$', vec![reply.clone()])),
+            (V::List(kind, items), Some(_)) => Some((*kind, units(items.clone(), pairs))),
+            _ => None,
+        }
+    };
+    let (Some((redis_kind, redis_units)), Some((model_kind, model_units))) =
+        (picked(&redis.1), picked(&model.1))
+    else {
+        return false;
+    };
+    let from_pool = |units: &[V], pool: &[V]| units.iter().all(|unit| pool.contains(unit));
+    let distinct = |units: &[V]| {
+        let mut sorted = units.to_vec();
+        sorted.sort();
+        sorted.windows(2).all(|w| w[0] != w[1])
+    };
+    let unique = count.is_none_or(|count| count >= 0);
+    let whole = count.is_some_and(|count| count >= 0 && count as usize >= redis_pool.len());
+    if whole {
+        // The whole collection: hashes and sorted sets in Redis's order, sets sorted.
+        let sorted = |units: &[V]| V::List(b'*', units.to_vec()).sorted();
+        return is_set
+            && redis_kind == model_kind
+            && sorted(&redis_units) == sorted(redis_pool)
+            && sorted(&model_units) == sorted(&redis_units);
+    }
+    redis_kind == model_kind
+        && redis_units.len() == model_units.len()
+        && from_pool(&redis_units, redis_pool)
+        && from_pool(&model_units, model_pool)
+        && (!unique || (distinct(&redis_units) && distinct(&model_units)))
 }
 
 fn shape_eq(redis: &V, model: &V) -> bool {
@@ -385,11 +526,24 @@ impl Diff {
     /// Send `args` on connection `conn` of both servers and compare the replies.
     fn run(&mut self, conn: usize, args: &[Vec<u8>]) {
         self.history.push(format!("[conn {conn}] {}", show(args)));
+        let norm = norm_of(args);
         let pair = &mut self.conns[conn];
+        let pools = (norm == Norm::Random && !pair.redis.in_multi).then(|| {
+            (
+                random_pool(&mut pair.redis, args),
+                random_pool(&mut pair.model, args),
+            )
+        });
         let redis = pair.redis.call(args);
         let model = pair.model.call(args);
         self.compared += 1;
-        if !equivalent(norm_of(args), &redis, &model) {
+        let same = match pools {
+            Some((redis_pool, model_pool)) => {
+                random_equivalent(args, (&redis, &redis_pool), (&model, &model_pool))
+            }
+            None => equivalent(norm, &redis, &model),
+        };
+        if !same {
             panic!(
                 "replies differ\ncommands so far:\n  {}\nredis-server: {:?}\nmodel:        {:?}",
                 self.history.join("\n  "),
@@ -430,11 +584,21 @@ impl Diff {
 
     /// A full SCAN iteration on each server separately; the sorted unions must match.
     fn scan_all(&mut self, options: &[Vec<u8>]) {
-        let history = format!("[conn 0] SCAN 0 .. {} (full iteration)", show(options));
+        self.scan_all_of(&[b"SCAN".to_vec()], options);
+    }
+
+    /// A full iteration of `command` (`SCAN`, or `SSCAN key` and the like) on each
+    /// server separately; the sorted unions must match.
+    fn scan_all_of(&mut self, command: &[Vec<u8>], options: &[Vec<u8>]) {
+        let history = format!(
+            "[conn 0] {} 0 .. {} (full iteration)",
+            show(command),
+            show(options)
+        );
         self.history.push(history);
         let pair = &mut self.conns[0];
-        let redis = scan_union(&mut pair.redis, options);
-        let model = scan_union(&mut pair.model, options);
+        let redis = scan_union(&mut pair.redis, command, options);
+        let model = scan_union(&mut pair.model, command, options);
         self.compared += 1;
         assert_eq!(
             redis,
@@ -445,12 +609,19 @@ impl Diff {
     }
 }
 
-/// The sorted keys of a whole SCAN iteration, or the first call's error reply.
-fn scan_union(conn: &mut Conn, options: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, Vec<u8>> {
+/// The sorted items of a whole SCAN-like iteration (keys, members, or field and value
+/// pairs joined by a NUL), or the first call's error reply.
+fn scan_union(
+    conn: &mut Conn,
+    command: &[Vec<u8>],
+    options: &[Vec<u8>],
+) -> Result<Vec<Vec<u8>>, Vec<u8>> {
+    let pairs = ["hscan", "zscan"].iter().any(|c| is_cmd(command, c));
     let mut cursor = b"0".to_vec();
     let mut keys = Vec::new();
     for _ in 0..10_000 {
-        let mut args = vec![b"SCAN".to_vec(), cursor];
+        let mut args = command.to_vec();
+        args.push(cursor);
         args.extend_from_slice(options);
         let (raw, value) = conn.call(&args);
         let V::List(_, parts) = value else {
@@ -459,10 +630,18 @@ fn scan_union(conn: &mut Conn, options: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, Vec<
         let [V::Str(next), V::List(_, found)] = &parts[..] else {
             panic!("malformed SCAN reply {:?}", String::from_utf8_lossy(&raw));
         };
-        keys.extend(found.iter().map(|key| match key {
-            V::Str(key) => key.clone(),
-            other => panic!("SCAN key {other:?}"),
-        }));
+        let found: Vec<Vec<u8>> = found
+            .iter()
+            .map(|key| match key {
+                V::Str(key) => key.clone(),
+                other => panic!("SCAN key {other:?}"),
+            })
+            .collect();
+        if pairs {
+            keys.extend(found.chunks(2).map(|pair| pair.join(&0u8)));
+        } else {
+            keys.extend(found);
+        }
         if next == b"0" {
             keys.sort();
             keys.dedup();
@@ -503,9 +682,10 @@ fn args_of(line: &str) -> Vec<Vec<u8>> {
 }
 
 /// Run a script: one command per line on connection 0; `@2 CMD` on connection 1;
-/// `!sleep MS`; `!scan OPTIONS` a full SCAN iteration; `!send CMD` sends on connection 0
-/// without reading (a command that blocks) and `!recv` compares its reply later
-/// (`!send3`/`!recv3` on connection 2); `#` comments.
+/// `!sleep MS`; `!scan OPTIONS` a full SCAN iteration, `!sscan KEY OPTIONS` (or
+/// `!hscan`, `!zscan`) a full iteration of a collection; `!send CMD` sends on
+/// connection 0 without reading (a command that blocks) and `!recv` compares its reply
+/// later (`!send3`/`!recv3` on connection 2); `#` comments.
 fn run_script(diff: &mut Diff, script: &str) -> usize {
     let mut cases = 0;
     for line in script.lines().map(str::trim) {
@@ -527,6 +707,10 @@ fn run_script(diff: &mut Diff, script: &str) -> usize {
             diff.receive(2);
         } else if let Some(options) = line.strip_prefix("!scan") {
             diff.scan_all(&args_of(options));
+        } else if let Some(rest) = line.strip_prefix('!') {
+            // `!sscan KEY OPTIONS`, `!hscan ...`, `!zscan ...`: full iterations.
+            let args = args_of(rest);
+            diff.scan_all_of(&args[..2], &args[2..]);
         } else if let Some(command) = line.strip_prefix("@2 ") {
             diff.run(1, &args_of(command));
         } else {
@@ -2189,6 +2373,1170 @@ RPUSH wk v
 @2 EXEC
 "#;
 
+const LISTS_MORE: &str = r#"
+LPUSHX nokey a
+EXISTS nokey
+RPUSHX nokey a b
+EXISTS nokey
+LPUSHX nokey
+RPUSHX
+RPUSH l a b
+LPUSHX l x y
+RPUSHX l z ""
+LRANGE l 0 -1
+SET str v
+LPUSHX str a
+RPUSHX str a
+HSET h f v
+RPUSHX h a
+RPUSH tl a
+EXPIRE tl 100
+LPUSHX tl b
+RPUSHX tl c
+TTL tl
+LRANGE tl 0 -1
+# RPOPLPUSH
+RPUSH src a b c
+RPOPLPUSH src dst
+RPOPLPUSH src dst
+LRANGE src 0 -1
+LRANGE dst 0 -1
+RPOPLPUSH src src
+LRANGE src 0 -1
+RPOPLPUSH src dst
+EXISTS src
+RPOPLPUSH src dst
+RPOPLPUSH nokey str
+RPOPLPUSH str dst
+RPOPLPUSH dst str
+LRANGE dst 0 -1
+RPOPLPUSH dst h
+RPOPLPUSH dst
+RPOPLPUSH a b c
+RPUSH one x
+EXPIRE one 100
+RPOPLPUSH one fresh
+EXISTS one
+TTL fresh
+LRANGE fresh 0 -1
+# LPOS
+RPUSH p a b c a b c a
+LPOS p a
+LPOS p c
+LPOS p nomatch
+LPOS p a RANK 2
+LPOS p a RANK 3
+LPOS p a RANK 4
+LPOS p a RANK -1
+LPOS p a RANK -2
+LPOS p a RANK -4
+LPOS p a RANK 0
+LPOS p a RANK x
+LPOS p a RANK 9223372036854775807
+LPOS p a RANK -9223372036854775807
+LPOS p a COUNT 0
+LPOS p a COUNT 1
+LPOS p a COUNT 2
+LPOS p a COUNT 100
+LPOS p nomatch COUNT 0
+LPOS p a COUNT -1
+LPOS p a COUNT x
+LPOS p a COUNT 0 RANK 2
+LPOS p a COUNT 2 RANK -1
+LPOS p a COUNT 0 RANK -2
+LPOS p a MAXLEN 1
+LPOS p a MAXLEN 3
+LPOS p c MAXLEN 3
+LPOS p c MAXLEN 2
+LPOS p a COUNT 0 MAXLEN 4
+LPOS p a COUNT 0 MAXLEN 4 RANK -1
+LPOS p a MAXLEN 0
+LPOS p a MAXLEN -1
+LPOS p a MAXLEN x
+LPOS p a RANK
+LPOS p a COUNT
+LPOS p a MAXLEN
+LPOS p a BOGUS 1
+LPOS p a rank 2 count 1 maxlen 7
+LPOS p a RANK 1 RANK 2
+LPOS p a COUNT 1 COUNT 0
+LPOS p
+LPOS nokey a
+LPOS nokey a COUNT 1
+LPOS nokey a RANK 0
+LPOS nokey a BOGUS
+LPOS str a
+LPOS str a COUNT 1
+LPOS str a RANK 0
+LPOS p ""
+RPUSH p ""
+LPOS p ""
+# LMPOP
+RPUSH m1 a b c d e
+RPUSH m2 x y
+LMPOP 1 m1 LEFT
+LMPOP 1 m1 RIGHT
+LMPOP 1 m1 LEFT COUNT 2
+LRANGE m1 0 -1
+LMPOP 2 nokey m2 RIGHT COUNT 10
+EXISTS m2
+LMPOP 2 nokey m2 LEFT
+LMPOP 3 nokey m1 m2 left count 1
+LMPOP 2 m1 str LEFT
+LMPOP 2 str m1 LEFT
+LMPOP 2 nokey str LEFT
+LMPOP 0 m1 LEFT
+LMPOP -1 m1 LEFT
+LMPOP x m1 LEFT
+LMPOP 1.5 m1 LEFT
+LMPOP 3 m1 LEFT
+LMPOP 2 m1 LEFT
+LMPOP 1 m1 UP
+LMPOP 1 m1 LEFT COUNT 0
+LMPOP 1 m1 LEFT COUNT -1
+LMPOP 1 m1 LEFT COUNT x
+LMPOP 1 m1 LEFT COUNT
+LMPOP 1 m1 LEFT COUNT 1 COUNT 1
+LMPOP 1 m1 LEFT BOGUS
+LMPOP 1 m1 LEFT COUNT 9223372036854775807
+EXISTS m1
+LMPOP 1 m1
+LMPOP 1
+LMPOP 1 nokey LEFT COUNT 0
+RPUSH m3 \x00 \xff
+LMPOP 1 m3 RIGHT COUNT 1
+LMPOP 1 m3 RIGHT COUNT 1
+LMPOP 1 m3 RIGHT COUNT 1
+# keys that expire
+RPUSH gone a b
+PEXPIRE gone 50
+!sleep 100
+LPUSHX gone x
+RPUSHX gone x
+RPOPLPUSH gone dst2
+LPOS gone a
+LPOS gone a COUNT 0
+LMPOP 2 gone m3 LEFT
+EXISTS gone dst2
+RPUSH gone2 a
+PEXPIRE gone2 50
+RPUSH dst3 z
+!sleep 100
+RPOPLPUSH dst3 gone2
+LRANGE gone2 0 -1
+TTL gone2
+# moving a list's only element onto itself keeps the key (and its TTL)
+RPUSH solo a
+EXPIRE solo 100
+RPOPLPUSH solo solo
+TTL solo
+LMOVE solo solo LEFT RIGHT
+TTL solo
+LRANGE solo 0 -1
+# WATCH: changes that are none
+RPUSH w a
+WATCH w nolist
+LPUSHX nolist a
+RPOPLPUSH nolist w
+LMPOP 1 nolist LEFT
+LPOS w a
+MULTI
+PING
+EXEC
+WATCH w
+LMPOP 1 w LEFT
+MULTI
+PING
+EXEC
+"#;
+
+const HASHES_MORE: &str = r#"
+HSET h f1 hello f2 "" f3 12345 f4 \x00\xff
+HSTRLEN h f1
+HSTRLEN h f2
+HSTRLEN h f3
+HSTRLEN h f4
+HSTRLEN h nofield
+HSTRLEN nokey f
+HSTRLEN h
+HSTRLEN h f1 f2
+SET str v
+HSTRLEN str f
+HINCRBY h n -12
+HSTRLEN h n
+# HRANDFIELD: Redis picks at random unless the answer is forced
+HSET one only value
+HRANDFIELD one
+HRANDFIELD one 1
+HRANDFIELD one 1 WITHVALUES
+HRANDFIELD one -3
+HRANDFIELD one -3 WITHVALUES
+HRANDFIELD one 5 withvalues
+HRANDFIELD h 0
+HRANDFIELD h 0 WITHVALUES
+HRANDFIELD h -0
+HRANDFIELD h 5
+HRANDFIELD h 100 WITHVALUES
+HRANDFIELD h 9223372036854775807
+HRANDFIELD h 2
+HRANDFIELD h 3 WITHVALUES
+HRANDFIELD h -2
+HRANDFIELD h -7 WITHVALUES
+HRANDFIELD h 1
+HRANDFIELD h
+HRANDFIELD nokey
+HRANDFIELD nokey 5
+HRANDFIELD nokey -5 WITHVALUES
+HRANDFIELD nokey 0
+HRANDFIELD nokey x
+HRANDFIELD nokey 1 BOGUS
+HRANDFIELD str
+HRANDFIELD str 1
+HRANDFIELD str x
+HRANDFIELD h x
+HRANDFIELD h 1.5
+HRANDFIELD h ""
+HRANDFIELD h 1 BOGUS
+HRANDFIELD h 1 WITHVALUES extra
+HRANDFIELD h -9223372036854775808
+HRANDFIELD h 9223372036854775808
+HRANDFIELD h 4611686018427387904 WITHVALUES
+HRANDFIELD h -4611686018427387904 WITHVALUES
+HRANDFIELD h 4611686018427387903 WITHVALUES
+HRANDFIELD h x WITHVALUES
+HRANDFIELD
+# HSCAN: small hashes come in one page, in insertion order
+HSCAN h 0
+HSCAN h 0 COUNT 1
+HSCAN h 0 MATCH f*
+HSCAN h 0 MATCH f[12]
+HSCAN h 0 MATCH nomatch
+HSCAN h 0 MATCH *1 COUNT 100
+HSCAN h 0 COUNT 0
+HSCAN h 0 COUNT -1
+HSCAN h 0 COUNT x
+HSCAN h 0 COUNT
+HSCAN h 0 MATCH
+HSCAN h 0 TYPE hash
+HSCAN h 0 NOVALUES
+HSCAN h 0 BOGUS 1
+HSCAN h x
+HSCAN h -1
+HSCAN h 18446744073709551615
+HSCAN h 18446744073709551616
+HSCAN h ""
+HSCAN h
+HSCAN nokey 0
+HSCAN nokey 0 COUNT 0
+HSCAN nokey x
+HSCAN str 0
+HSCAN str x
+HSCAN str 0 COUNT 0
+HDEL h f2
+HSET h f2 back
+HSCAN h 0
+HRANDFIELD h 10 WITHVALUES
+HSET th f v
+EXPIRE th 100
+HSTRLEN th f
+HRANDFIELD th
+TTL th
+# keys that expire
+HSET gone f v
+PEXPIRE gone 50
+!sleep 100
+HSTRLEN gone f
+HRANDFIELD gone
+HRANDFIELD gone 2 WITHVALUES
+HSCAN gone 0
+EXISTS gone
+"#;
+
+const SETS_MORE: &str = r#"
+SADD s a b c
+SMISMEMBER s a x c
+SMISMEMBER s x
+SMISMEMBER nokey a b
+SMISMEMBER s
+SET str v
+SMISMEMBER str a
+# SMOVE
+SADD d x
+SMOVE s d a
+SMOVE s d a
+SMOVE s d nomember
+SISMEMBER d a
+SCARD s
+SMOVE s s b
+SMOVE s s nomember
+SMOVE nokey d a
+SMOVE nokey str a
+SMOVE str d a
+SMOVE s str b
+SMOVE d str nomember
+SMOVE s fresh b
+SMEMBERS fresh
+SADD d b
+SMOVE fresh d b
+EXISTS fresh
+SCARD d
+SMOVE s d c
+EXISTS s
+SMOVE s d
+SMOVE a b c d
+SADD ts m
+EXPIRE ts 100
+SADD td n
+EXPIRE td 200
+SMOVE ts td m
+EXISTS ts
+TTL td
+# SPOP: random unless the count covers the set
+SADD one only
+SPOP one
+EXISTS one
+SADD one only
+SPOP one 1
+EXISTS one
+SADD one only
+SPOP one 5
+EXISTS one
+SPOP nokey
+SPOP nokey 0
+SPOP nokey 5
+SPOP nokey -1
+SPOP nokey x
+SPOP str
+SPOP str 1
+SPOP str -1
+SADD p a b c d
+SPOP p 0
+SPOP p -1
+SPOP p x
+SPOP p 1.5
+SPOP p 1 2
+SPOP p ""
+SCARD p
+SPOP p 9223372036854775807
+EXISTS p
+# Random picks leave the two servers with different members: only sizes after them.
+SADD p a b c d e
+SPOP p 2
+SCARD p
+SPOP p
+SCARD p
+SPOP p 1
+SCARD p
+DEL p
+SADD p 3 1 2 -5
+SPOP p 100
+EXISTS p
+SADD tp a b
+EXPIRE tp 100
+SPOP tp 1
+TTL tp
+SPOP
+# SRANDMEMBER
+SADD one only
+SRANDMEMBER one
+SRANDMEMBER one 1
+SRANDMEMBER one -4
+SRANDMEMBER one 3
+SADD r a b c 1 2
+SRANDMEMBER r 0
+SRANDMEMBER r -0
+SRANDMEMBER r 5
+SRANDMEMBER r 100
+SRANDMEMBER r 2
+SRANDMEMBER r -8
+SRANDMEMBER r 1
+SRANDMEMBER r
+SADD ri 5 -1 10 3
+SRANDMEMBER ri 4
+SRANDMEMBER ri 9223372036854775807
+SRANDMEMBER ri 3
+SRANDMEMBER r x
+SRANDMEMBER r 1.5
+SRANDMEMBER r 1 2
+SRANDMEMBER r -9223372036854775808
+SRANDMEMBER r 9223372036854775808
+SRANDMEMBER nokey
+SRANDMEMBER nokey 5
+SRANDMEMBER nokey -5
+SRANDMEMBER nokey x
+SRANDMEMBER str
+SRANDMEMBER str 2
+SRANDMEMBER str x
+SRANDMEMBER
+# SINTER, SUNION, SDIFF and their STORE forms
+DEL s d
+SADD s1 a b c d
+SADD s2 c d e
+SADD s3 d e f
+SADD i1 1 2 3 4
+SADD i2 3 4 5
+SINTER s1 s2
+SINTER s1 s2 s3
+SINTER s1
+SINTER s1 nokey
+SINTER nokey s1
+SINTER s1 s1
+SINTER i1 i2
+SINTER i1 s1
+SINTER s1 str
+SINTER nokey str
+SINTER str nokey
+SINTER
+SUNION s1 s2
+SUNION s1 s2 s3
+SUNION s1 nokey
+SUNION nokey
+SUNION i1 i2
+SUNION i1 s1
+SUNION s1 str
+SUNION nokey str
+SUNION
+SDIFF s1 s2
+SDIFF s1 s2 s3
+SDIFF s2 s1
+SDIFF s1 s1
+SDIFF s1 nokey
+SDIFF nokey s1
+SDIFF i1 i2
+SDIFF i1 s1
+SDIFF s1 str
+SDIFF str s1
+SDIFF nokey str
+SDIFF
+SINTERSTORE dst s1 s2
+SMEMBERS dst
+SINTERSTORE dst s1 s2 s3
+SMEMBERS dst
+SINTERSTORE dst s1 nokey
+EXISTS dst
+SINTERSTORE dst nokey
+SINTERSTORE dst s1 str
+SINTERSTORE dst nokey str
+SINTERSTORE str s1 s2
+TYPE str
+SMEMBERS str
+SET str v
+SINTERSTORE dst
+SINTERSTORE s1 s1 s2
+SMEMBERS s1
+SADD s1 a b
+SUNIONSTORE dst s1 s2
+SMEMBERS dst
+SUNIONSTORE dst nokey
+EXISTS dst
+SUNIONSTORE dst s1 str
+SUNIONSTORE str s2 s3
+TYPE str
+SET str v
+SUNIONSTORE dst
+SDIFFSTORE dst s1 s2
+SMEMBERS dst
+SDIFFSTORE dst s1 s1
+EXISTS dst
+SDIFFSTORE dst nokey s1
+SDIFFSTORE dst s1 str
+SDIFFSTORE str s3 s2
+SMEMBERS str
+SET str v
+SDIFFSTORE dst
+SET ttl v EX 100
+SUNIONSTORE ttl s1
+TTL ttl
+SMEMBERS ttl
+RPUSH list a
+SDIFFSTORE list s1 s1
+EXISTS list
+SINTERSTORE i3 i1 i2
+SMEMBERS i3
+# SINTERCARD
+SINTERCARD 2 s1 s2
+SINTERCARD 3 s1 s2 s3
+SINTERCARD 1 s1
+SINTERCARD 2 s1 nokey
+SINTERCARD 2 s1 s2 LIMIT 1
+SINTERCARD 1 s1 LIMIT 0
+SINTERCARD 1 s1 LIMIT 100
+SINTERCARD 1 s1 LIMIT 2
+SINTERCARD 1 s1 LIMIT -1
+SINTERCARD 1 s1 LIMIT x
+SINTERCARD 1 s1 LIMIT
+SINTERCARD 1 s1 BOGUS
+SINTERCARD 1 s1 LIMIT 1 LIMIT 2
+SINTERCARD 0 s1
+SINTERCARD -1 s1
+SINTERCARD x s1
+SINTERCARD 3 s1 s2
+SINTERCARD 9223372036854775807 s1
+SINTERCARD 2 s1 str
+SINTERCARD 2 nokey str
+SINTERCARD 1
+SINTERCARD
+# SSCAN
+SSCAN s1 0
+SSCAN i1 0
+SSCAN i1 0 MATCH 1*
+SSCAN s1 0 MATCH a*
+SSCAN s1 0 MATCH nomatch
+SSCAN s1 0 COUNT 100
+SSCAN s1 0 COUNT 0
+SSCAN s1 0 COUNT -1
+SSCAN s1 0 COUNT x
+SSCAN s1 0 COUNT
+SSCAN s1 0 TYPE set
+SSCAN s1 0 BOGUS x
+SSCAN s1 x
+SSCAN s1
+SSCAN nokey 0
+SSCAN nokey x
+SSCAN str 0
+SSCAN str x
+!sscan s1
+!sscan i1 COUNT 1
+!sscan s2 MATCH [ce]
+# keys that expire
+SADD gone a b
+PEXPIRE gone 50
+SADD keep a c
+!sleep 100
+SMISMEMBER gone a
+SMOVE gone keep a
+SMOVE keep gone c
+TTL gone
+SMEMBERS gone
+SINTER keep gone
+SUNION keep gone
+SDIFF gone keep
+SINTERCARD 2 keep gone
+SPOP gone 5
+SRANDMEMBER gone 3
+SSCAN gone 0
+SADD gone2 x
+PEXPIRE gone2 50
+SADD gone3 y
+PEXPIRE gone3 50
+!sleep 100
+SUNIONSTORE gone2 keep
+TTL gone2
+SPOP gone2 1
+SINTERSTORE dst keep gone3
+SPOP gone3
+SRANDMEMBER gone3
+# WATCH: changes that are none
+SADD w a b
+WATCH w nokey2
+SADD w a
+SMOVE w w a
+SMOVE w nokey3 nomember
+SPOP w 0
+SINTERSTORE nokey2 w nokey
+SDIFFSTORE nokey2 w w
+SMISMEMBER w a
+MULTI
+PING
+EXEC
+WATCH w
+SADD w a c
+MULTI
+PING
+EXEC
+WATCH nokey2
+SUNIONSTORE nokey2 w
+MULTI
+PING
+EXEC
+"#;
+
+const ZSETS_MORE: &str = r#"
+# BYLEX: members of one score, in byte order
+ZADD lex 0 a 0 b 0 c 0 d 0 e 0 "" 0 \x00 0 aa 0 \xff
+ZRANGEBYLEX lex - +
+ZRANGEBYLEX lex + -
+ZRANGEBYLEX lex [a [c
+ZRANGEBYLEX lex (a (c
+ZRANGEBYLEX lex (a [c
+ZRANGEBYLEX lex [aa +
+ZRANGEBYLEX lex - (b
+ZRANGEBYLEX lex [ [a
+ZRANGEBYLEX lex ( +
+ZRANGEBYLEX lex [c [a
+ZRANGEBYLEX lex [b [b
+ZRANGEBYLEX lex (b (b
+ZRANGEBYLEX lex - + LIMIT 1 2
+ZRANGEBYLEX lex - + LIMIT 0 -1
+ZRANGEBYLEX lex - + LIMIT -1 2
+ZRANGEBYLEX lex - + LIMIT 2 0
+ZRANGEBYLEX lex - + LIMIT 100 1
+ZRANGEBYLEX lex - + LIMIT x 1
+ZRANGEBYLEX lex - + LIMIT 1
+ZRANGEBYLEX lex - + WITHSCORES
+ZRANGEBYLEX lex - + BOGUS
+ZRANGEBYLEX lex a +
+ZRANGEBYLEX lex - c
+ZRANGEBYLEX lex "" +
+ZRANGEBYLEX lex -a +
+ZRANGEBYLEX lex - ++
+ZRANGEBYLEX nokey - +
+ZRANGEBYLEX nokey a +
+ZRANGEBYLEX lex -
+ZREVRANGEBYLEX lex + -
+ZREVRANGEBYLEX lex - +
+ZREVRANGEBYLEX lex [c [a
+ZREVRANGEBYLEX lex (c (a
+ZREVRANGEBYLEX lex + - LIMIT 1 3
+ZREVRANGEBYLEX lex + [b LIMIT 0 -5
+ZREVRANGEBYLEX lex [a +
+ZREVRANGEBYLEX lex c -
+ZREVRANGEBYLEX lex + - WITHSCORES
+ZLEXCOUNT lex - +
+ZLEXCOUNT lex [a [c
+ZLEXCOUNT lex (a (c
+ZLEXCOUNT lex + -
+ZLEXCOUNT lex [c [a
+ZLEXCOUNT lex a c
+ZLEXCOUNT nokey - +
+ZLEXCOUNT nokey a b
+ZLEXCOUNT lex - + extra
+ZRANGE lex - + BYLEX
+ZRANGE lex [b (e BYLEX
+ZRANGE lex + - BYLEX REV
+ZRANGE lex (e [b BYLEX REV LIMIT 1 2
+ZRANGE lex [b (e BYLEX LIMIT 1 1
+ZRANGE lex - + BYLEX WITHSCORES
+ZRANGE lex - + BYLEX BYSCORE
+ZRANGE lex - + BYSCORE BYLEX
+ZRANGE lex 0 1 BYLEX
+ZRANGE lex - + REV BYLEX
+ZRANGE lex - + bylex limit 0 2
+ZRANGE lex 0 -1 LIMIT 0 -1
+ZRANGE lex 0 -1 LIMIT 0 1
+ZREMRANGEBYLEX lex [a [b
+ZREMRANGEBYLEX lex (d +
+ZREMRANGEBYLEX lex x +
+ZREMRANGEBYLEX lex + -
+ZREMRANGEBYLEX nokey - +
+ZRANGE lex 0 -1
+ZREMRANGEBYLEX lex - +
+EXISTS lex
+# mixed scores: the walk is Redis's
+ZADD mix 1 b 2 a 3 c
+ZRANGEBYLEX mix - +
+ZRANGEBYLEX mix [a [b
+ZRANGEBYLEX mix [b [c
+ZLEXCOUNT mix [a [c
+ZREVRANGEBYLEX mix [c [a
+ZREMRANGEBYLEX mix [b [b
+ZRANGE mix 0 -1
+# Redis first checks the last member (by position) against min, the first against max
+ZADD mix2 1 b 2 c 3 a
+ZRANGEBYLEX mix2 [b +
+ZRANGEBYLEX mix2 - [a
+ZRANGEBYLEX mix2 - [b
+ZREVRANGEBYLEX mix2 + [b
+ZREVRANGEBYLEX mix2 [c -
+ZRANGE mix2 [b + BYLEX
+ZRANGE mix2 + [b BYLEX REV
+ZLEXCOUNT mix2 [b +
+ZLEXCOUNT mix2 [a +
+ZRANGESTORE dst mix2 [b + BYLEX
+ZRANGEBYLEX mix2 [c [b
+ZRANGEBYLEX mix2 (b [b
+ZRANGEBYLEX mix2 [b (b
+ZRANGEBYLEX mix2 - -
+ZRANGEBYLEX mix2 + +
+ZRANGEBYLEX mix2 + -
+ZLEXCOUNT mix2 [b [b
+ZREMRANGEBYLEX mix2 [b +
+ZREMRANGEBYLEX mix2 ( +
+ZRANGE mix2 0 -1
+ZADD mix3 1 m 2 "" 3 a
+ZREMRANGEBYLEX mix3 ( +
+ZREMRANGEBYLEX mix3 [ +
+ZRANGE mix3 0 -1
+SET str v
+ZRANGEBYLEX str - +
+ZREVRANGEBYLEX str + -
+ZLEXCOUNT str - +
+ZREMRANGEBYLEX str - +
+ZRANGEBYLEX str a b
+# ZRANGESTORE
+ZADD z 1 a 2 b 3 c 4 d 5 e
+ZRANGESTORE dst z 0 -1
+ZRANGE dst 0 -1 WITHSCORES
+ZRANGESTORE dst z 1 2
+ZRANGE dst 0 -1 WITHSCORES
+ZRANGESTORE dst z 0 -1 REV
+ZRANGESTORE dst z (1 4 BYSCORE
+ZRANGE dst 0 -1 WITHSCORES
+ZRANGESTORE dst z 4 (1 BYSCORE REV LIMIT 1 2
+ZRANGE dst 0 -1 WITHSCORES
+ZRANGESTORE dst z [b [d BYLEX
+ZRANGESTORE dst z - + BYLEX LIMIT 0 1
+ZRANGE dst 0 -1 WITHSCORES
+ZRANGESTORE dst z 5 10
+EXISTS dst
+ZRANGESTORE dst z 0 -1 WITHSCORES
+ZRANGESTORE dst z 0 -1 LIMIT 0 1
+ZRANGESTORE dst z x 1
+ZRANGESTORE dst z x 1 BYSCORE
+ZRANGESTORE dst z a b BYLEX
+ZRANGESTORE dst z 0 -1 BOGUS
+ZRANGESTORE dst nokey 0 -1
+ZRANGESTORE str z 0 1
+TYPE str
+ZRANGE str 0 -1 WITHSCORES
+SET str v
+ZRANGESTORE dst str 0 -1
+ZRANGESTORE str nokey 0 -1
+EXISTS str
+SET str v
+ZRANGESTORE z z 0 1
+ZRANGE z 0 -1 WITHSCORES
+ZADD z 3 c 4 d 5 e
+SET ttl v EX 100
+ZRANGESTORE ttl z 0 0
+TTL ttl
+ZRANGESTORE dst z 0
+ZRANGESTORE dst
+SADD set a
+ZRANGESTORE dst set 0 -1
+# ZINCRBY
+ZINCRBY z 1 a
+ZINCRBY z -1.5 a
+ZINCRBY z 1 new
+ZINCRBY z x a
+ZINCRBY z nan a
+ZINCRBY z inf a
+ZINCRBY z -inf a
+ZINCRBY z 1 a
+ZINCRBY z 0 a
+ZINCRBY z 1e308 b
+ZINCRBY z 1e308 b
+ZINCRBY z -0 neg
+ZSCORE z neg
+ZINCRBY fresh 2.5 m
+ZRANGE fresh 0 -1 WITHSCORES
+ZINCRBY str 1 a
+ZINCRBY z 1
+ZINCRBY z 1 a b
+ZINCRBY z "" a
+# ZRANK, ZREVRANK, ZMSCORE
+ZRANGE z 0 -1 WITHSCORES
+ZRANK z a
+ZRANK z c
+ZRANK z nomember
+ZRANK nokey a
+ZRANK str a
+ZRANK z
+ZRANK z a WITHSCORE
+ZREVRANK z a
+ZREVRANK z c
+ZREVRANK z nomember
+ZREVRANK nokey a
+ZREVRANK str a
+ZMSCORE z a c nomember b
+ZMSCORE z nomember
+ZMSCORE nokey a b
+ZMSCORE str a
+ZMSCORE z
+# ZPOPMIN, ZPOPMAX
+DEL z
+ZADD z 1 a 2 b 3 c 4 d 5 e -0 zero
+ZPOPMIN z
+ZPOPMAX z
+ZPOPMIN z 2
+ZPOPMAX z 1
+ZPOPMIN z 0
+ZPOPMAX z 0
+ZPOPMIN z -1
+ZPOPMIN z x
+ZPOPMIN z 1 2
+ZPOPMIN z 1.5
+ZRANGE z 0 -1 WITHSCORES
+ZPOPMAX z 100
+EXISTS z
+ZPOPMIN nokey
+ZPOPMIN nokey 2
+ZPOPMAX nokey 0
+ZPOPMAX nokey -1
+ZPOPMIN str
+ZPOPMAX str 1
+ZPOPMIN str x
+ZPOPMIN
+ZADD z 1 a inf b -inf c
+ZPOPMAX z
+ZPOPMIN z 9223372036854775807
+EXISTS z
+# ZMPOP
+ZADD z1 1 a 2 b 3 c 4 d
+ZADD z2 10 x 20 y
+ZMPOP 1 z1 MIN
+ZMPOP 1 z1 MAX
+ZMPOP 1 z1 MIN COUNT 10
+EXISTS z1
+ZMPOP 2 z1 z2 MAX COUNT 1
+ZMPOP 3 nokey z1 z2 min count 5
+ZMPOP 2 nokey z1 MIN
+ZMPOP 2 z2 str MIN
+ZMPOP 2 str z2 MIN
+ZMPOP 2 nokey str MAX
+ZADD z2 1 a
+ZMPOP 0 z2 MIN
+ZMPOP -1 z2 MIN
+ZMPOP x z2 MIN
+ZMPOP 3 z2 MIN
+ZMPOP 2 z2 MIN
+ZMPOP 1 z2 LEFT
+ZMPOP 1 z2 MIN COUNT 0
+ZMPOP 1 z2 MIN COUNT -1
+ZMPOP 1 z2 MIN COUNT x
+ZMPOP 1 z2 MIN COUNT
+ZMPOP 1 z2 MIN COUNT 1 COUNT 1
+ZMPOP 1 z2 MIN BOGUS
+ZMPOP 1 z2
+ZMPOP 1
+ZMPOP 1 nokey MAX COUNT 0
+ZMPOP 1 z2 MAX COUNT 9223372036854775807
+# ZRANDMEMBER
+ZADD one 1.5 only
+ZRANDMEMBER one
+ZRANDMEMBER one 1
+ZRANDMEMBER one 1 WITHSCORES
+ZRANDMEMBER one -3
+ZRANDMEMBER one -3 WITHSCORES
+ZRANDMEMBER one 9 WITHSCORES
+ZADD rz 1 a 2 b 3 c -0 d inf e
+ZRANDMEMBER rz 0
+ZRANDMEMBER rz 0 WITHSCORES
+ZRANDMEMBER rz 5
+ZRANDMEMBER rz 5 WITHSCORES
+ZRANDMEMBER rz 100 WITHSCORES
+ZRANDMEMBER rz 2
+ZRANDMEMBER rz 3 WITHSCORES
+ZRANDMEMBER rz -10
+ZRANDMEMBER rz -10 WITHSCORES
+ZRANDMEMBER rz 1
+ZRANDMEMBER rz
+ZRANDMEMBER rz x
+ZRANDMEMBER rz 1 BOGUS
+ZRANDMEMBER rz 1 WITHSCORES x
+ZRANDMEMBER rz -9223372036854775808
+ZRANDMEMBER rz 4611686018427387904 WITHSCORES
+ZRANDMEMBER rz -4611686018427387904 WITHSCORES
+ZRANDMEMBER nokey
+ZRANDMEMBER nokey 3
+ZRANDMEMBER nokey 0 WITHSCORES
+ZRANDMEMBER nokey x
+ZRANDMEMBER str
+ZRANDMEMBER str 1
+ZRANDMEMBER str x
+ZRANDMEMBER
+# ZSCAN
+ZSCAN rz 0
+ZSCAN rz 0 MATCH [ab]
+ZSCAN rz 0 COUNT 1
+ZSCAN rz 0 COUNT 0
+ZSCAN rz 0 COUNT x
+ZSCAN rz 0 MATCH
+ZSCAN rz 0 TYPE zset
+ZSCAN rz x
+ZSCAN nokey 0
+ZSCAN str 0
+ZSCAN str x
+ZSCAN rz
+ZADD scores 1.1 a 0.1 b 1e21 c -1e-5 d 123456789.5 e 3 f
+ZSCAN scores 0
+# keys that expire
+ZADD gone 1 a 2 b
+PEXPIRE gone 50
+ZADD keep 1 a 3 c
+!sleep 100
+ZRANGEBYLEX gone - +
+ZLEXCOUNT gone - +
+ZRANK gone a
+ZMSCORE gone a
+ZRANDMEMBER gone 2
+ZSCAN gone 0
+ZINCRBY gone 1 a
+TTL gone
+ZRANGE gone 0 -1 WITHSCORES
+ZADD gone2 1 x
+PEXPIRE gone2 50
+ZADD gone3 1 x
+PEXPIRE gone3 50
+!sleep 100
+ZUNION 2 keep gone2 WITHSCORES
+ZINTERCARD 2 keep gone2
+ZRANGESTORE gone2 keep 0 -1
+TTL gone2
+ZMPOP 2 gone3 gone2 MAX
+ZPOPMIN gone3
+ZDIFFSTORE gone3 2 keep gone2
+EXISTS gone3
+# WATCH: changes that are none
+ZADD w 1 a 2 b
+WATCH w nokey2
+ZADD w 1 a
+ZADD w XX 5 nomember
+ZADD w NX 5 a
+ZADD w GT 0 a
+ZINCRBY w 0 a
+ZADD w -0 a
+ZPOPMIN w 0
+ZRANGESTORE nokey2 w 5 10
+ZUNIONSTORE nokey2 1 nokey
+ZREMRANGEBYLEX w [x [y
+MULTI
+PING
+EXEC
+WATCH w
+ZADD w CH 1 a 3 b
+MULTI
+PING
+EXEC
+WATCH w
+ZINCRBY w 1 a
+MULTI
+PING
+EXEC
+"#;
+
+const ZSET_ALGEBRA: &str = r#"
+ZADD za 1 a 2 b 3 c
+ZADD zb 10 b 20 c 30 d
+SADD sa a d x
+SET str v
+ZUNION 2 za zb
+ZUNION 2 za zb WITHSCORES
+ZUNION 1 za WITHSCORES
+ZUNION 2 za nokey WITHSCORES
+ZUNION 1 nokey
+ZUNION 2 za sa WITHSCORES
+ZUNION 3 za zb sa WEIGHTS 1 2 3 WITHSCORES
+ZUNION 2 za zb WEIGHTS 2 WITHSCORES
+ZUNION 2 za zb WEIGHTS 1 x
+ZUNION 2 za zb WEIGHTS 1 nan WITHSCORES
+ZUNION 2 za zb WEIGHTS inf 1 WITHSCORES
+ZUNION 2 za zb WEIGHTS inf -inf WITHSCORES
+ZUNION 2 za zb WEIGHTS -0 0 WITHSCORES
+ZUNION 2 za zb WEIGHTS 0 0 WITHSCORES
+ZUNION 2 za zb AGGREGATE MIN WITHSCORES
+ZUNION 2 za zb AGGREGATE MAX WITHSCORES
+ZUNION 2 za zb AGGREGATE sum WITHSCORES
+ZUNION 2 za zb AGGREGATE avg
+ZUNION 2 za zb AGGREGATE
+ZUNION 2 za zb WEIGHTS 1 2 AGGREGATE MAX WITHSCORES
+ZUNION 2 za zb AGGREGATE MIN WEIGHTS 1 -1 WITHSCORES
+ZUNION 2 za zb WITHSCORES WITHSCORES
+ZUNION 2 za zb BOGUS
+ZUNION 2 za zb LIMIT 1
+ZUNION 0 za
+ZUNION -1 za
+ZUNION x za
+ZUNION 3 za zb
+ZUNION 9223372036854775807 za
+ZUNION 2 za str
+ZUNION 2 nokey str
+ZUNION 2 str nokey WEIGHTS x
+ZUNION 1
+ZINTER 2 za zb
+ZINTER 2 za zb WITHSCORES
+ZINTER 2 za sa WITHSCORES
+ZINTER 3 za zb sa WITHSCORES
+ZINTER 2 zb sa WITHSCORES
+ZINTER 2 za nokey WITHSCORES
+ZINTER 1 za WITHSCORES
+ZINTER 2 za zb WEIGHTS 2 3 WITHSCORES
+ZINTER 2 za zb WEIGHTS inf -inf WITHSCORES
+ZINTER 2 za zb WEIGHTS nan 1
+ZINTER 2 za zb AGGREGATE MIN WITHSCORES
+ZINTER 2 za zb AGGREGATE MAX WITHSCORES
+ZINTER 2 za zb WEIGHTS -1 -1 AGGREGATE MAX WITHSCORES
+ZINTER 2 za zb LIMIT 1
+ZINTER 0 za
+ZINTER 2 za str
+ZINTER 2 nokey str
+ZINTER 3 za zb
+ZDIFF 2 za zb
+ZDIFF 2 za zb WITHSCORES
+ZDIFF 2 zb za WITHSCORES
+ZDIFF 2 za sa WITHSCORES
+ZDIFF 2 sa za WITHSCORES
+ZDIFF 1 za WITHSCORES
+ZDIFF 2 za za
+ZDIFF 2 nokey za
+ZDIFF 2 za nokey WITHSCORES
+ZDIFF 2 za zb WEIGHTS 1 2
+ZDIFF 2 za zb AGGREGATE MIN
+ZDIFF 0 za
+ZDIFF 2 za str
+ZDIFF 2 str za
+ZDIFF 3 za zb
+# -0, inf and NaN in sums
+ZADD zinf inf a -inf b -0 c 0 d
+ZADD zninf -inf a inf b 0 c
+ZUNION 2 zinf zninf WITHSCORES
+ZINTER 2 zinf zninf WITHSCORES
+ZINTER 2 zinf zninf AGGREGATE MIN WITHSCORES
+ZUNION 1 zinf WEIGHTS 0 WITHSCORES
+ZUNION 1 zinf WEIGHTS -1 WITHSCORES
+ZUNION 1 zinf WEIGHTS -0 WITHSCORES
+ZUNION 1 zinf WITHSCORES
+ZUNION 1 za WEIGHTS 1e308 WITHSCORES
+ZUNION 2 za za WEIGHTS 1e308 1e308 WITHSCORES
+# the STORE forms
+ZUNIONSTORE dst 2 za zb
+ZRANGE dst 0 -1 WITHSCORES
+ZUNIONSTORE dst 2 za zb WEIGHTS 1 0.5 AGGREGATE MAX
+ZRANGE dst 0 -1 WITHSCORES
+ZUNIONSTORE dst 2 za sa
+ZRANGE dst 0 -1 WITHSCORES
+ZUNIONSTORE dst 1 nokey
+EXISTS dst
+ZUNIONSTORE dst 2 za zb WITHSCORES
+ZUNIONSTORE dst 0 za
+ZUNIONSTORE dst 2 za str
+ZUNIONSTORE str 2 za zb
+TYPE str
+SET str v
+ZINTERSTORE dst 2 za zb
+ZRANGE dst 0 -1 WITHSCORES
+ZINTERSTORE dst 2 za zb WEIGHTS 1 2 AGGREGATE MIN
+ZRANGE dst 0 -1 WITHSCORES
+ZINTERSTORE dst 2 za sa
+ZRANGE dst 0 -1 WITHSCORES
+ZINTERSTORE dst 2 za nokey
+EXISTS dst
+ZINTERSTORE dst 2 za zb WITHSCORES
+ZINTERSTORE dst 2 str za
+ZINTERSTORE str 2 za zb
+TYPE str
+SET str v
+ZDIFFSTORE dst 2 za zb
+ZRANGE dst 0 -1 WITHSCORES
+ZDIFFSTORE dst 2 sa za
+ZRANGE dst 0 -1 WITHSCORES
+ZDIFFSTORE dst 2 za za
+EXISTS dst
+ZDIFFSTORE dst 2 za zb WEIGHTS 1 1
+ZDIFFSTORE dst 2 za zb WITHSCORES
+ZDIFFSTORE dst 0 za
+ZDIFFSTORE dst 2 za str
+ZDIFFSTORE str 1 za
+TYPE str
+SET str v
+SET ttl v EX 100
+ZUNIONSTORE ttl 1 za
+TTL ttl
+ZUNIONSTORE za 2 za zb
+ZRANGE za 0 -1 WITHSCORES
+ZINTERSTORE dst 1
+ZUNIONSTORE dst
+ZDIFFSTORE dst 1
+ZUNIONSTORE dst 3 za zb
+# ZINTERCARD
+ZADD za 1 a
+ZINTERCARD 2 za zb
+ZINTERCARD 1 za
+ZINTERCARD 2 za sa
+ZINTERCARD 2 za nokey
+ZINTERCARD 2 za zb LIMIT 1
+ZINTERCARD 2 za zb LIMIT 0
+ZINTERCARD 2 za zb LIMIT 100
+ZINTERCARD 2 za zb LIMIT -1
+ZINTERCARD 2 za zb LIMIT x
+ZINTERCARD 2 za zb LIMIT
+ZINTERCARD 2 za zb WEIGHTS 1 2
+ZINTERCARD 2 za zb AGGREGATE MIN
+ZINTERCARD 2 za zb WITHSCORES
+ZINTERCARD 0 za
+ZINTERCARD -1 za
+ZINTERCARD x za
+ZINTERCARD 3 za zb
+ZINTERCARD 2 za str
+ZINTERCARD 2 nokey str
+ZINTERCARD 1
+"#;
+
+/// INCRBYFLOAT and HINCRBYFLOAT: x87 long double arithmetic and `%.17Lf` printing.
+const FLOATS: &str = r#"
+INCRBYFLOAT f 10.5
+INCRBYFLOAT f 0.1
+INCRBYFLOAT f -5.0e3
+INCRBYFLOAT f 5.0e3
+INCRBYFLOAT f 0.1
+INCRBYFLOAT f 0.2
+INCRBYFLOAT g 0.1
+INCRBYFLOAT g 0.2
+INCRBYFLOAT g 1e-20
+INCRBYFLOAT h 1e30
+INCRBYFLOAT h -1e30
+INCRBYFLOAT h 0x1p4
+INCRBYFLOAT h 0X1.8P1
+INCRBYFLOAT h .5
+INCRBYFLOAT h 5.
+INCRBYFLOAT h +3
+INCRBYFLOAT h -0
+INCRBYFLOAT i 3.14159265358979323846264338327950288
+INCRBYFLOAT i 1.1e-10
+INCRBYFLOAT j 123456789012345678901234567890
+INCRBYFLOAT j 0.000001
+INCRBYFLOAT k 1e4932
+INCRBYFLOAT k 1e4932
+GET k
+INCRBYFLOAT k 1e5000
+INCRBYFLOAT k inf
+INCRBYFLOAT k -inf
+INCRBYFLOAT k nan
+INCRBYFLOAT k abc
+INCRBYFLOAT k ""
+INCRBYFLOAT k \s1
+INCRBYFLOAT k 1\s
+INCRBYFLOAT k 1e
+INCRBYFLOAT k 1e-5000
+SET s abc
+INCRBYFLOAT s 1
+SET n 10
+INCRBYFLOAT n 0.5
+SET t 1 EX 100
+INCRBYFLOAT t 1
+TTL t
+LPUSH l a
+INCRBYFLOAT l 1
+SET big 1e4932
+INCRBYFLOAT big 1e4932
+HINCRBYFLOAT hf a 10.5
+HINCRBYFLOAT hf a 0.1
+HINCRBYFLOAT hf b 1e30
+HINCRBYFLOAT hf a inf
+HINCRBYFLOAT hf a nan
+HINCRBYFLOAT hf a x
+HSET hf s abc
+HINCRBYFLOAT hf s 1
+HSET hf i 7
+HINCRBYFLOAT hf i 0.25
+HINCRBYFLOAT hf i -0.25
+HGETALL hf
+HSET hf m 1e4932
+HINCRBYFLOAT hf m 1e4932
+HSET hf inf inf
+HINCRBYFLOAT hf inf 1
+SET sinf -inf
+INCRBYFLOAT sinf 1
+INCRBYFLOAT sinf x
+HINCRBYFLOAT l a 1
+HINCRBYFLOAT nohash f 2.5
+HGETALL nohash
+MULTI
+INCRBYFLOAT f 1
+HINCRBYFLOAT hf a 1
+EXEC
+"#;
+
 const QUIT: &str = r#"
 SET a 1
 MULTI
@@ -2242,6 +3590,11 @@ fn config_get_and_set() {
 }
 
 #[test]
+fn float_increments() {
+    run_both_protocols(&[FLOATS]);
+}
+
+#[test]
 fn blocking_commands() {
     run_both_protocols(&[BLOCKING]);
 }
@@ -2254,6 +3607,26 @@ fn watch_of_stale_keys_with_active_expiry_off() {
 #[test]
 fn scripting_commands() {
     run_both_protocols(&[SCRIPTING]);
+}
+
+#[test]
+fn more_list_commands() {
+    run_both_protocols(&[LISTS_MORE]);
+}
+
+#[test]
+fn more_hash_commands() {
+    run_both_protocols(&[HASHES_MORE]);
+}
+
+#[test]
+fn more_set_commands() {
+    run_both_protocols(&[SETS_MORE]);
+}
+
+#[test]
+fn more_sorted_set_commands() {
+    run_both_protocols(&[ZSETS_MORE, ZSET_ALGEBRA]);
 }
 
 #[test]
@@ -2270,6 +3643,46 @@ fn smembers_of_an_integer_set_in_order() {
     );
 }
 
+/// Replies that are sets of integers built or read as intsets come sorted in Redis:
+/// compared exactly, although their norms sort (other sets are in hash order).
+#[test]
+fn integer_sets_in_order() {
+    let mut diff = Diff::start();
+    for hello in ["HELLO 2", "HELLO 3"] {
+        diff.reconnect();
+        diff.run(0, &args_of(hello));
+        let script = [
+            "SADD i1 5 -3 10 0 7",
+            "SADD i2 10 -3 99 7 1000",
+            "SADD i3 7 -3 12",
+            "SINTER i1 i2",
+            "SINTER i3 i2 i1",
+            "SUNION i1 i2 i3",
+            "SDIFF i1 i2",
+            "SDIFF i2 i1 i3",
+            "SSCAN i1 0",
+            "SSCAN i2 0 MATCH 1*",
+            "SRANDMEMBER i1 5",
+            "SRANDMEMBER i2 100",
+            "SUNIONSTORE u i1 i2",
+            "SMEMBERS u",
+            "SPOP u 100",
+            "SPOP i3 3",
+        ];
+        for line in script {
+            let args = args_of(line);
+            diff.history.push(format!("[conn 0] {}", show(&args)));
+            let redis = diff.conns[0].redis.call(&args);
+            let model = diff.conns[0].model.call(&args);
+            assert_eq!(
+                String::from_utf8_lossy(&redis.0),
+                String::from_utf8_lossy(&model.0),
+                "{hello}: {line}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_mismatch_is_detected() {
     let mut diff = Diff::start();
@@ -2282,18 +3695,59 @@ fn a_mismatch_is_detected() {
     assert!(equivalent(Norm::Within(1), &ttl(99), &ttl(100)));
     assert!(!equivalent(Norm::Within(1), &ttl(97), &ttl(100)));
     assert!(!equivalent(Norm::Within(1), &ttl(-1), &ttl(-2)));
+    // Random picks: from the collection, distinct for a positive count, whole ones sorted.
+    let bulks = |items: &[&str]| {
+        let raw = items
+            .iter()
+            .map(|i| format!("${}\r\n{i}\r\n", i.len()))
+            .collect::<String>();
+        let raw = format!("*{}\r\n{raw}", items.len()).into_bytes();
+        let list = items
+            .iter()
+            .map(|i| V::Str(i.as_bytes().to_vec()))
+            .collect();
+        (raw, V::List(b'*', list))
+    };
+    let pool: Vec<V> = ["a", "b", "c"]
+        .iter()
+        .map(|m| V::Str(m.as_bytes().to_vec()))
+        .collect();
+    let random = |args: &str, redis: &[&str], model: &[&str]| {
+        let args = args_of(args);
+        random_equivalent(&args, (&bulks(redis), &pool), (&bulks(model), &pool))
+    };
+    assert!(random("SRANDMEMBER s 2", &["a", "b"], &["c", "a"]));
+    assert!(!random("SRANDMEMBER s 2", &["a", "b"], &["c", "x"]));
+    assert!(!random("SRANDMEMBER s 2", &["a", "b"], &["c", "c"]));
+    assert!(!random("SRANDMEMBER s 2", &["a", "b"], &["c"]));
+    assert!(random(
+        "SRANDMEMBER s -3",
+        &["a", "a", "b"],
+        &["c", "c", "c"]
+    ));
+    assert!(random(
+        "SRANDMEMBER s 5",
+        &["a", "b", "c"],
+        &["c", "b", "a"]
+    ));
+    assert!(!random("SRANDMEMBER s 5", &["a", "b", "c"], &["c", "b"]));
+    assert!(!random(
+        "HRANDFIELD h 5",
+        &["a", "b", "c"],
+        &["c", "b", "a"]
+    ));
 }
 
 // ---- seeded random sequences ----
 
-const KEY_NAMES: &[&str] = &["a", "b", "l", "l2", "h", "s", "z", "z2"];
+const KEY_NAMES: &[&str] = &["a", "b", "l", "l2", "h", "s", "s2", "z", "z2"];
 /// Keys usually holding the type of each family, so that wrong types stay occasional.
 const FAMILY_KEYS: [&[&str]; 6] = [
     KEY_NAMES,
     &["a", "b"],
     &["l", "l2"],
     &["h"],
-    &["s"],
+    &["s", "s2"],
     &["z", "z2"],
 ];
 const MEMBERS: &[&str] = &["m", "n", "o", "1", "2", "", "-3"];
@@ -2313,6 +3767,10 @@ const SCORES: &[&str] = &[
     "0", "1", "1.1", "2", "-0.5", "1e300", "inf", "-inf", "3", "(1", "(2", "x",
 ];
 const COUNTS: &[&str] = &["0", "1", "2", "3", "-1", "x"];
+/// BYLEX bounds, valid and not.
+const LEX: &[&str] = &["-", "+", "[m", "(m", "[1", "(n", "[", "(", "m", "[o"];
+/// Counts of the random commands: deterministic ones, random ones, errors.
+const RANDOM_COUNTS: &[&str] = &["", "", "0", "1", "2", "-2", "-5", "10", "x", "1.5"];
 
 struct Gen {
     rng: ChaCha8Rng,
@@ -2366,9 +3824,9 @@ impl Gen {
         let family = match command {
             0..=11 => 0,
             12..=24 => 1,
-            25..=35 => 2,
-            36..=45 => 3,
-            46..=50 => 4,
+            25..=35 | 60..=64 => 2,
+            36..=45 | 65..=67 => 3,
+            46..=50 | 68..=75 => 4,
             _ => 5,
         };
         if self.chance(0.8) {
@@ -2400,7 +3858,7 @@ impl Gen {
     }
 
     fn any_command(&mut self) -> String {
-        let command = self.rng.random_range(0..60);
+        let command = self.rng.random_range(0..90);
         let k = self.family_key(command);
         let k2 = self.family_key(command);
         let v = quote(self.pick(VALUES));
@@ -2531,7 +3989,153 @@ impl Gen {
             }
             57 => format!("{} {k} {m}", self.pick(&["ZSCORE", "ZCARD"])),
             58 => format!("ZREMRANGEBYRANK {k} {i} {j}"),
-            _ => format!("ZREMRANGEBYSCORE {k} {s1} {s2}"),
+            59 => format!("ZREMRANGEBYSCORE {k} {s1} {s2}"),
+            60 => format!(
+                "{} {k} {}",
+                self.pick(&["LPUSHX", "RPUSHX"]),
+                self.some(MEMBERS, 2)
+            ),
+            61 => format!("RPOPLPUSH {k} {k2}"),
+            62 => {
+                let opts = self.pick(&[
+                    "",
+                    "RANK 2",
+                    "RANK -1",
+                    "RANK 0",
+                    "COUNT 0",
+                    "COUNT 2",
+                    "MAXLEN 2",
+                    "RANK -2 COUNT 0 MAXLEN 3",
+                    "COUNT -1",
+                    "BOGUS",
+                ]);
+                format!("LPOS {k} {m} {opts}")
+            }
+            63 => {
+                let end = self.pick(&["LEFT", "RIGHT", "UP"]);
+                let count = self.pick(&["", "", "COUNT 2", "COUNT 10", "COUNT 0"]);
+                format!("LMPOP 2 {k} {k2} {end} {count}")
+            }
+            64 => format!("LMPOP {} {k} LEFT", self.pick(&["1", "0", "3", "x"])),
+            65 => format!("HSTRLEN {k} {m}"),
+            66 => {
+                let count = self.pick(RANDOM_COUNTS);
+                let with = if count.is_empty() {
+                    ""
+                } else {
+                    self.pick(&["", "WITHVALUES", "BOGUS"])
+                };
+                format!("HRANDFIELD {k} {count} {with}")
+            }
+            67 => format!(
+                "HSCAN {k} {} {}",
+                self.pick(&["0", "0", "1", "x"]),
+                self.pick(&["", "MATCH [mn]", "COUNT 1", "COUNT 0", "MATCH"])
+            ),
+            68 => format!("SMISMEMBER {k} {}", self.some(MEMBERS, 3)),
+            69 => format!("SMOVE {k} {k2} {m}"),
+            // Only the SPOPs whose effect is forced: the whole set, none, errors.
+            70 => format!(
+                "SPOP {k} {}",
+                self.pick(&["0", "10", "-1", "x", "9223372036854775807"])
+            ),
+            71 => format!("SRANDMEMBER {k} {}", self.pick(RANDOM_COUNTS)),
+            72 => format!("{} {k} {k2}", self.pick(&["SINTER", "SUNION", "SDIFF"])),
+            73 => format!(
+                "{} {k} {k2} {}",
+                self.pick(&["SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"]),
+                self.family_key(46)
+            ),
+            74 => format!(
+                "SINTERCARD {} {k} {k2} {}",
+                self.pick(&["2", "1", "0", "3"]),
+                self.pick(&["", "LIMIT 1", "LIMIT 0", "LIMIT -1"])
+            ),
+            75 => format!(
+                "SSCAN {k} {} {}",
+                self.pick(&["0", "0", "x"]),
+                self.pick(&["", "MATCH [mn]", "MATCH *", "COUNT 100", "COUNT 0"])
+            ),
+            76 => {
+                let (l1, l2) = (self.pick(LEX), self.pick(LEX));
+                let name = self.pick(&["ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZLEXCOUNT"]);
+                let limit = if name == "ZLEXCOUNT" {
+                    ""
+                } else {
+                    self.pick(&["", "", "LIMIT 1 2", "LIMIT 0 -1"])
+                };
+                format!("{name} {k} {l1} {l2} {limit}")
+            }
+            77 => format!("ZREMRANGEBYLEX {k} {} {}", self.pick(LEX), self.pick(LEX)),
+            78 => {
+                let (l1, l2) = (self.pick(LEX), self.pick(LEX));
+                let opts = self.pick(&["", "REV", "LIMIT 1 1", "REV LIMIT 0 2", "WITHSCORES"]);
+                format!("ZRANGE {k} {l1} {l2} BYLEX {opts}")
+            }
+            79 => {
+                let form = match self.rng.random_range(0..3) {
+                    0 => format!("{i} {j}"),
+                    1 => format!("{s1} {s2} BYSCORE"),
+                    _ => format!("{} {} BYLEX", self.pick(LEX), self.pick(LEX)),
+                };
+                let opts = self.pick(&["", "REV", "LIMIT 0 2", "WITHSCORES"]);
+                format!("ZRANGESTORE {k} {k2} {form} {opts}")
+            }
+            80 => format!("ZINCRBY {k} {s1} {m}"),
+            81 => format!("{} {k} {m}", self.pick(&["ZRANK", "ZREVRANK"])),
+            82 => format!("ZMSCORE {k} {}", self.some(MEMBERS, 3)),
+            83 => format!(
+                "{} {k} {}",
+                self.pick(&["ZPOPMIN", "ZPOPMAX"]),
+                self.pick(&["", "", c])
+            ),
+            84 => {
+                let end = self.pick(&["MIN", "MAX", "LEFT"]);
+                let count = self.pick(&["", "", "COUNT 2", "COUNT 10", "COUNT 0"]);
+                format!("ZMPOP 2 {k} {k2} {end} {count}")
+            }
+            85 => {
+                let count = self.pick(RANDOM_COUNTS);
+                let with = if count.is_empty() {
+                    ""
+                } else {
+                    self.pick(&["", "WITHSCORES", "BOGUS"])
+                };
+                format!("ZRANDMEMBER {k} {count} {with}")
+            }
+            86 | 87 => {
+                let name = self.pick(&["ZUNION", "ZINTER", "ZDIFF", "ZINTERCARD"]);
+                // A set now and then: its members score 1.
+                let k2 = if self.chance(0.2) { "s" } else { k2 };
+                let mut opts = String::new();
+                if name != "ZDIFF" && name != "ZINTERCARD" {
+                    opts += self.pick(&["", "", "WEIGHTS 2 -1", "WEIGHTS inf 0", "WEIGHTS x 1"]);
+                    opts += " ";
+                    opts += self.pick(&["", "", "AGGREGATE MIN", "AGGREGATE MAX"]);
+                }
+                opts += " ";
+                opts += if name == "ZINTERCARD" {
+                    self.pick(&["", "LIMIT 1"])
+                } else {
+                    self.pick(&["", "WITHSCORES"])
+                };
+                format!("{name} 2 {k} {k2} {opts}")
+            }
+            88 => {
+                let name = self.pick(&["ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"]);
+                let dst = self.family_key(80);
+                let opts = if name == "ZDIFFSTORE" {
+                    ""
+                } else {
+                    self.pick(&["", "WEIGHTS 1 2", "AGGREGATE MAX"])
+                };
+                format!("{name} {dst} 2 {k} {k2} {opts}")
+            }
+            _ => format!(
+                "ZSCAN {k} {} {}",
+                self.pick(&["0", "0", "x"]),
+                self.pick(&["", "MATCH [mn]", "COUNT 1", "COUNT 0"])
+            ),
         }
     }
 }
@@ -2611,8 +4215,15 @@ fn every_supported_command_has_cases() {
         KEYSPACE_MORE,
         CONFIG,
         STALE_WATCH,
+        BLOCKING,
+        FLOATS,
         QUIT,
         SCRIPTING,
+        LISTS_MORE,
+        HASHES_MORE,
+        SETS_MORE,
+        ZSETS_MORE,
+        ZSET_ALGEBRA,
     ];
     let covered: std::collections::BTreeSet<String> = scripts
         .iter()
@@ -2620,9 +4231,9 @@ fn every_supported_command_has_cases() {
         .map(|line| {
             line.trim()
                 .trim_start_matches("@2 ")
-                .trim_start_matches("!send ")
                 .trim_start_matches("!send3 ")
-                .replace("!scan", "scan")
+                .trim_start_matches("!send ")
+                .trim_start_matches('!')
         })
         .filter_map(|line| line.split_whitespace().next().map(str::to_ascii_lowercase))
         .collect();

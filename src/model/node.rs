@@ -589,6 +589,8 @@ fn unknown_command(args: &[Bytes]) -> Reply {
         if quoted.len() >= 128 {
             break;
         }
+        // Redis prints each argument with `%s`: it ends at a NUL byte.
+        let arg = &arg[..arg.iter().position(|&b| b == 0).unwrap_or(arg.len())];
         let shown = &arg[..arg.len().min(128 - quoted.len())];
         quoted.push_str(&format!("'{}' ", String::from_utf8_lossy(shown)));
     }

@@ -204,15 +204,17 @@ pub fn hincrbyfloat(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let now_ms = ctx.now_ms;
     let db = ctx.db();
     let (key, field) = (&args[1], &args[2]);
+    let invalid = || Reply::error("ERR increment would produce NaN or Infinity");
     let current = match hash_or_create(db, key, now_ms)?.get(field) {
         None => LongDouble::ZERO,
-        Some(value) => {
-            LongDouble::parse(value).map_err(|_| Reply::error("ERR hash value is not a float"))?
-        }
+        Some(value) => match LongDouble::parse(value) {
+            Ok(value) => value,
+            // A stored `inf` is a float; the sum is not.
+            Err(crate::model::long_double::Invalid::Infinite) => return Err(invalid()),
+            Err(_) => return Err(Reply::error("ERR hash value is not a float")),
+        },
     };
-    let sum = current
-        .add(&increment)
-        .map_err(|_| Reply::error("ERR increment would produce NaN or Infinity"))?;
+    let sum = current.add(&increment).map_err(|_| invalid())?;
     let text = Bytes::from(sum.to_human());
     hash_or_create(db, key, now_ms)?.insert(field.clone(), text.clone());
     let hset = vec![

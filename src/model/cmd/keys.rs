@@ -217,7 +217,9 @@ fn expire_condition(args: &[Bytes]) -> Result<ExpireCondition, Reply> {
         } else if is(option, "lt") {
             condition.lt = true;
         } else {
-            let option = String::from_utf8_lossy(option);
+            // Redis formats it with `%s`: the option ends at its first NUL byte.
+            let end = option.iter().position(|&b| b == 0).unwrap_or(option.len());
+            let option = String::from_utf8_lossy(&option[..end]);
             return Err(Reply::error(format!("ERR Unsupported option {option}")));
         }
     }

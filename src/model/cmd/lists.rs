@@ -290,7 +290,6 @@ pub(crate) fn move_item(ctx: &mut Ctx, keys: &[Bytes], from: End, to: End) -> Cm
     }
     .expect("a stored list is never empty");
     db.touch(source);
-    db.remove_if_empty(source);
     if list_mut(db, destination, now_ms)?.is_none() {
         db.set(destination.clone(), Value::List(VecDeque::new()), None);
     }
@@ -300,6 +299,9 @@ pub(crate) fn move_item(ctx: &mut Ctx, keys: &[Bytes], from: End, to: End) -> Cm
         End::Right => target.push_back(item.clone()),
     }
     db.touch(destination);
+    // After the push, as Redis deletes an emptied source: a list's only element moved
+    // onto itself keeps the key and its TTL.
+    db.remove_if_empty(source);
     Ok(Reply::Bulk(item))
 }
 

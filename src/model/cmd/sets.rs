@@ -36,7 +36,10 @@ pub fn sadd(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         .iter()
         .filter(|member| set.insert((*member).clone()))
         .count();
-    db.touch(&args[1]);
+    // Redis signals the change (breaking WATCHes) only when a member was added.
+    if added > 0 {
+        db.touch(&args[1]);
+    }
     Ok(Reply::Integer(added as i64))
 }
 
@@ -162,6 +165,14 @@ pub fn spop(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     if wanted == 0 {
         return Ok(Reply::Set(Vec::new()));
     }
+    if count.is_some() && wanted >= members.len() {
+        // Redis replies the whole set as SUNION would (an intset's members sorted) and
+        // deletes the key, logged as a DEL.
+        let all = Value::set_members_ordered(set);
+        ctx.db().remove(&key);
+        ctx.propagate(vec![vec![Bytes::from_static(b"DEL"), key]]);
+        return Ok(Reply::Set(all.into_iter().map(Reply::Bulk).collect()));
+    }
     let taken: Vec<Bytes> = distinct_positions(ctx, members.len(), wanted)
         .into_iter()
         .map(|at| members[at].clone())
@@ -213,6 +224,8 @@ pub fn srandmember(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         Some(n) if n < 0 => (0..n.unsigned_abs())
             .map(|_| members[ctx.node.rng.random_range(0..len)].clone())
             .collect(),
+        // The whole set in its iteration order (an intset's is sorted).
+        Some(n) if n as u64 >= len as u64 => Value::set_members_ordered(set),
         Some(n) => distinct_positions(ctx, len, n as usize)
             .into_iter()
             .map(|at| members[at].clone())

@@ -388,17 +388,22 @@ pub fn incrbyfloat(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let now_ms = ctx.now_ms;
     let key = &args[1];
     let current = read_string(ctx.db(), key, now_ms)?;
-    let not_float = || Reply::error("ERR value is not a valid float");
-    let value = match &current {
-        None => LongDouble::ZERO,
-        Some(data) => LongDouble::parse(data).map_err(|_| not_float())?,
+    // An infinite operand (`inf` is a valid float) makes the sum invalid, after both parse.
+    let parse = |text: &[u8]| match LongDouble::parse(text) {
+        Ok(value) => Ok(Some(value)),
+        Err(Invalid::Infinite) => Ok(None),
+        Err(Invalid::NotAFloat) => Err(Reply::error("ERR value is not a valid float")),
     };
-    let increment = LongDouble::parse(&args[2]).map_err(|_| not_float())?;
-    let sum = value.add(&increment).map_err(|invalid| match invalid {
-        Invalid::Infinite | Invalid::NotAFloat => {
-            Reply::error("ERR increment would produce NaN or Infinity")
-        }
-    })?;
+    let value = match &current {
+        None => Some(LongDouble::ZERO),
+        Some(data) => parse(data)?,
+    };
+    let increment = parse(&args[2])?;
+    let invalid = || Reply::error("ERR increment would produce NaN or Infinity");
+    let (Some(value), Some(increment)) = (value, increment) else {
+        return Err(invalid());
+    };
+    let sum = value.add(&increment).map_err(|_| invalid())?;
     let text = Bytes::from(sum.to_human());
     ctx.db()
         .set_keep_ttl(key.clone(), Value::Str(text.clone()), now_ms);

@@ -124,7 +124,11 @@ pub fn zadd(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         }
         zset.insert(member, new_score);
     }
-    db.touch(key);
+    // Redis signals the change (breaking WATCHes) only when a member was added or its
+    // score changed.
+    if added + changed > 0 {
+        db.touch(key);
+    }
     db.remove_if_empty(key);
     Ok(match flags.incr {
         true => incr_result.map_or(Reply::Nil, Reply::Double),
@@ -273,9 +277,41 @@ impl LexRange {
         }
     }
 
+    /// A range that can hold nothing whatever the members (`zzlIsInLexRange`'s first test,
+    /// with `sdscmplex`'s order of the `-` and `+` bounds).
+    fn always_empty(&self) -> bool {
+        use std::cmp::Ordering;
+        let cmp = match (&self.min, &self.max) {
+            (LexBound::Lowest, LexBound::Lowest) | (LexBound::Highest, LexBound::Highest) => {
+                Ordering::Equal
+            }
+            (LexBound::Lowest, _) | (_, LexBound::Highest) => Ordering::Less,
+            (LexBound::Highest, _) | (_, LexBound::Lowest) => Ordering::Greater,
+            (
+                LexBound::Inclusive(a) | LexBound::Exclusive(a),
+                LexBound::Inclusive(b) | LexBound::Exclusive(b),
+            ) => a.cmp(b),
+        };
+        let exclusive = |bound: &LexBound| !matches!(bound, LexBound::Inclusive(_));
+        cmp == Ordering::Greater
+            || (cmp == Ordering::Equal && (exclusive(&self.min) || exclusive(&self.max)))
+    }
+
     /// Redis walks from the first member inside the range while members stay inside it
-    /// (members of equal score are in byte order; with mixed scores the walk is Redis's).
+    /// (members of equal score are in byte order; with mixed scores the walk is Redis's
+    /// listpack walk). Nothing when the last member (by position) is below the minimum or
+    /// the first above the maximum, as `zzlIsInLexRange` checks.
     fn select<'a>(&self, ordered: Vec<(&'a Bytes, f64)>, reverse: bool) -> Vec<(&'a Bytes, f64)> {
+        let (first, last) = match reverse {
+            false => (ordered.first(), ordered.last()),
+            true => (ordered.last(), ordered.first()),
+        };
+        let (Some(first), Some(last)) = (first, last) else {
+            return Vec::new();
+        };
+        if self.always_empty() || !self.above_min(last.0) || !self.below_max(first.0) {
+            return Vec::new();
+        }
         if reverse {
             ordered
                 .into_iter()
@@ -819,6 +855,12 @@ pub fn zrandmember(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         let picked = random_pick(ctx, &all, 1);
         return Ok(Reply::Bulk(picked[0].0.clone()));
     };
-    let picked = random_pick(ctx, &all, count);
+    // The whole sorted set comes in Redis's iteration order for ZUNION and the like,
+    // from the highest score down (`zuiInitIterator`).
+    let picked = if count >= 0 && count as u64 >= all.len() as u64 {
+        all.into_iter().rev().collect()
+    } else {
+        random_pick(ctx, &all, count)
+    };
     Ok(range_reply(picked, with_scores, protocol))
 }
