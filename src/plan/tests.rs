@@ -98,7 +98,8 @@ fn standard_shape() {
         let mut clients: BTreeMap<&SessionKey, BTreeSet<u32>> = BTreeMap::new();
         for turn in &plan.turns {
             if let Some(prev) = last.get(&turn.session) {
-                if turn.start_ms - prev.think_end_ms() > plan.session_ttl_ms {
+                // An overlapping turn starts before the previous one ends.
+                if turn.start_ms.saturating_sub(prev.think_end_ms()) > plan.session_ttl_ms {
                     idle_past_ttl += 1;
                 }
             }
