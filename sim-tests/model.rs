@@ -8,6 +8,10 @@ mod common;
 mod bad_input;
 #[path = "model/client.rs"]
 mod client;
+#[path = "model/command_table.rs"]
+mod command_table;
+#[path = "model/effects.rs"]
+mod effects;
 #[path = "model/parser_invariants.rs"]
 mod parser_invariants;
 #[path = "model/persistence.rs"]

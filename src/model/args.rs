@@ -33,6 +33,21 @@ pub fn int(arg: &[u8]) -> Result<i64, Reply> {
     parse_strict_i64(arg).ok_or_else(|| Reply::error(NOT_INTEGER))
 }
 
+/// Random picks with repetition (`SRANDMEMBER key -N`, ZRANDMEMBER, HRANDFIELD) one reply
+/// may hold. Redis builds any such reply, however large, until memory runs out; the model
+/// refuses past this bound rather than stall or exhaust the simulator.
+pub const REPEATED_PICKS_MAX: u64 = 1 << 20;
+
+/// The model's refusal of a negative random-pick count past [`REPEATED_PICKS_MAX`].
+pub fn repeated_picks_bound(count: i64) -> Result<(), Reply> {
+    if count < 0 && count.unsigned_abs() > REPEATED_PICKS_MAX {
+        return Err(Reply::error(format!(
+            "ERR the amnesia model answers at most {REPEATED_PICKS_MAX} repeated random picks"
+        )));
+    }
+    Ok(())
+}
+
 /// A C `int` argument (`getIntFromObjectOrReply`).
 pub fn int32(arg: &[u8]) -> Result<i32, Reply> {
     i32::try_from(int(arg)?).map_err(|_| {

@@ -177,6 +177,7 @@ pub fn hrandfield(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let Some((count, with_values)) = count else {
         return Ok(Reply::Bulk(random_pick(ctx, &all, 1)[0].0.clone()));
     };
+    crate::model::args::repeated_picks_bound(count)?;
     let picked = random_pick(ctx, &all, count);
     Ok(Reply::Array(match (with_values, protocol) {
         (false, _) => picked.into_iter().map(|(f, _)| Reply::Bulk(f)).collect(),

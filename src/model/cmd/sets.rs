@@ -2,7 +2,7 @@
 //! SRANDMEMBER (drawn from the node's seeded stream), SINTER/SUNION/SDIFF with their
 //! STORE forms, SINTERCARD.
 
-use crate::model::args::{int, is, syntax_error, wrong_type, CmdResult};
+use crate::model::args::{int, is, repeated_picks_bound, syntax_error, wrong_type, CmdResult};
 use crate::model::keyspace::Db;
 use crate::model::node::Ctx;
 use crate::model::reply::Reply;
@@ -214,6 +214,7 @@ pub fn srandmember(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let Some(set) = set_mut(ctx.db(), &args[1], now_ms)? else {
         return Ok(count.map_or(Reply::Nil, |_| Reply::Array(Vec::new())));
     };
+    repeated_picks_bound(count.unwrap_or(0))?;
     let members: Vec<Bytes> = set.iter().cloned().collect();
     let len = members.len();
     let chosen: Vec<Bytes> = match count {

@@ -855,6 +855,7 @@ pub fn zrandmember(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         let picked = random_pick(ctx, &all, 1);
         return Ok(Reply::Bulk(picked[0].0.clone()));
     };
+    crate::model::args::repeated_picks_bound(count)?;
     // The whole sorted set comes in Redis's iteration order for ZUNION and the like,
     // from the highest score down (`zuiInitIterator`).
     let picked = if count >= 0 && count as u64 >= all.len() as u64 {
