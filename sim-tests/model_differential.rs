@@ -3823,9 +3823,9 @@ impl Gen {
     fn family_key(&mut self, command: u32) -> &'static str {
         let family = match command {
             0..=11 => 0,
-            12..=24 => 1,
-            25..=35 | 60..=64 => 2,
-            36..=45 | 65..=67 => 3,
+            12..=24 | 90..=93 => 1,
+            25..=35 | 60..=64 | 95 => 2,
+            36..=45 | 65..=67 | 94 => 3,
             46..=50 | 68..=75 => 4,
             _ => 5,
         };
@@ -3858,7 +3858,7 @@ impl Gen {
     }
 
     fn any_command(&mut self) -> String {
-        let command = self.rng.random_range(0..90);
+        let command = self.rng.random_range(0..97);
         let k = self.family_key(command);
         let k2 = self.family_key(command);
         let v = quote(self.pick(VALUES));
@@ -4131,11 +4131,39 @@ impl Gen {
                 };
                 format!("{name} {dst} 2 {k} {k2} {opts}")
             }
-            _ => format!(
+            89 => format!(
                 "ZSCAN {k} {} {}",
                 self.pick(&["0", "0", "x"]),
                 self.pick(&["", "MATCH [mn]", "COUNT 1", "COUNT 0"])
             ),
+            90 => {
+                let name = self.pick(&["SETEX", "PSETEX"]);
+                let ttl = self.pick(&["100", "200000", "0", "-1", "x"]);
+                format!("{name} {k} {ttl} {v}")
+            }
+            91 => match self.rng.random_range(0..3) {
+                0 => format!("GETSET {k} {v}"),
+                1 => format!("MSETNX {}", self.pairs(KEY_NAMES, VALUES, 2)),
+                _ => format!("GETRANGE {k} {i} {j}"),
+            },
+            92 => format!("SETRANGE {k} {} {v}", self.pick(&["0", "1", "3", "-1", "x"])),
+            93 => {
+                let by = self.pick(&["0.1", "-1.5", "1e3", "3", "x", "inf", "0x10", "-0"]);
+                format!("INCRBYFLOAT {k} {by}")
+            }
+            94 => {
+                let by = self.pick(&["0.1", "-1.5", "1e3", "3", "x", "inf"]);
+                format!("HINCRBYFLOAT {k} {m} {by}")
+            }
+            95 => {
+                // Short timeouts: an empty key waits 10 ms on both servers.
+                let name = self.pick(&["BLPOP", "BRPOP"]);
+                format!("{name} {k} {k2} {}", self.pick(&["0.01", "0.01", "-1", "x"]))
+            }
+            _ => {
+                let name = self.pick(&["BZPOPMIN", "BZPOPMAX"]);
+                format!("{name} {k} {k2} {}", self.pick(&["0.01", "-1"]))
+            }
         }
     }
 }
