@@ -4146,7 +4146,10 @@ impl Gen {
                 1 => format!("MSETNX {}", self.pairs(KEY_NAMES, VALUES, 2)),
                 _ => format!("GETRANGE {k} {i} {j}"),
             },
-            92 => format!("SETRANGE {k} {} {v}", self.pick(&["0", "1", "3", "-1", "x"])),
+            92 => format!(
+                "SETRANGE {k} {} {v}",
+                self.pick(&["0", "1", "3", "-1", "x"])
+            ),
             93 => {
                 let by = self.pick(&["0.1", "-1.5", "1e3", "3", "x", "inf", "0x10", "-0"]);
                 format!("INCRBYFLOAT {k} {by}")
@@ -4158,7 +4161,10 @@ impl Gen {
             95 => {
                 // Short timeouts: an empty key waits 10 ms on both servers.
                 let name = self.pick(&["BLPOP", "BRPOP"]);
-                format!("{name} {k} {k2} {}", self.pick(&["0.01", "0.01", "-1", "x"]))
+                format!(
+                    "{name} {k} {k2} {}",
+                    self.pick(&["0.01", "0.01", "-1", "x"])
+                )
             }
             _ => {
                 let name = self.pick(&["BZPOPMIN", "BZPOPMAX"]);

@@ -1,6 +1,6 @@
 //! Commands decoded from arbitrary bytes, executed against a `Node` with the clock moving,
-//! expiry cycles, MULTI, persistence and restarts: no panic, and every reply encodes in
-//! both protocols.
+//! expiry cycles, MULTI, persistence, restarts, and blocked clients served by a push to
+//! `k` or timed out: no panic, and every reply encodes in both protocols.
 
 #![no_main]
 
@@ -41,8 +41,20 @@ fuzz_target!(|data: &[u8]| {
                 let step = args.last().and_then(|a| a.first()).copied().unwrap_or(0);
                 now_ms += u64::from(step) * 10;
                 let execution = node.execute(&mut client, args, now_ms);
+                // A blocking command on empty keys waits: a second client's push may
+                // serve it (the next command, run as that client), else it times out.
+                let reply = if execution.blocked {
+                    let mut pusher = node.connect();
+                    let push = [&b"RPUSH"[..], b"k", b"v"].map(bytes::Bytes::from_static).to_vec();
+                    node.execute(&mut pusher, push, now_ms);
+                    node.disconnect(&mut pusher);
+                    node.take_served(&client)
+                        .unwrap_or_else(|| node.time_out(&client))
+                } else {
+                    execution.reply
+                };
                 for protocol in [Protocol::Resp2, Protocol::Resp3] {
-                    execution.reply.encode(protocol, &mut BytesMut::new());
+                    reply.encode(protocol, &mut BytesMut::new());
                 }
                 if execution.close {
                     node.disconnect(&mut client);
