@@ -3537,6 +3537,35 @@ HINCRBYFLOAT hf a 1
 EXEC
 "#;
 
+/// A script past its time limit: its caller waits, other clients are answered BUSY but
+/// for the commands Redis allows, SCRIPT KILL ends it. The real server's limit is
+/// lowered to 50 ms so that it is busy by the time the next line runs (the model is
+/// busy at once: its budget is instructions).
+const BUSY_SCRIPT: &str = r#"
+CONFIG SET busy-reply-threshold 50
+SET k v
+!send EVAL while\strue\sdo\send 0
+!sleep 300
+@2 GET k
+@2 PING
+@2 MULTI
+@2 GET k
+@2 EXEC
+@2 WATCH k
+@2 UNWATCH
+@2 SCRIPT KILL
+!recv
+@2 SCRIPT KILL
+@2 GET k
+!send EVAL local\si=0\swhile\strue\sdo\si=i+1\send 0
+!sleep 300
+@2 EVAL return\s1 0
+@2 SCRIPT FLUSH
+@2 SCRIPT KILL
+!recv
+CONFIG SET busy-reply-threshold 5000
+"#;
+
 const QUIT: &str = r#"
 SET a 1
 MULTI
@@ -3592,6 +3621,11 @@ fn config_get_and_set() {
 #[test]
 fn float_increments() {
     run_both_protocols(&[FLOATS]);
+}
+
+#[test]
+fn a_busy_script() {
+    run_both_protocols(&[BUSY_SCRIPT]);
 }
 
 #[test]
@@ -4251,6 +4285,7 @@ fn every_supported_command_has_cases() {
         STALE_WATCH,
         BLOCKING,
         FLOATS,
+        BUSY_SCRIPT,
         QUIT,
         SCRIPTING,
         LISTS_MORE,

@@ -213,12 +213,14 @@ fn hostile_counts_and_patterns_are_answered_at_once() {
         let reply = exec(&mut node, &mut client, command, EPOCH_MS);
         assert!(!reply.is_error(), "{command:?}: {reply:?}");
     }
-    // A script that never ends is stopped on the model's instruction budget.
-    let reply = exec(
-        &mut node,
-        &mut client,
-        &["EVAL", "while true do end", "0"],
-        EPOCH_MS,
-    );
-    assert!(reply.is_error(), "{reply:?}");
+    // A script that never ends is stopped on the model's instruction budget: Redis would
+    // be busy from then on, and so is the model, until SCRIPT KILL.
+    let args = ["EVAL", "while true do end", "0"]
+        .map(|w| Bytes::from(w.to_string()))
+        .to_vec();
+    assert!(node.execute(&mut client, args, EPOCH_MS).blocked);
+    let mut other = node.connect();
+    let kill = exec(&mut node, &mut other, &["SCRIPT", "KILL"], EPOCH_MS);
+    assert_eq!(kill, Reply::Status(Bytes::from_static(b"OK")));
+    assert!(node.take_served(&client).is_some_and(|r| r.is_error()));
 }

@@ -32,6 +32,8 @@ pub struct Node {
     next_client_id: u64,
     pub(crate) watches: Watches,
     pub(crate) blocked: Blocked,
+    /// A script Redis would still be running (see [`BusyScript`]).
+    pub(crate) busy_script: Option<BusyScript>,
     scan_cursors: VecDeque<(u64, usize, Bytes)>,
     next_scan_cursor: u64,
     /// A fault: the next data command gets this error reply instead of running.
@@ -83,6 +85,30 @@ pub struct Execution {
     /// connection waits for [`Node::take_served`] or its deadline
     /// ([`Node::block_deadline_ms`], then [`Node::time_out`]).
     pub blocked: bool,
+}
+
+/// A script past its time limit (the instruction budget), which Redis would still be
+/// running: its caller waits, every other client is answered BUSY.
+#[derive(Debug)]
+pub(crate) struct BusyScript {
+    pub client: u64,
+    /// It called a write command: SCRIPT KILL is refused.
+    pub wrote: bool,
+    /// What its caller gets when SCRIPT KILL stops it.
+    pub killed: Reply,
+}
+
+/// Redis's answer to a command while a script is busy.
+const BUSY: &str =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+
+/// The commands Redis runs while a script is busy (`CMD_ALLOW_BUSY`).
+fn allowed_while_busy(command: &Command, args: &[Bytes]) -> bool {
+    match command.name {
+        "auth" | "hello" | "quit" | "reset" | "multi" | "discard" | "watch" | "unwatch" => true,
+        "script" => args.get(1).is_some_and(|sub| is(sub, "kill")),
+        _ => false,
+    }
 }
 
 /// A blocking command's request to wait.
@@ -179,6 +205,7 @@ impl Node {
             next_client_id: 1,
             watches: Watches::default(),
             blocked: Blocked::default(),
+            busy_script: None,
             scan_cursors: VecDeque::new(),
             next_scan_cursor: 1,
             injected_error: None,
@@ -265,6 +292,26 @@ impl Node {
         }
     }
 
+    /// SCRIPT KILL: stop a busy script that has not written; its caller gets the
+    /// killed-script error.
+    pub(crate) fn kill_script(&mut self) -> Result<Reply, Reply> {
+        let Some(busy) = &self.busy_script else {
+            return Err(Reply::error("NOTBUSY No scripts in execution right now."));
+        };
+        if busy.wrote {
+            return Err(Reply::error(
+                "UNKILLABLE Sorry the script already executed write commands against the \
+                 dataset. You can either wait the script termination or kill the server in a \
+                 hard way using the SHUTDOWN NOSAVE command.",
+            ));
+        }
+        let busy = self.busy_script.take().expect("checked above");
+        if self.blocked.waiter(busy.client).is_some() {
+            self.blocked.serve(busy.client, busy.killed);
+        }
+        Ok(Reply::ok())
+    }
+
     /// The reply a blocked client was served, if it was; it is no longer blocked then.
     pub fn take_served(&mut self, client: &ClientState) -> Option<Reply> {
         self.blocked.take_served(client.id)
@@ -310,6 +357,9 @@ impl Node {
             let reply = Reply::error("NOAUTH Authentication required.");
             return self.reject_command(client, command, reply);
         }
+        if self.busy_script.is_some() && !allowed_while_busy(command, &args) {
+            return self.reject_command(client, command, Reply::error(BUSY));
+        }
         if command.flags.contains(Flags::DATA) {
             if let Some(error) = self.injected_error.take() {
                 return self.reject(client, Reply::Error(error));
@@ -332,6 +382,8 @@ impl Node {
             block,
         } = self.run_with(command, client, &args, now_ms, may_block);
         if let Some(block) = block {
+            // A busy script's writes touch watched keys at once, though nothing logs them.
+            self.settle_modifications(now_ms);
             self.block(client, args, block);
             return Execution {
                 reply,
@@ -510,7 +562,8 @@ impl Node {
     /// One active expiry cycle over every database, plus the `everysec` flush.
     pub fn cycle(&mut self, now_ms: u64) -> usize {
         let keys_max = self.config.expire_cycle_keys_max;
-        let deleted: usize = if self.active_expire {
+        // A busy script holds Redis's event loop: no active expiry meanwhile.
+        let deleted: usize = if self.active_expire && self.busy_script.is_none() {
             let dbs = self.dbs.iter_mut();
             dbs.map(|db| db.active_expire(now_ms, keys_max)).sum()
         } else {
@@ -533,6 +586,7 @@ impl Node {
         self.dbs = dbs;
         self.watches.clear();
         self.blocked.clear();
+        self.busy_script = None;
         self.scan_cursors.clear();
         self.scripting = ScriptState::default();
         self.stats.restarts += 1;

@@ -8,16 +8,18 @@
 //! lives in the node and a restart empties it (EVALSHA then answers NOSCRIPT, as a
 //! restarted Redis does).
 //!
-//! A script that exhausts the instruction budget (the model's `lua-time-limit`) is
-//! stopped and its caller gets the error a script killed by SCRIPT KILL gets; the node
-//! records the event (`Node::scripts_stopped`). What differs from Redis 7.0.15: there
-//! the script goes on running, other clients get `BUSY ...` until someone sends SCRIPT
-//! KILL, and a script that had written cannot be killed at all (`UNKILLABLE`) — the
-//! model stops it all the same, keeping (and logging) its writes. As no script is ever
-//! running between commands, SCRIPT KILL always answers NOTBUSY.
+//! A script that exhausts the instruction budget (the model's `lua-time-limit`) is, as
+//! far as anyone can tell, still running: its caller gets no reply, every other client
+//! gets `BUSY ...` (but for the commands Redis allows then) until SCRIPT KILL, which
+//! answers the caller with the killed-script error, or is refused `UNKILLABLE` when the
+//! script wrote; then only a restart ends it, and its writes, never logged, are lost. The
+//! node records each such script (`Node::scripts_stopped`). What differs from Redis
+//! 7.0.15: a script that would have finished after the limit never finishes, and a
+//! script inside MULTI/EXEC is stopped at the budget with the killed-script error (its
+//! writes kept), since EXEC's reply cannot wait.
 
 use crate::model::args::{arity_error, int, is, CmdResult};
-use crate::model::node::Ctx;
+use crate::model::node::{BlockRequest, BusyScript, Ctx};
 use crate::model::reply::Reply;
 use crate::model::script::cache::{CachedScript, ScriptFlags, StoppedScript};
 use crate::model::script::engine::{self, Script};
@@ -90,6 +92,23 @@ fn eval_generic(ctx: &mut Ctx, args: &[Bytes], by_sha: bool, ro: bool) -> CmdRes
             wrote: outcome.wrote,
         };
         ctx.node.scripting.record_stopped(stopped);
+        if ctx.may_block {
+            // Past `lua-time-limit` the script runs on as far as anyone can tell: its caller
+            // waits, every other client is answered BUSY until SCRIPT KILL (refused once it
+            // wrote) or a restart. Its writes stay in memory only: Redis logs a script's
+            // effects when it ends, and this one never does.
+            ctx.node.busy_script = Some(BusyScript {
+                client: ctx.client.id,
+                wrote: outcome.wrote,
+                killed: reply,
+            });
+            ctx.propagate(Vec::new());
+            ctx.block = Some(BlockRequest {
+                keys: Vec::new(),
+                deadline_ms: None,
+            });
+            return Ok(Reply::Nil);
+        }
     }
     ctx.propagate(outcome.effects);
     Ok(reply)
@@ -232,7 +251,7 @@ pub fn script(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
             let (sha, _) = create_function(ctx, &args[2])?;
             Ok(Reply::Bulk(Bytes::from(sha)))
         }
-        "kill" => Err(Reply::error("NOTBUSY No scripts in execution right now.")),
+        "kill" => ctx.node.kill_script(),
         _ => {
             if is(&args[2], "no") {
                 Ok(Reply::ok())

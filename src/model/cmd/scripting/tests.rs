@@ -109,46 +109,111 @@ fn set_repl_none_keeps_writes_out_of_the_log() {
     assert_eq!(exec(&mut node, &mut client, &["GET", "loud"]), bulk("1"));
 }
 
+/// `args` on `client`; true if it blocked (no reply yet).
+fn blocks(node: &mut Node, client: &mut ClientState, args: &[&str]) -> bool {
+    let args = args.iter().map(|a| Bytes::copy_from_slice(a.as_bytes()));
+    node.execute(client, args.collect(), NOW_MS).blocked
+}
+
+const BUSY: &str =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+
 #[test]
-fn an_endless_script_is_stopped_by_the_instruction_budget() {
-    let (mut node, mut client) = node(Persistence::None);
-    let started = std::time::Instant::now();
-    let reply = exec(&mut node, &mut client, &["EVAL", "while true do end", "0"]);
-    let sha = "694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7"; // sha1("while true do end")
-    assert_eq!(
-        reply,
-        Reply::Error(format!(
-            "ERR Script killed by user with SCRIPT KILL... script: {sha}, on @user_script:1."
-        ))
-    );
-    assert_eq!(node.scripts_stopped().len(), 1);
-    assert!(!node.scripts_stopped()[0].wrote);
-    // Neither pcall nor coroutines swallow the stop.
-    let script = "redis.call('set','w','1')\n\
-                  while true do pcall(function() while true do end end) end";
-    let reply = exec(&mut node, &mut client, &["EVAL", script, "0"]);
-    assert!(
-        matches!(&reply, Reply::Error(e) if e.starts_with("ERR Script killed")),
-        "{reply:?}"
-    );
-    let script = "local co = coroutine.wrap(function() while true do end end) co()";
-    let reply = exec(&mut node, &mut client, &["EVAL", script, "0"]);
-    assert!(
-        matches!(&reply, Reply::Error(e) if e.starts_with("ERR Script killed")),
-        "{reply:?}"
-    );
-    let stopped = node.scripts_stopped();
-    assert_eq!(stopped.len(), 3);
-    assert!(stopped[1].wrote, "the second one had written");
-    // The write before the stop stays (Redis cannot roll a script back either).
-    assert_eq!(exec(&mut node, &mut client, &["GET", "w"]), bulk("1"));
+fn an_endless_script_keeps_the_node_busy_until_script_kill() {
     // Bounded in instructions, hence in time even in a debug build.
     const { assert!(INSTRUCTIONS_MAX <= 100_000_000) };
-    assert!(started.elapsed() < std::time::Duration::from_secs(60));
-    // The node is not busy afterwards.
+    let (mut node, mut caller) = node(Persistence::None);
+    let mut other = node.connect();
+    assert!(blocks(
+        &mut node,
+        &mut caller,
+        &["EVAL", "while true do end", "0"]
+    ));
     assert_eq!(
-        exec(&mut node, &mut client, &["EVAL", "return 1", "0"]),
-        Reply::Integer(1)
+        exec(&mut node, &mut other, &["GET", "k"]),
+        Reply::error(BUSY)
+    );
+    assert_eq!(
+        exec(&mut node, &mut other, &["MULTI"]),
+        Reply::ok(),
+        "allowed while busy"
+    );
+    assert_eq!(exec(&mut node, &mut other, &["PING"]), Reply::error(BUSY));
+    let abort = exec(&mut node, &mut other, &["EXEC"]);
+    assert_eq!(
+        abort,
+        Reply::error(format!(
+            "EXECABORT Transaction discarded because of: {BUSY}"
+        ))
+    );
+    assert_eq!(
+        exec(&mut node, &mut other, &["SCRIPT", "KILL"]),
+        Reply::ok()
+    );
+    let sha = "694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7"; // sha1("while true do end")
+    let killed =
+        format!("ERR Script killed by user with SCRIPT KILL... script: {sha}, on @user_script:1.");
+    assert_eq!(node.take_served(&caller), Some(Reply::Error(killed)));
+    assert_eq!(
+        exec(&mut node, &mut other, &["PING"]),
+        Reply::status("PONG")
+    );
+    assert_eq!(
+        exec(&mut node, &mut other, &["SCRIPT", "KILL"]),
+        Reply::error("NOTBUSY No scripts in execution right now.")
+    );
+    // Neither pcall nor coroutines escape the budget.
+    let script = "local co = coroutine.wrap(function() while true do pcall(function() while true do end end) end end) co()";
+    assert!(blocks(&mut node, &mut caller, &["EVAL", script, "0"]));
+    assert_eq!(
+        exec(&mut node, &mut other, &["SCRIPT", "KILL"]),
+        Reply::ok()
+    );
+    assert!(node.take_served(&caller).is_some_and(|r| r.is_error()));
+    assert_eq!(node.scripts_stopped().len(), 2);
+}
+
+#[test]
+fn an_endless_script_that_wrote_is_unkillable_and_a_restart_loses_its_writes() {
+    let (mut node, mut caller) = node(Persistence::AofAlways);
+    let mut other = node.connect();
+    let script = "redis.call('set','w','1') while true do end";
+    assert!(blocks(&mut node, &mut caller, &["EVAL", script, "0"]));
+    assert!(node.scripts_stopped()[0].wrote);
+    let refusal = exec(&mut node, &mut other, &["SCRIPT", "KILL"]);
+    assert!(
+        matches!(&refusal, Reply::Error(e) if e.starts_with("UNKILLABLE ")),
+        "{refusal:?}"
+    );
+    assert_eq!(
+        exec(&mut node, &mut other, &["GET", "w"]),
+        Reply::error(BUSY)
+    );
+    node.restart();
+    let mut client = node.connect();
+    assert_eq!(
+        exec(&mut node, &mut client, &["GET", "w"]),
+        Reply::Nil,
+        "never logged"
+    );
+    assert_eq!(
+        exec(&mut node, &mut client, &["PING"]),
+        Reply::status("PONG")
+    );
+}
+
+#[test]
+fn an_endless_script_inside_exec_is_stopped_with_the_killed_error() {
+    let (mut node, mut client) = node(Persistence::None);
+    exec(&mut node, &mut client, &["MULTI"]);
+    exec(&mut node, &mut client, &["EVAL", "while true do end", "0"]);
+    let Reply::Array(replies) = exec(&mut node, &mut client, &["EXEC"]) else {
+        panic!("EXEC answers its replies");
+    };
+    assert!(matches!(&replies[0], Reply::Error(e) if e.starts_with("ERR Script killed")));
+    assert_eq!(
+        exec(&mut node, &mut client, &["PING"]),
+        Reply::status("PONG")
     );
 }
 
