@@ -24,6 +24,7 @@ pub(crate) mod glob;
 pub(crate) mod keyspace;
 pub(crate) mod long_double;
 pub(crate) mod node;
+pub(crate) mod number;
 pub(crate) mod persistence;
 pub(crate) mod reply;
 pub mod request;

@@ -229,33 +229,9 @@ pub fn format_double(value: f64) -> String {
     format_g17(value)
 }
 
-/// C's `%.17g`: 17 significant digits, fixed notation for exponents in [-4, 17),
-/// scientific otherwise, trailing zeros removed.
+/// C's `%.17g`.
 fn format_g17(value: f64) -> String {
-    const PRECISION: i32 = 17;
-    let scientific = format!("{:.*e}", (PRECISION - 1) as usize, value);
-    let (mantissa, exponent) = scientific.split_once('e').expect("{:e} has an exponent");
-    let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
-    if (-4..PRECISION).contains(&exponent) {
-        let decimals = (PRECISION - 1 - exponent).max(0) as usize;
-        strip_fraction_zeros(format!("{value:.decimals$}"))
-    } else {
-        let mantissa = strip_fraction_zeros(mantissa.to_string());
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exponent.abs())
-    }
-}
-
-fn strip_fraction_zeros(mut text: String) -> String {
-    if text.contains('.') {
-        while text.ends_with('0') {
-            text.pop();
-        }
-        if text.ends_with('.') {
-            text.pop();
-        }
-    }
-    text
+    crate::model::number::format_g(value, 17)
 }
 
 #[cfg(test)]

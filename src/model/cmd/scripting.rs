@@ -18,7 +18,7 @@
 //! script inside MULTI/EXEC is stopped at the budget with the killed-script error (its
 //! writes kept), since EXEC's reply cannot wait.
 
-use crate::model::args::{arity_error, int, is, CmdResult};
+use crate::model::args::{int, is, CmdResult};
 use crate::model::node::{BlockRequest, BusyScript, Ctx};
 use crate::model::reply::Reply;
 use crate::model::script::cache::{CachedScript, ScriptFlags, StoppedScript};
@@ -198,29 +198,10 @@ const SCRIPT_HELP: &[&str] = &[
     "    Prints this help.",
 ];
 
-/// SCRIPT's subcommands with their Redis 7.0 arity.
-const SUBCOMMANDS: &[(&str, i32)] = &[
-    ("debug", 3),
-    ("exists", -3),
-    ("flush", -2),
-    ("help", 2),
-    ("kill", 2),
-    ("load", 3),
-];
-
 pub fn script(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
-    let sub = &args[1];
-    let Some(&(name, arity)) = SUBCOMMANDS.iter().find(|(name, _)| is(sub, name)) else {
-        let shown = String::from_utf8_lossy(&sub[..sub.len().min(128)]).into_owned();
-        return Err(Reply::error(format!(
-            "ERR unknown subcommand '{shown}'. Try SCRIPT HELP."
-        )));
-    };
-    let count = args.len() as i32;
-    if (arity >= 0 && count != arity) || count < -arity {
-        return Err(arity_error(&format!("script|{name}")));
-    }
-    match name {
+    // The command table checked the subcommand and its arity.
+    let name = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
+    match name.as_str() {
         "help" => Ok(Reply::Array(
             SCRIPT_HELP
                 .iter()

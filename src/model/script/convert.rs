@@ -14,8 +14,8 @@
 //! verbatim string; any other table → an array of its elements `1..` up to the first nil;
 //! anything else → null.
 
+use crate::model::number::truncate_to_i64;
 use crate::model::reply::Reply;
-use crate::model::script::number::truncate_to_i64;
 use bytes::Bytes;
 use mlua::{Lua, Result, Table, Value};
 

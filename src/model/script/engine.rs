@@ -20,9 +20,9 @@ use crate::model::args::is;
 use crate::model::client::ClientState;
 use crate::model::command::{self, Command, Flags};
 use crate::model::node::Ctx;
+use crate::model::number::format_g;
 use crate::model::reply::{Protocol, Reply};
 use crate::model::script::convert::{error_table, lua_to_reply, one_line, reply_to_lua};
-use crate::model::script::number::format_g;
 use crate::model::script::{bit, cjson, raise};
 use bytes::Bytes;
 use mlua::{

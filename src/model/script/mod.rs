@@ -5,7 +5,7 @@
 //!
 //! Layout: `engine` builds a fresh Lua state per script run (globals, `redis.*`, global
 //! protection, the instruction budget) and runs it; `convert` holds the reply <-> Lua
-//! value rules; `cjson` and `bit` the libraries; `number` C's `%g`; `rand48` the PRNG; `raise`
+//! value rules; `cjson` and `bit` the libraries (C's `%g` is `model::number`); `rand48` the PRNG; `raise`
 //! the C closure that raises a raw function's error;
 //! `cache` the state a node keeps between scripts.
 
@@ -14,7 +14,6 @@ pub(crate) mod cache;
 pub(crate) mod cjson;
 pub(crate) mod convert;
 pub(crate) mod engine;
-pub(crate) mod number;
 pub(crate) mod raise;
 pub(crate) mod rand48;
 
