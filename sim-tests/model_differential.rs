@@ -2266,6 +2266,21 @@ EXEC
 MULTI
 EVAL return\s1
 EXEC
+EVAL setmetatable(_G,\s{}) 0
+EVAL redis.call\s=\sfunction()\sreturn\s1\send 0
+EVAL redis.newthing\s=\s1 0
+EVAL cjson.encode\s=\snil 0
+EVAL bit.band\s=\snil 0
+EVAL setmetatable(redis,\s{}) 0
+EVAL return\sredis.call('ping') 0
+EVAL return\sloadstring(string.dump(function()\sreturn\s1\send))() 0
+EVAL return\sloadstring('return\s41\s+\s1')() 0
+EVAL return\sredis.pcall('blpop','bl',0) 0
+EVAL return\sredis.pcall('bzpopmin','bz',0) 0
+EVAL return\sredis.pcall('blmpop',0,1,'bl','LEFT') 0
+RPUSH bl a b
+EVAL return\sredis.pcall('blmpop',0,1,'bl','LEFT') 0
+EVAL return\sredis.pcall('blmove','bl','x','LEFT','LEFT',0) 0
 "#;
 
 /// Blocking commands: served at once when data is there, blocked until a push from the

@@ -120,10 +120,38 @@ G.KEYS = keys
 G.ARGV = argv
 
 local function readonly() error('Attempt to modify a readonly table', 2) end
-for _, t in ipairs({redis, cjson, bit, math, string, table, coroutine}) do
+for _, t in ipairs({math, string, table, coroutine}) do
   setmetatable(t, {__newindex = readonly})
 end
-setmetatable(G, {
+-- Redis's own libraries are read-only, existing fields too: scripts see proxies.
+for name, t in pairs({redis = redis, cjson = cjson, bit = bit}) do
+  G[name] = setmetatable({}, {__index = t, __newindex = readonly, __metatable = false})
+end
+-- No script changes the metatable of a protected table (Redis: a read-only table).
+local protected = {[G] = true, [math] = true, [string] = true, [table] = true,
+                   [coroutine] = true}
+for _, name in ipairs({'redis', 'cjson', 'bit'}) do protected[G[name]] = true end
+local base_setmetatable = setmetatable
+G.setmetatable = function(t, mt)
+  -- Redis raises this from C: no position in the message.
+  if protected[t] then error('Attempt to modify a readonly table', 0) end
+  return base_setmetatable(t, mt)
+end
+-- Bytecode is never loaded (Redis's fix for crafted chunks): loadstring answers nil.
+local base_loadstring, concat = loadstring, table.concat
+local function loadstring(text, name)
+  if type(text) == 'string' and text:byte(1) == 27 then
+    return nil, 'bytecode loading is disabled'
+  end
+  return base_loadstring(text, name)
+end
+G.loadstring = loadstring
+G.load = function(reader, name)
+  local pieces, piece = {}, reader()
+  while piece ~= nil and piece ~= '' do pieces[#pieces + 1] = piece; piece = reader() end
+  return loadstring(concat(pieces), name)
+end
+base_setmetatable(G, {
   __index = function(_, name)
     error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 2)
   end,
@@ -559,6 +587,14 @@ const NOSCRIPT: &[&str] = &[
     "eval_ro",
     "evalsha_ro",
     "debug",
+    // The blocking commands Redis 7.0 refuses in scripts (BLMPOP and BZMPOP run there,
+    // never blocking).
+    "blpop",
+    "brpop",
+    "blmove",
+    "brpoplpush",
+    "bzpopmin",
+    "bzpopmax",
 ];
 
 /// Redis 7.0's subcommands of the model's containers: name, arity, whether
