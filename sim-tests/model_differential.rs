@@ -259,6 +259,9 @@ enum Norm {
     Shape,
     /// CONFIG GET: name/value pairs in Redis's hash order: compare the sorted pairs.
     SortedPairs,
+    /// INFO: the same sections in the same order; every field the model prints exists in
+    /// Redis's section, and the deterministic ones ([`INFO_EXACT`]) have Redis's value.
+    Info,
     /// SSCAN: the cursor exactly, the members (in Redis's hash order) sorted.
     ScanSorted,
     /// SPOP, SRANDMEMBER, HRANDFIELD, ZRANDMEMBER: Redis picks at random. Each server's
@@ -284,7 +287,8 @@ fn norm_of(args: &[Vec<u8>]) -> Norm {
         "smembers" | "keys" | "sinter" | "sunion" | "sdiff" => Norm::Sorted,
         "sscan" => Norm::ScanSorted,
         "spop" | "srandmember" | "hrandfield" | "zrandmember" => Norm::Random,
-        "info" | "time" => Norm::Shape,
+        "info" => Norm::Info,
+        "time" => Norm::Shape,
         "config" if sub.as_deref() == Some("get") => Norm::SortedPairs,
         _ => Norm::Exact,
     }
@@ -323,12 +327,87 @@ fn equivalent(norm: Norm, redis: &(Vec<u8>, V), model: &(Vec<u8>, V)) -> bool {
             };
             rk == mk && sorted(r).is_some() && sorted(r) == sorted(m)
         }
+        (Norm::Info, V::Str(r), V::Str(m)) => info_agrees(r, m),
         (Norm::Shape, V::Str(_), V::Str(_)) => redis.0[0] == model.0[0],
         (Norm::Shape, V::List(_, r), V::List(_, m)) => {
             r.len() == m.len() && r.iter().zip(m).all(|(r, m)| shape_eq(r, m))
         }
         _ => false,
     }
+}
+
+/// INFO fields whose values do not depend on the process, the clock or the harness.
+const INFO_EXACT: &[&str] = &[
+    "redis_version",
+    "redis_mode",
+    "arch_bits",
+    "connected_clients",
+    "blocked_clients",
+    "tracking_clients",
+    "number_of_cached_scripts",
+    "maxmemory",
+    "maxmemory_policy",
+    "loading",
+    "aof_enabled",
+    "aof_rewrite_in_progress",
+    "aof_last_write_status",
+    "role",
+    "connected_slaves",
+];
+
+/// An INFO text as (section title, [(field, value)]) in order.
+fn info_sections(text: &[u8]) -> Vec<(String, Vec<(String, String)>)> {
+    let text = String::from_utf8_lossy(text);
+    let mut sections: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for line in text.split("\r\n").filter(|l| !l.is_empty()) {
+        if let Some(title) = line.strip_prefix("# ") {
+            sections.push((title.to_string(), Vec::new()));
+        } else if let (Some(section), Some((name, value))) =
+            (sections.last_mut(), line.split_once(':'))
+        {
+            section.1.push((name.to_string(), value.to_string()));
+        }
+    }
+    sections
+}
+
+fn info_agrees(redis: &[u8], model: &[u8]) -> bool {
+    let (redis, model) = (info_sections(redis), info_sections(model));
+    let titles = |s: &[(String, Vec<(String, String)>)]| {
+        s.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()
+    };
+    // Redis has sections the model does not (modules, cluster): the model's come in order.
+    let redis_titles: Vec<String> = titles(&redis)
+        .into_iter()
+        .filter(|t| titles(&model).contains(t))
+        .collect();
+    if redis_titles != titles(&model) {
+        return false;
+    }
+    model.iter().all(|(title, fields)| {
+        let theirs = &redis
+            .iter()
+            .find(|(t, _)| t == title)
+            .expect("same titles")
+            .1;
+        if title == "Errorstats" {
+            return theirs == fields; // every prefix, every count
+        }
+        fields.iter().all(|(name, value)| {
+            let Some((_, expected)) = theirs.iter().find(|(n, _)| n == name) else {
+                return name == "amnesia_model"; // the model says what it is
+            };
+            let keyspace_counts =
+                |v: &str| v.split(',').take(2).map(String::from).collect::<Vec<_>>();
+            if name.starts_with("db") {
+                keyspace_counts(expected) == keyspace_counts(value)
+            } else if INFO_EXACT.contains(&name.as_str()) || name.starts_with("errorstat_") {
+                expected == value
+            } else {
+                true
+            }
+        })
+    })
 }
 
 /// A flat RESP2 array of names and values, or a RESP3 map, as sorted pairs.
@@ -3581,6 +3660,43 @@ SET k v
 CONFIG SET busy-reply-threshold 5000
 "#;
 
+/// INFO's sections and the fields the model keeps, against Redis's.
+const INFO: &str = r#"
+INFO
+INFO server
+INFO SERVER
+INFO clients
+INFO memory
+INFO persistence
+INFO stats
+INFO replication
+INFO cpu
+INFO keyspace
+INFO errorstats
+INFO default
+INFO all
+INFO nosuchsection
+INFO clients keyspace
+SET a 1
+SET b 2 EX 100
+SELECT 2
+HSET h f v
+SELECT 0
+INFO keyspace
+GET nokey
+LPUSH a x
+INCR b
+INCR nokey extra
+INFO errorstats
+SCRIPT LOAD return\s1
+INFO memory
+!send BLPOP q 0
+@2 INFO clients
+@2 RPUSH q x
+!recv
+@2 INFO clients
+"#;
+
 const QUIT: &str = r#"
 SET a 1
 MULTI
@@ -3636,6 +3752,14 @@ fn config_get_and_set() {
 #[test]
 fn float_increments() {
     run_both_protocols(&[FLOATS]);
+}
+
+#[test]
+fn info_sections_and_fields() {
+    // Fresh servers: errorstats count from here.
+    let mut diff = Diff::start();
+    diff.reconnect();
+    run_script(&mut diff, INFO);
 }
 
 #[test]
@@ -4301,6 +4425,7 @@ fn every_supported_command_has_cases() {
         BLOCKING,
         FLOATS,
         BUSY_SCRIPT,
+        INFO,
         QUIT,
         SCRIPTING,
         LISTS_MORE,

@@ -37,6 +37,11 @@ impl Blocked {
         self.by_key.is_empty()
     }
 
+    /// Clients waiting now (INFO's `blocked_clients`).
+    pub(crate) fn len(&self) -> usize {
+        self.waiters.values().filter(|w| w.served.is_none()).count()
+    }
+
     pub(crate) fn is_full(&self) -> bool {
         self.waiters.len() >= BLOCKED_CLIENTS_MAX
     }

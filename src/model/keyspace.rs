@@ -52,6 +52,11 @@ impl Db {
         self.entries.is_empty()
     }
 
+    /// Keys with a TTL (INFO keyspace's `expires`).
+    pub fn expires_len(&self) -> usize {
+        self.expiries.len()
+    }
+
     /// Deletes `key` if its TTL has passed; true if it did.
     pub fn expire_if_needed(&mut self, key: &[u8], now_ms: u64) -> bool {
         self.now_ms = self.now_ms.max(now_ms);

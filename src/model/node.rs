@@ -34,6 +34,8 @@ pub struct Node {
     pub(crate) blocked: Blocked,
     /// A script Redis would still be running (see [`BusyScript`]).
     pub(crate) busy_script: Option<BusyScript>,
+    /// The latest time a command or cycle ran at (what a restart stamps its start with).
+    clock_ms: u64,
     scan_cursors: VecDeque<(u64, usize, Bytes)>,
     next_scan_cursor: u64,
     /// A fault: the next data command gets this error reply instead of running.
@@ -71,9 +73,19 @@ pub struct ExpiredKey {
 pub struct NodeStats {
     pub commands_processed: u64,
     pub connections_received: u64,
+    /// Connections open now.
+    pub connected_clients: u64,
     pub expired_keys: u64,
     pub restarts: u64,
+    /// When the node last started, on its clock (INFO's uptime).
+    pub started_ms: u64,
+    /// Error replies by their first word (`ERR`, `WRONGTYPE`, ...), for INFO errorstats.
+    pub error_replies: std::collections::BTreeMap<String, u64>,
 }
+
+/// Distinct error prefixes INFO errorstats counts; later ones are counted under the
+/// last (Redis bounds its table at 128 too).
+pub const ERROR_PREFIXES_MAX: usize = 128;
 
 /// What executing one request produced.
 #[derive(Debug)]
@@ -210,7 +222,11 @@ impl Node {
             next_scan_cursor: 1,
             injected_error: None,
             expired_log: Vec::new(),
-            stats: NodeStats::default(),
+            stats: NodeStats {
+                started_ms: now_ms,
+                ..NodeStats::default()
+            },
+            clock_ms: now_ms,
             scripting: ScriptState::default(),
         }
     }
@@ -233,11 +249,13 @@ impl Node {
         let id = self.next_client_id;
         self.next_client_id += 1;
         self.stats.connections_received += 1;
+        self.stats.connected_clients += 1;
         ClientState::new(id, self.config.password.is_none())
     }
 
     /// Forget a closed connection's watches.
     pub fn disconnect(&mut self, client: &mut ClientState) {
+        self.stats.connected_clients = self.stats.connected_clients.saturating_sub(1);
         self.unwatch_all(client);
         self.blocked.remove(client.id);
     }
@@ -334,6 +352,44 @@ impl Node {
 
     /// Execute one request of `client` at `now_ms`.
     pub fn execute(
+        &mut self,
+        client: &mut ClientState,
+        args: Vec<Bytes>,
+        now_ms: u64,
+    ) -> Execution {
+        self.clock_ms = self.clock_ms.max(now_ms);
+        let execution = self.execute_request(client, args, now_ms);
+        self.count_errors(&execution.reply);
+        execution
+    }
+
+    /// Count the error replies in `reply` (EXEC's too) by their first word.
+    fn count_errors(&mut self, reply: &Reply) {
+        let errors: Vec<&String> = match reply {
+            Reply::Error(text) => vec![text],
+            Reply::Array(items) => items
+                .iter()
+                .filter_map(|r| match r {
+                    Reply::Error(text) => Some(text),
+                    _ => None,
+                })
+                .collect(),
+            _ => return,
+        };
+        for text in errors {
+            let prefix = text.split(' ').next().unwrap_or("ERR");
+            let table = &mut self.stats.error_replies;
+            let known = table.contains_key(prefix);
+            let key = if known || table.len() < ERROR_PREFIXES_MAX {
+                prefix.to_string()
+            } else {
+                table.keys().next_back().expect("full").clone()
+            };
+            *table.entry(key).or_insert(0) += 1;
+        }
+    }
+
+    fn execute_request(
         &mut self,
         client: &mut ClientState,
         args: Vec<Bytes>,
@@ -561,6 +617,7 @@ impl Node {
 
     /// One active expiry cycle over every database, plus the `everysec` flush.
     pub fn cycle(&mut self, now_ms: u64) -> usize {
+        self.clock_ms = self.clock_ms.max(now_ms);
         let keys_max = self.config.expire_cycle_keys_max;
         // A busy script holds Redis's event loop: no active expiry meanwhile.
         let deleted: usize = if self.active_expire && self.busy_script.is_none() {
@@ -587,6 +644,7 @@ impl Node {
         self.watches.clear();
         self.blocked.clear();
         self.busy_script = None;
+        self.stats.started_ms = self.clock_ms;
         self.scan_cursors.clear();
         self.scripting = ScriptState::default();
         self.stats.restarts += 1;

@@ -91,7 +91,7 @@ impl ScriptState {
         }
     }
 
-    #[cfg(test)]
+    /// Scripts cached now (INFO's `number_of_cached_scripts`).
     pub(crate) fn len(&self) -> usize {
         self.scripts.len()
     }
