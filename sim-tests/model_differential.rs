@@ -3996,7 +3996,7 @@ impl Gen {
     fn family_key(&mut self, command: u32) -> &'static str {
         let family = match command {
             0..=11 => 0,
-            12..=24 | 90..=93 => 1,
+            12..=24 | 90..=93 | 100 => 1,
             25..=35 | 60..=64 | 95 => 2,
             36..=45 | 65..=67 | 94 => 3,
             46..=50 | 68..=75 => 4,
@@ -4031,7 +4031,7 @@ impl Gen {
     }
 
     fn any_command(&mut self) -> String {
-        let command = self.rng.random_range(0..97);
+        let command = self.rng.random_range(0..101);
         let k = self.family_key(command);
         let k2 = self.family_key(command);
         let v = quote(self.pick(VALUES));
@@ -4310,8 +4310,9 @@ impl Gen {
                 self.pick(&["", "MATCH [mn]", "COUNT 1", "COUNT 0"])
             ),
             90 => {
+                // Seconds and milliseconds alike far from expiring while a sequence runs.
                 let name = self.pick(&["SETEX", "PSETEX"]);
-                let ttl = self.pick(&["100", "200000", "0", "-1", "x"]);
+                let ttl = self.pick(&["1000", "2000000", "0", "-1", "x"]);
                 format!("{name} {k} {ttl} {v}")
             }
             91 => match self.rng.random_range(0..3) {
@@ -4339,10 +4340,32 @@ impl Gen {
                     self.pick(&["0.01", "0.01", "-1", "x"])
                 )
             }
-            _ => {
+            96 => {
                 let name = self.pick(&["BZPOPMIN", "BZPOPMAX"]);
                 format!("{name} {k} {k2} {}", self.pick(&["0.01", "-1"]))
             }
+            97 => format!(
+                "COPY {k} {k2} {}",
+                self.pick(&["", "REPLACE", "DB 1", "DB 1 REPLACE", "DB 16", "BOGUS"])
+            ),
+            98 => match self.rng.random_range(0..3) {
+                0 => format!("MOVE {k} {}", self.pick(&["1", "0", "16", "x"])),
+                1 => format!("SWAPDB 0 {}", self.pick(&["1", "0", "16"])),
+                _ => format!("TOUCH {}", self.some(KEY_NAMES, 3)),
+            },
+            99 => {
+                let script = self.pick(&[
+                    "return\\sredis.call('get',KEYS[1])",
+                    "return\\sredis.call('incr',KEYS[1])",
+                    "redis.call('rpush',KEYS[1],ARGV[1])\\sreturn\\sredis.call('llen',KEYS[1])",
+                    "return\\sredis.pcall('hset',KEYS[1],'f',ARGV[1])",
+                    "return\\s{KEYS[1],ARGV[1],redis.call('exists',KEYS[1])}",
+                    "return\\sredis.call('zadd',KEYS[1],1,ARGV[1])",
+                    "error('x')",
+                ]);
+                format!("EVAL {script} 1 {k} {v}")
+            }
+            _ => format!("CONFIG GET {}", self.pick(&["hz", "maxmemory", "nosuch"])),
         }
     }
 }
