@@ -2458,6 +2458,13 @@ LRANGE h2 0 -1
 @2 RPUSH c1 chained
 !recv
 !recv3
+SELECT 5
+RPUSH swapped x
+SELECT 0
+!send BLPOP swapped 0
+@2 SWAPDB 0 5
+!recv
+@2 SWAPDB 0 5
 @2 WATCH wk
 !send3 BLPOP wk 0
 @2 MULTI

@@ -66,6 +66,20 @@ impl Blocked {
         }
     }
 
+    /// After SWAPDB: every key waited on in `db` that `holds` now is ready (Redis's
+    /// `scanDatabaseForReadyKeys`).
+    pub(crate) fn signal_present(&mut self, db: usize, holds: impl Fn(&[u8]) -> bool) {
+        let present: Vec<Bytes> = self
+            .by_key
+            .keys()
+            .filter(|(d, key)| *d == db && holds(key))
+            .map(|(_, key)| key.clone())
+            .collect();
+        for key in present {
+            self.signal(db, &key);
+        }
+    }
+
     pub(crate) fn next_ready(&mut self) -> Option<(usize, Bytes)> {
         self.ready.pop_front()
     }

@@ -87,6 +87,10 @@ pub fn swapdb(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         node.watches.touch_swapped(a, b, exists, expired);
         node.watches.touch_swapped(b, a, exists, expired);
         node.dbs.swap(a, b);
+        for db in [a, b] {
+            let swapped = &node.dbs[db];
+            node.blocked.signal_present(db, |key| swapped.holds(key));
+        }
     }
     // Redis counts a swap of a database with itself as a change too.
     ctx.mark_dirty();
