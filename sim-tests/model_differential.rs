@@ -3695,6 +3695,10 @@ LPUSH a x
 INCR b
 INCR nokey extra
 INFO errorstats
+CONFIG RESETSTAT
+INFO errorstats
+INCR nokey extra
+INFO errorstats
 SCRIPT LOAD return\s1
 INFO memory
 !send BLPOP q 0

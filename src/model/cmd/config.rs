@@ -274,8 +274,16 @@ pub fn config(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         get(ctx, &args[2..])
     } else if is(sub, "set") {
         set(ctx, args)
-    } else if is(sub, "resetstat") || is(sub, "rewrite") {
-        // No statistics beyond INFO's counters, and no configuration file to rewrite.
+    } else if is(sub, "resetstat") {
+        // Redis's `resetServerStats`: the counters INFO reports, not the restart count.
+        let stats = &mut ctx.node.stats;
+        stats.commands_processed = 0;
+        stats.connections_received = 0;
+        stats.expired_keys = 0;
+        stats.error_replies.clear();
+        Ok(Reply::ok())
+    } else if is(sub, "rewrite") {
+        // No configuration file to rewrite.
         Ok(Reply::ok())
     } else {
         // The command table admits no other subcommand.

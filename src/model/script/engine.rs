@@ -91,6 +91,12 @@ local cjson = {
   null = raw.null, encode = checked(raw.cjson_encode), decode = checked(raw.cjson_decode),
   _NAME = 'cjson', _VERSION = '2.1.0',
 }
+-- lua-cjson reuses its encode buffer or not: nothing a script can observe but the flag.
+local keep_buffer = true
+cjson.encode_keep_buffer = function(...)
+  if select('#', ...) > 0 then keep_buffer = (...) ~= false and (...) ~= 'off' end
+  return keep_buffer
+end
 G.cjson = cjson
 local bit = {}
 for name, f in pairs(raw.bit) do bit[name] = checked(f) end
