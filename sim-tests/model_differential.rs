@@ -2351,6 +2351,15 @@ EVAL redis.newthing\s=\s1 0
 EVAL cjson.encode\s=\snil 0
 EVAL bit.band\s=\snil 0
 EVAL setmetatable(redis,\s{}) 0
+EVAL redis\s=\sfunction()\sreturn\s1\send 0
+EVAL _G\s=\s{} 0
+EVAL local\sg=getmetatable(_G)\sg.__index={} 0
+EVAL pcall\s=\snil 0
+EVAL return\stype(redis) 0
+EVAL return\sloadstring('x\s=\s1')() 0
+EVAL return\snosuch 0
+EVAL return\s_G.nosuch 0
+EVAL local\sf\s=\sfunction()\sreturn\snosuch2\send\sreturn\sf() 0
 EVAL return\sredis.call('ping') 0
 EVAL return\sloadstring(string.dump(function()\sreturn\s1\send))() 0
 EVAL return\sloadstring('return\s41\s+\s1')() 0

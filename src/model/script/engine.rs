@@ -52,8 +52,8 @@ const KILLED: &[u8] = b"Script killed by user with SCRIPT KILL...";
 const PRELUDE: &str = r#"
 local raw, keys, argv = ...
 local G = _G
-local error, type, tostring, pairs, ipairs, setmetatable =
-    error, type, tostring, pairs, ipairs, setmetatable
+local error, type, tostring, pairs, ipairs, setmetatable, setfenv, rawget =
+    error, type, tostring, pairs, ipairs, setmetatable, setfenv, rawget
 local base_pcall, base_xpcall, base_resume = pcall, xpcall, coroutine.resume
 local killed = raw.killed
 
@@ -157,13 +157,33 @@ G.load = function(reader, name)
   while piece ~= nil and piece ~= '' do pieces[#pieces + 1] = piece; piece = reader() end
   return loadstring(concat(pieces), name)
 end
-base_setmetatable(G, {
+local function missing(name)
+  error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 3)
+end
+local G_meta = {__index = function(_, name) missing(name) end, __newindex = readonly}
+-- What getmetatable(_G) shows: the metatable, read-only.
+G_meta.__metatable = base_setmetatable({}, {__index = G_meta, __newindex = readonly})
+base_setmetatable(G, G_meta)
+-- The script's own environment: reads see the globals, every write is refused (Redis's
+-- globals table is read-only, existing names too).
+local env = base_setmetatable({}, {
   __index = function(_, name)
-    error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 2)
+    local value = rawget(G, name)
+    if value == nil then missing(name) end
+    return value
   end,
   __newindex = readonly,
+  __metatable = G_meta.__metatable,
 })
-return base_xpcall
+G.loadstring = function(text, name)
+  local f, message = loadstring(text, name)
+  if f then setfenv(f, env) end
+  return f, message
+end
+return function(f, handler)
+  setfenv(f, env)
+  return base_xpcall(f, handler)
+end
 "#;
 
 /// What a script run did besides its reply.
