@@ -48,6 +48,28 @@ pub fn repeated_picks_bound(count: i64) -> Result<(), Reply> {
     Ok(())
 }
 
+/// The optional count of LPOP/RPOP/SPOP/ZPOPMIN (`getPositiveLongFromObjectOrReply`).
+pub fn optional_count(arg: Option<&Bytes>) -> Result<Option<usize>, Reply> {
+    match arg.map(|a| int(a)) {
+        None => Ok(None),
+        Some(Ok(n)) if n >= 0 => Ok(Some(n as usize)),
+        Some(_) => Err(Reply::error("ERR value is out of range, must be positive")),
+    }
+}
+
+/// `count` distinct positions of `0..len` (all of them if fewer), by a partial
+/// Fisher-Yates shuffle drawing from `rng`: `count` draws whatever `len` is.
+pub fn distinct_positions(rng: &mut impl rand::Rng, len: usize, count: usize) -> Vec<usize> {
+    let count = count.min(len);
+    let mut positions: Vec<usize> = (0..len).collect();
+    for i in 0..count {
+        let j = rng.random_range(i..len);
+        positions.swap(i, j);
+    }
+    positions.truncate(count);
+    positions
+}
+
 /// A C `int` argument (`getIntFromObjectOrReply`).
 pub fn int32(arg: &[u8]) -> Result<i32, Reply> {
     i32::try_from(int(arg)?).map_err(|_| {

@@ -78,13 +78,7 @@ fn pop(ctx: &mut Ctx, args: &[Bytes], end: End, name: &str) -> CmdResult {
     if args.len() > 3 {
         return Err(arity_error(name));
     }
-    let count = match args.get(2) {
-        Some(arg) => match int(arg) {
-            Ok(count) if count >= 0 => Some(count as usize),
-            _ => return Err(Reply::error("ERR value is out of range, must be positive")),
-        },
-        None => None,
-    };
+    let count = crate::model::args::optional_count(args.get(2))?;
     let now_ms = ctx.now_ms;
     let db = ctx.db();
     let Some(list) = list_mut(db, &args[1], now_ms)? else {

@@ -131,16 +131,8 @@ pub fn smove(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     Ok(Reply::Integer(1))
 }
 
-/// `count` distinct positions out of `len`, drawn from the node's stream.
 fn distinct_positions(ctx: &mut Ctx, len: usize, count: usize) -> Vec<usize> {
-    // A partial Fisher-Yates shuffle: `count` draws whatever the set's size.
-    let mut positions: Vec<usize> = (0..len).collect();
-    for i in 0..count.min(len) {
-        let j = ctx.node.rng.random_range(i..len);
-        positions.swap(i, j);
-    }
-    positions.truncate(count.min(len));
-    positions
+    crate::model::args::distinct_positions(&mut ctx.node.rng, len, count)
 }
 
 /// SPOP key [count]: random members removed; logged as the SREM (or DEL) of what went.
@@ -148,13 +140,7 @@ pub fn spop(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     if args.len() > 3 {
         return Err(syntax_error());
     }
-    let count = match args.get(2) {
-        Some(arg) => Some(match int(arg) {
-            Ok(n) if n >= 0 => n as usize,
-            _ => return Err(Reply::error("ERR value is out of range, must be positive")),
-        }),
-        None => None,
-    };
+    let count = crate::model::args::optional_count(args.get(2))?;
     let now_ms = ctx.now_ms;
     let key = args[1].clone();
     let Some(set) = set_mut(ctx.db(), &key, now_ms)? else {

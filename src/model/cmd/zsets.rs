@@ -756,13 +756,7 @@ fn zpop(ctx: &mut Ctx, args: &[Bytes], min: bool) -> CmdResult {
     if args.len() > 3 {
         return Err(syntax_error());
     }
-    let count = match args.get(2) {
-        Some(arg) => Some(match int(arg) {
-            Ok(n) if n >= 0 => n as usize,
-            _ => return Err(Reply::error("ERR value is out of range, must be positive")),
-        }),
-        None => None,
-    };
+    let count = crate::model::args::optional_count(args.get(2))?;
     let shape = PopShape {
         with_key: false,
         nested: ctx.client.protocol == Protocol::Resp3 && count.is_some(),
@@ -831,14 +825,9 @@ pub(crate) fn random_pick<T: Clone>(ctx: &mut Ctx, all: &[T], count: i64) -> Vec
     if count >= len {
         return all.to_vec();
     }
-    let mut positions: Vec<usize> = (0..len).collect();
-    for i in 0..count {
-        let j = ctx.node.rng.random_range(i..len);
-        positions.swap(i, j);
-    }
-    positions[..count]
-        .iter()
-        .map(|&at| all[at].clone())
+    crate::model::args::distinct_positions(&mut ctx.node.rng, len, count)
+        .into_iter()
+        .map(|at| all[at].clone())
         .collect()
 }
 
