@@ -1,4 +1,5 @@
-//! Virtual time of a world: microseconds since it started, on tokio's paused clock.
+//! Time of a world: microseconds since it started, on tokio's clock. Paused, it is the
+//! simulation's virtual time; running, it is the real tier's real time.
 
 use std::time::Duration;
 use tokio::time::Instant;
@@ -11,13 +12,23 @@ pub const WORLD_EPOCH_UNIX_MS: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 #[derive(Clone, Debug)]
 pub struct WorldClock {
     start: Instant,
+    /// Unix milliseconds an unskewed host reads at the start.
+    epoch_unix_ms: u64,
 }
 
 impl WorldClock {
-    /// Must be created inside the world's runtime (its paused clock).
+    /// Must be created inside the world's runtime (its paused clock); starts at
+    /// [`WORLD_EPOCH_UNIX_MS`].
     pub fn start() -> Self {
+        Self::start_at(WORLD_EPOCH_UNIX_MS)
+    }
+
+    /// A clock whose hosts read `epoch_unix_ms` at the start: the real tier starts at the
+    /// real time, which its Redis server's clock reads too.
+    pub fn start_at(epoch_unix_ms: u64) -> Self {
         Self {
             start: Instant::now(),
+            epoch_unix_ms,
         }
     }
 
@@ -27,14 +38,14 @@ impl WorldClock {
 
     /// Unix milliseconds now: what an unskewed host clock reads.
     pub fn unix_ms(&self) -> u64 {
-        WORLD_EPOCH_UNIX_MS + self.start.elapsed().as_millis() as u64
+        self.epoch_unix_ms + self.start.elapsed().as_millis() as u64
     }
 
-    /// The first virtual microsecond of unix millisecond `unix_ms` as an unskewed host
-    /// reads it (0 for instants before the world started).
-    pub fn us_of_unix_ms(unix_ms: u64) -> u64 {
+    /// The first microsecond of the world at which an unskewed host reads unix millisecond
+    /// `unix_ms` (0 for instants before the world started).
+    pub fn us_of_unix_ms(&self, unix_ms: u64) -> u64 {
         unix_ms
-            .saturating_sub(WORLD_EPOCH_UNIX_MS)
+            .saturating_sub(self.epoch_unix_ms)
             .saturating_mul(1_000)
     }
 

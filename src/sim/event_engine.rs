@@ -8,15 +8,12 @@ use crate::contract::StoreFactory;
 use crate::model::{Model, ModelConfig};
 use crate::plan::Plan;
 use crate::sim::clock::WorldClock;
-use crate::sim::driver::Driver;
-use crate::sim::host::{ClientHost, RedisHost};
-use crate::sim::net::Link;
-use crate::sim::recorder::Recorder;
+use crate::sim::host::RedisHost;
+use crate::sim::node::ModelNode;
 use crate::sim::world::World;
-use crate::sim::{faults, Engine, SimOutput, RUN_GRACE_MS};
+use crate::sim::{Engine, SimOutput};
 use crate::trace::Trace;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The default engine.
 #[derive(Clone, Copy, Debug, Default)]
@@ -58,52 +55,20 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
         random_seed: plan.seed,
         ..ModelConfig::default()
     };
-    let redis = Arc::new(RedisHost::new(Model::new(config, model_clock)));
-    redis.start_cycle();
-    let world = Arc::new(World {
-        links: (0..plan.clients)
-            .map(|c| Arc::new(Link::new(c, plan.links[c as usize])))
-            .collect(),
-        clients: (0..plan.clients)
-            .map(|_| Arc::new(ClientHost::new(clock.clone())))
-            .collect(),
-        recorder: Recorder::new(clock.clone(), trace.clone()),
-        plan: plan.clone(),
+    let host = Arc::new(RedisHost::new(Model::new(config, model_clock)));
+    host.start_cycle();
+    let links = World::links_of(&plan);
+    let node = ModelNode {
+        host: host.clone(),
+        links: links.clone(),
         clock: clock.clone(),
         trace: trace.clone(),
-        redis,
-        store,
-        policy: std::sync::OnceLock::new(),
-        gate: crate::sim::gate::Gate::default(),
-        code_version: std::sync::atomic::AtomicU32::new(1),
-    });
-    (0..plan.clients).for_each(|client| world.start_client(client));
-    let policy = world.policy();
-    tokio::spawn(faults::run_schedule(world.clone()));
-    if let Some(at_ms) = plan.deploy_at_ms {
-        let world = world.clone();
-        tokio::spawn(async move { world.deploy(at_ms).await });
-    }
-    let driver = Driver {
-        world: world.clone(),
+        seed: plan.seed,
     };
-    let deadline = Duration::from_millis(plan.duration_ms + plan.quiet_ms + RUN_GRACE_MS);
-    let mut quiescence = None;
-    let run = async {
-        driver.clone().run().await;
-        quiescence = driver.audit_memories().await;
-    };
-    if tokio::time::timeout(deadline, run).await.is_err() {
-        trace.record(
-            clock.now_us(),
-            "driver",
-            "run deadline reached: pending operations cut off",
-        );
-    }
-    trace.record(clock.now_us(), "driver", "world ends");
-    let mut history = world.recorder.take_history();
-    history.expiries = world
-        .redis
+    let world = World::new(plan, clock, trace.clone(), Arc::new(node), links, store);
+    let end = Arc::new(world).run().await;
+    let mut history = end.history;
+    history.expiries = host
         .model
         .node()
         .expired_log
@@ -116,8 +81,8 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
     SimOutput {
         history,
         trace,
-        policy,
-        end_us: clock.now_us(),
-        quiescence,
+        policy: end.policy,
+        end_us: end.end_us,
+        quiescence: end.quiescence,
     }
 }

@@ -13,6 +13,7 @@ pub mod faults;
 pub mod gate;
 pub mod host;
 pub mod net;
+pub mod node;
 pub mod recorder;
 pub mod world;
 

@@ -13,7 +13,7 @@
 use crate::connect::{BoxStream, DialFuture, Dialer};
 use crate::plan::{Direction, LatencyModel};
 use crate::sim::clock::WorldClock;
-use crate::sim::host::{ClientHost, RedisHost};
+use crate::sim::host::RedisHost;
 use crate::trace::Trace;
 use bytes::Bytes;
 use rand::{Rng, SeedableRng};
@@ -467,16 +467,54 @@ impl Drop for SimStream {
     }
 }
 
-/// Dials the Redis node from one client through the simulated network. A dialer belongs
+impl Link {
+    /// Open a connection on the link: its client end (reads what Redis sends) and its
+    /// server end. Each direction draws its latencies from its own stream of `seed`.
+    /// The simulator serves the server end with the model; the real tier's fault proxy
+    /// copies between each end and a TCP socket, so one implementation of the fault
+    /// semantics runs on both clocks.
+    pub fn open(self: &Arc<Self>, clock: &WorldClock, trace: &Trace, seed: u64) -> (SimStream, SimStream) {
+        let number = self.opened.fetch_add(1, Ordering::Relaxed);
+        let mut stream_rng = ChaCha8Rng::seed_from_u64(seed);
+        stream_rng.set_stream((u64::from(self.client) << 32) | number);
+        let (to_redis_seed, from_redis_seed): (u64, u64) =
+            (stream_rng.random(), stream_rng.random());
+        let connection = Arc::new(Connection {
+            link: self.clone(),
+            number,
+            severed: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            clock: clock.clone(),
+            trace: trace.clone(),
+            pipes: [
+                Pipe::new(ChaCha8Rng::seed_from_u64(to_redis_seed)),
+                Pipe::new(ChaCha8Rng::seed_from_u64(from_redis_seed)),
+            ],
+        });
+        {
+            let mut connections = self.connections.lock().expect("never poisoned");
+            connections.retain(|c| c.strong_count() > 0);
+            connections.push(Arc::downgrade(&connection));
+        }
+        trace.record(clock.now_us(), &self.host, format!("conn {number} opened"));
+        let server_end = SimStream {
+            connection: connection.clone(),
+            reads: Flow::ToRedis,
+        };
+        let client_end = SimStream {
+            connection,
+            reads: Flow::FromRedis,
+        };
+        (client_end, server_end)
+    }
+}
+
+/// Dials the Redis model from one client through the simulated network. A dialer belongs
 /// to one generation of its client host: after a crash it refuses, so nothing the dead
 /// process left behind reaches Redis again.
 pub struct SimDialer {
-    pub link: Arc<Link>,
+    pub from: crate::sim::node::DialFrom,
     pub redis: Arc<RedisHost>,
-    /// Weak: the host owns its store, the store its connector, the connector this dialer;
-    /// a strong reference would be a cycle that leaks every world (its trace included).
-    pub client: Weak<ClientHost>,
-    pub generation: u64,
     pub clock: WorldClock,
     pub trace: Trace,
     pub seed: u64,
@@ -485,62 +523,17 @@ pub struct SimDialer {
 impl Dialer for SimDialer {
     fn dial(&self) -> DialFuture<'_> {
         Box::pin(async move {
-            let current = self.client.upgrade().map(|client| client.generation());
-            if current != Some(self.generation) {
-                return Err(io::Error::new(
-                    io::ErrorKind::NotConnected,
-                    "the client process is gone",
-                ));
-            }
+            self.from.still_running()?;
             if self.redis.is_down() {
                 return Err(io::Error::new(
                     io::ErrorKind::ConnectionRefused,
                     "redis is down",
                 ));
             }
-            Ok(self.connect())
-        })
-    }
-}
-
-impl SimDialer {
-    fn connect(&self) -> BoxStream {
-        let number = self.link.opened.fetch_add(1, Ordering::Relaxed);
-        let mut stream_rng = ChaCha8Rng::seed_from_u64(self.seed);
-        stream_rng.set_stream((u64::from(self.link.client) << 32) | number);
-        let (to_redis_seed, from_redis_seed): (u64, u64) =
-            (stream_rng.random(), stream_rng.random());
-        let connection = Arc::new(Connection {
-            link: self.link.clone(),
-            number,
-            severed: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
-            clock: self.clock.clone(),
-            trace: self.trace.clone(),
-            pipes: [
-                Pipe::new(ChaCha8Rng::seed_from_u64(to_redis_seed)),
-                Pipe::new(ChaCha8Rng::seed_from_u64(from_redis_seed)),
-            ],
-        });
-        {
-            let mut connections = self.link.connections.lock().expect("never poisoned");
-            connections.retain(|c| c.strong_count() > 0);
-            connections.push(Arc::downgrade(&connection));
-        }
-        self.trace.record(
-            self.clock.now_us(),
-            &self.link.host,
-            format!("conn {number} opened"),
-        );
-        let server_end = SimStream {
-            connection: connection.clone(),
-            reads: Flow::ToRedis,
-        };
-        self.redis
-            .spawn(self.redis.model.clone().serve_connection(server_end));
-        Box::new(SimStream {
-            connection,
-            reads: Flow::FromRedis,
+            let (client_end, server_end) = self.from.link.open(&self.clock, &self.trace, self.seed);
+            self.redis
+                .spawn(self.redis.model.clone().serve_connection(server_end));
+            Ok(Box::new(client_end) as BoxStream)
         })
     }
 }

@@ -1,12 +1,17 @@
-//! The world of one event-driven run: its hosts, links, clock, trace and recorder, and
-//! the one place app client processes are (re)started.
+//! The world of one run: its hosts, links, clock, trace and recorder, the one place app
+//! client processes are (re)started, and the run itself (clients, fault schedule, deploy,
+//! driver, deadline). The event-driven engine builds it on virtual time around the model;
+//! the real tier on real time around a real server.
 
 use crate::connect::{Connector, ConnectorConfig};
 use crate::contract::{Policy, StoreContext, StoreFactory};
 use crate::plan::Plan;
 use crate::sim::clock::WorldClock;
-use crate::sim::host::{ClientHost, RedisHost};
-use crate::sim::net::{Link, SimDialer};
+use crate::history::{History, Quiescence};
+use crate::sim::driver::Driver;
+use crate::sim::host::ClientHost;
+use crate::sim::net::Link;
+use crate::sim::node::{DialFrom, RedisNode};
 use crate::sim::recorder::Recorder;
 use crate::trace::Trace;
 use std::sync::Arc;
@@ -16,7 +21,7 @@ pub struct World {
     pub plan: Arc<Plan>,
     pub clock: WorldClock,
     pub trace: Trace,
-    pub redis: Arc<RedisHost>,
+    pub redis: Arc<dyn RedisNode>,
     pub links: Vec<Arc<Link>>,
     pub clients: Vec<Arc<ClientHost>>,
     pub recorder: Recorder,
@@ -29,26 +34,95 @@ pub struct World {
     pub policy: std::sync::OnceLock<Policy>,
 }
 
+/// What a finished run leaves for the checker.
+pub struct WorldEnd {
+    pub history: History,
+    pub policy: Policy,
+    /// Microseconds from the world's start to its end.
+    pub end_us: u64,
+    pub quiescence: Option<Quiescence>,
+}
+
 impl World {
+    /// A world of `plan`'s clients around `redis`, nothing started yet.
+    pub fn new(
+        plan: Arc<Plan>,
+        clock: WorldClock,
+        trace: Trace,
+        redis: Arc<dyn RedisNode>,
+        links: Vec<Arc<Link>>,
+        store: StoreFactory,
+    ) -> World {
+        World {
+            clients: (0..plan.clients)
+                .map(|_| Arc::new(ClientHost::new(clock.clone())))
+                .collect(),
+            recorder: Recorder::new(clock.clone(), trace.clone()),
+            plan,
+            clock,
+            trace,
+            redis,
+            links,
+            store,
+            policy: std::sync::OnceLock::new(),
+            gate: crate::sim::gate::Gate::default(),
+            code_version: std::sync::atomic::AtomicU32::new(1),
+        }
+    }
+
+    /// The links of `plan`'s clients, each with its latency.
+    pub fn links_of(plan: &Plan) -> Vec<Arc<Link>> {
+        (0..plan.clients)
+            .map(|c| Arc::new(Link::new(c, plan.links[c as usize])))
+            .collect()
+    }
+
+    /// Run the plan: start the clients, the fault schedule and the deploy, drive every
+    /// turn and the final reads, and audit the memories; operations still pending at the
+    /// deadline (the plan's end plus [`crate::sim::RUN_GRACE_MS`]) are cut off.
+    pub async fn run(self: Arc<Self>) -> WorldEnd {
+        let (plan, clock, trace) = (&self.plan, &self.clock, &self.trace);
+        (0..plan.clients).for_each(|client| self.start_client(client));
+        let policy = self.policy();
+        tokio::spawn(crate::sim::faults::run_schedule(self.clone()));
+        if let Some(at_ms) = plan.deploy_at_ms {
+            let world = self.clone();
+            tokio::spawn(async move { world.deploy(at_ms).await });
+        }
+        let driver = Driver {
+            world: self.clone(),
+        };
+        let deadline_ms = plan.duration_ms + plan.quiet_ms + crate::sim::RUN_GRACE_MS;
+        let mut quiescence = None;
+        let run = async {
+            driver.clone().run().await;
+            quiescence = driver.audit_memories().await;
+        };
+        let deadline = std::time::Duration::from_millis(deadline_ms);
+        if tokio::time::timeout(deadline, run).await.is_err() {
+            let text = "run deadline reached: pending operations cut off";
+            trace.record(clock.now_us(), "driver", text);
+        }
+        trace.record(clock.now_us(), "driver", "world ends");
+        WorldEnd {
+            history: self.recorder.take_history(),
+            policy,
+            end_us: clock.now_us(),
+            quiescence,
+        }
+    }
+
     /// Start (or restart) the process of `client`: a fresh store over a fresh connector
     /// that belongs to the host's current generation.
     pub fn start_client(&self, client: u32) {
         let host = &self.clients[client as usize];
-        let dialer = SimDialer {
+        let dialer = self.redis.dialer(DialFrom {
             link: self.links[client as usize].clone(),
-            redis: self.redis.clone(),
             client: Arc::downgrade(host),
             generation: host.generation(),
-            clock: self.clock.clone(),
-            trace: self.trace.clone(),
-            seed: self.plan.seed,
-        };
+        });
         let info = redis::RedisConnectionInfo::default();
-        let connector = Arc::new(Connector::new(
-            Arc::new(dialer),
-            info,
-            ConnectorConfig::default(),
-        ));
+        let connector = Arc::new(Connector::new(dialer, info, ConnectorConfig::default()));
         let store = (self.store)(StoreContext {
             connector,
             clock: host.clock(),

@@ -1,0 +1,132 @@
+//! The Redis node as a world's clients and fault schedule see it: something to dial, to
+//! crash and restart, to pause. The simulator's node is the model on a host of tasks
+//! ([`ModelNode`]); the real tier's is a real server behind a fault proxy. The schedule
+//! (`faults.rs`) and the driver are the same for both.
+
+use crate::connect::Dialer;
+use crate::history::{Kept, Restart};
+use crate::model::persistence::Durable;
+use crate::sim::clock::WorldClock;
+use crate::sim::host::{ClientHost, RedisHost};
+use crate::sim::net::{Link, SimDialer};
+use crate::trace::Trace;
+use std::sync::{Arc, Weak};
+
+/// One generation of one app client's process, for which a dialer is made.
+pub struct DialFrom {
+    /// The client's link to the node (its latency and faults).
+    pub link: Arc<Link>,
+    /// Weak: the host owns its store, the store its connector, the connector the dialer.
+    pub client: Weak<ClientHost>,
+    /// The generation of the process; a dialer of an older one refuses.
+    pub generation: u64,
+}
+
+impl DialFrom {
+    /// `Ok` while the process this dialer was made for still runs.
+    pub fn still_running(&self) -> std::io::Result<()> {
+        let current = self.client.upgrade().map(|client| client.generation());
+        if current == Some(self.generation) {
+            return Ok(());
+        }
+        Err(std::io::Error::new(
+            std::io::ErrorKind::NotConnected,
+            "the client process is gone",
+        ))
+    }
+}
+
+/// The Redis node of a world.
+#[async_trait::async_trait]
+pub trait RedisNode: Send + Sync {
+    /// A dialer that reaches the node from one client process.
+    fn dialer(&self, from: DialFrom) -> Arc<dyn Dialer>;
+
+    /// The process dies now. The fact of the restart (when, which persistence, what its
+    /// recovery keeps) if this took it down; `None` if an overlapping crash window already
+    /// holds it down.
+    async fn crash(&self) -> Option<Restart>;
+
+    /// One crash window ends. When the last does, the process starts again; then a
+    /// line for the timeline saying what it recovered.
+    async fn restart(&self) -> Option<String>;
+
+    /// Freeze (`true`) or resume the process.
+    async fn set_paused(&self, paused: bool);
+
+    /// Make the node answer its next data command with `error`; false where this cannot
+    /// be done (a real server).
+    fn inject_error(&self, error: &str) -> bool;
+}
+
+/// The simulator's node: the Redis model on a host of tasks, reached through the
+/// in-memory network.
+pub struct ModelNode {
+    pub host: Arc<RedisHost>,
+    /// Every client's link: a paused node holds all of them.
+    pub links: Vec<Arc<Link>>,
+    pub clock: WorldClock,
+    pub trace: Trace,
+    pub seed: u64,
+}
+
+#[async_trait::async_trait]
+impl RedisNode for ModelNode {
+    fn dialer(&self, from: DialFrom) -> Arc<dyn Dialer> {
+        Arc::new(SimDialer {
+            from,
+            redis: self.host.clone(),
+            clock: self.clock.clone(),
+            trace: self.trace.clone(),
+            seed: self.seed,
+        })
+    }
+
+    async fn crash(&self) -> Option<Restart> {
+        // Only the crash that takes the process down is a restart.
+        self.host.crash().then(|| self.observed_restart())
+    }
+
+    async fn restart(&self) -> Option<String> {
+        if !self.host.restart() {
+            return None;
+        }
+        let keys: usize = self.host.model.node().dbs.iter().map(|db| db.len()).sum();
+        Some(format!("redis restarted with {keys} keys recovered"))
+    }
+
+    async fn set_paused(&self, paused: bool) {
+        self.host.set_paused(paused);
+        self.links
+            .iter()
+            .for_each(|link| link.update_faults(|f| f.redis_paused = paused));
+    }
+
+    fn inject_error(&self, error: &str) -> bool {
+        self.host.model.node().inject_error(error);
+        true
+    }
+}
+
+impl ModelNode {
+    /// The fact of a crash now: when, with which persistence, and what the model's log
+    /// has on disk at this instant (its durable point).
+    fn observed_restart(&self) -> Restart {
+        let node = self.host.model.node();
+        let kept = match node.aof.durable() {
+            Durable::Nothing => Kept::Nothing,
+            Durable::SyncedAt { at_ms } => Kept::AppliedBefore {
+                // The fsync ran somewhere in that millisecond: what was applied before its
+                // first microsecond is certainly on disk.
+                before_us: self.clock.us_of_unix_ms(at_ms),
+                observed: true,
+            },
+            Durable::Everything => Kept::Everything,
+        };
+        Restart {
+            at_us: self.clock.now_us(),
+            persistence: node.aof.mode(),
+            kept,
+        }
+    }
+}
