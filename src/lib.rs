@@ -68,6 +68,7 @@ pub mod history;
 #[allow(missing_docs)]
 pub mod model;
 pub mod plan;
+pub mod real;
 pub mod runner;
 pub(crate) mod sim;
 pub mod store;

@@ -37,4 +37,4 @@ pub use clock::ModelClock;
 pub use config::{ModelConfig, Persistence};
 pub use node::{Node, NodeStats};
 pub use reply::{Protocol, Reply};
-pub use server::Model;
+pub use server::{Journaled, Model, JOURNAL_ENTRIES_MAX};

@@ -36,7 +36,30 @@ pub struct Model {
     clock: ModelClock,
     /// Woken after every batch of commands: blocked connections look for their reply.
     served: Arc<tokio::sync::Notify>,
+    /// What the node executed, in order, when asked to keep it ([`Model::with_journal`]).
+    journal: Option<Arc<Mutex<Vec<Journaled>>>>,
 }
+
+/// One step of what the model did, in execution order: the real tier's lockstep replays
+/// the commands on a real server and compares the replies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Journaled {
+    /// Connection `conn` ran `args`; `reply` is what went on the wire, in `protocol`.
+    Command {
+        conn: u64,
+        args: Vec<bytes::Bytes>,
+        reply: Vec<u8>,
+        protocol: Protocol,
+    },
+    /// A command of `conn` blocked; its reply came later, out of order.
+    Blocked { conn: u64 },
+    /// The node restarted (its connections were dropped).
+    Restart,
+}
+
+/// Journal entries a model keeps at most; past this it stops recording (a lockstep replay
+/// refuses a full journal).
+pub const JOURNAL_ENTRIES_MAX: usize = 1_000_000;
 
 /// Where a connection stands after a batch of requests.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,6 +79,30 @@ impl Model {
             node: Arc::new(Mutex::new(node)),
             clock,
             served: Arc::new(tokio::sync::Notify::new()),
+            journal: None,
+        }
+    }
+
+    /// The same model, keeping a journal of every command and reply from now on
+    /// (at most [`JOURNAL_ENTRIES_MAX`] entries).
+    pub fn with_journal(mut self) -> Self {
+        self.journal = Some(Arc::new(Mutex::new(Vec::new())));
+        self
+    }
+
+    /// The journal so far (empty when none is kept).
+    pub fn journal(&self) -> Vec<Journaled> {
+        self.journal.as_ref().map_or_else(Vec::new, |journal| {
+            journal.lock().expect("never poisoned").clone()
+        })
+    }
+
+    fn journal_push(&self, entry: impl FnOnce() -> Journaled) {
+        if let Some(journal) = &self.journal {
+            let mut journal = journal.lock().expect("never poisoned");
+            if journal.len() < JOURNAL_ENTRIES_MAX {
+                journal.push(entry());
+            }
         }
     }
 
@@ -182,13 +229,24 @@ impl Model {
                 }
                 Request::Command(args) => {
                     let now_ms = self.clock.now_ms();
+                    let journaled = self.journal.as_ref().map(|_| args.clone());
                     let execution = node.execute(client, args, now_ms);
                     if execution.blocked {
+                        self.journal_push(|| Journaled::Blocked { conn: client.id });
                         return Batch::Blocked;
                     }
                     // A reply to HELLO is already in the newly negotiated protocol.
                     let protocol: Protocol = client.protocol;
+                    let start = output.len();
                     execution.reply.encode(protocol, output);
+                    if let Some(args) = journaled {
+                        self.journal_push(|| Journaled::Command {
+                            conn: client.id,
+                            args,
+                            reply: output[start..].to_vec(),
+                            protocol,
+                        });
+                    }
                     if execution.close {
                         return Batch::Close;
                     }
@@ -234,6 +292,7 @@ impl Model {
     /// caller drops the node's connections (a crashed process keeps none).
     pub fn restart(&self) {
         self.node().restart();
+        self.journal_push(|| Journaled::Restart);
     }
 
     /// Accept connections on `listener` forever, one task per connection, and run the

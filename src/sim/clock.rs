@@ -17,14 +17,9 @@ pub struct WorldClock {
 }
 
 impl WorldClock {
-    /// Must be created inside the world's runtime (its paused clock); starts at
-    /// [`WORLD_EPOCH_UNIX_MS`].
-    pub fn start() -> Self {
-        Self::start_at(WORLD_EPOCH_UNIX_MS)
-    }
-
-    /// A clock whose hosts read `epoch_unix_ms` at the start: the real tier starts at the
-    /// real time, which its Redis server's clock reads too.
+    /// Must be created inside the world's runtime. Its hosts read `epoch_unix_ms` at the
+    /// start: [`WORLD_EPOCH_UNIX_MS`] in the simulator, the real time in the real tier
+    /// (which its Redis server's clock reads too).
     pub fn start_at(epoch_unix_ms: u64) -> Self {
         Self {
             start: Instant::now(),

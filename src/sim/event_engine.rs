@@ -5,7 +5,7 @@
 use crate::buggify::Buggify;
 use crate::clock::Clock;
 use crate::contract::StoreFactory;
-use crate::model::{Model, ModelConfig};
+use crate::model::{Journaled, Model, ModelConfig};
 use crate::plan::Plan;
 use crate::sim::clock::WorldClock;
 use crate::sim::host::RedisHost;
@@ -25,20 +25,46 @@ impl Engine for EventEngine {
     }
 
     fn run(&self, plan: Arc<Plan>, store: &StoreFactory) -> SimOutput {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .start_paused(true)
-            .rng_seed(tokio::runtime::RngSeed::from_bytes(
-                &plan.seed.to_le_bytes(),
-            ))
-            .build()
-            .expect("a current-thread runtime always builds");
-        runtime.block_on(world(plan, store.clone()))
+        run_with(plan, store, &EventOptions::default()).0
     }
 }
 
-async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
-    let clock = WorldClock::start();
+/// What the real tier's lockstep asks of a simulated run besides the plan.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EventOptions {
+    /// Unix milliseconds the world starts at; `None`: [`crate::sim::clock::WORLD_EPOCH_UNIX_MS`].
+    pub epoch_unix_ms: Option<u64>,
+    /// Keep the model's journal of commands and replies.
+    pub journal: bool,
+}
+
+/// Run `plan` on the event-driven engine with `options`; the model's journal (empty
+/// unless asked for) comes back beside the output.
+pub fn run_with(
+    plan: Arc<Plan>,
+    store: &StoreFactory,
+    options: &EventOptions,
+) -> (SimOutput, Vec<Journaled>) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .rng_seed(tokio::runtime::RngSeed::from_bytes(
+            &plan.seed.to_le_bytes(),
+        ))
+        .build()
+        .expect("a current-thread runtime always builds");
+    runtime.block_on(world(plan, store.clone(), options))
+}
+
+async fn world(
+    plan: Arc<Plan>,
+    store: StoreFactory,
+    options: &EventOptions,
+) -> (SimOutput, Vec<Journaled>) {
+    let epoch_unix_ms = options
+        .epoch_unix_ms
+        .unwrap_or(crate::sim::clock::WORLD_EPOCH_UNIX_MS);
+    let clock = WorldClock::start_at(epoch_unix_ms);
     let trace = Trace::new();
     let _entered = crate::sim::context::enter(&clock, &trace);
     let _buggify = plan.scenario.buggify.then(|| {
@@ -55,7 +81,11 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
         random_seed: plan.seed,
         ..ModelConfig::default()
     };
-    let host = Arc::new(RedisHost::new(Model::new(config, model_clock)));
+    let mut model = Model::new(config, model_clock);
+    if options.journal {
+        model = model.with_journal();
+    }
+    let host = Arc::new(RedisHost::new(model));
     host.start_cycle();
     let links = World::links_of(&plan);
     let node = ModelNode {
@@ -78,11 +108,12 @@ async fn world(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
             key: String::from_utf8_lossy(&expired.key).into_owned(),
         })
         .collect();
-    SimOutput {
+    let output = SimOutput {
         history,
         trace,
         policy: end.policy,
         end_us: end.end_us,
         quiescence: end.quiescence,
-    }
+    };
+    (output, host.model.journal())
 }

@@ -1,0 +1,139 @@
+//! `amnesia real (--seed N | --plan FILE)`: the same plan against a real Redis server
+//! (Docker, or a local process with `AMNESIA_REAL_PROVIDER=process`) behind the fault
+//! proxy; the same output as `run`: plan summary, timeline, verdict, reproduce line.
+
+use crate::cli::replay::load_plan;
+use crate::cli::run::store_named;
+use crate::cli::{CliError, EXIT_PASS, EXIT_VIOLATION};
+use amnesia::plan::{Plan, ScenarioConfig};
+use amnesia::real::{parse_time_scale, real_command, run_real, Provider, RealError, RealOptions};
+use amnesia::runner::text;
+
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["seed", "plan"])))]
+pub struct Args {
+    /// The seed to run for real.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// A saved plan file (versioned JSON) to run for real.
+    #[arg(long, value_name = "FILE")]
+    plan: Option<std::path::PathBuf>,
+    /// The store under test.
+    #[arg(long, default_value = "reference")]
+    store: String,
+    /// The scenario the seed's plan is generated from; a plan file carries its own.
+    #[arg(long, default_value = "standard")]
+    scenario: String,
+    /// Real milliseconds per plan millisecond.
+    #[arg(long, default_value = "1", value_parser = parse_time_scale)]
+    time_scale: f64,
+    /// Print the whole plan as JSON (as scaled) before running it.
+    #[arg(long)]
+    print_plan: bool,
+    /// Show the full timeline, bytes on the wire included.
+    #[arg(long)]
+    trace: bool,
+    /// Instead of a real run: replay the commands the model executed for the plan on the
+    /// real server and compare every reply byte for byte (exit 1 if one differs).
+    #[arg(long)]
+    lockstep: bool,
+}
+
+pub fn run(args: Args) -> Result<u8, CliError> {
+    let store = store_named(&args.store)?;
+    let (plan, reproduce) = match (&args.plan, args.seed) {
+        (Some(path), _) => {
+            let reproduce = format!(
+                "amnesia real --plan {} --store {}{}",
+                path.display(),
+                args.store,
+                scale_flag(args.time_scale)
+            );
+            (load_plan(path)?, reproduce)
+        }
+        (None, seed) => {
+            let seed = seed.expect("clap requires --seed or --plan");
+            let scenario =
+                ScenarioConfig::parse_name(&args.scenario).map_err(CliError::Usage)?;
+            let reproduce = real_command(seed, &scenario, &store, args.time_scale)
+                .expect("a built-in store on a named scenario");
+            (Plan::generate(seed, &scenario), reproduce)
+        }
+    };
+    let provider = Provider::from_env().map_err(environment)?;
+    if args.lockstep {
+        return lockstep(plan, &store, &provider);
+    }
+    let options = RealOptions {
+        provider,
+        time_scale: args.time_scale,
+    };
+    let report = run_real(plan, &store, &options).map_err(environment)?;
+    let mut out = String::new();
+    if args.print_plan {
+        out.push_str(&report.plan.to_json_pretty());
+    }
+    out.push_str(&report.plan.summary());
+    out.push('\n');
+    out.push_str(&format!(
+        "real: {}, time scale {}, {:.1} s wall\n",
+        report.provider,
+        report.time_scale,
+        report.wall_ms as f64 / 1_000.0
+    ));
+    out.push_str("--- timeline ---\n");
+    out.push_str(&if args.trace {
+        report.trace.timeline()
+    } else {
+        report.trace.summary_timeline()
+    });
+    out.push_str("--- verdict ---\n");
+    out.push_str(&text::verdict_text(&report.verdict));
+    out.push('\n');
+    let code = if report.verdict.is_pass() {
+        EXIT_PASS
+    } else {
+        out.push_str(&format!("reproduce: {reproduce}\n"));
+        EXIT_VIOLATION
+    };
+    crate::cli::emit(&out);
+    Ok(code)
+}
+
+/// `amnesia real --lockstep`: the model's journal replayed on the real server.
+fn lockstep(plan: Plan, store: &amnesia::Store, provider: &Provider) -> Result<u8, CliError> {
+    let seed = plan.seed;
+    let found = amnesia::real::lockstep(plan, store, provider).map_err(environment)?;
+    let mut out = format!(
+        "lockstep seed {seed} on {}: {} commands over {} connections, {} restarts; {} replies \
+         compared ({} as sets), {} differ\n",
+        provider.describe(),
+        found.commands,
+        found.connections,
+        found.restarts,
+        found.compared,
+        found.compared_as_sets,
+        found.mismatched
+    );
+    for mismatch in &found.mismatches {
+        out.push_str(&format!(
+            "  #{} {}\n    model: {}\n    real:  {}\n",
+            mismatch.index, mismatch.command, mismatch.model, mismatch.real
+        ));
+    }
+    crate::cli::emit(&out);
+    Ok(if found.agrees() { EXIT_PASS } else { EXIT_VIOLATION })
+}
+
+fn scale_flag(time_scale: f64) -> String {
+    match time_scale {
+        1.0 => String::new(),
+        factor => format!(" --time-scale {factor}"),
+    }
+}
+
+/// A real-tier failure: what is missing is an environment error (exit 4), and so is a
+/// server that would not start or obey.
+fn environment(error: RealError) -> CliError {
+    CliError::Environment(error.to_string())
+}

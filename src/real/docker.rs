@@ -1,0 +1,186 @@
+//! Redis in a container, through testcontainers. The container's port is published on
+//! 127.0.0.1 only; it carries amnesia's labels, with the owning process's id, so a sweep
+//! ([`remove_leftovers`]) removes what a killed run left behind; a guard removes it
+//! when the run ends, however it ends.
+
+use crate::real::server::{RealError, Server, REDIS_PORT};
+use std::net::SocketAddr;
+use testcontainers::bollard::models::{HostConfig, PortBinding};
+use testcontainers::core::{IntoContainerPort, WaitFor};
+use testcontainers::runners::AsyncRunner;
+use testcontainers::{ContainerAsync, GenericImage, ImageExt};
+
+/// Every container of amnesia's carries this label (value `real-tier`).
+pub const LABEL: &str = "dev.amnesia";
+/// The id of the process that started the container.
+pub const OWNER_LABEL: &str = "dev.amnesia.owner-pid";
+/// What redis-server logs once it serves clients.
+const READY_LINE: &str = "Ready to accept connections";
+
+/// A Redis container.
+pub(crate) struct DockerServer {
+    /// `None` once removed. A tokio mutex: a fault's docker call holds it across awaits.
+    container: tokio::sync::Mutex<Option<ContainerAsync<GenericImage>>>,
+}
+
+impl DockerServer {
+    /// Start `image` (`name:tag`) with `flags`; fails with an environment error when no
+    /// Docker engine answers or the image is missing.
+    pub(crate) async fn start(image: &str, flags: &[String]) -> Result<DockerServer, RealError> {
+        let docker = engine().await?;
+        remove_leftovers(&docker).await;
+        if docker.inspect_image(image).await.is_err() {
+            return Err(RealError::Environment(format!(
+                "the image {image} is not on the Docker engine: build it offline with \
+                 docker/build-redis-image.sh and set AMNESIA_REDIS_IMAGE=amnesia-redis:local"
+            )));
+        }
+        let (name, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
+        let mut cmd = vec!["--bind", "0.0.0.0", "--protected-mode", "no"];
+        cmd.extend(flags.iter().map(String::as_str));
+        let request = GenericImage::new(name, tag)
+            .with_exposed_port(REDIS_PORT.tcp())
+            .with_wait_for(WaitFor::message_on_stdout(READY_LINE))
+            .with_cmd(cmd)
+            .with_label(LABEL, "real-tier")
+            .with_label(OWNER_LABEL, std::process::id().to_string())
+            .with_host_config_modifier(publish_on_loopback);
+        let container = request
+            .start()
+            .await
+            .map_err(|e| RealError::Server(format!("cannot start {image}: {e}")))?;
+        Ok(DockerServer {
+            container: tokio::sync::Mutex::new(Some(container)),
+        })
+    }
+}
+
+const REMOVED: &str = "the container was removed";
+
+/// Publish the Redis port on 127.0.0.1 only, on a port the engine picks.
+fn publish_on_loopback(host: &mut HostConfig) {
+    let binding = PortBinding {
+        host_ip: Some("127.0.0.1".into()),
+        host_port: None,
+    };
+    let bindings = [(format!("{REDIS_PORT}/tcp"), Some(vec![binding]))];
+    host.publish_all_ports = Some(false);
+    host.port_bindings = Some(bindings.into_iter().collect());
+}
+
+fn server_error(what: &str) -> impl Fn(testcontainers::TestcontainersError) -> RealError + '_ {
+    move |e| RealError::Server(format!("docker {what} failed: {e}"))
+}
+
+#[async_trait::async_trait]
+impl Server for DockerServer {
+    async fn address(&self) -> Result<SocketAddr, RealError> {
+        let guard = self.container.lock().await;
+        let container = guard.as_ref().ok_or(RealError::Server(REMOVED.into()))?;
+        let port = container
+            .get_host_port_ipv4(REDIS_PORT)
+            .await
+            .map_err(server_error("port"))?;
+        Ok(SocketAddr::from(([127, 0, 0, 1], port)))
+    }
+
+    async fn kill(&self) -> Result<(), RealError> {
+        let guard = self.container.lock().await;
+        let container = guard.as_ref().ok_or(RealError::Server(REMOVED.into()))?;
+        // No grace period: the engine sends SIGKILL at once.
+        container
+            .stop_with_timeout(Some(0))
+            .await
+            .map_err(server_error("kill"))
+    }
+
+    async fn start_again(&self) -> Result<(), RealError> {
+        let guard = self.container.lock().await;
+        let container = guard.as_ref().ok_or(RealError::Server(REMOVED.into()))?;
+        container.start().await.map_err(server_error("start"))
+    }
+
+    async fn set_paused(&self, paused: bool) -> Result<(), RealError> {
+        let guard = self.container.lock().await;
+        let container = guard.as_ref().ok_or(RealError::Server(REMOVED.into()))?;
+        if paused {
+            container.pause().await.map_err(server_error("pause"))
+        } else {
+            container.unpause().await.map_err(server_error("unpause"))
+        }
+    }
+
+    async fn remove(&self) {
+        let container = self.container.lock().await.take();
+        if let Some(container) = container {
+            let _ = container.rm().await;
+        }
+    }
+}
+
+impl Drop for DockerServer {
+    /// A run that panicked: testcontainers removes the container on drop, which needs a
+    /// runtime; outside one, a small one of its own.
+    fn drop(&mut self) {
+        let Some(container) = self.container.get_mut().take() else {
+            return;
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            drop(container);
+            return;
+        }
+        if let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            runtime.block_on(async move { drop(container) });
+        }
+    }
+}
+
+/// The local Docker engine, if one answers.
+async fn engine() -> Result<testcontainers::bollard::Docker, RealError> {
+    let missing = |e: &dyn std::fmt::Display| {
+        RealError::Environment(format!(
+            "no Docker engine answers ({e}): install docker.io and start dockerd, or run a \
+             local redis-server with AMNESIA_REAL_PROVIDER=process"
+        ))
+    };
+    let docker = testcontainers::bollard::Docker::connect_with_local_defaults()
+        .map_err(|e| missing(&e))?;
+    docker.ping().await.map_err(|e| missing(&e))?;
+    Ok(docker)
+}
+
+/// Remove amnesia's containers whose owning process is gone (a run killed before its
+/// guard ran); containers of live runs are left alone. Returns how many were removed.
+pub async fn remove_leftovers(docker: &testcontainers::bollard::Docker) -> usize {
+    use testcontainers::bollard::query_parameters::{
+        ListContainersOptionsBuilder, RemoveContainerOptionsBuilder,
+    };
+    let filters = std::collections::HashMap::from([("label", vec![LABEL])]);
+    let options = ListContainersOptionsBuilder::default()
+        .all(true)
+        .filters(&filters)
+        .build();
+    let Ok(containers) = docker.list_containers(Some(options)).await else {
+        return 0;
+    };
+    let mut removed = 0;
+    for container in containers {
+        let owner = container
+            .labels
+            .as_ref()
+            .and_then(|labels| labels.get(OWNER_LABEL))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        let alive = owner.is_some_and(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists());
+        let Some(id) = container.id.filter(|_| !alive) else {
+            continue;
+        };
+        let force = RemoveContainerOptionsBuilder::default().force(true).build();
+        if docker.remove_container(&id, Some(force)).await.is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}

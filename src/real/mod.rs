@@ -1,0 +1,32 @@
+//! The real tier: the same plans, store code and checker against a real Redis server, in
+//! Docker through testcontainers or as a local process, behind a fault proxy on 127.0.0.1
+//! that applies the plan's network faults with the simulator's own link code on real time.
+//!
+//! A simulator is trusted when reality agrees with it: [`run_real`] runs a plan for real
+//! and judges it as the simulator does, and [`lockstep`] replays the commands the model
+//! executed for a seed on the real server and compares the replies byte for byte.
+//!
+//! ```no_run
+//! use amnesia::real::{run_real, Provider, RealOptions};
+//! use amnesia::{Plan, ScenarioConfig, Store};
+//! let options = RealOptions { provider: Provider::from_env()?, time_scale: 1.0 };
+//! let plan = Plan::generate(7, &ScenarioConfig::smoke());
+//! let report = run_real(plan, &Store::named("reference").unwrap(), &options)?;
+//! assert!(report.verdict.is_pass());
+//! # Ok::<(), amnesia::real::RealError>(())
+//! ```
+
+mod docker;
+mod lockstep;
+mod node;
+mod process;
+mod proxy;
+mod run;
+mod scale;
+mod server;
+
+pub use docker::{LABEL, OWNER_LABEL};
+pub use lockstep::{lockstep, lockstep_plan, Lockstep, Mismatch};
+pub use run::{real_command, run_real, RealOptions, RealReport};
+pub use scale::{parse_time_scale, scale_plan, TIME_SCALE_MAX, TIME_SCALE_MIN};
+pub use server::{server_flags, Provider, RealError, DEFAULT_IMAGE};

@@ -1,0 +1,120 @@
+//! Redis as a local child process (`AMNESIA_REAL_PROVIDER=process`): the same flags as
+//! the container, on a free port of 127.0.0.1, its data in a directory of its own. A kill
+//! is SIGKILL, a pause SIGSTOP; a restart starts the binary again on the same directory
+//! and port, so the append-only file is recovered as a container's would be.
+
+use crate::real::server::{RealError, Server};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+
+/// A `redis-server` child process.
+pub(crate) struct ProcessServer {
+    binary: String,
+    flags: Vec<String>,
+    port: u16,
+    dir: PathBuf,
+    child: Mutex<Option<Child>>,
+}
+
+impl ProcessServer {
+    pub(crate) fn start(binary: &str, flags: &[String]) -> Result<ProcessServer, RealError> {
+        let port = free_port()?;
+        let dir = std::env::temp_dir().join(format!("amnesia-real-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| RealError::Server(format!("cannot create {}: {e}", dir.display())))?;
+        let server = ProcessServer {
+            binary: binary.to_string(),
+            flags: flags.to_vec(),
+            port,
+            dir,
+            child: Mutex::new(None),
+        };
+        server.spawn()?;
+        Ok(server)
+    }
+
+    fn spawn(&self) -> Result<(), RealError> {
+        let child = Command::new(&self.binary)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--dir", &self.dir.to_string_lossy()])
+            .args(&self.flags)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| {
+                RealError::Environment(format!(
+                    "cannot run {} ({e}): install redis-server (Debian: apt-get install \
+                     redis-server) or set AMNESIA_REDIS_SERVER",
+                    self.binary
+                ))
+            })?;
+        *self.child.lock().expect("never poisoned") = Some(child);
+        Ok(())
+    }
+
+    fn signal(&self, signal: Signal) -> Result<(), RealError> {
+        let child = self.child.lock().expect("never poisoned");
+        let Some(child) = child.as_ref() else {
+            return Err(RealError::Server("redis-server is not running".into()));
+        };
+        kill(Pid::from_raw(child.id() as i32), signal)
+            .map_err(|e| RealError::Server(format!("{signal} to redis-server failed: {e}")))
+    }
+
+    fn reap(&self) {
+        if let Some(mut child) = self.child.lock().expect("never poisoned").take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A port of 127.0.0.1 free at this instant.
+fn free_port() -> Result<u16, RealError> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .map_err(|e| RealError::Environment(format!("no free port on 127.0.0.1: {e}")))
+}
+
+#[async_trait::async_trait]
+impl Server for ProcessServer {
+    async fn address(&self) -> Result<SocketAddr, RealError> {
+        Ok(SocketAddr::from(([127, 0, 0, 1], self.port)))
+    }
+
+    async fn kill(&self) -> Result<(), RealError> {
+        self.signal(Signal::SIGKILL)?;
+        self.reap();
+        Ok(())
+    }
+
+    async fn start_again(&self) -> Result<(), RealError> {
+        self.spawn()
+    }
+
+    async fn set_paused(&self, paused: bool) -> Result<(), RealError> {
+        self.signal(if paused {
+            Signal::SIGSTOP
+        } else {
+            Signal::SIGCONT
+        })
+    }
+
+    async fn remove(&self) {
+        self.reap();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Drop for ProcessServer {
+    fn drop(&mut self) {
+        self.reap();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

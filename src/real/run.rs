@@ -1,0 +1,165 @@
+//! One real run: the plan scaled to real time, a server started with the plan's
+//! persistence, the world of the simulator (its driver, recorder and fault schedule)
+//! around a [`RealNode`] on a real-time runtime, and the simulator's checker on the
+//! history.
+
+use crate::buggify::Buggify;
+use crate::builder::Store;
+use crate::check::Verdict;
+use crate::contract::{Policy, StoreFactory};
+use crate::history::History;
+use crate::plan::{Plan, ScenarioConfig};
+use crate::real::node::RealNode;
+use crate::real::proxy::{self, ProxyWorld};
+use crate::real::server::{Provider, RealError, Server};
+use crate::sim::clock::WorldClock;
+use crate::sim::world::World;
+use crate::sim::SimOutput;
+use crate::trace::Trace;
+use std::sync::Arc;
+
+/// How to run the real tier.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RealOptions {
+    /// What runs Redis.
+    pub provider: Provider,
+    /// Real milliseconds per plan millisecond (see [`crate::real::scale_plan`]).
+    pub time_scale: f64,
+}
+
+/// Everything one real run produced.
+pub struct RealReport {
+    /// The plan as it ran: scaled to real time.
+    pub plan: Plan,
+    /// The store's label.
+    pub store: String,
+    /// What ran Redis (`docker redis:7.0.15`, `process redis-server`).
+    pub provider: String,
+    /// The factor the plan was scaled by.
+    pub time_scale: f64,
+    /// Every operation and its outcome, as the checker judged it.
+    pub history: History,
+    /// Every event of the run, on real time (its hash means nothing: reality is not
+    /// deterministic).
+    pub trace: Trace,
+    /// The retention the store declared.
+    pub policy: Policy,
+    /// The checker's verdict.
+    pub verdict: Verdict,
+    /// Wall-clock milliseconds of the whole run, the server's start and removal included.
+    pub wall_ms: u64,
+}
+
+/// The `amnesia real` command that runs this seed again for real, when the binary can
+/// (a built-in store, a named scenario: see [`crate::runner::replay_command`]).
+///
+/// ```
+/// use amnesia::real::real_command;
+/// use amnesia::{ScenarioConfig, Store};
+/// let store = Store::named("write-behind").unwrap();
+/// assert_eq!(
+///     real_command(4, &ScenarioConfig::smoke(), &store, 1.0).unwrap(),
+///     "amnesia real --seed 4 --store write-behind --scenario smoke"
+/// );
+/// ```
+pub fn real_command(
+    seed: u64,
+    scenario: &ScenarioConfig,
+    store: &Store,
+    time_scale: f64,
+) -> Option<String> {
+    let replay = crate::runner::replay_command(seed, scenario, store, Default::default())?;
+    let rest = replay
+        .strip_prefix("amnesia replay ")?
+        .trim_end_matches(" --engine event");
+    let scale = match time_scale {
+        1.0 => String::new(),
+        factor => format!(" --time-scale {factor}"),
+    };
+    Some(format!("amnesia real {rest}{scale}"))
+}
+
+/// Run `plan` against a real server and judge it as the simulator does.
+pub fn run_real(plan: Plan, store: &Store, options: &RealOptions) -> Result<RealReport, RealError> {
+    let started = std::time::Instant::now();
+    let plan = Arc::new(crate::real::scale_plan(plan, options.time_scale));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .rng_seed(tokio::runtime::RngSeed::from_bytes(&plan.seed.to_le_bytes()))
+        .build()
+        .map_err(|e| RealError::Environment(format!("cannot build a tokio runtime: {e}")))?;
+    let factory = store.factory().clone();
+    let output = runtime.block_on(async {
+        let server: Arc<dyn Server> = options.provider.start(plan.persistence).await?.into();
+        let output = world(plan.clone(), factory, server.clone()).await;
+        server.remove().await;
+        output
+    })?;
+    drop(runtime);
+    let plan = Arc::try_unwrap(plan).unwrap_or_else(|shared| (*shared).clone());
+    let verdict = crate::runner::run::judge(&plan, &output);
+    Ok(RealReport {
+        plan,
+        store: store.label().to_string(),
+        provider: options.provider.describe(),
+        time_scale: options.time_scale,
+        history: output.history,
+        trace: output.trace,
+        policy: output.policy,
+        verdict,
+        wall_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+/// Unix milliseconds now: the real tier's clocks start where the server's clock is.
+pub(crate) fn unix_now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as u64)
+}
+
+async fn world(
+    plan: Arc<Plan>,
+    store: StoreFactory,
+    server: Arc<dyn Server>,
+) -> Result<SimOutput, RealError> {
+    let clock = WorldClock::start_at(unix_now_ms());
+    let trace = Trace::new();
+    let _entered = crate::sim::context::enter(&clock, &trace);
+    let _buggify = plan.scenario.buggify.then(|| {
+        let clock = clock.clone();
+        Buggify::new(plan.seed, trace.clone(), move || clock.now_us()).install()
+    });
+    let links = World::links_of(&plan);
+    let proxy_world = ProxyWorld {
+        server: server.clone(),
+        clock: clock.clone(),
+        trace: trace.clone(),
+        seed: plan.seed,
+    };
+    let mut proxies = Vec::with_capacity(links.len());
+    for link in &links {
+        let address = proxy::listen(link.clone(), proxy_world.clone())
+            .await
+            .map_err(|e| RealError::Environment(format!("cannot listen on 127.0.0.1: {e}")))?;
+        proxies.push(address);
+    }
+    let node = RealNode {
+        server,
+        proxies,
+        persistence: plan.persistence,
+        clock: clock.clone(),
+        trace: trace.clone(),
+        down: Default::default(),
+        paused: Default::default(),
+    };
+    let world = World::new(plan, clock, trace.clone(), Arc::new(node), links, store);
+    let end = Arc::new(world).run().await;
+    Ok(SimOutput {
+        history: end.history,
+        trace,
+        policy: end.policy,
+        end_us: end.end_us,
+        quiescence: end.quiescence,
+    })
+}

@@ -1,0 +1,67 @@
+//! Plan time to real time: the real tier runs a plan with every duration multiplied by a
+//! stated factor (1: a plan millisecond is a real millisecond). The scaled plan is the
+//! one that runs and the one the checker judges, so TTLs, windows and latencies keep
+//! their proportions.
+
+use crate::plan::{FaultKind, Plan};
+
+/// The factors the real tier accepts: slower than 20× or faster than 20× real time
+/// loses either the run's point or the host's scheduling precision.
+pub const TIME_SCALE_MIN: f64 = 0.05;
+/// See [`TIME_SCALE_MIN`].
+pub const TIME_SCALE_MAX: f64 = 20.0;
+
+/// Check a factor given on the command line.
+///
+/// ```
+/// use amnesia::real::parse_time_scale;
+/// assert_eq!(parse_time_scale("0.5"), Ok(0.5));
+/// assert!(parse_time_scale("0").is_err());
+/// assert!(parse_time_scale("fast").is_err());
+/// ```
+pub fn parse_time_scale(text: &str) -> Result<f64, String> {
+    let factor: f64 = text
+        .parse()
+        .map_err(|_| format!("time scale '{text}' is not a number"))?;
+    if !(TIME_SCALE_MIN..=TIME_SCALE_MAX).contains(&factor) {
+        return Err(format!(
+            "time scale {factor} is outside {TIME_SCALE_MIN}..={TIME_SCALE_MAX}"
+        ));
+    }
+    Ok(factor)
+}
+
+/// `plan` with every duration multiplied by `factor`.
+pub fn scale_plan(mut plan: Plan, factor: f64) -> Plan {
+    assert!((TIME_SCALE_MIN..=TIME_SCALE_MAX).contains(&factor));
+    if factor == 1.0 {
+        return plan;
+    }
+    let ms = |value: u64| (value as f64 * factor).round() as u64;
+    plan.session_ttl_ms = ms(plan.session_ttl_ms).max(1);
+    plan.duration_ms = ms(plan.duration_ms);
+    plan.quiet_ms = ms(plan.quiet_ms);
+    plan.deploy_at_ms = plan.deploy_at_ms.map(ms);
+    for link in &mut plan.links {
+        link.base_us = ms(link.base_us);
+        link.jitter_us = ms(link.jitter_us);
+        if let Some(tail) = &mut link.tail {
+            tail.mean_us = ms(tail.mean_us);
+        }
+    }
+    for turn in &mut plan.turns {
+        turn.start_ms = ms(turn.start_ms);
+        turn.think_ms = ms(turn.think_ms);
+        if let Some(retry) = &mut turn.retry {
+            retry.after_ms = ms(retry.after_ms);
+        }
+    }
+    for fault in &mut plan.faults {
+        fault.at_ms = ms(fault.at_ms);
+        fault.duration_ms = ms(fault.duration_ms);
+        if let FaultKind::ClockSkew { offset_ms, .. } = &mut fault.kind {
+            *offset_ms = (*offset_ms as f64 * factor).round() as i64;
+        }
+    }
+    plan
+}
