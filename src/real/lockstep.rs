@@ -8,10 +8,12 @@
 //! on virtual time or real), an `everysec` log becomes `always` (the model's fsync
 //! instant has no real counterpart) and injected error replies are dropped (a real server
 //! cannot be told to answer one). Replies that read the clock or the process (`TIME`,
-//! `INFO`) are sent but not compared. Replies that are sets (`SMEMBERS`, `SINTER`,
-//! `SUNION`, `SDIFF`, `KEYS`, also inside an `EXEC`) are compared as sets: a real
-//! server's order follows its hash table, whose seed is random per process, so no model
-//! can match it. Every other reply is compared byte for byte. A restart of the model is a
+//! `INFO`) are sent but not compared. A reply that differs only in order where the real
+//! server's order follows a hash table (`SMEMBERS`, `SINTER`, `SUNION`, `SDIFF`, `KEYS`;
+//! `HGETALL`, `HKEYS`, `HVALS` of a hash past its listpack limits; also inside an
+//! `EXEC`) is compared as a set (of field-value pairs for `HGETALL`): the table's hash
+//! seed is random per process, so no model can match that order; such replies are
+//! counted apart. Every other reply is compared byte for byte. A restart of the model is a
 //! kill and start of the real server, whose connections start anew.
 
 use crate::builder::Store;
@@ -35,8 +37,10 @@ const REPLY_MS_MAX: u64 = 5_000;
 const MISMATCHES_KEPT_MAX: usize = 16;
 /// Commands whose replies read the clock or the process, not the keyspace.
 const UNCOMPARED: [&[u8]; 2] = [b"TIME", b"INFO"];
-/// Commands whose replies are sets in an order of the server's hash table.
-const UNORDERED: [&[u8]; 5] = [b"SMEMBERS", b"SINTER", b"SUNION", b"SDIFF", b"KEYS"];
+/// Commands whose replies may be in an order of the server's hash table.
+const UNORDERED: [&[u8]; 8] = [
+    b"SMEMBERS", b"SINTER", b"SUNION", b"SDIFF", b"KEYS", b"HGETALL", b"HKEYS", b"HVALS",
+];
 
 /// What a lockstep replay found.
 #[derive(Clone, Debug, Default)]
@@ -299,6 +303,12 @@ fn sorted_sets(frame: OwnedFrame, names: &[bytes::Bytes]) -> OwnedFrame {
 
 fn sorted_if_set(frame: OwnedFrame, name: &[u8]) -> OwnedFrame {
     match frame {
+        OwnedFrame::Array(members) if name.eq_ignore_ascii_case(b"HGETALL") => {
+            let mut pairs: Vec<Vec<OwnedFrame>> =
+                members.chunks(2).map(<[OwnedFrame]>::to_vec).collect();
+            pairs.sort_by_key(|pair| pair.iter().flat_map(encoded).collect::<Vec<u8>>());
+            OwnedFrame::Array(pairs.into_iter().flatten().collect())
+        }
         OwnedFrame::Array(mut members) if is_one_of(name, &UNORDERED) => {
             members.sort_by_key(encoded);
             OwnedFrame::Array(members)

@@ -1,0 +1,178 @@
+//! The real tier's three confirmations, against Redis in Docker (or a local process with
+//! `AMNESIA_REAL_PROVIDER=process`):
+//!
+//! 1. the reference store passes pinned seeds on real Redis, their faults realised for
+//!    real (proxy partitions, clogs and resets, container kill/start, `docker pause`);
+//! 2. every catalogue variant's shrunk failing plan fails on real Redis with the class it
+//!    shrank to, within a few attempts (timing-dependent ones need more than one);
+//! 3. lockstep: the commands the model executed for pinned seeds, replayed in order on
+//!    real Redis, get the same replies.
+//!
+//! `cargo test --profile test-release --test real -- --nocapture` prints the figures
+//! (per-variant attempts, wall times, lockstep counts) that BENCHMARKS.md quotes.
+
+use amnesia::check::ViolationClass::{self, *};
+use amnesia::plan::{Plan, ScenarioConfig};
+use amnesia::real::{lockstep, run_real, Provider, RealOptions};
+use amnesia::{Builder, Store};
+
+fn options() -> RealOptions {
+    RealOptions {
+        provider: Provider::from_env().expect("AMNESIA_REAL_PROVIDER names a provider"),
+        time_scale: 1.0,
+    }
+}
+
+/// Run `work` for every item on a thread of its own (each run waits on real time, so
+/// runs overlap rather than queue), in order of the items.
+fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .iter()
+            .map(|item| scope.spawn(|| work(item)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().expect("a real run never panics"))
+            .collect()
+    })
+}
+
+/// Seeds whose mixes cover every fault the real tier realises: partitions, resets and
+/// six restarts (7), client crashes, skews and pauses (25), restarts without
+/// persistence (33), clogs and skews (1).
+const PINNED_SEEDS: [u64; 4] = [1, 7, 25, 33];
+
+#[test]
+fn the_reference_store_passes_pinned_seeds_on_real_redis() {
+    let store = Store::named("reference").unwrap();
+    let scenario = ScenarioConfig::standard();
+    let options = options();
+    let reports = in_parallel(&PINNED_SEEDS, |&seed| {
+        let plan = Plan::generate(seed, &scenario);
+        let started = std::time::Instant::now();
+        let simulated = Builder::new().store(store.clone()).run_plan(plan.clone());
+        let sim_ms = started.elapsed().as_secs_f64() * 1_000.0;
+        let report = run_real(plan, &store, &options).expect("the real tier runs");
+        (seed, sim_ms, simulated.verdict.is_pass(), report)
+    });
+    let mut failures = Vec::new();
+    for (seed, sim_ms, sim_pass, report) in &reports {
+        let restarts = report.history.restarts.len();
+        println!(
+            "seed {seed:3}: real {:6.1} s wall vs sim {sim_ms:6.1} ms (ratio {:.0}), {} ops, \
+             {restarts} restarts, {}",
+            report.wall_ms as f64 / 1_000.0,
+            report.wall_ms as f64 / sim_ms,
+            report.history.ops.len(),
+            if report.verdict.is_pass() { "pass" } else { "FAIL" }
+        );
+        assert!(sim_pass, "seed {seed} passes in the simulator");
+        if !report.verdict.is_pass() {
+            failures.push(format!(
+                "seed {seed}: {}\nreproduce: amnesia real --seed {seed}",
+                amnesia::runner::text::verdict_text(&report.verdict)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Variant, the classes its bug shows (any one counts), seeds to find a failing one in.
+const CATALOGUE: &[(&str, &[ViolationClass], u64)] = &[
+    ("write-behind", &[Lost], 50),
+    ("trim-off-by-one", &[Truncation, Lost], 50),
+    ("skewed-expireat", &[PrematureExpiry, Zombie], 50),
+    ("expire-separate", &[Zombie], 200),
+    ("retry-dup", &[Duplicate], 50),
+    ("timestamp-id", &[Lost], 50),
+    ("client-clock-order", &[Reorder], 50),
+    ("delete-reverses", &[Reorder], 50),
+    ("rebuild-nonatomic", &[Lost], 200),
+    ("rmw-blob", &[Lost], 50),
+    ("pipeline-partial", &[Lost], 100),
+    ("lossy-serde", &[Corrupt], 50),
+    ("prefix-collision", &[Leak], 100),
+    ("silent-read-cap", &[Lost], 50),
+    ("index-skip", &[RecallMiss, IndexDrift], 200),
+    ("key-scheme-v2", &[Lost], 50),
+    ("case-folded-ids", &[Leak], 150),
+    ("retry-check-then-append", &[Duplicate], 50),
+    ("forget-keeps-index", &[IndexDrift], 50),
+    ("clear-keeps-head", &[Zombie], 50),
+    ("memory-index-rmw", &[RecallMiss, IndexDrift], 150),
+    ("context-cache", &[Lost], 150),
+];
+
+/// Real runs a shrunk plan gets to show its class: a timing-dependent bug may need the
+/// real scheduler's luck.
+const ATTEMPTS_MAX: usize = 3;
+
+#[test]
+fn every_variant_s_shrunk_plan_fails_on_real_redis_with_its_class() {
+    let options = options();
+    let outcomes = in_parallel(CATALOGUE, |&(name, expected, budget)| {
+        let store = Store::named(name).unwrap();
+        let builder = Builder::new().store(store.clone());
+        let seed = (0..budget)
+            .find(|&seed| {
+                let classes = builder.run(seed).verdict.classes();
+                classes.iter().any(|class| expected.contains(class))
+            })
+            .unwrap_or_else(|| panic!("{name} fails in the simulator within {budget} seeds"));
+        let shrunk = builder.shrink(seed).expect("a failing seed shrinks");
+        let attempts = (1..=ATTEMPTS_MAX).find(|_| {
+            let report = run_real(shrunk.plan.clone(), &store, &options).expect("the real tier runs");
+            report.verdict.classes().contains(&shrunk.class)
+        });
+        (name, seed, shrunk.class, shrunk.operations_after, attempts)
+    });
+    let mut unconfirmed = Vec::new();
+    for (name, seed, class, operations, attempts) in outcomes {
+        let shown = attempts.map_or("not confirmed".to_string(), |n| format!("confirmed on attempt {n}"));
+        println!("{name:24} seed {seed:4} shrunk to {operations:3} ops, {class:?}: {shown}");
+        if attempts.is_none() {
+            unconfirmed.push(format!("{name}: seed {seed}'s shrunk plan never showed {class:?} in {ATTEMPTS_MAX} real runs"));
+        }
+    }
+    assert!(unconfirmed.is_empty(), "{}", unconfirmed.join("\n"));
+}
+
+/// Stores whose commands differ: the reference, and variants that read `TIME`, `INFO`,
+/// use `WATCH`, `RENAMENX` or `FLUSHDB`.
+const LOCKSTEP_STORES: [&str; 5] = ["reference", "rmw-blob", "rebuild-nonatomic", "key-scheme-v2", "timestamp-id"];
+
+#[test]
+fn the_model_s_replies_are_real_redis_s_replies_in_lockstep() {
+    let provider = options().provider;
+    let cases: Vec<(&str, u64)> = LOCKSTEP_STORES
+        .iter()
+        .flat_map(|&store| (0..4).map(move |seed| (store, seed)))
+        .chain(PINNED_SEEDS.iter().map(|&seed| ("reference", seed)))
+        .collect();
+    let found = in_parallel(&cases, |&(name, seed)| {
+        let plan = Plan::generate(seed, &ScenarioConfig::standard());
+        let store = Store::named(name).unwrap();
+        lockstep(plan, &store, &provider).expect("the lockstep replay runs")
+    });
+    let mut failures = Vec::new();
+    let (mut commands, mut compared, mut as_sets) = (0, 0, 0);
+    for ((name, seed), found) in cases.iter().zip(&found) {
+        commands += found.commands;
+        compared += found.compared;
+        as_sets += found.compared_as_sets;
+        assert!(found.compared > 100, "{name} seed {seed}: a replay compares replies");
+        if !found.agrees() {
+            failures.push(format!(
+                "{name} seed {seed}: {} of {} replies differ, first: {:?}",
+                found.mismatched, found.compared, found.mismatches.first()
+            ));
+        }
+    }
+    println!(
+        "lockstep: {} replays, {commands} commands, {compared} replies compared ({as_sets} as sets), {} differ",
+        cases.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
