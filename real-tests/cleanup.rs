@@ -49,8 +49,15 @@ fn a_run_that_panics_removes_its_container() {
         let _ = run_real(plan, &store, &options);
     }));
     assert!(panicked.is_err(), "the store's panic reached the caller");
-    assert!(SEEN_RUNNING.load(Ordering::Relaxed), "the container ran when the store panicked");
-    assert_eq!(my_containers(), Vec::<String>::new(), "no container outlives the panic");
+    assert!(
+        SEEN_RUNNING.load(Ordering::Relaxed),
+        "the container ran when the store panicked"
+    );
+    assert_eq!(
+        my_containers(),
+        Vec::<String>::new(),
+        "no container outlives the panic"
+    );
 }
 
 #[test]
@@ -64,7 +71,10 @@ fn without_a_docker_engine_the_real_tier_says_so_and_exits_4() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(4), "stderr: {stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.contains("install docker.io"), "names what to install: {stderr}");
+    assert!(
+        stderr.contains("install docker.io"),
+        "names what to install: {stderr}"
+    );
 }
 
 #[test]
@@ -76,5 +86,8 @@ fn an_unknown_provider_is_refused_in_one_line() {
         .expect("the binary runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(4), "stderr: {stderr}");
-    assert!(stderr.contains("unknown AMNESIA_REAL_PROVIDER 'podman'"), "{stderr}");
+    assert!(
+        stderr.contains("unknown AMNESIA_REAL_PROVIDER 'podman'"),
+        "{stderr}"
+    );
 }

@@ -53,8 +53,7 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         }
         (None, seed) => {
             let seed = seed.expect("clap requires --seed or --plan");
-            let scenario =
-                ScenarioConfig::parse_name(&args.scenario).map_err(CliError::Usage)?;
+            let scenario = ScenarioConfig::parse_name(&args.scenario).map_err(CliError::Usage)?;
             let reproduce = real_command(seed, &scenario, &store, args.time_scale)
                 .expect("a built-in store on a named scenario");
             (Plan::generate(seed, &scenario), reproduce)
@@ -122,7 +121,11 @@ fn lockstep(plan: Plan, store: &amnesia::Store, provider: &Provider) -> Result<u
         ));
     }
     crate::cli::emit(&out);
-    Ok(if found.agrees() { EXIT_PASS } else { EXIT_VIOLATION })
+    Ok(if found.agrees() {
+        EXIT_PASS
+    } else {
+        EXIT_VIOLATION
+    })
 }
 
 fn scale_flag(time_scale: f64) -> String {

@@ -146,8 +146,8 @@ async fn engine() -> Result<testcontainers::bollard::Docker, RealError> {
              local redis-server with AMNESIA_REAL_PROVIDER=process"
         ))
     };
-    let docker = testcontainers::bollard::Docker::connect_with_local_defaults()
-        .map_err(|e| missing(&e))?;
+    let docker =
+        testcontainers::bollard::Docker::connect_with_local_defaults().map_err(|e| missing(&e))?;
     docker.ping().await.map_err(|e| missing(&e))?;
     Ok(docker)
 }
@@ -173,7 +173,11 @@ pub async fn remove_leftovers(docker: &testcontainers::bollard::Docker) -> usize
             .as_ref()
             .and_then(|labels| labels.get(OWNER_LABEL))
             .and_then(|pid| pid.parse::<u32>().ok());
-        let alive = owner.is_some_and(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists());
+        // Only containers a run started (they name their owner) and whose owner is gone.
+        let Some(pid) = owner else {
+            continue;
+        };
+        let alive = std::path::Path::new(&format!("/proc/{pid}")).exists();
         let Some(id) = container.id.filter(|_| !alive) else {
             continue;
         };

@@ -39,7 +39,14 @@ const MISMATCHES_KEPT_MAX: usize = 16;
 const UNCOMPARED: [&[u8]; 2] = [b"TIME", b"INFO"];
 /// Commands whose replies may be in an order of the server's hash table.
 const UNORDERED: [&[u8]; 8] = [
-    b"SMEMBERS", b"SINTER", b"SUNION", b"SDIFF", b"KEYS", b"HGETALL", b"HKEYS", b"HVALS",
+    b"SMEMBERS",
+    b"SINTER",
+    b"SUNION",
+    b"SDIFF",
+    b"KEYS",
+    b"HGETALL",
+    b"HKEYS",
+    b"HVALS",
 ];
 
 /// What a lockstep replay found.
@@ -204,7 +211,8 @@ async fn replay(journal: &[Journaled], server: &dyn Server) -> Result<Lockstep, 
                             index,
                             command: escape_command(args),
                             model: reply.escape_ascii().to_string(),
-                            real: real.map_or_else(|why| why, |bytes| bytes.escape_ascii().to_string()),
+                            real: real
+                                .map_or_else(|why| why, |bytes| bytes.escape_ascii().to_string()),
                         });
                     }
                 }
@@ -325,6 +333,9 @@ fn encoded(frame: &OwnedFrame) -> Vec<u8> {
 }
 
 fn escape_command(args: &[bytes::Bytes]) -> String {
-    let shown: Vec<String> = args.iter().map(|arg| arg.escape_ascii().to_string()).collect();
+    let shown: Vec<String> = args
+        .iter()
+        .map(|arg| arg.escape_ascii().to_string())
+        .collect();
     shown.join(" ")
 }

@@ -17,6 +17,7 @@
 //! ```
 
 mod docker;
+mod inject;
 mod lockstep;
 mod node;
 mod process;

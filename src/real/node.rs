@@ -1,7 +1,7 @@
 //! The real tier's Redis node: a real server behind the fault proxy, as the world's
 //! clients and fault schedule see it. A crash kills the process and records the restart
 //! with the persistence mode's documented bound (the durable point of a real server is
-//! not observable); error replies cannot be injected into a real server and are skipped.
+//! not observable); an error reply is answered by the proxy in the server's place.
 
 use crate::connect::{BoxStream, DialFuture, Dialer};
 use crate::domain::Persistence;
@@ -24,6 +24,8 @@ pub(crate) struct RealNode {
     pub trace: Trace,
     /// Crash windows in force: the process runs only at zero.
     pub down: AtomicU32,
+    /// Shared with the proxy: the error the next data command gets.
+    pub pending_error: Arc<crate::real::inject::PendingError>,
     /// A pause window is in force. It outlasts a crash, as the simulator's does: a
     /// process that restarts within it starts frozen.
     pub paused: AtomicBool,
@@ -86,8 +88,9 @@ impl RedisNode for RealNode {
         }
     }
 
-    fn inject_error(&self, _error: &str) -> bool {
-        false
+    fn inject_error(&self, error: &str) -> bool {
+        self.pending_error.set(error);
+        true
     }
 }
 

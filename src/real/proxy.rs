@@ -2,7 +2,8 @@
 //! connections and the real server. Each accepted connection becomes a connection of the
 //! link ([`Link::open`]) whose two ends are copied to and from the two sockets: the link's
 //! latency, partitions, clogs and resets are the simulator's own code, running on real
-//! time instead of virtual time.
+//! time instead of virtual time. Between the server end and the server, the relay of
+//! `inject.rs` answers injected error replies.
 
 use crate::real::server::Server;
 use crate::sim::clock::WorldClock;
@@ -20,6 +21,8 @@ pub(crate) struct ProxyWorld {
     pub clock: WorldClock,
     pub trace: Trace,
     pub seed: u64,
+    /// The error the next data command gets (an `error-reply` fault).
+    pub pending_error: Arc<crate::real::inject::PendingError>,
 }
 
 /// Listen for `link`'s client on 127.0.0.1; returns the address its dialer connects to.
@@ -43,15 +46,15 @@ async fn bridge(link: Arc<Link>, mut client: TcpStream, world: ProxyWorld) {
         Ok(address) => TcpStream::connect(address).await,
         Err(error) => Err(std::io::Error::other(error.to_string())),
     };
-    let mut redis = match redis {
+    let redis = match redis {
         Ok(redis) => redis,
         Err(_) => return reset(client), // refused: a server that is down
     };
     let _ = redis.set_nodelay(true);
-    let (mut client_end, mut server_end) = link.open(&world.clock, &world.trace, world.seed);
+    let (mut client_end, server_end) = link.open(&world.clock, &world.trace, world.seed);
     tokio::select! {
         _ = copy_bidirectional(&mut client, &mut client_end) => {}
-        _ = copy_bidirectional(&mut server_end, &mut redis) => {}
+        () = crate::real::inject::relay(server_end, redis, world.pending_error.clone()) => {}
     }
     reset(client);
 }

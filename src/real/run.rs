@@ -85,7 +85,9 @@ pub fn run_real(plan: Plan, store: &Store, options: &RealOptions) -> Result<Real
     let plan = Arc::new(crate::real::scale_plan(plan, options.time_scale));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .rng_seed(tokio::runtime::RngSeed::from_bytes(&plan.seed.to_le_bytes()))
+        .rng_seed(tokio::runtime::RngSeed::from_bytes(
+            &plan.seed.to_le_bytes(),
+        ))
         .build()
         .map_err(|e| RealError::Environment(format!("cannot build a tokio runtime: {e}")))?;
     let factory = store.factory().clone();
@@ -131,11 +133,13 @@ async fn world(
         Buggify::new(plan.seed, trace.clone(), move || clock.now_us()).install()
     });
     let links = World::links_of(&plan);
+    let pending_error = Arc::new(crate::real::inject::PendingError::default());
     let proxy_world = ProxyWorld {
         server: server.clone(),
         clock: clock.clone(),
         trace: trace.clone(),
         seed: plan.seed,
+        pending_error: pending_error.clone(),
     };
     let mut proxies = Vec::with_capacity(links.len());
     for link in &links {
@@ -151,6 +155,7 @@ async fn world(
         clock: clock.clone(),
         trace: trace.clone(),
         down: Default::default(),
+        pending_error,
         paused: Default::default(),
     };
     let world = World::new(plan, clock, trace.clone(), Arc::new(node), links, store);

@@ -74,7 +74,10 @@ async fn run_fault(world: &World, fault: Fault) {
                     error.text()
                 ));
             } else {
-                note(format!("error reply {} not reproduced here: skipped", error.text()));
+                note(format!(
+                    "error reply {} not reproduced here: skipped",
+                    error.text()
+                ));
             }
         }
     }

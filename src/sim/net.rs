@@ -473,7 +473,12 @@ impl Link {
     /// The simulator serves the server end with the model; the real tier's fault proxy
     /// copies between each end and a TCP socket, so one implementation of the fault
     /// semantics runs on both clocks.
-    pub fn open(self: &Arc<Self>, clock: &WorldClock, trace: &Trace, seed: u64) -> (SimStream, SimStream) {
+    pub fn open(
+        self: &Arc<Self>,
+        clock: &WorldClock,
+        trace: &Trace,
+        seed: u64,
+    ) -> (SimStream, SimStream) {
         let number = self.opened.fetch_add(1, Ordering::Relaxed);
         let mut stream_rng = ChaCha8Rng::seed_from_u64(seed);
         stream_rng.set_stream((u64::from(self.client) << 32) | number);

@@ -5,9 +5,9 @@
 
 use crate::connect::{Connector, ConnectorConfig};
 use crate::contract::{Policy, StoreContext, StoreFactory};
+use crate::history::{History, Quiescence};
 use crate::plan::Plan;
 use crate::sim::clock::WorldClock;
-use crate::history::{History, Quiescence};
 use crate::sim::driver::Driver;
 use crate::sim::host::ClientHost;
 use crate::sim::net::Link;
