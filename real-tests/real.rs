@@ -11,10 +11,14 @@
 //! `cargo test --profile test-release --test real -- --nocapture` prints the figures
 //! (per-variant attempts, wall times, lockstep counts) that BENCHMARKS.md quotes.
 
-use amnesia::check::ViolationClass::{self, *};
+#[path = "../sim-tests/catalogue.rs"]
+mod catalogue;
+
+use amnesia::check::ViolationClass;
 use amnesia::plan::{Plan, ScenarioConfig};
 use amnesia::real::{lockstep, run_real, Provider, RealOptions};
 use amnesia::{Builder, Store};
+use catalogue::CATALOGUE;
 
 fn options() -> RealOptions {
     RealOptions {
@@ -81,32 +85,6 @@ fn the_reference_store_passes_pinned_seeds_on_real_redis() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
-
-/// Variant, the classes its bug shows (any one counts), seeds to find a failing one in.
-const CATALOGUE: &[(&str, &[ViolationClass], u64)] = &[
-    ("write-behind", &[Lost], 50),
-    ("trim-off-by-one", &[Truncation, Lost], 50),
-    ("skewed-expireat", &[PrematureExpiry, Zombie], 50),
-    ("expire-separate", &[Zombie], 200),
-    ("retry-dup", &[Duplicate], 50),
-    ("timestamp-id", &[Lost], 50),
-    ("client-clock-order", &[Reorder], 50),
-    ("delete-reverses", &[Reorder], 50),
-    ("rebuild-nonatomic", &[Lost], 200),
-    ("rmw-blob", &[Lost], 50),
-    ("pipeline-partial", &[Lost], 100),
-    ("lossy-serde", &[Corrupt], 50),
-    ("prefix-collision", &[Leak], 100),
-    ("silent-read-cap", &[Lost], 50),
-    ("index-skip", &[RecallMiss, IndexDrift], 200),
-    ("key-scheme-v2", &[Lost], 50),
-    ("case-folded-ids", &[Leak], 150),
-    ("retry-check-then-append", &[Duplicate], 50),
-    ("forget-keeps-index", &[IndexDrift], 50),
-    ("clear-keeps-head", &[Zombie], 50),
-    ("memory-index-rmw", &[RecallMiss, IndexDrift], 150),
-    ("context-cache", &[Lost], 150),
-];
 
 /// Real runs a shrunk plan gets to show its class: a timing-dependent bug may need the
 /// real scheduler's luck.

@@ -5,41 +5,14 @@
 //! `cargo test --release --test variants -- --nocapture` prints, per variant, the first
 //! failing seed, its classes and the command that replays it: the numbers of the README.
 
-use amnesia::check::ViolationClass::{self, *};
+#[path = "catalogue.rs"]
+mod catalogue;
+
+use amnesia::check::ViolationClass;
 use amnesia::plan::ScenarioConfig;
 use amnesia::runner::{run_seed, EngineKind};
 use amnesia::Store;
-
-/// Variant, expected classes (any one counts), seeds `0..budget` it must be caught within.
-const CATALOGUE: &[(&str, &[ViolationClass], u64)] = &[
-    ("write-behind", &[Lost], 50),
-    ("trim-off-by-one", &[Truncation, Lost], 50),
-    ("skewed-expireat", &[PrematureExpiry, Zombie], 50),
-    // A zombie is provable only when every acked append of a freshly created session lost
-    // its TTL refresh and the session then idled past its TTL: seeds whose buggify point
-    // fires often surface it.
-    ("expire-separate", &[Zombie], 200),
-    ("retry-dup", &[Duplicate], 50),
-    ("timestamp-id", &[Lost], 50),
-    ("client-clock-order", &[Reorder], 50),
-    ("delete-reverses", &[Reorder], 50),
-    ("rebuild-nonatomic", &[Lost], 200),
-    ("rmw-blob", &[Lost], 50),
-    ("pipeline-partial", &[Lost], 100),
-    ("lossy-serde", &[Corrupt], 50),
-    ("prefix-collision", &[Leak], 100),
-    ("silent-read-cap", &[Lost], 50),
-    ("index-skip", &[RecallMiss, IndexDrift], 200),
-    ("key-scheme-v2", &[Lost], 50),
-    // What only the impolite workload reveals: canonical twins, retries racing their
-    // originals, forgets, clears, one user's concurrent sessions, overlapping appends.
-    ("case-folded-ids", &[Leak], 150),
-    ("retry-check-then-append", &[Duplicate], 50),
-    ("forget-keeps-index", &[IndexDrift], 50),
-    ("clear-keeps-head", &[Zombie], 50),
-    ("memory-index-rmw", &[RecallMiss, IndexDrift], 150),
-    ("context-cache", &[Lost], 150),
-];
+use catalogue::CATALOGUE;
 
 fn classes(seed: u64, store: &str) -> Vec<ViolationClass> {
     let store = Store::named(store).expect("a known store");

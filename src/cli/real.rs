@@ -3,11 +3,10 @@
 //! proxy; the same output as `run`: plan summary, timeline, verdict, reproduce line.
 
 use crate::cli::replay::load_plan;
-use crate::cli::run::store_named;
+use crate::cli::run::{store_named, timeline_and_verdict};
 use crate::cli::{CliError, EXIT_PASS, EXIT_VIOLATION};
 use amnesia::plan::{Plan, ScenarioConfig};
 use amnesia::real::{parse_time_scale, real_command, run_real, Provider, RealError, RealOptions};
-use amnesia::runner::text;
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["seed", "plan"])))]
@@ -60,6 +59,7 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         }
     };
     let provider = Provider::from_env().map_err(environment)?;
+    provider.check().map_err(environment)?;
     if args.lockstep {
         return lockstep(plan, &store, &provider);
     }
@@ -67,6 +67,12 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         provider,
         time_scale: args.time_scale,
     };
+    // A real run takes the plan's time: say so before the wait.
+    eprintln!(
+        "amnesia real: {} for about {:.0} s of real time",
+        options.provider.describe(),
+        plan.end_ms() as f64 * options.time_scale / 1_000.0
+    );
     let report = run_real(plan, &store, &options).map_err(environment)?;
     let mut out = String::new();
     if args.print_plan {
@@ -80,14 +86,11 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         report.time_scale,
         report.wall_ms as f64 / 1_000.0
     ));
-    out.push_str("--- timeline ---\n");
-    out.push_str(&if args.trace {
-        report.trace.timeline()
-    } else {
-        report.trace.summary_timeline()
-    });
-    out.push_str("--- verdict ---\n");
-    out.push_str(&text::verdict_text(&report.verdict));
+    out.push_str(&timeline_and_verdict(
+        &report.trace,
+        &report.verdict,
+        args.trace,
+    ));
     out.push('\n');
     let code = if report.verdict.is_pass() {
         EXIT_PASS

@@ -68,6 +68,22 @@ pub fn store_named(name: &str) -> Result<Store, CliError> {
     Store::named(name).map_err(|e| CliError::Usage(e.to_string()))
 }
 
+/// The timeline (every event with `full`, bytes on the wire included) and the verdict, as
+/// `run`, `replay` and `real` print them.
+pub fn timeline_and_verdict(
+    trace: &amnesia::Trace,
+    verdict: &amnesia::Verdict,
+    full: bool,
+) -> String {
+    let timeline = if full {
+        trace.timeline()
+    } else {
+        trace.summary_timeline()
+    };
+    let verdict = text::verdict_text(verdict);
+    format!("--- timeline ---\n{timeline}--- verdict ---\n{verdict}")
+}
+
 /// Run `plan` and print its summary, timeline and verdict; `reproduce` is the command
 /// printed on failure.
 pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError> {
@@ -83,14 +99,11 @@ pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError
     out.push('\n');
     let again = args.check_determinism.then(|| plan.clone());
     let report = run_plan_with(plan, &store, args.engine, &options);
-    out.push_str("--- timeline ---\n");
-    out.push_str(&if args.trace {
-        report.trace.timeline()
-    } else {
-        report.trace.summary_timeline()
-    });
-    out.push_str("--- verdict ---\n");
-    out.push_str(&text::verdict_text(&report.verdict));
+    out.push_str(&timeline_and_verdict(
+        &report.trace,
+        &report.verdict,
+        args.trace,
+    ));
     out.push_str(&format!("\ntrace hash: {:016x}\n", report.trace.hash()));
     if let Some(path) = &args.html {
         std::fs::write(path, amnesia::runner::page::render(&report)).map_err(|e| {

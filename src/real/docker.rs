@@ -27,14 +27,8 @@ impl DockerServer {
     /// Start `image` (`name:tag`) with `flags`; fails with an environment error when no
     /// Docker engine answers or the image is missing.
     pub(crate) async fn start(image: &str, flags: &[String]) -> Result<DockerServer, RealError> {
-        let docker = engine().await?;
+        let docker = preflight(image).await?;
         remove_leftovers(&docker).await;
-        if docker.inspect_image(image).await.is_err() {
-            return Err(RealError::Environment(format!(
-                "the image {image} is not on the Docker engine: build it offline with \
-                 docker/build-redis-image.sh and set AMNESIA_REDIS_IMAGE=amnesia-redis:local"
-            )));
-        }
         let (name, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
         let mut cmd = vec!["--bind", "0.0.0.0", "--protected-mode", "no"];
         cmd.extend(flags.iter().map(String::as_str));
@@ -136,6 +130,18 @@ impl Drop for DockerServer {
             runtime.block_on(async move { drop(container) });
         }
     }
+}
+
+/// The local Docker engine, if one answers and has `image`.
+pub(crate) async fn preflight(image: &str) -> Result<testcontainers::bollard::Docker, RealError> {
+    let docker = engine().await?;
+    if docker.inspect_image(image).await.is_err() {
+        return Err(RealError::Environment(format!(
+            "the image {image} is not on the Docker engine: build it offline with \
+             docker/build-redis-image.sh and set AMNESIA_REDIS_IMAGE=amnesia-redis:local"
+        )));
+    }
+    Ok(docker)
 }
 
 /// The local Docker engine, if one answers.

@@ -46,13 +46,7 @@ impl ProcessServer {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| {
-                RealError::Environment(format!(
-                    "cannot run {} ({e}): install redis-server (Debian: apt-get install \
-                     redis-server) or set AMNESIA_REDIS_SERVER",
-                    self.binary
-                ))
-            })?;
+            .map_err(|e| missing(&self.binary, &e))?;
         *self.child.lock().expect("never poisoned") = Some(child);
         Ok(())
     }
@@ -72,6 +66,27 @@ impl ProcessServer {
             let _ = child.wait();
         }
     }
+}
+
+fn missing(binary: &str, error: &dyn std::fmt::Display) -> RealError {
+    RealError::Environment(format!(
+        "cannot run {binary} ({error}): install redis-server (Debian: apt-get install \
+         redis-server) or set AMNESIA_REDIS_SERVER"
+    ))
+}
+
+/// `binary --version` runs.
+pub(crate) fn check(binary: &str) -> Result<(), RealError> {
+    let status = Command::new(binary)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| missing(binary, &e))?;
+    if !status.success() {
+        return Err(missing(binary, &format!("--version exited with {status}")));
+    }
+    Ok(())
 }
 
 /// A port of 127.0.0.1 free at this instant.

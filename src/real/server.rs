@@ -89,6 +89,20 @@ impl Provider {
         }
     }
 
+    /// What the provider needs is there: a Docker engine with the image, or the binary.
+    /// Every failure is one line naming what to install or set.
+    pub fn check(&self) -> Result<(), RealError> {
+        match self {
+            Provider::Docker { image } => tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| RealError::Environment(format!("cannot build a runtime: {e}")))?
+                .block_on(crate::real::docker::preflight(image))
+                .map(|_| ()),
+            Provider::Process { binary } => crate::real::process::check(binary),
+        }
+    }
+
     /// Start a server with `persistence`; it answers `PING` when this returns.
     pub(crate) async fn start(
         &self,
