@@ -33,7 +33,7 @@ use tokio::net::TcpStream;
 const LOCKSTEP_TTL_MS: u64 = 24 * 60 * 60 * 1_000;
 /// How long the real server may take to answer one replayed command.
 const REPLY_MS_MAX: u64 = 5_000;
-/// Mismatches a report keeps (the count goes on).
+/// Mismatches a report keeps (the count goes on); see [`Lockstep::mismatched`].
 const MISMATCHES_KEPT_MAX: usize = 16;
 /// Commands whose replies read the clock or the process, not the keyspace.
 const UNCOMPARED: [&[u8]; 2] = [b"TIME", b"INFO"];
@@ -58,7 +58,7 @@ pub struct Lockstep {
     pub compared: usize,
     /// Of the compared, replies compared as sets (their order is the server's own).
     pub compared_as_sets: usize,
-    /// Replies that differed (the first [`MISMATCHES_KEPT_MAX`] are kept).
+    /// Replies that differed (the first 16 are kept in `mismatches`).
     pub mismatched: usize,
     /// Restarts replayed as a kill and start of the real server.
     pub restarts: usize,
