@@ -65,3 +65,34 @@ pub fn scale_plan(mut plan: Plan, factor: f64) -> Plan {
     }
     plan
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::ScenarioConfig;
+
+    #[test]
+    fn every_duration_scales_and_the_order_stays() {
+        let plan = Plan::generate(7, &ScenarioConfig::standard());
+        let half = scale_plan(plan.clone(), 0.5);
+        assert_eq!(half.duration_ms, plan.duration_ms / 2);
+        assert_eq!(
+            half.session_ttl_ms,
+            (plan.session_ttl_ms as f64 * 0.5).round() as u64
+        );
+        assert_eq!(half.turns.len(), plan.turns.len());
+        for (scaled, turn) in half.turns.iter().zip(&plan.turns) {
+            assert_eq!(scaled.start_ms, (turn.start_ms as f64 * 0.5).round() as u64);
+            assert_eq!(scaled.user, turn.user, "contents never change");
+        }
+        assert!(half
+            .turns
+            .windows(2)
+            .all(|w| w[0].start_ms <= w[1].start_ms));
+        assert!(half.faults.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+        for (scaled, link) in half.links.iter().zip(&plan.links) {
+            assert_eq!(scaled.base_us, (link.base_us as f64 * 0.5).round() as u64);
+        }
+        assert_eq!(scale_plan(plan.clone(), 1.0), plan, "1 is the identity");
+    }
+}
