@@ -40,6 +40,8 @@ pub struct Buggify {
     fire_rng: ChaCha8Rng,
     trace: Trace,
     now_us: Box<dyn Fn() -> u64>,
+    /// Real milliseconds per drawn millisecond of delay (the real tier's time scale).
+    time_scale: f64,
 }
 
 thread_local! {
@@ -58,7 +60,14 @@ impl Buggify {
             fire_rng,
             trace,
             now_us: Box::new(now_us),
+            time_scale: 1.0,
         }
+    }
+
+    /// Every delay multiplied by `factor` (the real tier runs plans scaled to real time).
+    pub fn time_scale(mut self, factor: f64) -> Self {
+        self.time_scale = factor;
+        self
     }
 
     /// Make this the state of the current thread's run until the guard drops. The
@@ -102,7 +111,11 @@ impl Buggify {
         if percent == 0 || self.fire_rng.random_range(0..100) >= percent {
             return None;
         }
-        let delay_ms = self.fire_rng.random_range(1..=DELAY_MS_MAX);
+        let drawn_ms = self.fire_rng.random_range(1..=DELAY_MS_MAX);
+        let delay_ms = match self.time_scale {
+            1.0 => drawn_ms,
+            factor => ((drawn_ms as f64 * factor).round() as u64).max(1),
+        };
         self.trace.record(
             (self.now_us)(),
             "buggify",

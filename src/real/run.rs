@@ -93,13 +93,14 @@ pub fn run_real(plan: Plan, store: &Store, options: &RealOptions) -> Result<Real
     let factory = store.factory().clone();
     let output = runtime.block_on(async {
         let server: Arc<dyn Server> = options.provider.start(plan.persistence).await?.into();
-        let output = world(plan.clone(), factory, server.clone()).await;
+        let output = world(plan.clone(), factory, server.clone(), options.time_scale).await;
         server.remove().await;
         output
     })?;
     drop(runtime);
     let plan = Arc::try_unwrap(plan).unwrap_or_else(|shared| (*shared).clone());
-    let verdict = crate::runner::run::judge(&plan, &output);
+    let op_budget_ms = crate::real::scale::scale_ms(crate::sim::OP_BUDGET_MS, options.time_scale);
+    let verdict = crate::runner::run::judge_with_budget(&plan, &output, op_budget_ms);
     Ok(RealReport {
         plan,
         store: store.label().to_string(),
@@ -124,13 +125,16 @@ async fn world(
     plan: Arc<Plan>,
     store: StoreFactory,
     server: Arc<dyn Server>,
+    time_scale: f64,
 ) -> Result<SimOutput, RealError> {
     let clock = WorldClock::start_at(unix_now_ms());
     let trace = Trace::new();
     let _entered = crate::sim::context::enter(&clock, &trace);
     let _buggify = plan.scenario.buggify.then(|| {
         let clock = clock.clone();
-        Buggify::new(plan.seed, trace.clone(), move || clock.now_us()).install()
+        Buggify::new(plan.seed, trace.clone(), move || clock.now_us())
+            .time_scale(time_scale)
+            .install()
     });
     let links = World::links_of(&plan);
     let pending_error = Arc::new(crate::real::inject::PendingError::default());
@@ -158,7 +162,9 @@ async fn world(
         pending_error,
         paused: Default::default(),
     };
-    let world = World::new(plan, clock, trace.clone(), Arc::new(node), links, store);
+    let mut world = World::new(plan, clock, trace.clone(), Arc::new(node), links, store);
+    world.connector = crate::real::scale::scale_connector(world.connector, time_scale);
+    world.grace_ms = crate::real::scale::scale_ms(world.grace_ms, time_scale);
     let end = Arc::new(world).run().await;
     Ok(SimOutput {
         history: end.history,

@@ -31,7 +31,28 @@ pub fn parse_time_scale(text: &str) -> Result<f64, String> {
     Ok(factor)
 }
 
-/// `plan` with every duration multiplied by `factor`.
+/// `duration_ms` multiplied by `factor`, at least 1 ms.
+pub(crate) fn scale_ms(duration_ms: u64, factor: f64) -> u64 {
+    ((duration_ms as f64 * factor).round() as u64).max(1)
+}
+
+/// The connector's timeouts multiplied by `factor`.
+pub(crate) fn scale_connector(
+    config: crate::connect::ConnectorConfig,
+    factor: f64,
+) -> crate::connect::ConnectorConfig {
+    let scale = |duration: std::time::Duration| {
+        std::time::Duration::from_millis(scale_ms(duration.as_millis() as u64, factor))
+    };
+    crate::connect::ConnectorConfig {
+        response_timeout: scale(config.response_timeout),
+        connect_timeout: scale(config.connect_timeout),
+    }
+}
+
+/// `plan` with every duration multiplied by `factor`. The real tier scales what is not
+/// in the plan with it: buggify delays, the connector's timeouts, the run's grace period
+/// and the checker's per-operation budget.
 pub fn scale_plan(mut plan: Plan, factor: f64) -> Plan {
     assert!((TIME_SCALE_MIN..=TIME_SCALE_MAX).contains(&factor));
     if factor == 1.0 {

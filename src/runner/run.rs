@@ -172,9 +172,15 @@ pub fn run_plan_with(
 /// The checker's verdict on what an engine produced for `plan`: every class, liveness
 /// from the end of the busy phase on.
 pub fn judge(plan: &Plan, output: &SimOutput) -> Verdict {
+    judge_with_budget(plan, output, OP_BUDGET_MS)
+}
+
+/// [`judge`] with the quiet period's per-operation budget given (the real tier scales it
+/// with the plan).
+pub(crate) fn judge_with_budget(plan: &Plan, output: &SimOutput, op_budget_ms: u64) -> Verdict {
     let liveness = LivenessSpec {
         quiet_from_us: plan.duration_ms * 1_000,
-        op_budget_us: OP_BUDGET_MS * 1_000,
+        op_budget_us: op_budget_ms * 1_000,
         run_end_us: output.end_us,
     };
     let input = CheckInput {

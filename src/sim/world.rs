@@ -32,6 +32,10 @@ pub struct World {
     pub gate: crate::sim::gate::Gate,
     /// What the store declares, read once when the clients first start.
     pub policy: std::sync::OnceLock<Policy>,
+    /// The timeouts of every client's connector.
+    pub connector: ConnectorConfig,
+    /// How long past the plan's end pending operations may run before they are cut off.
+    pub grace_ms: u64,
 }
 
 /// What a finished run leaves for the checker.
@@ -67,6 +71,8 @@ impl World {
             policy: std::sync::OnceLock::new(),
             gate: crate::sim::gate::Gate::default(),
             code_version: std::sync::atomic::AtomicU32::new(1),
+            connector: ConnectorConfig::default(),
+            grace_ms: crate::sim::RUN_GRACE_MS,
         }
     }
 
@@ -79,7 +85,7 @@ impl World {
 
     /// Run the plan: start the clients, the fault schedule and the deploy, drive every
     /// turn and the final reads, and audit the memories; operations still pending at the
-    /// deadline (the plan's end plus [`crate::sim::RUN_GRACE_MS`]) are cut off.
+    /// deadline (the plan's end plus the world's `grace_ms`) are cut off.
     pub async fn run(self: Arc<Self>) -> WorldEnd {
         let (plan, clock, trace) = (&self.plan, &self.clock, &self.trace);
         (0..plan.clients).for_each(|client| self.start_client(client));
@@ -92,7 +98,7 @@ impl World {
         let driver = Driver {
             world: self.clone(),
         };
-        let deadline_ms = plan.duration_ms + plan.quiet_ms + crate::sim::RUN_GRACE_MS;
+        let deadline_ms = plan.duration_ms + plan.quiet_ms + self.grace_ms;
         let mut quiescence = None;
         let run = async {
             driver.clone().run().await;
@@ -122,7 +128,7 @@ impl World {
             generation: host.generation(),
         });
         let info = redis::RedisConnectionInfo::default();
-        let connector = Arc::new(Connector::new(dialer, info, ConnectorConfig::default()));
+        let connector = Arc::new(Connector::new(dialer, info, self.connector));
         let store = (self.store)(StoreContext {
             connector,
             clock: host.clock(),
