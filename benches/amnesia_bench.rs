@@ -501,6 +501,7 @@ fn turmoil_run(plan: &Plan) -> usize {
             let factory = store().factory().clone();
             let store = factory(StoreContext {
                 connector,
+                postgres: None,
                 clock: Clock::tokio(WORLD_EPOCH_UNIX_MS),
                 session_ttl_ms: plan.session_ttl_ms,
                 code_version: 1,

@@ -175,3 +175,17 @@ pub fn classify(error: &redis::RedisError) -> StoreError {
         StoreError::Redis(error.to_string())
     }
 }
+
+/// The Redis dialer of a run without Redis: every connect fails as unavailable.
+pub(crate) struct NoRedis;
+
+impl Dialer for NoRedis {
+    fn dial(&self) -> DialFuture<'_> {
+        Box::pin(async {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "this run has no Redis (backend pgvector)",
+            ))
+        })
+    }
+}

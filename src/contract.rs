@@ -197,11 +197,51 @@ pub struct MemoryAudit {
     pub indexed: Vec<String>,
 }
 
-/// What a store is built from in any tier and engine: a connector to Redis, the host's
-/// wall clock, and the few settings of the run a store needs.
+/// The server a store keeps its data in. The simulator hosts Redis only; PostgreSQL with
+/// pgvector runs in the real tier (`amnesia real --backend pgvector`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backend {
+    /// Redis: the model in the simulator, a real server in the real tier.
+    #[default]
+    Redis,
+    /// PostgreSQL with the pgvector extension, real tier only.
+    Pgvector,
+}
+
+impl Backend {
+    /// `redis` or `pgvector`, as `--backend` spells it.
+    ///
+    /// ```
+    /// use amnesia::Backend;
+    /// assert_eq!(Backend::parse("pgvector"), Some(Backend::Pgvector));
+    /// assert_eq!(Backend::Pgvector.name(), "pgvector");
+    /// assert_eq!(Backend::parse("mysql"), None);
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Redis => "redis",
+            Backend::Pgvector => "pgvector",
+        }
+    }
+
+    /// The backend `name` spells, if any.
+    pub fn parse(name: &str) -> Option<Backend> {
+        [Backend::Redis, Backend::Pgvector]
+            .into_iter()
+            .find(|backend| backend.name() == name)
+    }
+}
+
+/// What a store is built from in any tier and engine: a connector to its server, the
+/// host's wall clock, and the few settings of the run a store needs.
 pub struct StoreContext {
-    /// Hands out live `redis::aio::MultiplexedConnection`s to the Redis under test.
+    /// Hands out live `redis::aio::MultiplexedConnection`s to the Redis under test (in a
+    /// pgvector run there is no Redis: every connect fails as unavailable).
     pub connector: std::sync::Arc<crate::connect::Connector>,
+    /// Hands out connections to the PostgreSQL under test in a pgvector run; `None` on
+    /// Redis.
+    pub postgres: Option<std::sync::Arc<crate::postgres::PgConnector>>,
     /// This host's wall clock (skewed and jumped by the simulator): read it instead of the
     /// OS clock.
     pub clock: crate::clock::Clock,

@@ -68,6 +68,7 @@ pub mod history;
 #[allow(missing_docs)]
 pub mod model;
 pub mod plan;
+pub mod postgres;
 pub mod real;
 pub mod runner;
 pub(crate) mod sim;
@@ -79,8 +80,8 @@ pub use check::{Verdict, Violation, ViolationClass};
 pub use clock::Clock;
 pub use connect::Connector;
 pub use contract::{
-    Context, Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError, StoreFactory,
-    TtlPolicy,
+    Backend, Context, Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError,
+    StoreFactory, TtlPolicy,
 };
 pub use domain::{Memory, Message, Persistence, Role, SessionKey, Summary, UserKey};
 pub use plan::{Plan, PlanError, ScenarioConfig};

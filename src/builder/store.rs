@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::contract::{MemoryStore, StoreContext, StoreFactory};
+use crate::contract::{Backend, MemoryStore, StoreContext, StoreFactory};
 
 pub use crate::store::UnknownStore;
 
@@ -32,6 +32,7 @@ pub use crate::store::UnknownStore;
 pub struct Store {
     label: String,
     builtin: bool,
+    backend: Backend,
     factory: StoreFactory,
 }
 
@@ -42,6 +43,7 @@ impl Store {
         Ok(Store {
             label: name.to_string(),
             builtin: true,
+            backend: crate::store::backend_of(name),
             factory: crate::store::factory(name)?,
         })
     }
@@ -62,8 +64,29 @@ impl Store {
         Store {
             label: label.into(),
             builtin: false,
+            backend: Backend::Redis,
             factory,
         }
+    }
+
+    /// The same store, keeping its data in `backend` (default Redis). A pgvector store
+    /// reads [`StoreContext::postgres`] and runs in the real tier only.
+    ///
+    /// ```
+    /// use amnesia::{Backend, Store};
+    /// let store = Store::named("pgvector-reference").unwrap();
+    /// assert_eq!(store.backend(), Backend::Pgvector);
+    /// let mine = Store::from_factory("mine", store.factory().clone()).with_backend(Backend::Pgvector);
+    /// assert_eq!(mine.backend(), Backend::Pgvector);
+    /// ```
+    pub fn with_backend(mut self, backend: Backend) -> Store {
+        self.backend = backend;
+        self
+    }
+
+    /// The server this store keeps its data in.
+    pub fn backend(&self) -> Backend {
+        self.backend
     }
 
     /// The name reports and replay commands give it.
@@ -87,6 +110,7 @@ impl std::fmt::Debug for Store {
         f.debug_struct("Store")
             .field("label", &self.label)
             .field("builtin", &self.builtin)
+            .field("backend", &self.backend)
             .finish_non_exhaustive()
     }
 }

@@ -2,6 +2,9 @@
 //! `corrupt`, `duplicate`) applied to recall results.
 //!
 //! Rules, per successful recall Q = `recall(u, query, k)` invoked at t0, completed at t1:
+//! - `recall-miss` by count: Q has fewer than `k` entries although u certainly held more
+//!   memories (acked before t0, no forget invoked by t1, no restart since that may have
+//!   lost them); the ones not returned are named.
 //! - `recall-miss`: a memory of u whose sole `remember` was acked before t0, whose text
 //!   equals `query` exactly, is absent from Q. Judged only when `k` is at least the number
 //!   of distinct memories of u with that text (remembered by t1, whatever the outcome),
@@ -32,6 +35,7 @@ use crate::domain::UserKey;
 pub(crate) fn check(idx: &Index<'_>, quiescence: Option<&Quiescence>, verdict: &mut Verdict) {
     for recall in &idx.recalls {
         check_misses(idx, recall, verdict);
+        check_short(idx, recall, verdict);
         check_integrity(idx, recall, verdict);
         check_superseded(idx, recall, verdict);
     }
@@ -249,6 +253,62 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
     verdict.violations.push(Violation::new(
         ViolationClass::RecallMiss,
         subject(),
+        ops,
+        ids,
+        text,
+    ));
+}
+
+/// `recall-miss` by count: a recall returned fewer than `k` memories although the user
+/// certainly held more (each id acked before the recall began, no forget of it invoked by
+/// its end, no restart since that may have lost it). A store that returns fewer rows than
+/// asked (an ANN search that filters after its candidates, a list probed alone) misses
+/// memories it had to return.
+fn check_short(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
+    if recall.memories.len() >= recall.k {
+        return;
+    }
+    let Some(by_text) = idx.remembers_by_text.get(recall.user) else {
+        return;
+    };
+    let mut held: BTreeMap<&str, usize> = BTreeMap::new();
+    for &position in by_text.values().flatten() {
+        let r = &idx.remembers[position];
+        let id = r.memory.id.as_str();
+        let acked_before = r.write.acked_by_us().is_some_and(|c| c < recall.invoke_us);
+        if held.contains_key(id)
+            || !acked_before
+            || idx.restart_losing(&r.write, recall.complete_us).is_some()
+            || forgets_of(idx, recall.user, id).any(|f| f.write.invoke_us <= recall.complete_us)
+        {
+            continue;
+        }
+        held.insert(id, r.write.op);
+    }
+    if recall.memories.len() >= held.len().min(recall.k) {
+        return;
+    }
+    let missing: Vec<(&str, usize)> = held
+        .into_iter()
+        .filter(|(id, _)| !recall.memories.iter().any(|m| m.id == *id))
+        .collect();
+    let mut ops = vec![recall.op];
+    ops.extend(missing.iter().map(|(_, op)| *op));
+    let ids: Vec<String> = missing.iter().map(|(id, _)| id.to_string()).collect();
+    let text = format!(
+        "recall at {}..{} us (k {}) returned {} memories although the user certainly held \
+         {} more; not returned: {}",
+        recall.invoke_us,
+        recall.complete_us,
+        recall.k,
+        recall.memories.len(),
+        ids.len(),
+        ids.join(", ")
+    );
+    let subject = Subject::User(recall.user.clone());
+    verdict.violations.push(Violation::new(
+        ViolationClass::RecallMiss,
+        subject,
         ops,
         ids,
         text,

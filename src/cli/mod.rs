@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch for the `amnesia` binary.
 
+mod golden;
 mod real;
 mod replay;
 mod run;
@@ -33,9 +34,13 @@ enum Command {
     Replay(replay::Args),
     /// Minimize a failing seed's plan and save it for `replay --plan`.
     Shrink(shrink::Args),
-    /// Run one seed or a saved plan against a real Redis server (Docker, or a local
-    /// process with AMNESIA_REAL_PROVIDER=process) behind the fault proxy.
+    /// Run one seed or a saved plan against a real server (Redis, or PostgreSQL with
+    /// pgvector; Docker, or a local process with AMNESIA_REAL_PROVIDER=process) behind
+    /// the fault proxy.
     Real(real::Args),
+    /// Replay the golden corpus of historical memories on a real server: recall by own
+    /// text and recall@k against exact search.
+    Golden(golden::Args),
     /// Serve the Redis model on 127.0.0.1 with the real clock.
     ServeModel(serve_model::Args),
 }
@@ -65,6 +70,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Replay(args) => replay::run(args),
         Command::Shrink(args) => shrink::run(args),
         Command::Real(args) => real::run(args),
+        Command::Golden(args) => golden::run(args),
         Command::ServeModel(args) => serve_model::run(args),
     }
 }

@@ -1,12 +1,16 @@
-//! `amnesia real (--seed N | --plan FILE)`: the same plan against a real Redis server
-//! (Docker, or a local process with `AMNESIA_REAL_PROVIDER=process`) behind the fault
-//! proxy; the same output as `run`: plan summary, timeline, verdict, reproduce line.
+//! `amnesia real (--seed N | --plan FILE) [--backend redis|pgvector]`: the same plan
+//! against a real server (Redis, or PostgreSQL with pgvector; in Docker, or a local
+//! process with `AMNESIA_REAL_PROVIDER=process`) behind the fault proxy; the same output
+//! as `run`: plan summary, timeline, verdict, reproduce line.
 
 use crate::cli::replay::load_plan;
-use crate::cli::run::{store_named, timeline_and_verdict};
+use crate::cli::run::{any_store_named, timeline_and_verdict};
 use crate::cli::{CliError, EXIT_PASS, EXIT_VIOLATION};
 use amnesia::plan::{Plan, ScenarioConfig};
-use amnesia::real::{parse_time_scale, real_command, run_real, Provider, RealError, RealOptions};
+use amnesia::real::{
+    parse_time_scale, real_command, run_real, time_scale_flag, Provider, RealError, RealOptions,
+};
+use amnesia::Backend;
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["seed", "plan"])))]
@@ -17,12 +21,18 @@ pub struct Args {
     /// A saved plan file (versioned JSON) to run for real.
     #[arg(long, value_name = "FILE")]
     plan: Option<std::path::PathBuf>,
-    /// The store under test.
-    #[arg(long, default_value = "reference")]
-    store: String,
-    /// The scenario the seed's plan is generated from; a plan file carries its own.
-    #[arg(long, default_value = "standard")]
-    scenario: String,
+    /// The server the store keeps its data in: `redis` or `pgvector` (PostgreSQL with
+    /// pgvector, real tier only).
+    #[arg(long, default_value = "redis", value_parser = parse_backend)]
+    backend: Backend,
+    /// The store under test (default: the backend's reference store, `reference` or
+    /// `pgvector-reference`).
+    #[arg(long)]
+    store: Option<String>,
+    /// The scenario the seed's plan is generated from (default: `standard` on Redis,
+    /// `replay` on pgvector); a plan file carries its own.
+    #[arg(long)]
+    scenario: Option<String>,
     /// Real milliseconds per plan millisecond.
     #[arg(long, default_value = "1", value_parser = parse_time_scale)]
     time_scale: f64,
@@ -38,28 +48,60 @@ pub struct Args {
     lockstep: bool,
 }
 
+fn parse_backend(name: &str) -> Result<Backend, String> {
+    Backend::parse(name).ok_or_else(|| format!("unknown backend '{name}' (known: redis, pgvector)"))
+}
+
+/// The store `--store` names (or the backend's reference), on the backend it needs.
+fn store_for(args: &Args) -> Result<amnesia::Store, CliError> {
+    let name = args.store.clone().unwrap_or_else(|| match args.backend {
+        Backend::Redis => "reference".into(),
+        Backend::Pgvector => "pgvector-reference".into(),
+    });
+    let store = any_store_named(&name)?;
+    if store.backend() != args.backend && args.store.is_some() && args.backend != Backend::Redis {
+        return Err(CliError::Usage(format!(
+            "store '{name}' keeps its data in {}, not {}",
+            store.backend().name(),
+            args.backend.name()
+        )));
+    }
+    Ok(store)
+}
+
 pub fn run(args: Args) -> Result<u8, CliError> {
-    let store = store_named(&args.store)?;
+    let store = store_for(&args)?;
+    let backend = store.backend();
+    if args.lockstep && backend != Backend::Redis {
+        return Err(CliError::Usage(
+            "--lockstep compares the Redis model with Redis: pgvector has no model".into(),
+        ));
+    }
     let (plan, reproduce) = match (&args.plan, args.seed) {
         (Some(path), _) => {
             let reproduce = format!(
                 "amnesia real --plan {} --store {}{}",
                 path.display(),
-                args.store,
-                scale_flag(args.time_scale)
+                store.label(),
+                time_scale_flag(args.time_scale)
             );
             (load_plan(path)?, reproduce)
         }
         (None, seed) => {
             let seed = seed.expect("clap requires --seed or --plan");
-            let scenario = ScenarioConfig::parse_name(&args.scenario).map_err(CliError::Usage)?;
+            let default = match backend {
+                Backend::Redis => "standard",
+                Backend::Pgvector => "replay",
+            };
+            let name = args.scenario.as_deref().unwrap_or(default);
+            let scenario = ScenarioConfig::parse_name(name).map_err(CliError::Usage)?;
             let reproduce = real_command(seed, &scenario, &store, args.time_scale)
                 .expect("a built-in store on a named scenario");
             (Plan::generate(seed, &scenario), reproduce)
         }
     };
     let provider = Provider::from_env().map_err(environment)?;
-    provider.check().map_err(environment)?;
+    provider.check(backend).map_err(environment)?;
     if args.lockstep {
         return lockstep(plan, &store, &provider);
     }
@@ -70,7 +112,7 @@ pub fn run(args: Args) -> Result<u8, CliError> {
     // A real run takes the plan's time: say so before the wait.
     eprintln!(
         "amnesia real: {} for about {:.0} s of real time",
-        options.provider.describe(),
+        options.provider.describe(backend),
         plan.end_ms() as f64 * options.time_scale / 1_000.0
     );
     let report = run_real(plan, &store, &options).map_err(environment)?;
@@ -109,7 +151,7 @@ fn lockstep(plan: Plan, store: &amnesia::Store, provider: &Provider) -> Result<u
     let mut out = format!(
         "lockstep seed {seed} on {}: {} commands over {} connections, {} restarts; {} replies \
          compared ({} as sets), {} differ\n",
-        provider.describe(),
+        provider.describe(Backend::Redis),
         found.commands,
         found.connections,
         found.restarts,
@@ -129,13 +171,6 @@ fn lockstep(plan: Plan, store: &amnesia::Store, provider: &Provider) -> Result<u
     } else {
         EXIT_VIOLATION
     })
-}
-
-fn scale_flag(time_scale: f64) -> String {
-    match time_scale {
-        1.0 => String::new(),
-        factor => format!(" --time-scale {factor}"),
-    }
 }
 
 /// A real-tier failure: what is missing is an environment error (exit 4), and so is a

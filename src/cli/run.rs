@@ -64,7 +64,21 @@ impl ShowArgs {
 }
 
 /// A built-in store by name; an unknown name is a usage error listing the known ones.
+/// A built-in store the simulator can host: a pgvector store is refused with the command
+/// that runs it.
 pub fn store_named(name: &str) -> Result<Store, CliError> {
+    let store = any_store_named(name)?;
+    if store.backend() != amnesia::Backend::Redis {
+        return Err(CliError::Usage(format!(
+            "store '{name}' keeps its data in PostgreSQL (pgvector), which the simulator does \
+             not host yet: run it for real with `amnesia real --store {name}`"
+        )));
+    }
+    Ok(store)
+}
+
+/// A built-in store of any backend.
+pub fn any_store_named(name: &str) -> Result<Store, CliError> {
     Store::named(name).map_err(|e| CliError::Usage(e.to_string()))
 }
 

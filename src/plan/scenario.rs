@@ -99,6 +99,11 @@ pub struct ScenarioConfig {
     /// plans that force one fault turn it off to see that fault alone.
     #[serde(default = "buggify_default")]
     pub buggify: bool,
+    /// At quiescence, after the final reads, recall every memory text the plan wrote by
+    /// itself (`k` = the largest a recall asks for): the incident suite's replay of every
+    /// historical memory, which found the one index entry never built.
+    #[serde(default)]
+    pub replay_memories: bool,
 }
 
 fn buggify_default() -> bool {
@@ -139,17 +144,19 @@ impl ScenarioConfig {
             colliding_names_ppm: 250_000,
             swarm: true,
             buggify: true,
+            replay_memories: false,
         }
     }
 
     /// The scenarios the `amnesia` binary knows by name (`--scenario NAME`).
-    pub const NAMES: &'static [&'static str] = &["standard", "smoke"];
+    pub const NAMES: &'static [&'static str] = &["standard", "smoke", "replay"];
 
     /// The scenario called `name`, if the binary knows it.
     pub fn named(name: &str) -> Option<Self> {
         match name {
             "standard" => Some(Self::standard()),
             "smoke" => Some(Self::smoke()),
+            "replay" => Some(Self::replay()),
             _ => None,
         }
     }
@@ -162,6 +169,16 @@ impl ScenarioConfig {
                 Self::NAMES.join(", ")
             )
         })
+    }
+
+    /// The standard scenario with the replay of every memory at quiescence
+    /// ([`Self::replay_memories`]): the pgvector backend's default.
+    pub fn replay() -> Self {
+        Self {
+            name: "replay".to_string(),
+            replay_memories: true,
+            ..Self::standard()
+        }
     }
 
     /// A tiny scenario for unit tests and quick smoke runs.

@@ -1,9 +1,9 @@
-//! Redis in a container, through testcontainers. The container's port is published on
+//! A server (Redis, PostgreSQL) in a container, through testcontainers. The container's port is published on
 //! 127.0.0.1 only; it carries amnesia's labels, with the owning process's id, so a sweep
 //! ([`remove_leftovers`]) removes what a killed run left behind; a guard removes it
 //! when the run ends, however it ends.
 
-use crate::real::server::{RealError, Server, REDIS_PORT};
+use crate::real::server::{RealError, Server};
 use std::net::SocketAddr;
 use testcontainers::bollard::models::{HostConfig, PortBinding};
 use testcontainers::core::{IntoContainerPort, WaitFor};
@@ -14,50 +14,72 @@ use testcontainers::{ContainerAsync, GenericImage, ImageExt};
 pub const LABEL: &str = "dev.amnesia";
 /// The id of the process that started the container.
 pub const OWNER_LABEL: &str = "dev.amnesia.owner-pid";
-/// What redis-server logs once it serves clients.
-const READY_LINE: &str = "Ready to accept connections";
+/// What a server's container runs and how it says it is ready.
+pub(crate) struct ContainerSpec<'a> {
+    /// `name:tag`.
+    pub image: &'a str,
+    /// The port the server listens on inside the container.
+    pub port: u16,
+    /// The arguments after the image's entrypoint.
+    pub cmd: Vec<String>,
+    /// What the server logs once it serves clients.
+    pub ready_line: &'static str,
+    /// The ready line is on stderr (PostgreSQL) rather than stdout (Redis).
+    pub ready_on_stderr: bool,
+    /// The image this spec needs and the script that builds it offline, for the
+    /// missing-image error.
+    pub build_hint: &'static str,
+}
 
-/// A Redis container.
+/// A server's container.
 pub(crate) struct DockerServer {
     /// `None` once removed. A tokio mutex: a fault's docker call holds it across awaits.
     container: tokio::sync::Mutex<Option<ContainerAsync<GenericImage>>>,
+    /// The server's port inside the container.
+    port: u16,
 }
 
 impl DockerServer {
-    /// Start `image` (`name:tag`) with `flags`; fails with an environment error when no
-    /// Docker engine answers or the image is missing.
-    pub(crate) async fn start(image: &str, flags: &[String]) -> Result<DockerServer, RealError> {
-        let docker = preflight(image).await?;
+    /// Start `spec`'s image; fails with an environment error when no Docker engine
+    /// answers or the image is missing.
+    pub(crate) async fn start(spec: ContainerSpec<'_>) -> Result<DockerServer, RealError> {
+        let docker = preflight(spec.image, spec.build_hint).await?;
         remove_leftovers(&docker).await;
+        let image = spec.image;
         let (name, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
-        let mut cmd = vec!["--bind", "0.0.0.0", "--protected-mode", "no"];
-        cmd.extend(flags.iter().map(String::as_str));
+        let ready = if spec.ready_on_stderr {
+            WaitFor::message_on_stderr(spec.ready_line)
+        } else {
+            WaitFor::message_on_stdout(spec.ready_line)
+        };
+        let port = spec.port;
         let request = GenericImage::new(name, tag)
-            .with_exposed_port(REDIS_PORT.tcp())
-            .with_wait_for(WaitFor::message_on_stdout(READY_LINE))
-            .with_cmd(cmd)
+            .with_exposed_port(port.tcp())
+            .with_wait_for(ready)
+            .with_cmd(spec.cmd)
             .with_label(LABEL, "real-tier")
             .with_label(OWNER_LABEL, std::process::id().to_string())
-            .with_host_config_modifier(publish_on_loopback);
+            .with_host_config_modifier(move |host| publish_on_loopback(host, port));
         let container = request
             .start()
             .await
             .map_err(|e| RealError::Server(format!("cannot start {image}: {e}")))?;
         Ok(DockerServer {
             container: tokio::sync::Mutex::new(Some(container)),
+            port,
         })
     }
 }
 
 const REMOVED: &str = "the container was removed";
 
-/// Publish the Redis port on 127.0.0.1 only, on a port the engine picks.
-fn publish_on_loopback(host: &mut HostConfig) {
+/// Publish the server's `port` on 127.0.0.1 only, on a port the engine picks.
+fn publish_on_loopback(host: &mut HostConfig, port: u16) {
     let binding = PortBinding {
         host_ip: Some("127.0.0.1".into()),
         host_port: None,
     };
-    let bindings = [(format!("{REDIS_PORT}/tcp"), Some(vec![binding]))];
+    let bindings = [(format!("{port}/tcp"), Some(vec![binding]))];
     host.publish_all_ports = Some(false);
     host.port_bindings = Some(bindings.into_iter().collect());
 }
@@ -72,7 +94,7 @@ impl Server for DockerServer {
         let guard = self.container.lock().await;
         let container = guard.as_ref().ok_or(RealError::Server(REMOVED.into()))?;
         let port = container
-            .get_host_port_ipv4(REDIS_PORT)
+            .get_host_port_ipv4(self.port)
             .await
             .map_err(server_error("port"))?;
         Ok(SocketAddr::from(([127, 0, 0, 1], port)))
@@ -132,13 +154,16 @@ impl Drop for DockerServer {
     }
 }
 
-/// The local Docker engine, if one answers and has `image`.
-pub(crate) async fn preflight(image: &str) -> Result<testcontainers::bollard::Docker, RealError> {
+/// The local Docker engine, if one answers and has `image` (`build_hint` says how to
+/// build it offline).
+pub(crate) async fn preflight(
+    image: &str,
+    build_hint: &str,
+) -> Result<testcontainers::bollard::Docker, RealError> {
     let docker = engine().await?;
     if docker.inspect_image(image).await.is_err() {
         return Err(RealError::Environment(format!(
-            "the image {image} is not on the Docker engine: build it offline with \
-             docker/build-redis-image.sh and set AMNESIA_REDIS_IMAGE=amnesia-redis:local"
+            "the image {image} is not on the Docker engine: {build_hint}"
         )));
     }
     Ok(docker)
@@ -149,7 +174,7 @@ async fn engine() -> Result<testcontainers::bollard::Docker, RealError> {
     let missing = |e: &dyn std::fmt::Display| {
         RealError::Environment(format!(
             "no Docker engine answers ({e}): install docker.io and start dockerd, or run a \
-             local redis-server with AMNESIA_REAL_PROVIDER=process"
+             local server with AMNESIA_REAL_PROVIDER=process"
         ))
     };
     let docker =

@@ -127,7 +127,10 @@ pub fn lockstep(plan: Plan, store: &Store, provider: &Provider) -> Result<Lockst
         .build()
         .map_err(|e| RealError::Environment(format!("cannot build a tokio runtime: {e}")))?;
     runtime.block_on(async {
-        let server: Arc<dyn Server> = provider.start(plan.persistence).await?.into();
+        let server: Arc<dyn Server> = provider
+            .start(crate::contract::Backend::Redis, plan.persistence)
+            .await?
+            .into();
         let replayed = replay(&journal, server.as_ref()).await;
         server.remove().await;
         replayed
@@ -168,7 +171,7 @@ async fn replay(journal: &[Journaled], server: &dyn Server) -> Result<Lockstep, 
                 connections.clear();
                 server.kill().await?;
                 server.start_again().await?;
-                crate::real::server::wait_ready(server).await?;
+                crate::real::server::wait_ready(server, crate::contract::Backend::Redis).await?;
                 report.restarts += 1;
             }
             Journaled::Blocked { .. } => unreachable!("refused before the replay"),

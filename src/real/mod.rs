@@ -17,9 +17,11 @@
 //! ```
 
 mod docker;
+mod golden;
 mod inject;
 mod lockstep;
 mod node;
+mod pg;
 mod process;
 mod proxy;
 mod run;
@@ -27,7 +29,12 @@ mod scale;
 mod server;
 
 pub use docker::{LABEL, OWNER_LABEL};
+pub use golden::{
+    golden_corpus, run_golden, GoldenCorpus, GoldenMemory, GoldenReport, GOLDEN_K_MAX,
+    GOLDEN_VERSION,
+};
 pub use lockstep::{lockstep, lockstep_plan, Lockstep, Mismatch};
-pub use run::{real_command, run_real, RealOptions, RealReport};
+pub use pg::{DEFAULT_PG_BIN, DEFAULT_PG_IMAGE};
+pub use run::{real_command, run_real, time_scale_flag, RealOptions, RealReport};
 pub use scale::{parse_time_scale, scale_plan, TIME_SCALE_MAX, TIME_SCALE_MIN};
 pub use server::{server_flags, Provider, RealError, DEFAULT_IMAGE};

@@ -4,11 +4,12 @@
 //! not observable); an error reply is answered by the proxy in the server's place.
 
 use crate::connect::{BoxStream, DialFuture, Dialer};
+use crate::contract::Backend;
 use crate::domain::Persistence;
 use crate::history::Restart;
 use crate::real::server::Server;
 use crate::sim::clock::WorldClock;
-use crate::sim::node::{DialFrom, RedisNode};
+use crate::sim::node::{DialFrom, ServerNode};
 use crate::trace::Trace;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -17,6 +18,7 @@ use std::sync::Arc;
 /// A real server, reached through one proxy listener per client.
 pub(crate) struct RealNode {
     pub server: Arc<dyn Server>,
+    pub backend: Backend,
     /// Indexed by client.
     pub proxies: Vec<SocketAddr>,
     pub persistence: Persistence,
@@ -24,8 +26,8 @@ pub(crate) struct RealNode {
     pub trace: Trace,
     /// Crash windows in force: the process runs only at zero.
     pub down: AtomicU32,
-    /// Shared with the proxy: the error the next data command gets.
-    pub pending_error: Arc<crate::real::inject::PendingError>,
+    /// Shared with the proxy: the error the next data command gets (Redis only).
+    pub pending_error: Option<Arc<crate::real::inject::PendingError>>,
     /// A pause window is in force. It outlasts a crash, as the simulator's does: a
     /// process that restarts within it starts frozen.
     pub paused: AtomicBool,
@@ -42,7 +44,11 @@ impl RealNode {
 }
 
 #[async_trait::async_trait]
-impl RedisNode for RealNode {
+impl ServerNode for RealNode {
+    fn backend(&self) -> Backend {
+        self.backend
+    }
+
     fn dialer(&self, from: DialFrom) -> Arc<dyn Dialer> {
         let proxy = self.proxies[from.link.client as usize];
         Arc::new(ProxyDialer { from, proxy })
@@ -66,7 +72,14 @@ impl RedisNode for RealNode {
             return None;
         }
         self.note_failure(self.server.start_again().await);
-        self.note_failure(crate::real::server::wait_ready(self.server.as_ref()).await);
+        let ready = crate::real::server::wait_ready(self.server.as_ref(), self.backend).await;
+        self.note_failure(ready);
+        if self.backend == Backend::Pgvector {
+            if self.paused.load(Ordering::Relaxed) {
+                self.note_failure(self.server.set_paused(true).await);
+            }
+            return Some("postgres restarted (crash recovery from its WAL)".into());
+        }
         let keys = match crate::real::server::connect(self.server.as_ref()).await {
             Ok(mut connection) => redis::cmd("DBSIZE")
                 .query_async::<u64>(&mut connection)
@@ -89,7 +102,10 @@ impl RedisNode for RealNode {
     }
 
     fn inject_error(&self, error: &str) -> bool {
-        self.pending_error.set(error);
+        let Some(pending) = &self.pending_error else {
+            return false;
+        };
+        pending.set(error);
         true
     }
 }

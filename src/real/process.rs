@@ -90,7 +90,7 @@ pub(crate) fn check(binary: &str) -> Result<(), RealError> {
 }
 
 /// A port of 127.0.0.1 free at this instant.
-fn free_port() -> Result<u16, RealError> {
+pub(crate) fn free_port() -> Result<u16, RealError> {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .map(|address| address.port())

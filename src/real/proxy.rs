@@ -21,8 +21,9 @@ pub(crate) struct ProxyWorld {
     pub clock: WorldClock,
     pub trace: Trace,
     pub seed: u64,
-    /// The error the next data command gets (an `error-reply` fault).
-    pub pending_error: Arc<crate::real::inject::PendingError>,
+    /// The error the next data command gets (an `error-reply` fault); `None` for a
+    /// server whose protocol the proxy does not speak (PostgreSQL): bytes pass as they are.
+    pub pending_error: Option<Arc<crate::real::inject::PendingError>>,
 }
 
 /// Listen for `link`'s client on 127.0.0.1; returns the address its dialer connects to.
@@ -52,9 +53,18 @@ async fn bridge(link: Arc<Link>, mut client: TcpStream, world: ProxyWorld) {
     };
     let _ = redis.set_nodelay(true);
     let (mut client_end, server_end) = link.open(&world.clock, &world.trace, world.seed);
+    let relay = async move {
+        match world.pending_error.clone() {
+            Some(pending) => crate::real::inject::relay(server_end, redis, pending).await,
+            None => {
+                let (mut server_end, mut redis) = (server_end, redis);
+                let _ = copy_bidirectional(&mut server_end, &mut redis).await;
+            }
+        }
+    };
     tokio::select! {
         _ = copy_bidirectional(&mut client, &mut client_end) => {}
-        () = crate::real::inject::relay(server_end, redis, world.pending_error.clone()) => {}
+        () = relay => {}
     }
     reset(client);
 }

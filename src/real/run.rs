@@ -6,7 +6,7 @@
 use crate::buggify::Buggify;
 use crate::builder::Store;
 use crate::check::Verdict;
-use crate::contract::{Policy, StoreFactory};
+use crate::contract::{Backend, Policy, StoreFactory};
 use crate::history::History;
 use crate::plan::{Plan, ScenarioConfig};
 use crate::real::node::RealNode;
@@ -68,15 +68,24 @@ pub fn real_command(
     store: &Store,
     time_scale: f64,
 ) -> Option<String> {
-    let replay = crate::runner::replay_command(seed, scenario, store, Default::default())?;
-    let rest = replay
-        .strip_prefix("amnesia replay ")?
-        .trim_end_matches(" --engine event");
-    let scale = match time_scale {
+    let args = crate::runner::run::seed_args(seed, scenario, store)?;
+    Some(format!(
+        "amnesia real {args}{}",
+        time_scale_flag(time_scale)
+    ))
+}
+
+/// ` --time-scale F` unless `F` is 1: the tail of every `amnesia real` command.
+///
+/// ```
+/// assert_eq!(amnesia::real::time_scale_flag(1.0), "");
+/// assert_eq!(amnesia::real::time_scale_flag(0.5), " --time-scale 0.5");
+/// ```
+pub fn time_scale_flag(time_scale: f64) -> String {
+    match time_scale {
         1.0 => String::new(),
         factor => format!(" --time-scale {factor}"),
-    };
-    Some(format!("amnesia real {rest}{scale}"))
+    }
 }
 
 /// Run `plan` against a real server and judge it as the simulator does.
@@ -92,8 +101,16 @@ pub fn run_real(plan: Plan, store: &Store, options: &RealOptions) -> Result<Real
         .map_err(|e| RealError::Environment(format!("cannot build a tokio runtime: {e}")))?;
     let factory = store.factory().clone();
     let output = runtime.block_on(async {
-        let server: Arc<dyn Server> = options.provider.start(plan.persistence).await?.into();
-        let output = world(plan.clone(), factory, server.clone(), options.time_scale).await;
+        let backend = store.backend();
+        let server = options.provider.start(backend, plan.persistence).await?;
+        let server: Arc<dyn Server> = server.into();
+        let output = world(
+            plan.clone(),
+            factory,
+            (server.clone(), backend),
+            options.time_scale,
+        )
+        .await;
         server.remove().await;
         output
     })?;
@@ -104,7 +121,7 @@ pub fn run_real(plan: Plan, store: &Store, options: &RealOptions) -> Result<Real
     Ok(RealReport {
         plan,
         store: store.label().to_string(),
-        provider: options.provider.describe(),
+        provider: options.provider.describe(store.backend()),
         time_scale: options.time_scale,
         history: output.history,
         trace: output.trace,
@@ -124,7 +141,7 @@ pub(crate) fn unix_now_ms() -> u64 {
 async fn world(
     plan: Arc<Plan>,
     store: StoreFactory,
-    server: Arc<dyn Server>,
+    (server, backend): (Arc<dyn Server>, Backend),
     time_scale: f64,
 ) -> Result<SimOutput, RealError> {
     let clock = WorldClock::start_at(unix_now_ms());
@@ -137,7 +154,8 @@ async fn world(
             .install()
     });
     let links = World::links_of(&plan);
-    let pending_error = Arc::new(crate::real::inject::PendingError::default());
+    let pending_error =
+        (backend == Backend::Redis).then(|| Arc::new(crate::real::inject::PendingError::default()));
     let proxy_world = ProxyWorld {
         server: server.clone(),
         clock: clock.clone(),
@@ -152,10 +170,17 @@ async fn world(
             .map_err(|e| RealError::Environment(format!("cannot listen on 127.0.0.1: {e}")))?;
         proxies.push(address);
     }
+    // PostgreSQL's commits are durable (fsync, synchronous_commit): a crash keeps every
+    // acknowledged transaction, as `appendfsync always` does.
+    let persistence = match backend {
+        Backend::Redis => plan.persistence,
+        Backend::Pgvector => crate::domain::Persistence::AofAlways,
+    };
     let node = RealNode {
         server,
+        backend,
         proxies,
-        persistence: plan.persistence,
+        persistence,
         clock: clock.clone(),
         trace: trace.clone(),
         down: Default::default(),

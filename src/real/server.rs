@@ -2,7 +2,9 @@
 //! what the fault schedule does to it (kill, start, pause). Both run the same
 //! `redis-server` flags, the plan's persistence among them.
 
+use crate::contract::Backend;
 use crate::domain::Persistence;
+use crate::real::docker::{ContainerSpec, DockerServer};
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -81,46 +83,88 @@ impl Provider {
         }
     }
 
-    /// `docker amnesia-redis:local` or `process redis-server`, for reports.
-    pub fn describe(&self) -> String {
-        match self {
-            Provider::Docker { image } => format!("docker {image}"),
-            Provider::Process { binary } => format!("process {binary}"),
+    /// `docker amnesia-redis:local` or `process redis-server` (for pgvector, the
+    /// PostgreSQL image or binaries), for reports.
+    pub fn describe(&self, backend: Backend) -> String {
+        match (self, backend) {
+            (Provider::Docker { image }, Backend::Redis) => format!("docker {image}"),
+            (Provider::Process { binary }, Backend::Redis) => format!("process {binary}"),
+            (Provider::Docker { .. }, Backend::Pgvector) => {
+                format!("docker {}", crate::real::pg::image_from_env())
+            }
+            (Provider::Process { .. }, Backend::Pgvector) => {
+                let bin = crate::real::pg::bin_from_env();
+                format!("process {}", bin.join("postgres").display())
+            }
         }
     }
 
-    /// What the provider needs is there: a Docker engine with the image, or the binary.
-    /// Every failure is one line naming what to install or set.
-    pub fn check(&self) -> Result<(), RealError> {
-        match self {
-            Provider::Docker { image } => tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| RealError::Environment(format!("cannot build a runtime: {e}")))?
-                .block_on(crate::real::docker::preflight(image))
-                .map(|_| ()),
-            Provider::Process { binary } => crate::real::process::check(binary),
+    /// What the provider needs for `backend` is there: a Docker engine with the image, or
+    /// the binaries. Every failure is one line naming what to install or set.
+    pub fn check(&self, backend: Backend) -> Result<(), RealError> {
+        match (self, backend) {
+            (Provider::Docker { image }, _) => {
+                let (image, hint) = match backend {
+                    Backend::Redis => (image.clone(), REDIS_BUILD_HINT),
+                    Backend::Pgvector => {
+                        let image = crate::real::pg::image_from_env();
+                        (image, crate::real::pg::container_spec("").build_hint)
+                    }
+                };
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| RealError::Environment(format!("cannot build a runtime: {e}")))?
+                    .block_on(crate::real::docker::preflight(&image, hint))
+                    .map(|_| ())
+            }
+            (Provider::Process { binary }, Backend::Redis) => crate::real::process::check(binary),
+            (Provider::Process { .. }, Backend::Pgvector) => {
+                crate::real::pg::check(&crate::real::pg::bin_from_env())
+            }
         }
     }
 
-    /// Start a server with `persistence`; it answers `PING` when this returns.
+    /// Start a `backend` server (Redis with `persistence`); it answers when this returns.
     pub(crate) async fn start(
         &self,
+        backend: Backend,
         persistence: Persistence,
     ) -> Result<Box<dyn Server>, RealError> {
-        let flags = server_flags(persistence);
-        let server: Box<dyn Server> = match self {
-            Provider::Docker { image } => {
-                Box::new(crate::real::docker::DockerServer::start(image, &flags).await?)
+        let server: Box<dyn Server> = match (self, backend) {
+            (Provider::Docker { image }, Backend::Redis) => {
+                let mut cmd = ["--bind", "0.0.0.0", "--protected-mode", "no"]
+                    .map(String::from)
+                    .to_vec();
+                cmd.extend(server_flags(persistence));
+                let spec = ContainerSpec {
+                    image,
+                    port: REDIS_PORT,
+                    cmd,
+                    ready_line: "Ready to accept connections",
+                    ready_on_stderr: false,
+                    build_hint: REDIS_BUILD_HINT,
+                };
+                Box::new(DockerServer::start(spec).await?)
             }
-            Provider::Process { binary } => {
-                Box::new(crate::real::process::ProcessServer::start(binary, &flags)?)
+            (Provider::Process { binary }, Backend::Redis) => Box::new(
+                crate::real::process::ProcessServer::start(binary, &server_flags(persistence))?,
+            ),
+            (Provider::Docker { .. }, Backend::Pgvector) => {
+                let image = crate::real::pg::image_from_env();
+                Box::new(DockerServer::start(crate::real::pg::container_spec(&image)).await?)
             }
+            (Provider::Process { .. }, Backend::Pgvector) => Box::new(
+                crate::real::pg::PgProcessServer::start(&crate::real::pg::bin_from_env())?,
+            ),
         };
-        wait_ready(server.as_ref()).await?;
+        wait_ready(server.as_ref(), backend).await?;
         Ok(server)
     }
 }
+
+const REDIS_BUILD_HINT: &str = "build it offline with docker/build-redis-image.sh and set \
+                                AMNESIA_REDIS_IMAGE=amnesia-redis:local";
 
 /// The `redis-server` flags of a run: no RDB snapshots (a restart keeps exactly what the
 /// plan's persistence keeps), and the append-only file as the plan says.
@@ -150,19 +194,27 @@ pub(crate) trait Server: Send + Sync {
     async fn remove(&self);
 }
 
-/// Wait until the server answers `PING` (bounded by [`READY_MS_MAX`]).
-pub(crate) async fn wait_ready(server: &dyn Server) -> Result<(), RealError> {
+/// Wait until the server answers (`PING`, `SELECT 1`), bounded by [`READY_MS_MAX`].
+pub(crate) async fn wait_ready(server: &dyn Server, backend: Backend) -> Result<(), RealError> {
     let deadline = tokio::time::Instant::now() + Duration::from_millis(READY_MS_MAX);
     let mut last = String::from("no answer");
     while tokio::time::Instant::now() < deadline {
-        match ping(server).await {
+        let answer = match backend {
+            Backend::Redis => ping(server).await,
+            Backend::Pgvector => match server.address().await {
+                Ok(address) => crate::real::pg::ping(address).await,
+                Err(error) => Err(error.to_string()),
+            },
+        };
+        match answer {
             Ok(()) => return Ok(()),
             Err(error) => last = error,
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Err(RealError::Server(format!(
-        "redis did not answer PING within {READY_MS_MAX} ms: {last}"
+        "{} did not answer within {READY_MS_MAX} ms: {last}",
+        backend.name()
     )))
 }
 

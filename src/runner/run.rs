@@ -71,6 +71,13 @@ pub fn replay_command(
     store: &Store,
     engine: EngineKind,
 ) -> Option<String> {
+    let args = seed_args(seed, scenario, store)?;
+    Some(format!("amnesia replay {args} --engine {}", engine.name()))
+}
+
+/// `--seed N --store S [--scenario X]`: what names a seed's run to the binary, when it
+/// can (a built-in store, a named scenario); every replay command is built on it.
+pub(crate) fn seed_args(seed: u64, scenario: &ScenarioConfig, store: &Store) -> Option<String> {
     if !store.is_builtin() || ScenarioConfig::named(&scenario.name).as_ref() != Some(scenario) {
         return None;
     }
@@ -78,11 +85,7 @@ pub fn replay_command(
         "standard" => String::new(),
         name => format!(" --scenario {name}"),
     };
-    Some(format!(
-        "amnesia replay --seed {seed} --store {}{scenario} --engine {}",
-        store.label(),
-        engine.name()
-    ))
+    Some(format!("--seed {seed} --store {}{scenario}", store.label()))
 }
 
 /// Everything one run produced.

@@ -279,6 +279,34 @@ impl Driver {
             let client = (nth as u32) % plan.clients;
             self.context(client, session, FINAL_READ_LIMIT).await;
         }
+        if plan.scenario.replay_memories {
+            self.replay_memories().await;
+        }
+    }
+
+    /// Recall every memory text the plan wrote, each by itself, once per user and text,
+    /// in plan order, round-robin over the clients.
+    async fn replay_memories(&self) {
+        let plan = self.world.plan.clone();
+        let mut seen: std::collections::BTreeSet<(UserKey, &str)> = Default::default();
+        for turn in &plan.turns {
+            let revised = match &turn.revise {
+                Some(crate::plan::Revision::Update { memory }) => Some(memory),
+                _ => None,
+            };
+            for memory in turn.remember.iter().chain(revised) {
+                let user = turn.user();
+                if !seen.insert((user.clone(), memory.text.as_str())) {
+                    continue;
+                }
+                let client = (seen.len() as u32) % plan.clients;
+                let recall = Recall {
+                    query: memory.text.clone(),
+                    k: crate::plan::memory::RECALL_K_MAX,
+                };
+                self.recall(client, &user, &recall).await;
+            }
+        }
     }
 
     /// At quiescence: the memory ids every user's data and index hold, for the checker's

@@ -61,14 +61,14 @@ async fn run_fault(world: &World, fault: Fault) {
         }
         FaultKind::RedisRestart => redis_restart(world, fault.end_ms(), &note).await,
         FaultKind::RedisPause => {
-            world.redis.set_paused(true).await;
+            world.server.set_paused(true).await;
             note(format!("redis paused for {window}ms"));
             world.clock.sleep_until_ms(fault.end_ms()).await;
-            world.redis.set_paused(false).await;
+            world.server.set_paused(false).await;
             note("redis resumed".into());
         }
         FaultKind::ErrorReply { error } => {
-            if world.redis.inject_error(error.text()) {
+            if world.server.inject_error(error.text()) {
                 note(format!(
                     "redis will answer the next data command with {}",
                     error.text()
@@ -99,7 +99,7 @@ async fn client_crash(world: &World, client: u32, restart_ms: u64, note: &impl F
 async fn redis_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
     // Only the crash that takes the process down is a restart; an overlapping window
     // keeps it down longer and nothing is applied in between.
-    if let Some(restart) = world.redis.crash().await {
+    if let Some(restart) = world.server.crash().await {
         let closed: usize = world.links.iter().map(|link| link.reset_all()).sum();
         note(format!(
             "redis crashed ({closed} connections closed, persistence {:?}, kept {})",
@@ -109,7 +109,7 @@ async fn redis_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
         world.recorder.restart(restart);
     }
     world.clock.sleep_until_ms(restart_ms).await;
-    if let Some(recovered) = world.redis.restart().await {
+    if let Some(recovered) = world.server.restart().await {
         note(recovered);
     }
 }

@@ -36,9 +36,14 @@ impl DialFrom {
     }
 }
 
-/// The Redis node of a world.
+/// The server node of a world: Redis, or PostgreSQL in a pgvector run of the real tier.
 #[async_trait::async_trait]
-pub trait RedisNode: Send + Sync {
+pub trait ServerNode: Send + Sync {
+    /// What kind of server this is.
+    fn backend(&self) -> crate::contract::Backend {
+        crate::contract::Backend::Redis
+    }
+
     /// A dialer that reaches the node from one client process.
     fn dialer(&self, from: DialFrom) -> Arc<dyn Dialer>;
 
@@ -71,7 +76,7 @@ pub struct ModelNode {
 }
 
 #[async_trait::async_trait]
-impl RedisNode for ModelNode {
+impl ServerNode for ModelNode {
     fn dialer(&self, from: DialFrom) -> Arc<dyn Dialer> {
         Arc::new(SimDialer {
             from,

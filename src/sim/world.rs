@@ -3,15 +3,16 @@
 //! driver, deadline). The event-driven engine builds it on virtual time around the model;
 //! the real tier on real time around a real server.
 
-use crate::connect::{Connector, ConnectorConfig};
-use crate::contract::{Policy, StoreContext, StoreFactory};
+use crate::connect::{Connector, ConnectorConfig, Dialer};
+use crate::contract::{Backend, Policy, StoreContext, StoreFactory};
 use crate::history::{History, Quiescence};
 use crate::plan::Plan;
+use crate::postgres::PgConnector;
 use crate::sim::clock::WorldClock;
 use crate::sim::driver::Driver;
 use crate::sim::host::ClientHost;
 use crate::sim::net::Link;
-use crate::sim::node::{DialFrom, RedisNode};
+use crate::sim::node::{DialFrom, ServerNode};
 use crate::sim::recorder::Recorder;
 use crate::trace::Trace;
 use std::sync::Arc;
@@ -21,7 +22,8 @@ pub struct World {
     pub plan: Arc<Plan>,
     pub clock: WorldClock,
     pub trace: Trace,
-    pub redis: Arc<dyn RedisNode>,
+    /// The server the clients keep their data in, and the fault schedule strikes.
+    pub server: Arc<dyn ServerNode>,
     pub links: Vec<Arc<Link>>,
     pub clients: Vec<Arc<ClientHost>>,
     pub recorder: Recorder,
@@ -48,12 +50,12 @@ pub struct WorldEnd {
 }
 
 impl World {
-    /// A world of `plan`'s clients around `redis`, nothing started yet.
+    /// A world of `plan`'s clients around `server`, nothing started yet.
     pub fn new(
         plan: Arc<Plan>,
         clock: WorldClock,
         trace: Trace,
-        redis: Arc<dyn RedisNode>,
+        server: Arc<dyn ServerNode>,
         links: Vec<Arc<Link>>,
         store: StoreFactory,
     ) -> World {
@@ -65,7 +67,7 @@ impl World {
             plan,
             clock,
             trace,
-            redis,
+            server,
             links,
             store,
             policy: std::sync::OnceLock::new(),
@@ -122,15 +124,26 @@ impl World {
     /// that belongs to the host's current generation.
     pub fn start_client(&self, client: u32) {
         let host = &self.clients[client as usize];
-        let dialer = self.redis.dialer(DialFrom {
+        let dialer = self.server.dialer(DialFrom {
             link: self.links[client as usize].clone(),
             client: Arc::downgrade(host),
             generation: host.generation(),
         });
+        let (redis_dialer, postgres) = match self.server.backend() {
+            Backend::Redis => (dialer, None),
+            Backend::Pgvector => {
+                let postgres = PgConnector::new(dialer, self.connector);
+                (
+                    Arc::new(crate::connect::NoRedis) as Arc<dyn Dialer>,
+                    Some(Arc::new(postgres)),
+                )
+            }
+        };
         let info = redis::RedisConnectionInfo::default();
-        let connector = Arc::new(Connector::new(dialer, info, self.connector));
+        let connector = Arc::new(Connector::new(redis_dialer, info, self.connector));
         let store = (self.store)(StoreContext {
             connector,
+            postgres,
             clock: host.clock(),
             session_ttl_ms: self.plan.session_ttl_ms,
             code_version: self.code_version.load(std::sync::atomic::Ordering::Relaxed),

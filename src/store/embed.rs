@@ -6,24 +6,36 @@
 /// Dimensions of an embedding.
 pub const DIMENSIONS: usize = 64;
 
-/// The embedding of `text`.
+/// The embedding of `text` (model 1).
 pub fn embed(text: &str) -> [f32; DIMENSIONS] {
+    embed_with_model(text, 1)
+}
+
+/// The embedding of `text` by embedding model `model`: 1 is the stores' model; another
+/// number is a different model of the same dimensions (its features land elsewhere), as
+/// when a team moves to a new embedding model.
+pub fn embed_with_model(text: &str, model: u32) -> [f32; DIMENSIONS] {
     let mut vector = [0f32; DIMENSIONS];
     let lower = text.to_lowercase();
     for word in lower.split_whitespace() {
-        add_feature(&mut vector, word.as_bytes(), 1.0);
+        add_feature(&mut vector, word.as_bytes(), 1.0, model);
     }
     let chars: Vec<char> = lower.chars().collect();
     for trigram in chars.windows(3) {
         let feature: String = trigram.iter().collect();
-        add_feature(&mut vector, feature.as_bytes(), 0.5);
+        add_feature(&mut vector, feature.as_bytes(), 0.5, model);
     }
     normalise(&mut vector);
     vector
 }
 
-fn add_feature(vector: &mut [f32; DIMENSIONS], feature: &[u8], weight: f32) {
-    let hash = crate::trace::fnv1a(feature);
+fn add_feature(vector: &mut [f32; DIMENSIONS], feature: &[u8], weight: f32, model: u32) {
+    let hash = match model {
+        1 => crate::trace::fnv1a(feature),
+        other => {
+            crate::trace::fnv1a(feature) ^ u64::from(other).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        }
+    };
     let slot = (hash % DIMENSIONS as u64) as usize;
     let sign = if (hash >> 63) == 1 { -1.0 } else { 1.0 };
     vector[slot] += sign * weight;

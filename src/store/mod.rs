@@ -3,6 +3,7 @@
 //! registry that builds them by name. Only the runner's wiring imports this module.
 
 pub(crate) mod embed;
+pub mod pgvector;
 mod reference;
 #[doc(hidden)]
 pub mod testing;
@@ -71,12 +72,15 @@ pub const MESSAGES_MAX: usize = 16;
 
 /// An unknown `--store` name, with the list of known ones.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown store '{0}' (known: {known})", known = STORE_NAMES.join(", "))]
+#[error("unknown store '{0}' (known: {known}, {pg})", known = STORE_NAMES.join(", "), pg = pgvector::PGVECTOR_STORE_NAMES.join(", "))]
 pub struct UnknownStore(pub String);
 
 /// Check a store name without building anything.
 pub fn check_name(name: &str) -> Result<(), UnknownStore> {
-    if STORE_NAMES.contains(&name) || testing::TEST_STORE_NAMES.contains(&name) {
+    if STORE_NAMES.contains(&name)
+        || testing::TEST_STORE_NAMES.contains(&name)
+        || pgvector::PGVECTOR_STORE_NAMES.contains(&name)
+    {
         Ok(())
     } else {
         Err(UnknownStore(name.to_string()))
@@ -86,10 +90,22 @@ pub fn check_name(name: &str) -> Result<(), UnknownStore> {
 /// The factory of the store called `name`.
 pub fn factory(name: &str) -> Result<StoreFactory, UnknownStore> {
     check_name(name)?;
+    if backend_of(name) == crate::contract::Backend::Pgvector {
+        return Ok(pgvector::factory(name));
+    }
     let name = name.to_string();
     Ok(std::sync::Arc::new(move |context: StoreContext| {
         build(&name, context)
     }))
+}
+
+/// The backend the built-in store `name` keeps its data in.
+pub fn backend_of(name: &str) -> crate::contract::Backend {
+    if pgvector::PGVECTOR_STORE_NAMES.contains(&name) {
+        crate::contract::Backend::Pgvector
+    } else {
+        crate::contract::Backend::Redis
+    }
 }
 
 fn build(name: &str, context: StoreContext) -> std::sync::Arc<dyn MemoryStore> {

@@ -1,0 +1,152 @@
+//! How a store reaches PostgreSQL without knowing where it runs: the [`PgConnector`]
+//! dials a byte stream through the run's [`Dialer`] (the real tier's fault proxy), runs
+//! tokio-postgres's handshake over it, and keeps a few idle connections for the next
+//! operations. Each operation has a connection of its own while it runs, so a
+//! transaction's statements never interleave with another task's.
+
+use crate::connect::{ConnectorConfig, Dialer};
+use crate::contract::StoreError;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+/// The role every amnesia PostgreSQL server has (`initdb -U`, trust authentication).
+pub const PG_USER: &str = "amnesia";
+/// The database the stores use: the one `initdb` creates.
+pub const PG_DATABASE: &str = "postgres";
+/// Idle connections kept for reuse; more are opened when operations overlap.
+const IDLE_CONNECTIONS_MAX: usize = 4;
+
+/// What a [`PgConnector::run`] operation returns: a future borrowing its connection.
+pub type PgFuture<'c, T> =
+    Pin<Box<dyn Future<Output = Result<T, tokio_postgres::Error>> + Send + 'c>>;
+
+/// Hands out PostgreSQL connections to the server under test, reconnecting after a
+/// failure that may have broken one.
+///
+/// ```no_run
+/// # async fn demo(pg: &amnesia::postgres::PgConnector) -> Result<(), amnesia::StoreError> {
+/// let rows: i64 = pg
+///     .run(|client| Box::pin(async move {
+///         let row = client.query_one("SELECT count(*) FROM pg_class", &[]).await?;
+///         Ok(row.get(0))
+///     }))
+///     .await?;
+/// assert!(rows > 0);
+/// # Ok(()) }
+/// ```
+pub struct PgConnector {
+    dialer: Arc<dyn Dialer>,
+    config: ConnectorConfig,
+    idle: Mutex<Vec<tokio_postgres::Client>>,
+}
+
+impl PgConnector {
+    /// A connector that dials through `dialer`, with `config`'s timeouts; nothing is
+    /// dialed until the first operation.
+    pub fn new(dialer: Arc<dyn Dialer>, config: ConnectorConfig) -> PgConnector {
+        PgConnector {
+            dialer,
+            config,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Run `operation` on a connection of its own and classify its failure. A connection
+    /// that failed or timed out is closed, never reused: a black-holed stream does not
+    /// recover by itself.
+    pub async fn run<T, F>(&self, operation: F) -> Result<T, StoreError>
+    where
+        F: for<'c> FnOnce(&'c mut tokio_postgres::Client) -> PgFuture<'c, T>,
+    {
+        let mut client = self.take().await?;
+        let outcome =
+            tokio::time::timeout(self.config.response_timeout, operation(&mut client)).await;
+        match outcome {
+            Ok(Ok(value)) => {
+                self.give_back(client);
+                Ok(value)
+            }
+            Ok(Err(error)) => {
+                let failure = classify(&error);
+                if !failure.is_indeterminate() && !client.is_closed() {
+                    self.give_back(client);
+                }
+                Err(failure)
+            }
+            Err(_) => Err(StoreError::Timeout),
+        }
+    }
+
+    async fn take(&self) -> Result<tokio_postgres::Client, StoreError> {
+        loop {
+            let idle = self.idle.lock().expect("never poisoned").pop();
+            match idle {
+                Some(client) if !client.is_closed() => return Ok(client),
+                Some(_) => continue,
+                None => return self.open().await,
+            }
+        }
+    }
+
+    fn give_back(&self, client: tokio_postgres::Client) {
+        let mut idle = self.idle.lock().expect("never poisoned");
+        if idle.len() < IDLE_CONNECTIONS_MAX {
+            idle.push(client);
+        }
+    }
+
+    async fn open(&self) -> Result<tokio_postgres::Client, StoreError> {
+        let handshake = async {
+            let stream = self
+                .dialer
+                .dial()
+                .await
+                .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+            let mut config = tokio_postgres::Config::new();
+            config.user(PG_USER).dbname(PG_DATABASE);
+            config
+                .connect_raw(stream, tokio_postgres::NoTls)
+                .await
+                .map_err(|e| StoreError::Unavailable(e.to_string()))
+        };
+        match tokio::time::timeout(self.config.connect_timeout, handshake).await {
+            Ok(Ok((client, connection))) => {
+                tokio::spawn(connection);
+                Ok(client)
+            }
+            Ok(Err(error)) => Err(error),
+            Err(_) => Err(StoreError::Unavailable("connect timed out".into())),
+        }
+    }
+}
+
+/// A tokio-postgres error as a store failure. A statement the server rejected was not
+/// applied ([`StoreError::Redis`] carries any server's error reply); a broken connection,
+/// or a server shutting down or starting (SQLSTATE classes 08 and 57), leaves the outcome
+/// unknown.
+pub fn classify(error: &tokio_postgres::Error) -> StoreError {
+    match error.as_db_error() {
+        Some(db) if !is_connection_class(db.code().code()) => {
+            StoreError::Redis(format!("postgres: {}", db.message()))
+        }
+        _ => StoreError::ConnectionLost(error.to_string()),
+    }
+}
+
+fn is_connection_class(sqlstate: &str) -> bool {
+    sqlstate.starts_with("08") || sqlstate.starts_with("57")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_and_operator_classes_are_indeterminate() {
+        assert!(is_connection_class("08006"));
+        assert!(is_connection_class("57P01"));
+        assert!(!is_connection_class("23505"));
+        assert!(!is_connection_class("42P01"));
+    }
+}

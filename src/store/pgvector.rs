@@ -1,0 +1,494 @@
+//! The reference pgvector memory store, written as a team would on tokio-postgres and the
+//! `pgvector` crate: sessions and their messages in tables, long-term memories with their
+//! embeddings in a table with an HNSW index (`vector_cosine_ops`), recall by
+//! `ORDER BY embedding <=> $1 LIMIT k` scoped to the user in the same query. The same
+//! [`MemoryStore`] contract and checker as the Redis stores; the knobs of [`PgVectorConfig`]
+//! are the pgvector pitfalls of the bug catalogue.
+//!
+//! The layout mirrors the Redis reference's: a session's first message is kept apart
+//! (`head`), the window is trimmed to the newest `messages_max`, a re-sent message moves
+//! to the end (an idempotent append), and a session's TTL slides on every append, on the
+//! server's clock. Every write of a session takes the session's advisory lock, so a
+//! message's position is its commit order.
+
+use crate::contract::{
+    Durability, MemoryAudit, MemoryStore, Policy, StoreError, StoreFactory, TtlPolicy,
+};
+use crate::domain::{Memory, Message, SessionKey, UserKey};
+use crate::postgres::PgConnector;
+use crate::store::reference::{encode_message, with_head};
+use pgvector::Vector;
+use std::sync::Arc;
+
+/// The ANN index over the memories' embeddings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnnIndex {
+    /// HNSW, searched with an iterative scan (`hnsw.iterative_scan = strict_order`) so the
+    /// user filter never starves the result.
+    Hnsw,
+    /// ivfflat with 100 lists created with the table, before any data (its lists trained
+    /// on nothing), probed one list at a time: the `ivfflat-before-load` pitfall.
+    IvfflatBeforeLoad,
+}
+
+/// Where the user filter of a recall is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UserFilter {
+    /// In the query's `WHERE`, with the ANN order: the reference.
+    InQuery,
+    /// On a global top-k (`SELECT … FROM (… ORDER BY … LIMIT k) WHERE user`): other
+    /// users' memories take the places (`filter-after-topk`).
+    AfterGlobalTopK,
+}
+
+/// How a pgvector store is built; [`PgVectorConfig::reference`] is the reference store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PgVectorConfig {
+    /// Messages kept per session besides the first.
+    pub messages_max: usize,
+    /// The sessions' sliding TTL.
+    pub ttl_ms: u64,
+    /// The ANN index.
+    pub index: AnnIndex,
+    /// `hnsw.ef_search` fixed below `k` without an iterative scan, when `Some`
+    /// (`ef-search-below-k`).
+    pub ef_search_fixed: Option<u32>,
+    /// Where the user filter goes.
+    pub filter: UserFilter,
+    /// The embedding model the code embeds with: 1, or 2 for code version 2 of the
+    /// `embedding-v2` variant (old rows are not re-embedded).
+    pub model: u32,
+}
+
+impl PgVectorConfig {
+    /// The reference store's configuration.
+    pub fn reference(messages_max: usize, ttl_ms: u64) -> PgVectorConfig {
+        PgVectorConfig {
+            messages_max,
+            ttl_ms,
+            index: AnnIndex::Hnsw,
+            ef_search_fixed: None,
+            filter: UserFilter::InQuery,
+            model: 1,
+        }
+    }
+}
+
+/// The pgvector store of one client process.
+pub struct PgVectorStore {
+    pg: Arc<PgConnector>,
+    config: PgVectorConfig,
+    schema: tokio::sync::OnceCell<()>,
+}
+
+/// One `SET LOCAL` per setting a recall or an audit runs under.
+type Settings = Vec<String>;
+
+impl PgVectorStore {
+    /// A store over `pg` (the run's [`crate::StoreContext::postgres`]).
+    pub fn new(pg: Arc<PgConnector>, config: PgVectorConfig) -> PgVectorStore {
+        PgVectorStore {
+            pg,
+            config,
+            schema: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    /// Create the extension, tables and index once per process, under a lock: the first
+    /// operation of every client runs it, and they race.
+    async fn ensure_schema(&self) -> Result<(), StoreError> {
+        let index = match self.config.index {
+            AnnIndex::Hnsw => "USING hnsw (embedding vector_cosine_ops)",
+            AnnIndex::IvfflatBeforeLoad => {
+                "USING ivfflat (embedding vector_cosine_ops) WITH (lists = 100)"
+            }
+        };
+        let ddl = format!(
+            "BEGIN;
+             SELECT pg_advisory_xact_lock(7271);
+             CREATE EXTENSION IF NOT EXISTS vector;
+             CREATE TABLE IF NOT EXISTS chat_sessions (
+                 tenant text NOT NULL, session text NOT NULL,
+                 head_id text, head bytea, expires_at timestamptz NOT NULL,
+                 PRIMARY KEY (tenant, session));
+             CREATE TABLE IF NOT EXISTS chat_messages (
+                 pos bigserial PRIMARY KEY, tenant text NOT NULL, session text NOT NULL,
+                 id text NOT NULL, body bytea NOT NULL, UNIQUE (tenant, session, id));
+             CREATE TABLE IF NOT EXISTS memories (
+                 id text NOT NULL, tenant text NOT NULL, user_name text NOT NULL,
+                 text text NOT NULL, embedding vector({dims}) NOT NULL,
+                 PRIMARY KEY (id, tenant, user_name));
+             CREATE INDEX IF NOT EXISTS memories_embedding ON memories {index};
+             COMMIT;",
+            dims = crate::store::embed::DIMENSIONS,
+        );
+        self.schema
+            .get_or_try_init(|| async {
+                self.pg
+                    .run(move |client| Box::pin(async move { client.batch_execute(&ddl).await }))
+                    .await
+            })
+            .await
+            .copied()
+    }
+
+    fn embedding(&self, text: &str) -> Vector {
+        Vector::from(crate::store::embed::embed_with_model(text, self.config.model).to_vec())
+    }
+
+    /// The settings a recall runs under: the ANN index always (at production size the
+    /// planner picks it; on a test's few rows it would filter by the primary key and
+    /// sort, an exact search, unless told not to), and the index's search knobs.
+    fn search_settings(&self) -> Settings {
+        let mut settings = vec![
+            "enable_seqscan = off".to_string(),
+            "enable_sort = off".into(),
+        ];
+        match (self.config.index, self.config.ef_search_fixed) {
+            (AnnIndex::Hnsw, None) => {
+                settings.push("hnsw.iterative_scan = strict_order".into());
+            }
+            (AnnIndex::Hnsw, Some(ef)) => settings.push(format!("hnsw.ef_search = {ef}")),
+            (AnnIndex::IvfflatBeforeLoad, _) => settings.push("ivfflat.probes = 1".into()),
+        }
+        settings
+    }
+
+    fn recall_sql(&self) -> &'static str {
+        match self.config.filter {
+            UserFilter::InQuery => {
+                "SELECT id, text FROM memories WHERE tenant = $1 AND user_name = $2
+                 ORDER BY embedding <=> $3 LIMIT $4"
+            }
+            UserFilter::AfterGlobalTopK => {
+                "SELECT id, text FROM (SELECT id, text, tenant, user_name,
+                     embedding <=> $3 AS distance FROM memories
+                     ORDER BY embedding <=> $3 LIMIT $4) top
+                 WHERE tenant = $1 AND user_name = $2 ORDER BY distance"
+            }
+        }
+    }
+}
+
+/// `SET LOCAL` each setting, inside the caller's transaction.
+fn set_local(settings: &Settings) -> String {
+    settings
+        .iter()
+        .map(|setting| format!("SET LOCAL {setting};"))
+        .collect()
+}
+
+/// The session's advisory lock, held to the end of the transaction.
+const LOCK_SESSION: &str = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))";
+/// Forget a session whose TTL passed, before anything is written to it again.
+const PURGE_EXPIRED: &str = "DELETE FROM chat_sessions
+     WHERE tenant = $1 AND session = $2 AND expires_at <= clock_timestamp()";
+const PURGE_EXPIRED_MESSAGES: &str = "DELETE FROM chat_messages m
+     WHERE m.tenant = $1 AND m.session = $2 AND NOT EXISTS (SELECT 1 FROM chat_sessions s
+         WHERE s.tenant = $1 AND s.session = $2)";
+
+#[async_trait::async_trait]
+impl MemoryStore for PgVectorStore {
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
+        self.ensure_schema().await?;
+        let (tenant, name) = (session.tenant.clone(), session.session.clone());
+        let (id, body) = (msg.id.clone(), encode_message(msg));
+        let ttl_ms = self.config.ttl_ms as f64;
+        let keep = self.config.messages_max as i64;
+        self.pg
+            .run(move |client| {
+                Box::pin(async move {
+                    let tx = client.transaction().await?;
+                    tx.execute(LOCK_SESSION, &[&tenant, &name]).await?;
+                    tx.execute(PURGE_EXPIRED, &[&tenant, &name]).await?;
+                    tx.execute(PURGE_EXPIRED_MESSAGES, &[&tenant, &name]).await?;
+                    tx.execute(
+                        "INSERT INTO chat_sessions (tenant, session, head_id, head, expires_at)
+                         VALUES ($1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond')
+                         ON CONFLICT (tenant, session) DO UPDATE SET
+                             head_id = COALESCE(chat_sessions.head_id, EXCLUDED.head_id),
+                             head = COALESCE(chat_sessions.head, EXCLUDED.head),
+                             expires_at = EXCLUDED.expires_at",
+                        &[&tenant, &name, &id, &body, &ttl_ms],
+                    )
+                    .await?;
+                    // A re-sent message moves to the end, stored once.
+                    tx.execute(
+                        "DELETE FROM chat_messages WHERE tenant = $1 AND session = $2 AND id = $3",
+                        &[&tenant, &name, &id],
+                    )
+                    .await?;
+                    tx.execute(
+                        "INSERT INTO chat_messages (tenant, session, id, body) VALUES ($1, $2, $3, $4)",
+                        &[&tenant, &name, &id, &body],
+                    )
+                    .await?;
+                    tx.execute(
+                        "DELETE FROM chat_messages WHERE tenant = $1 AND session = $2 AND pos <
+                             (SELECT min(pos) FROM (SELECT pos FROM chat_messages
+                              WHERE tenant = $1 AND session = $2 ORDER BY pos DESC LIMIT $3) newest)",
+                        &[&tenant, &name, &keep],
+                    )
+                    .await?;
+                    tx.commit().await
+                })
+            })
+            .await
+    }
+
+    async fn context(
+        &self,
+        session: &SessionKey,
+        limit: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        self.ensure_schema().await?;
+        let (tenant, name) = (session.tenant.clone(), session.session.clone());
+        let limit = limit.min(self.config.messages_max) as i64;
+        // One statement, one snapshot: the head and the window agree.
+        let row = self
+            .pg
+            .run(move |client| {
+                Box::pin(async move {
+                    client
+                        .query_opt(
+                            "SELECT s.head, ARRAY(SELECT body FROM (SELECT body, pos FROM chat_messages
+                                 WHERE tenant = $1 AND session = $2 ORDER BY pos DESC LIMIT $3) w
+                                 ORDER BY pos)
+                             FROM chat_sessions s WHERE s.tenant = $1 AND s.session = $2
+                                 AND s.expires_at > clock_timestamp()",
+                            &[&tenant, &name, &limit],
+                        )
+                        .await
+                })
+            })
+            .await?;
+        let Some(row) = row else {
+            return Ok(Vec::new());
+        };
+        let (head, window): (Option<Vec<u8>>, Vec<Vec<u8>>) = (row.get(0), row.get(1));
+        with_head(head, window)
+    }
+
+    async fn clear(&self, session: &SessionKey) -> Result<(), StoreError> {
+        self.ensure_schema().await?;
+        let (tenant, name) = (session.tenant.clone(), session.session.clone());
+        self.pg
+            .run(move |client| {
+                Box::pin(async move {
+                    let tx = client.transaction().await?;
+                    tx.execute(LOCK_SESSION, &[&tenant, &name]).await?;
+                    tx.execute(
+                        "DELETE FROM chat_sessions WHERE tenant = $1 AND session = $2",
+                        &[&tenant, &name],
+                    )
+                    .await?;
+                    tx.execute(PURGE_EXPIRED_MESSAGES, &[&tenant, &name])
+                        .await?;
+                    tx.commit().await
+                })
+            })
+            .await
+    }
+
+    async fn delete(&self, session: &SessionKey, id: &str) -> Result<(), StoreError> {
+        self.ensure_schema().await?;
+        let (tenant, name, id) = (
+            session.tenant.clone(),
+            session.session.clone(),
+            id.to_string(),
+        );
+        self.pg
+            .run(move |client| {
+                Box::pin(async move {
+                    let tx = client.transaction().await?;
+                    tx.execute(LOCK_SESSION, &[&tenant, &name]).await?;
+                    tx.execute(
+                        "DELETE FROM chat_messages WHERE tenant = $1 AND session = $2 AND id = $3",
+                        &[&tenant, &name, &id],
+                    )
+                    .await?;
+                    tx.execute(
+                        "UPDATE chat_sessions SET head_id = NULL, head = NULL
+                         WHERE tenant = $1 AND session = $2 AND head_id = $3",
+                        &[&tenant, &name, &id],
+                    )
+                    .await?;
+                    tx.commit().await
+                })
+            })
+            .await
+    }
+
+    async fn remember(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
+        self.ensure_schema().await?;
+        let (tenant, name) = (user.tenant.clone(), user.user.clone());
+        let (id, text) = (memory.id.clone(), memory.text.clone());
+        let embedding = self.embedding(&memory.text);
+        self.pg
+            .run(move |client| {
+                Box::pin(async move {
+                    client
+                        .execute(
+                            "INSERT INTO memories (id, tenant, user_name, text, embedding)
+                             VALUES ($1, $2, $3, $4, $5)
+                             ON CONFLICT (id, tenant, user_name) DO UPDATE
+                             SET text = EXCLUDED.text, embedding = EXCLUDED.embedding",
+                            &[&id, &tenant, &name, &text, &embedding],
+                        )
+                        .await
+                        .map(|_| ())
+                })
+            })
+            .await
+    }
+
+    async fn recall(
+        &self,
+        user: &UserKey,
+        query: &str,
+        k: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        self.ensure_schema().await?;
+        let (tenant, name) = (user.tenant.clone(), user.user.clone());
+        let embedding = self.embedding(query);
+        let (settings, sql) = (set_local(&self.search_settings()), self.recall_sql());
+        let k = k as i64;
+        let rows = self
+            .pg
+            .run(move |client| {
+                Box::pin(async move {
+                    let tx = client.transaction().await?;
+                    tx.batch_execute(&settings).await?;
+                    let rows = tx.query(sql, &[&tenant, &name, &embedding, &k]).await?;
+                    tx.commit().await?;
+                    Ok(rows)
+                })
+            })
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|row| Memory {
+                id: row.get(0),
+                text: row.get(1),
+            })
+            .collect())
+    }
+
+    async fn update_memory(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
+        // The upsert of `remember` replaces the row, embedding and all, in one statement.
+        self.remember(user, memory).await
+    }
+
+    async fn forget(&self, user: &UserKey, id: &str) -> Result<(), StoreError> {
+        self.ensure_schema().await?;
+        let (tenant, name, id) = (user.tenant.clone(), user.user.clone(), id.to_string());
+        self.pg
+            .run(move |client| {
+                Box::pin(async move {
+                    client
+                        .execute(
+                            "DELETE FROM memories WHERE id = $1 AND tenant = $2 AND user_name = $3",
+                            &[&id, &tenant, &name],
+                        )
+                        .await
+                        .map(|_| ())
+                })
+            })
+            .await
+    }
+
+    /// Index health: `stored` is every row of the user; `indexed` the rows an index scan
+    /// finds when asked for their own text (embedded by the code's current model), among
+    /// as many nearest rows as the user has with that text. A row the index never got, or
+    /// whose embedding is not its text's, is stored but not indexed: `index-drift`.
+    async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
+        self.ensure_schema().await?;
+        let (tenant, name) = (user.tenant.clone(), user.user.clone());
+        let settings = set_local(&self.search_settings());
+        let sql = self.recall_sql();
+        let model = self.config.model;
+        self.pg
+            .run(move |client| {
+                Box::pin(async move {
+                    let tx = client.transaction().await?;
+                    tx.batch_execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                        .await?;
+                    tx.batch_execute(&settings).await?;
+                    let rows = tx
+                        .query(
+                            "SELECT id, text FROM memories WHERE tenant = $1 AND user_name = $2
+                             ORDER BY id",
+                            &[&tenant, &name],
+                        )
+                        .await?;
+                    let stored: Vec<(String, String)> =
+                        rows.iter().map(|row| (row.get(0), row.get(1))).collect();
+                    let mut texts: std::collections::BTreeMap<&str, i64> = Default::default();
+                    for (_, text) in &stored {
+                        *texts.entry(text.as_str()).or_default() += 1;
+                    }
+                    let mut indexed = Vec::new();
+                    for (text, same) in texts {
+                        let embedding = Vector::from(
+                            crate::store::embed::embed_with_model(text, model).to_vec(),
+                        );
+                        let found = tx.query(sql, &[&tenant, &name, &embedding, &same]).await?;
+                        indexed.extend(found.iter().filter_map(|row| {
+                            let (id, found_text): (String, String) = (row.get(0), row.get(1));
+                            (found_text == text).then_some(id)
+                        }));
+                    }
+                    tx.commit().await?;
+                    indexed.sort();
+                    let stored = stored.into_iter().map(|(id, _)| id).collect();
+                    Ok(MemoryAudit { stored, indexed })
+                })
+            })
+            .await
+    }
+
+    fn policy(&self) -> Policy {
+        Policy {
+            messages_max: Some(self.config.messages_max),
+            keep_first: true,
+            summarizes: false,
+            ttl: TtlPolicy::Sliding {
+                ttl_ms: self.config.ttl_ms,
+            },
+            durability: Durability::AsRedis,
+        }
+    }
+}
+
+/// Names of the built-in pgvector stores: the reference and its catalogue variants.
+pub const PGVECTOR_STORE_NAMES: &[&str] = &[
+    "pgvector-reference",
+    "pgvector-ef-search-below-k",
+    "pgvector-filter-after-topk",
+    "pgvector-ivfflat-before-load",
+    "pgvector-embedding-v2",
+];
+
+/// The factory of the pgvector store `name` (one of [`PGVECTOR_STORE_NAMES`]).
+pub(crate) fn factory(name: &str) -> StoreFactory {
+    let name = name.to_string();
+    Arc::new(move |context: crate::contract::StoreContext| {
+        let pg = context
+            .postgres
+            .clone()
+            .expect("a pgvector store runs in a pgvector world");
+        let mut config =
+            PgVectorConfig::reference(crate::store::MESSAGES_MAX, context.session_ttl_ms);
+        match name.as_str() {
+            "pgvector-ef-search-below-k" => config.ef_search_fixed = Some(2),
+            "pgvector-filter-after-topk" => config.filter = UserFilter::AfterGlobalTopK,
+            "pgvector-ivfflat-before-load" => config.index = AnnIndex::IvfflatBeforeLoad,
+            "pgvector-embedding-v2" => config.model = context.code_version.min(2),
+            _ => {}
+        }
+        Arc::new(PgVectorStore::new(pg, config)) as Arc<dyn MemoryStore>
+    })
+}
