@@ -5,7 +5,7 @@
 
 use amnesia::plan::{Plan, ScenarioConfig};
 use amnesia::real::{run_real, Provider, RealOptions, LABEL, OWNER_LABEL};
-use amnesia::Store;
+use amnesia::{Backend, Store};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// This process's containers, by amnesia's labels (through the docker CLI, as a user
@@ -27,11 +27,20 @@ fn my_containers() -> Vec<String> {
 
 #[test]
 fn a_run_that_panics_removes_its_container() {
+    // One after the other: each counts this process's containers.
+    panics_and_leaves_nothing(Backend::Redis);
+    panics_and_leaves_nothing(Backend::Pgvector);
+}
+
+/// A store of `backend` that panics while the world starts: its server's container is
+/// gone afterwards.
+fn panics_and_leaves_nothing(backend: Backend) {
     let provider = Provider::from_env().unwrap();
     if !matches!(provider, Provider::Docker { .. }) {
         panic!("this test checks Docker containers: run it with AMNESIA_REAL_PROVIDER=docker");
     }
     static SEEN_RUNNING: AtomicBool = AtomicBool::new(false);
+    SEEN_RUNNING.store(false, Ordering::Relaxed);
     // The store is built once the server runs: it sees the container, then panics.
     let store = Store::new(
         "panics-while-built",
@@ -39,7 +48,8 @@ fn a_run_that_panics_removes_its_container() {
             SEEN_RUNNING.store(!my_containers().is_empty(), Ordering::Relaxed);
             panic!("a store that panics while the world starts")
         },
-    );
+    )
+    .with_backend(backend);
     let options = RealOptions {
         provider,
         time_scale: 1.0,
@@ -48,16 +58,82 @@ fn a_run_that_panics_removes_its_container() {
     let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let _ = run_real(plan, &store, &options);
     }));
-    assert!(panicked.is_err(), "the store's panic reached the caller");
+    assert!(
+        panicked.is_err(),
+        "{backend:?}: the store's panic reached the caller"
+    );
     assert!(
         SEEN_RUNNING.load(Ordering::Relaxed),
-        "the container ran when the store panicked"
+        "{backend:?}: the container ran when the store panicked"
     );
     assert_eq!(
         my_containers(),
         Vec::<String>::new(),
-        "no container outlives the panic"
+        "{backend:?}: no container outlives the panic"
     );
+}
+
+/// `amnesia ARGS` with `env`: its exit code and stderr.
+fn amnesia(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_amnesia"))
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("the binary runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn without_postgres_binaries_the_pgvector_backend_says_what_to_install() {
+    let env = [
+        ("AMNESIA_REAL_PROVIDER", "process"),
+        ("AMNESIA_PG_BIN", "/nonexistent/bin"),
+    ];
+    let (code, stderr) = amnesia(&["real", "--seed", "1", "--backend", "pgvector"], &env);
+    assert_eq!(code, Some(4), "stderr: {stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("scripts/install-pgvector"), "{stderr}");
+}
+
+#[test]
+fn the_backend_and_store_must_agree_and_the_simulator_refuses_pgvector() {
+    let (code, stderr) = amnesia(&["real", "--seed", "1", "--backend", "mysql"], &[]);
+    assert_eq!(code, Some(2), "stderr: {stderr}");
+    assert!(stderr.contains("unknown backend 'mysql'"), "{stderr}");
+    let args = [
+        "real",
+        "--seed",
+        "1",
+        "--backend",
+        "pgvector",
+        "--store",
+        "reference",
+    ];
+    let (code, stderr) = amnesia(&args, &[]);
+    assert_eq!(code, Some(2), "stderr: {stderr}");
+    assert!(stderr.contains("keeps its data in redis"), "{stderr}");
+    let (code, stderr) = amnesia(
+        &["run", "--seed", "1", "--store", "pgvector-reference"],
+        &[],
+    );
+    assert_eq!(code, Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains("amnesia real --store pgvector-reference"),
+        "{stderr}"
+    );
+    let args = [
+        "real",
+        "--seed",
+        "1",
+        "--store",
+        "pgvector-reference",
+        "--lockstep",
+    ];
+    let (code, stderr) = amnesia(&args, &[]);
+    assert_eq!(code, Some(2), "stderr: {stderr}");
 }
 
 #[test]

@@ -21,6 +21,10 @@ pub struct Args {
     /// generated corpus of the current version.
     #[arg(long, value_name = "FILE")]
     corpus: Option<std::path::PathBuf>,
+    /// Print the corpus as JSON (the file committed under real-tests/golden/) and exit,
+    /// without a server.
+    #[arg(long)]
+    print_corpus: bool,
     /// The recall@k below which the run fails (exit 1).
     #[arg(long, default_value_t = 0.95)]
     min_recall: f64,
@@ -32,6 +36,11 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         Some(path) => load(path)?,
         None => golden_corpus(GOLDEN_VERSION),
     };
+    if args.print_corpus {
+        let json = serde_json::to_string_pretty(&corpus).expect("a corpus serializes");
+        crate::cli::emit(&format!("{json}\n"));
+        return Ok(EXIT_PASS);
+    }
     let environment = |e: amnesia::real::RealError| CliError::Environment(e.to_string());
     let provider = Provider::from_env().map_err(environment)?;
     provider.check(store.backend()).map_err(environment)?;

@@ -1,0 +1,181 @@
+//! The pgvector backend, on a real PostgreSQL 18 with pgvector 0.8 (a container of the
+//! offline image, or a local process with `AMNESIA_REAL_PROVIDER=process`):
+//!
+//! 1. the reference pgvector store passes pinned seeds of the `replay` scenario, the
+//!    plan's faults realised for real (proxy partitions, clogs and resets, server kill,
+//!    crash recovery and pause);
+//! 2. every pgvector variant of the catalogue fails within its stated number of seeds,
+//!    with its class;
+//! 3. the golden corpus: every historical memory recalled by its own text, and recall@k
+//!    against an exact search, for the reference and each index variant.
+//!
+//! `cargo test --profile test-release --test pgvector -- --nocapture` prints the wall time
+//! per seed and the recall@k figures BENCHMARKS.md quotes.
+
+use amnesia::check::ViolationClass;
+use amnesia::plan::{Plan, ScenarioConfig};
+use amnesia::real::{golden_corpus, run_golden, run_real, Provider, RealOptions, GOLDEN_VERSION};
+use amnesia::{Backend, Store};
+
+fn options() -> RealOptions {
+    RealOptions {
+        provider: Provider::from_env().expect("AMNESIA_REAL_PROVIDER names a provider"),
+        time_scale: 1.0,
+    }
+}
+
+/// Run `work` for every item on a thread of its own (each run waits on real time).
+fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .iter()
+            .map(|item| scope.spawn(|| work(item)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().expect("a real run never panics"))
+            .collect()
+    })
+}
+
+/// Seeds whose mixes cover the faults the pgvector backend realises: clogs, resets and
+/// clock skews (1), partitions, resets and server pauses (2), server kills with crash
+/// recovery (7).
+const PINNED_SEEDS: [u64; 3] = [1, 2, 7];
+
+#[test]
+fn the_reference_pgvector_store_passes_pinned_seeds() {
+    let store = Store::named("pgvector-reference").unwrap();
+    assert_eq!(store.backend(), Backend::Pgvector);
+    let scenario = ScenarioConfig::replay();
+    let options = options();
+    let reports = in_parallel(&PINNED_SEEDS, |&seed| {
+        let plan = Plan::generate(seed, &scenario);
+        run_real(plan, &store, &options).expect("the real tier runs")
+    });
+    let mut failures = Vec::new();
+    for report in &reports {
+        let recalls = report
+            .history
+            .ops
+            .iter()
+            .filter(|op| matches!(op.kind, amnesia::history::OpKind::Recall { .. }))
+            .count();
+        println!(
+            "seed {:3}: {:5.1} s wall, {} ops ({recalls} recalls), {} restarts, {}",
+            report.plan.seed,
+            report.wall_ms as f64 / 1_000.0,
+            report.history.ops.len(),
+            report.history.restarts.len(),
+            if report.verdict.is_pass() {
+                "pass"
+            } else {
+                "FAIL"
+            }
+        );
+        assert!(recalls > 0, "the replay recalls every memory");
+        if !report.verdict.is_pass() {
+            failures.push(format!(
+                "seed {}: {:?}",
+                report.plan.seed,
+                report.verdict.classes()
+            ));
+        }
+    }
+    let restarts: usize = reports.iter().map(|r| r.history.restarts.len()).sum();
+    assert!(restarts > 0, "a pinned seed kills and recovers the server");
+    assert!(failures.is_empty(), "the reference failed: {failures:#?}");
+}
+
+/// Every pgvector variant, the class it is caught with, and the seeds (from 1) within
+/// which it must be.
+const VARIANTS: [(&str, ViolationClass, u64); 4] = [
+    ("pgvector-ef-search-below-k", ViolationClass::RecallMiss, 2),
+    ("pgvector-filter-after-topk", ViolationClass::RecallMiss, 2),
+    (
+        "pgvector-ivfflat-before-load",
+        ViolationClass::RecallMiss,
+        2,
+    ),
+    ("pgvector-embedding-v2", ViolationClass::IndexDrift, 3),
+];
+
+#[test]
+fn every_pgvector_variant_is_caught_with_its_class() {
+    let options = options();
+    let scenario = ScenarioConfig::replay();
+    let outcomes = in_parallel(&VARIANTS, |&(name, class, seeds_max)| {
+        let store = Store::named(name).unwrap();
+        for seed in 1..=seeds_max {
+            let report = run_real(Plan::generate(seed, &scenario), &store, &options)
+                .expect("the real tier runs");
+            if !report.verdict.is_pass() {
+                let classes = report.verdict.classes();
+                return (name, class, Some((seed, classes)));
+            }
+        }
+        (name, class, None)
+    });
+    let mut missed = Vec::new();
+    for (name, class, caught) in outcomes {
+        match caught {
+            Some((seed, classes)) => {
+                println!("{name}: caught at seed {seed} with {classes:?}");
+                if !classes.contains(&class) {
+                    missed.push(format!("{name}: {classes:?}, not {class:?}"));
+                }
+            }
+            None => missed.push(format!("{name}: never caught")),
+        }
+    }
+    assert!(missed.is_empty(), "{missed:#?}");
+}
+
+#[test]
+fn the_golden_corpus_is_recalled_whole_by_the_reference_and_not_by_the_index_variants() {
+    let corpus = golden_corpus(GOLDEN_VERSION);
+    let committed: amnesia::real::GoldenCorpus =
+        serde_json::from_str(include_str!("golden/memories-v1.json"))
+            .expect("the committed corpus parses");
+    assert_eq!(
+        committed, corpus,
+        "the committed corpus is the generator's version 1"
+    );
+    let provider = options().provider;
+    let stores = [
+        "pgvector-reference",
+        "pgvector-ef-search-below-k",
+        "pgvector-filter-after-topk",
+        "pgvector-ivfflat-before-load",
+    ];
+    let reports = in_parallel(&stores, |name| {
+        let store = Store::named(name).unwrap();
+        run_golden(&store, &committed, 5, &provider).expect("the golden replay runs")
+    });
+    for (name, report) in stores.iter().zip(&reports) {
+        println!(
+            "{name}: {} memories, own text missed {}, recall@5 {:.3}",
+            report.memories,
+            report.own_text_missed.len(),
+            report.recall_at_k
+        );
+        assert_eq!(
+            report.errors, 0,
+            "{name}: no recall fails on a quiet server"
+        );
+    }
+    let reference = &reports[0];
+    assert_eq!(reference.own_text_missed, Vec::<String>::new());
+    assert!(
+        reference.recall_at_k > 0.99,
+        "reference recall@5 {}",
+        reference.recall_at_k
+    );
+    for (name, report) in stores.iter().zip(&reports).skip(1) {
+        assert!(
+            report.recall_at_k < 0.5,
+            "{name} recall@5 {}",
+            report.recall_at_k
+        );
+    }
+}
