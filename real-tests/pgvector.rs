@@ -87,9 +87,41 @@ fn the_reference_pgvector_store_passes_pinned_seeds() {
     assert!(failures.is_empty(), "the reference failed: {failures:#?}");
 }
 
+#[test]
+fn the_reference_migration_survives_a_reset_midway() {
+    let store = Store::named("migrate-to-pgvector").unwrap();
+    assert_eq!(store.backend(), Backend::RedisThenPgvector);
+    let options = options();
+    let reports = in_parallel(&[1u64, 2], |&seed| {
+        let plan = Plan::generate(seed, &ScenarioConfig::migrate());
+        run_real(plan, &store, &options).expect("the real tier runs")
+    });
+    for report in &reports {
+        let seed = report.plan.seed;
+        let events = report.trace.events();
+        let migration = events
+            .iter()
+            .find(|event| event.text.contains("deploy: migration by"))
+            .map(|event| event.text.clone())
+            .unwrap_or_default();
+        println!(
+            "migration seed {seed}: {:5.1} s wall, {migration}",
+            report.wall_ms as f64 / 1_000.0
+        );
+        assert!(
+            migration.contains("copied to pgvector"),
+            "seed {seed}: {migration}"
+        );
+        let reset = events.iter().any(|e| e.text.contains("mid-migration"));
+        assert!(reset, "seed {seed}: the job's connections were reset");
+        let classes = report.verdict.classes();
+        assert!(report.verdict.is_pass(), "seed {seed}: {classes:?}");
+    }
+}
+
 /// Every pgvector variant, the class it is caught with, and the seeds (from 1) within
 /// which it must be.
-const VARIANTS: [(&str, ViolationClass, u64); 4] = [
+const VARIANTS: [(&str, ViolationClass, u64); 5] = [
     ("pgvector-ef-search-below-k", ViolationClass::RecallMiss, 2),
     ("pgvector-filter-after-topk", ViolationClass::RecallMiss, 2),
     (
@@ -98,14 +130,18 @@ const VARIANTS: [(&str, ViolationClass, u64); 4] = [
         2,
     ),
     ("pgvector-embedding-v2", ViolationClass::IndexDrift, 3),
+    ("migrate-nontransactional", ViolationClass::Lost, 2),
 ];
 
 #[test]
 fn every_pgvector_variant_is_caught_with_its_class() {
     let options = options();
-    let scenario = ScenarioConfig::replay();
     let outcomes = in_parallel(&VARIANTS, |&(name, class, seeds_max)| {
         let store = Store::named(name).unwrap();
+        let scenario = match store.backend() {
+            Backend::RedisThenPgvector => ScenarioConfig::migrate(),
+            _ => ScenarioConfig::replay(),
+        };
         for seed in 1..=seeds_max {
             let report = run_real(Plan::generate(seed, &scenario), &store, &options)
                 .expect("the real tier runs");

@@ -174,6 +174,12 @@ pub trait MemoryStore: Send + Sync {
     async fn audit_memories(&self, _user: &UserKey) -> Result<MemoryAudit, StoreError> {
         Err(StoreError::Unsupported)
     }
+    /// The deploy's one-off job (a data migration), run once by one client of the new
+    /// code while the deploy holds requests drained; `Ok(Some(summary))` goes to the
+    /// timeline. The default does nothing. Optional capability.
+    async fn migrate(&self) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
     /// The retention this store declares.
     fn policy(&self) -> Policy;
 }
@@ -207,6 +213,9 @@ pub enum Backend {
     Redis,
     /// PostgreSQL with the pgvector extension, real tier only.
     Pgvector,
+    /// Redis before the plan's deploy, PostgreSQL with pgvector after it (a store that
+    /// migrates between them), real tier only.
+    RedisThenPgvector,
 }
 
 impl Backend {
@@ -222,14 +231,29 @@ impl Backend {
         match self {
             Backend::Redis => "redis",
             Backend::Pgvector => "pgvector",
+            Backend::RedisThenPgvector => "redis-then-pgvector",
+        }
+    }
+
+    /// The servers a store of this backend needs, the one the fault schedule strikes
+    /// first.
+    pub fn servers(self) -> &'static [Backend] {
+        match self {
+            Backend::Redis => &[Backend::Redis],
+            Backend::Pgvector => &[Backend::Pgvector],
+            Backend::RedisThenPgvector => &[Backend::Redis, Backend::Pgvector],
         }
     }
 
     /// The backend `name` spells, if any.
     pub fn parse(name: &str) -> Option<Backend> {
-        [Backend::Redis, Backend::Pgvector]
-            .into_iter()
-            .find(|backend| backend.name() == name)
+        [
+            Backend::Redis,
+            Backend::Pgvector,
+            Backend::RedisThenPgvector,
+        ]
+        .into_iter()
+        .find(|backend| backend.name() == name)
     }
 }
 
@@ -239,8 +263,8 @@ pub struct StoreContext {
     /// Hands out live `redis::aio::MultiplexedConnection`s to the Redis under test (in a
     /// pgvector run there is no Redis: every connect fails as unavailable).
     pub connector: std::sync::Arc<crate::connect::Connector>,
-    /// Hands out connections to the PostgreSQL under test in a pgvector run; `None` on
-    /// Redis.
+    /// Hands out connections to the PostgreSQL under test in a pgvector (or
+    /// redis-then-pgvector) run; `None` on Redis alone.
     pub postgres: Option<std::sync::Arc<crate::postgres::PgConnector>>,
     /// This host's wall clock (skewed and jumped by the simulator): read it instead of the
     /// OS clock.

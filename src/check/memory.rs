@@ -23,6 +23,8 @@
 //!   returns a form that an acked update replaced before t0 (invoked after every write of
 //!   that form was applied), or a memory an acked forget removed before t0, unless a
 //!   restart since may have lost the update or forget.
+//! - `lost`: given a [`Quiescence`], a memory with an acked write, never forgotten and
+//!   kept by every restart, is not stored.
 //! - `index-drift`: given a [`Quiescence`], the stored and indexed id sets differ, or a
 //!   memory a forget certainly removed is still stored or indexed.
 
@@ -42,6 +44,7 @@ pub(crate) fn check(idx: &Index<'_>, quiescence: Option<&Quiescence>, verdict: &
     if let Some(q) = quiescence {
         check_drift(q, verdict);
         check_forgotten_held(idx, q, verdict);
+        check_acked_stored(idx, q, verdict);
     }
 }
 
@@ -167,6 +170,44 @@ fn check_forgotten_held(idx: &Index<'_>, q: &Quiescence, verdict: &mut Verdict) 
         ids,
         text,
     ));
+}
+
+/// `lost` for memories: at quiescence, a memory with an acked write, never forgotten (no
+/// forget of it invoked at all) and kept by every restart since, is not stored. A recall
+/// filled by other memories cannot show it (an embedder may rank them higher); the
+/// audit's data side can.
+fn check_acked_stored(idx: &Index<'_>, q: &Quiescence, verdict: &mut Verdict) {
+    let stored: BTreeSet<&str> = q.memories_stored.iter().map(String::as_str).collect();
+    let mut lost: BTreeMap<&UserKey, (Vec<usize>, Vec<String>)> = BTreeMap::new();
+    for r in &idx.remembers {
+        let id = r.memory.id.as_str();
+        if stored.contains(id)
+            || !r.write.is_acked()
+            || idx.restart_losing(&r.write, u64::MAX).is_some()
+            || forgets_of(idx, r.user, id).next().is_some()
+        {
+            continue;
+        }
+        let (ops, ids) = lost.entry(r.user).or_default();
+        ops.push(r.write.op);
+        if !ids.iter().any(|known| known == id) {
+            ids.push(id.to_string());
+        }
+    }
+    for (user, (ops, ids)) in lost {
+        let text = format!(
+            "at quiescence, acknowledged memories are not stored: [{}]",
+            ids.join(", ")
+        );
+        let subject = Subject::User(user.clone());
+        verdict.violations.push(Violation::new(
+            ViolationClass::Lost,
+            subject,
+            ops,
+            ids,
+            text,
+        ));
+    }
 }
 
 /// The remembers of memory `id`, in op order (an index lookup: recalls ask for every

@@ -33,7 +33,8 @@ pub use expiry::EXPIRY_SLACK_US;
 #[serde(rename_all = "kebab-case")]
 pub enum ViolationClass {
     /// `lost`: an acknowledged message within the read's window, neither trimmable nor
-    /// expired, is missing from a read.
+    /// expired, is missing from a read (or, at quiescence, an acknowledged memory never
+    /// forgotten is missing from the store).
     Lost,
     /// `duplicate`: a read returned a message (or memory) more often than it was appended.
     Duplicate,

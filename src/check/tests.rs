@@ -777,7 +777,32 @@ fn near_miss_recall_ties_and_caps() {
         Some(320 * MS),
         unknown(),
     );
-    h.push_recall(2, &u, "late", 1, 310 * MS, 315 * MS, vec![]);
+    // (k 1 is filled by another memory: the short-recall rule has nothing to say.)
+    let other = vec![mem("r1", "likes tea")];
+    h.push_recall(2, &u, "late", 1, 310 * MS, 315 * MS, other);
+    assert_pass(&h, plain());
+}
+
+#[test]
+fn a_recall_shorter_than_k_while_the_user_held_more_is_a_miss() {
+    let u = user("u1");
+    let mut h = History::new();
+    let ok = Outcome::Ok(OpValue::None);
+    h.push_remember(1, &u, mem("r1", "likes tea"), 0, Some(10 * MS), ok.clone());
+    h.push_remember(1, &u, mem("r2", "avoids jazz"), 20 * MS, Some(30 * MS), ok.clone());
+    // Still in flight at the recall: not certainly held.
+    h.push_remember(1, &u, mem("r3", "asked about Rust"), 40 * MS, None, unknown());
+    let short = vec![mem("r2", "avoids jazz")];
+    h.push_recall(2, &u, "likes tea", 3, 100 * MS, 110 * MS, short);
+    let v = check_input(&CheckInput::new(&h, plain()));
+    assert_eq!(v.classes(), vec![ViolationClass::RecallMiss]);
+    assert_eq!(v.violations[0].message_ids, vec!["r1".to_string()]);
+    // Two returned of the two held: nothing missing.
+    let mut h = History::new();
+    h.push_remember(1, &u, mem("r1", "likes tea"), 0, Some(10 * MS), ok.clone());
+    h.push_remember(1, &u, mem("r2", "avoids jazz"), 20 * MS, Some(30 * MS), ok);
+    let both = vec![mem("r2", "avoids jazz"), mem("r1", "likes tea")];
+    h.push_recall(2, &u, "avoids jazz", 5, 100 * MS, 110 * MS, both);
     assert_pass(&h, plain());
 }
 
@@ -827,6 +852,35 @@ fn index_drift_at_quiescence() {
     };
     let input = CheckInput {
         quiescence: Some(&agree),
+        ..CheckInput::new(&h, plain())
+    };
+    assert!(check_input(&input).is_pass());
+}
+
+#[test]
+fn an_acked_memory_missing_from_the_store_at_quiescence_is_lost() {
+    let u = user("u1");
+    let mut h = History::new();
+    let ok = Outcome::Ok(OpValue::None);
+    h.push_remember(1, &u, mem("r1", "likes tea"), 0, Some(10 * MS), ok.clone());
+    h.push_remember(1, &u, mem("r2", "avoids jazz"), 20 * MS, None, unknown());
+    let q = Quiescence {
+        memories_stored: vec![],
+        memories_indexed: vec![],
+    };
+    let input = CheckInput {
+        quiescence: Some(&q),
+        ..CheckInput::new(&h, plain())
+    };
+    let v = check_input(&input);
+    assert_eq!(v.classes(), vec![ViolationClass::Lost]);
+    assert_eq!(v.violations[0].message_ids, vec!["r1".to_string()]);
+    let held = Quiescence {
+        memories_stored: vec!["r1".into()],
+        memories_indexed: vec!["r1".into()],
+    };
+    let input = CheckInput {
+        quiescence: Some(&held),
         ..CheckInput::new(&h, plain())
     };
     assert!(check_input(&input).is_pass());

@@ -21,16 +21,17 @@ pub struct Args {
     /// A saved plan file (versioned JSON) to run for real.
     #[arg(long, value_name = "FILE")]
     plan: Option<std::path::PathBuf>,
-    /// The server the store keeps its data in: `redis` or `pgvector` (PostgreSQL with
-    /// pgvector, real tier only).
+    /// The server the store keeps its data in: `redis`, `pgvector` (PostgreSQL with
+    /// pgvector) or `redis-then-pgvector` (a migration at the deploy); the store's own
+    /// when `--store` names one.
     #[arg(long, default_value = "redis", value_parser = parse_backend)]
     backend: Backend,
-    /// The store under test (default: the backend's reference store, `reference` or
-    /// `pgvector-reference`).
+    /// The store under test (default: the backend's reference store, `reference`,
+    /// `pgvector-reference` or `migrate-to-pgvector`).
     #[arg(long)]
     store: Option<String>,
     /// The scenario the seed's plan is generated from (default: `standard` on Redis,
-    /// `replay` on pgvector); a plan file carries its own.
+    /// `replay` on pgvector, `migrate` for a migration); a plan file carries its own.
     #[arg(long)]
     scenario: Option<String>,
     /// Real milliseconds per plan millisecond.
@@ -49,7 +50,9 @@ pub struct Args {
 }
 
 fn parse_backend(name: &str) -> Result<Backend, String> {
-    Backend::parse(name).ok_or_else(|| format!("unknown backend '{name}' (known: redis, pgvector)"))
+    Backend::parse(name).ok_or_else(|| {
+        format!("unknown backend '{name}' (known: redis, pgvector, redis-then-pgvector)")
+    })
 }
 
 /// The store `--store` names (or the backend's reference), on the backend it needs.
@@ -57,6 +60,7 @@ fn store_for(args: &Args) -> Result<amnesia::Store, CliError> {
     let name = args.store.clone().unwrap_or_else(|| match args.backend {
         Backend::Redis => "reference".into(),
         Backend::Pgvector => "pgvector-reference".into(),
+        Backend::RedisThenPgvector => "migrate-to-pgvector".into(),
     });
     let store = any_store_named(&name)?;
     if store.backend() != args.backend && args.store.is_some() && args.backend != Backend::Redis {
@@ -92,6 +96,7 @@ pub fn run(args: Args) -> Result<u8, CliError> {
             let default = match backend {
                 Backend::Redis => "standard",
                 Backend::Pgvector => "replay",
+                Backend::RedisThenPgvector => "migrate",
             };
             let name = args.scenario.as_deref().unwrap_or(default);
             let scenario = ScenarioConfig::parse_name(name).map_err(CliError::Usage)?;

@@ -35,7 +35,7 @@ impl Plan {
         let (latency, links) = generate_latency(seed, scenario);
         let (classes, faults) = generate_faults(seed, scenario, scenario.duration_ms);
         let persistence = generate_persistence(seed, scenario);
-        let deploy_at_ms = generate_deploy(seed, scenario);
+        let (deploy_at_ms, migration_reset_ms) = generate_deploy(seed, scenario);
         let plan = Plan {
             version: PLAN_VERSION,
             seed,
@@ -47,6 +47,7 @@ impl Plan {
             quiet_ms: scenario.quiet_ms,
             links,
             deploy_at_ms,
+            migration_reset_ms,
             persistence,
             turns: workload.turns,
             faults,
@@ -63,15 +64,24 @@ impl Plan {
 pub const DEPLOY_PPM: u32 = 300_000;
 
 /// A deploy in the middle half of the busy phase, for some seeds; its own stream.
-fn generate_deploy(seed: u64, scenario: &ScenarioConfig) -> Option<u64> {
+/// A migration scenario deploys every seed, and resets the migrating client's
+/// connections within this long after its job starts.
+pub const MIGRATION_RESET_MS_MAX: u64 = 120;
+
+fn generate_deploy(seed: u64, scenario: &ScenarioConfig) -> (Option<u64>, Option<u64>) {
     use super::prng::{between, chance};
     let mut rng = stream(seed, Stream::Deploy);
-    if !scenario.swarm || !chance(&mut rng, DEPLOY_PPM) {
-        return None;
+    let deploys = scenario.migration || (scenario.swarm && chance(&mut rng, DEPLOY_PPM));
+    if !deploys {
+        return (None, None);
     }
-    Some(between(
+    let at_ms = between(
         &mut rng,
         scenario.duration_ms / 4,
         scenario.duration_ms * 3 / 4,
-    ))
+    );
+    let reset_ms = scenario
+        .migration
+        .then(|| between(&mut rng, 1, MIGRATION_RESET_MS_MAX));
+    (Some(at_ms), reset_ms)
 }

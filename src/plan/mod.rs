@@ -26,6 +26,7 @@ pub use faults::{
     LatencyMix, LatencyModel,
 };
 pub use file::PlanError;
+pub use generate::MIGRATION_RESET_MS_MAX;
 pub use overlap::{OVERLAP_SEEDS_PPM, OVERLAP_TURN_PPM, RETRY_AFTER_MS_MAX, RETRY_TURN_PPM};
 pub use scenario::ScenarioConfig;
 pub use twins::{TwinForm, TWIN_NAMES_PPM};
@@ -65,6 +66,10 @@ pub struct Plan {
     /// that changes the key layout mid-traffic); `None`: no deploy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deploy_at_ms: Option<u64>,
+    /// The deploy's migration job loses its connections (every connection of the client
+    /// running it is reset) this long after it starts; `None`: no such fault.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migration_reset_ms: Option<u64>,
     /// What the Redis node keeps across a `redis-restart` fault.
     #[serde(default)]
     pub persistence: crate::domain::Persistence,

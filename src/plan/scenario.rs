@@ -104,6 +104,10 @@ pub struct ScenarioConfig {
     /// historical memory, which found the one index entry never built.
     #[serde(default)]
     pub replay_memories: bool,
+    /// Every seed deploys, and the deploy's migration job has its connections reset
+    /// within [`crate::plan::MIGRATION_RESET_MS_MAX`] of its start.
+    #[serde(default)]
+    pub migration: bool,
 }
 
 fn buggify_default() -> bool {
@@ -145,11 +149,12 @@ impl ScenarioConfig {
             swarm: true,
             buggify: true,
             replay_memories: false,
+            migration: false,
         }
     }
 
     /// The scenarios the `amnesia` binary knows by name (`--scenario NAME`).
-    pub const NAMES: &'static [&'static str] = &["standard", "smoke", "replay"];
+    pub const NAMES: &'static [&'static str] = &["standard", "smoke", "replay", "migrate"];
 
     /// The scenario called `name`, if the binary knows it.
     pub fn named(name: &str) -> Option<Self> {
@@ -157,6 +162,7 @@ impl ScenarioConfig {
             "standard" => Some(Self::standard()),
             "smoke" => Some(Self::smoke()),
             "replay" => Some(Self::replay()),
+            "migrate" => Some(Self::migrate()),
             _ => None,
         }
     }
@@ -178,6 +184,16 @@ impl ScenarioConfig {
             name: "replay".to_string(),
             replay_memories: true,
             ..Self::standard()
+        }
+    }
+
+    /// The `replay` scenario where every seed deploys and the deploy's migration job
+    /// loses its connections midway: the redis-then-pgvector stores' default.
+    pub fn migrate() -> Self {
+        Self {
+            name: "migrate".to_string(),
+            migration: true,
+            ..Self::replay()
         }
     }
 

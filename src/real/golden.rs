@@ -119,8 +119,14 @@ pub fn run_golden(
         .enable_all()
         .build()
         .map_err(|e| RealError::Environment(format!("cannot build a tokio runtime: {e}")))?;
+    let backend = store.backend();
+    if backend.servers().len() != 1 {
+        return Err(RealError::Environment(format!(
+            "the golden replay loads one server; {} runs two",
+            store.label()
+        )));
+    }
     runtime.block_on(async {
-        let backend = store.backend();
         let server = provider
             .start(backend, crate::domain::Persistence::AofAlways)
             .await?;
@@ -136,7 +142,9 @@ fn build(store: &Store, address: SocketAddr) -> Arc<dyn MemoryStore> {
     let dialer: Arc<dyn Dialer> = Arc::new(TcpDialer(address));
     let config = ConnectorConfig::default();
     let (redis, postgres) = match store.backend() {
-        crate::contract::Backend::Redis => (dialer, None),
+        crate::contract::Backend::Redis | crate::contract::Backend::RedisThenPgvector => {
+            (dialer, None)
+        }
         crate::contract::Backend::Pgvector => {
             let postgres = crate::postgres::PgConnector::new(dialer, config);
             (

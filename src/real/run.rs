@@ -13,6 +13,7 @@ use crate::real::node::RealNode;
 use crate::real::proxy::{self, ProxyWorld};
 use crate::real::server::{Provider, RealError, Server};
 use crate::sim::clock::WorldClock;
+use crate::sim::node::ServerNode;
 use crate::sim::world::World;
 use crate::sim::SimOutput;
 use crate::trace::Trace;
@@ -101,17 +102,22 @@ pub fn run_real(plan: Plan, store: &Store, options: &RealOptions) -> Result<Real
         .map_err(|e| RealError::Environment(format!("cannot build a tokio runtime: {e}")))?;
     let factory = store.factory().clone();
     let output = runtime.block_on(async {
-        let backend = store.backend();
-        let server = options.provider.start(backend, plan.persistence).await?;
-        let server: Arc<dyn Server> = server.into();
-        let output = world(
-            plan.clone(),
-            factory,
-            (server.clone(), backend),
-            options.time_scale,
-        )
-        .await;
-        server.remove().await;
+        let mut servers: Vec<(Arc<dyn Server>, Backend)> = Vec::new();
+        for &backend in store.backend().servers() {
+            match options.provider.start(backend, plan.persistence).await {
+                Ok(server) => servers.push((server.into(), backend)),
+                Err(error) => {
+                    for (server, _) in &servers {
+                        server.remove().await;
+                    }
+                    return Err(error);
+                }
+            }
+        }
+        let output = world(plan.clone(), factory, &servers, options.time_scale).await;
+        for (server, _) in &servers {
+            server.remove().await;
+        }
         output
     })?;
     drop(runtime);
@@ -141,7 +147,7 @@ pub(crate) fn unix_now_ms() -> u64 {
 async fn world(
     plan: Arc<Plan>,
     store: StoreFactory,
-    (server, backend): (Arc<dyn Server>, Backend),
+    servers: &[(Arc<dyn Server>, Backend)],
     time_scale: f64,
 ) -> Result<SimOutput, RealError> {
     let clock = WorldClock::start_at(unix_now_ms());
@@ -154,6 +160,34 @@ async fn world(
             .install()
     });
     let links = World::links_of(&plan);
+    let mut nodes: Vec<Arc<dyn ServerNode>> = Vec::with_capacity(servers.len());
+    for (server, backend) in servers {
+        let node = real_node((server.clone(), *backend), &links, (&clock, &trace), &plan).await?;
+        nodes.push(Arc::new(node));
+    }
+    let mut nodes = nodes.into_iter();
+    let server = nodes.next().expect("a run has a server");
+    let mut world = World::new(plan, clock, trace.clone(), server, links, store);
+    world.postgres = nodes.next();
+    world.connector = crate::real::scale::scale_connector(world.connector, time_scale);
+    world.grace_ms = crate::real::scale::scale_ms(world.grace_ms, time_scale);
+    let end = Arc::new(world).run().await;
+    Ok(SimOutput {
+        history: end.history,
+        trace,
+        policy: end.policy,
+        end_us: end.end_us,
+        quiescence: end.quiescence,
+    })
+}
+
+/// A server behind one fault-proxy listener per client link.
+async fn real_node(
+    (server, backend): (Arc<dyn Server>, Backend),
+    links: &[Arc<crate::sim::net::Link>],
+    (clock, trace): (&WorldClock, &Trace),
+    plan: &Plan,
+) -> Result<RealNode, RealError> {
     let pending_error =
         (backend == Backend::Redis).then(|| Arc::new(crate::real::inject::PendingError::default()));
     let proxy_world = ProxyWorld {
@@ -164,7 +198,7 @@ async fn world(
         pending_error: pending_error.clone(),
     };
     let mut proxies = Vec::with_capacity(links.len());
-    for link in &links {
+    for link in links {
         let address = proxy::listen(link.clone(), proxy_world.clone())
             .await
             .map_err(|e| RealError::Environment(format!("cannot listen on 127.0.0.1: {e}")))?;
@@ -173,10 +207,10 @@ async fn world(
     // PostgreSQL's commits are durable (fsync, synchronous_commit): a crash keeps every
     // acknowledged transaction, as `appendfsync always` does.
     let persistence = match backend {
-        Backend::Redis => plan.persistence,
         Backend::Pgvector => crate::domain::Persistence::AofAlways,
+        _ => plan.persistence,
     };
-    let node = RealNode {
+    Ok(RealNode {
         server,
         backend,
         proxies,
@@ -186,16 +220,5 @@ async fn world(
         down: Default::default(),
         pending_error,
         paused: Default::default(),
-    };
-    let mut world = World::new(plan, clock, trace.clone(), Arc::new(node), links, store);
-    world.connector = crate::real::scale::scale_connector(world.connector, time_scale);
-    world.grace_ms = crate::real::scale::scale_ms(world.grace_ms, time_scale);
-    let end = Arc::new(world).run().await;
-    Ok(SimOutput {
-        history: end.history,
-        trace,
-        policy: end.policy,
-        end_us: end.end_us,
-        quiescence: end.quiescence,
     })
 }

@@ -86,6 +86,14 @@ impl Provider {
     /// `docker amnesia-redis:local` or `process redis-server` (for pgvector, the
     /// PostgreSQL image or binaries), for reports.
     pub fn describe(&self, backend: Backend) -> String {
+        let servers = backend.servers().iter();
+        servers
+            .map(|&server| self.describe_one(server))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+
+    fn describe_one(&self, backend: Backend) -> String {
         match (self, backend) {
             (Provider::Docker { image }, Backend::Redis) => format!("docker {image}"),
             (Provider::Process { binary }, Backend::Redis) => format!("process {binary}"),
@@ -96,16 +104,27 @@ impl Provider {
                 let bin = crate::real::pg::bin_from_env();
                 format!("process {}", bin.join("postgres").display())
             }
+            (_, Backend::RedisThenPgvector) => unreachable!("described server by server"),
         }
     }
 
     /// What the provider needs for `backend` is there: a Docker engine with the image, or
     /// the binaries. Every failure is one line naming what to install or set.
     pub fn check(&self, backend: Backend) -> Result<(), RealError> {
+        backend
+            .servers()
+            .iter()
+            .try_for_each(|&server| self.check_one(server))
+    }
+
+    fn check_one(&self, backend: Backend) -> Result<(), RealError> {
         match (self, backend) {
+            (_, Backend::RedisThenPgvector) => unreachable!("checked server by server"),
             (Provider::Docker { image }, _) => {
                 let (image, hint) = match backend {
-                    Backend::Redis => (image.clone(), REDIS_BUILD_HINT),
+                    Backend::Redis | Backend::RedisThenPgvector => {
+                        (image.clone(), REDIS_BUILD_HINT)
+                    }
                     Backend::Pgvector => {
                         let image = crate::real::pg::image_from_env();
                         (image, crate::real::pg::container_spec("").build_hint)
@@ -157,6 +176,11 @@ impl Provider {
             (Provider::Process { .. }, Backend::Pgvector) => Box::new(
                 crate::real::pg::PgProcessServer::start(&crate::real::pg::bin_from_env())?,
             ),
+            (_, Backend::RedisThenPgvector) => {
+                return Err(RealError::Server(
+                    "a migration run starts its servers one by one".into(),
+                ))
+            }
         };
         wait_ready(server.as_ref(), backend).await?;
         Ok(server)
@@ -200,7 +224,7 @@ pub(crate) async fn wait_ready(server: &dyn Server, backend: Backend) -> Result<
     let mut last = String::from("no answer");
     while tokio::time::Instant::now() < deadline {
         let answer = match backend {
-            Backend::Redis => ping(server).await,
+            Backend::Redis | Backend::RedisThenPgvector => ping(server).await,
             Backend::Pgvector => match server.address().await {
                 Ok(address) => crate::real::pg::ping(address).await,
                 Err(error) => Err(error.to_string()),

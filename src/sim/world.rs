@@ -24,6 +24,9 @@ pub struct World {
     pub trace: Trace,
     /// The server the clients keep their data in, and the fault schedule strikes.
     pub server: Arc<dyn ServerNode>,
+    /// A PostgreSQL beside a Redis `server` (a redis-then-pgvector run): dialed, never
+    /// struck by the fault schedule's crashes and pauses (the links' faults reach it).
+    pub postgres: Option<Arc<dyn ServerNode>>,
     pub links: Vec<Arc<Link>>,
     pub clients: Vec<Arc<ClientHost>>,
     pub recorder: Recorder,
@@ -68,6 +71,7 @@ impl World {
             clock,
             trace,
             server,
+            postgres: None,
             links,
             store,
             policy: std::sync::OnceLock::new(),
@@ -124,21 +128,21 @@ impl World {
     /// that belongs to the host's current generation.
     pub fn start_client(&self, client: u32) {
         let host = &self.clients[client as usize];
-        let dialer = self.server.dialer(DialFrom {
-            link: self.links[client as usize].clone(),
-            client: Arc::downgrade(host),
-            generation: host.generation(),
-        });
-        let (redis_dialer, postgres) = match self.server.backend() {
-            Backend::Redis => (dialer, None),
-            Backend::Pgvector => {
-                let postgres = PgConnector::new(dialer, self.connector);
-                (
-                    Arc::new(crate::connect::NoRedis) as Arc<dyn Dialer>,
-                    Some(Arc::new(postgres)),
-                )
-            }
+        let dial = |node: &Arc<dyn ServerNode>| {
+            node.dialer(DialFrom {
+                link: self.links[client as usize].clone(),
+                client: Arc::downgrade(host),
+                generation: host.generation(),
+            })
         };
+        let (redis_dialer, pg_dialer) = match self.server.backend() {
+            Backend::Pgvector => {
+                let none: Arc<dyn Dialer> = Arc::new(crate::connect::NoRedis);
+                (none, Some(dial(&self.server)))
+            }
+            _ => (dial(&self.server), self.postgres.as_ref().map(dial)),
+        };
+        let postgres = pg_dialer.map(|dialer| Arc::new(PgConnector::new(dialer, self.connector)));
         let info = redis::RedisConnectionInfo::default();
         let connector = Arc::new(Connector::new(redis_dialer, info, self.connector));
         let store = (self.store)(StoreContext {
@@ -167,7 +171,38 @@ impl World {
         }
         let text = format!("deploy: {drained} requests drained, clients now run code version 2");
         self.trace.record(self.clock.now_us(), "deploy", text);
+        self.migrate().await;
         self.gate.open();
+    }
+
+    /// The deploy's one-off job, on the first running client's new store; the plan's
+    /// migration fault resets that client's connections while it runs.
+    async fn migrate(&self) {
+        let running = |c: &u32| self.clients[*c as usize].store().is_some();
+        let Some(client) = (0..self.plan.clients).find(running) else {
+            return;
+        };
+        let store = self.clients[client as usize]
+            .store()
+            .expect("found running");
+        if let Some(after_ms) = self.plan.migration_reset_ms {
+            let link = self.links[client as usize].clone();
+            let (clock, trace) = (self.clock.clone(), self.trace.clone());
+            let at_ms = clock.now_us() / 1_000 + after_ms;
+            tokio::spawn(async move {
+                clock.sleep_until_ms(at_ms).await;
+                let closed = link.reset_all();
+                let text =
+                    format!("reset client-{client} mid-migration: {closed} connections closed");
+                trace.record(clock.now_us(), "faults", text);
+            });
+        }
+        let text = match store.migrate().await {
+            Ok(None) => return,
+            Ok(Some(summary)) => format!("deploy: migration by client-{client}: {summary}"),
+            Err(error) => format!("deploy: migration by client-{client} failed: {error}"),
+        };
+        self.trace.record(self.clock.now_us(), "deploy", text);
     }
 
     /// The policy the store declares (the same for every client).

@@ -3,6 +3,7 @@
 //! registry that builds them by name. Only the runner's wiring imports this module.
 
 pub(crate) mod embed;
+mod migrate;
 pub mod pgvector;
 mod reference;
 #[doc(hidden)]
@@ -13,6 +14,7 @@ pub use crate::contract::{
     Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError, StoreFactory, TtlPolicy,
 };
 pub use crate::domain::{Memory, Message, Role, SessionKey, UserKey};
+pub use migrate::MIGRATION_STORE_NAMES;
 pub use reference::{
     decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore,
 };
@@ -72,7 +74,7 @@ pub const MESSAGES_MAX: usize = 16;
 
 /// An unknown `--store` name, with the list of known ones.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown store '{0}' (known: {known}, {pg})", known = STORE_NAMES.join(", "), pg = pgvector::PGVECTOR_STORE_NAMES.join(", "))]
+#[error("unknown store '{0}' (known: {known}, {pg})", known = STORE_NAMES.join(", "), pg = [pgvector::PGVECTOR_STORE_NAMES, migrate::MIGRATION_STORE_NAMES].concat().join(", "))]
 pub struct UnknownStore(pub String);
 
 /// Check a store name without building anything.
@@ -80,6 +82,7 @@ pub fn check_name(name: &str) -> Result<(), UnknownStore> {
     if STORE_NAMES.contains(&name)
         || testing::TEST_STORE_NAMES.contains(&name)
         || pgvector::PGVECTOR_STORE_NAMES.contains(&name)
+        || migrate::MIGRATION_STORE_NAMES.contains(&name)
     {
         Ok(())
     } else {
@@ -90,8 +93,10 @@ pub fn check_name(name: &str) -> Result<(), UnknownStore> {
 /// The factory of the store called `name`.
 pub fn factory(name: &str) -> Result<StoreFactory, UnknownStore> {
     check_name(name)?;
-    if backend_of(name) == crate::contract::Backend::Pgvector {
-        return Ok(pgvector::factory(name));
+    match backend_of(name) {
+        crate::contract::Backend::Pgvector => return Ok(pgvector::factory(name)),
+        crate::contract::Backend::RedisThenPgvector => return Ok(migrate::factory(name)),
+        crate::contract::Backend::Redis => {}
     }
     let name = name.to_string();
     Ok(std::sync::Arc::new(move |context: StoreContext| {
@@ -103,6 +108,8 @@ pub fn factory(name: &str) -> Result<StoreFactory, UnknownStore> {
 pub fn backend_of(name: &str) -> crate::contract::Backend {
     if pgvector::PGVECTOR_STORE_NAMES.contains(&name) {
         crate::contract::Backend::Pgvector
+    } else if migrate::MIGRATION_STORE_NAMES.contains(&name) {
+        crate::contract::Backend::RedisThenPgvector
     } else {
         crate::contract::Backend::Redis
     }

@@ -96,7 +96,7 @@ impl PgVectorStore {
 
     /// Create the extension, tables and index once per process, under a lock: the first
     /// operation of every client runs it, and they race.
-    async fn ensure_schema(&self) -> Result<(), StoreError> {
+    pub(crate) async fn ensure_schema(&self) -> Result<(), StoreError> {
         let index = match self.config.index {
             AnnIndex::Hnsw => "USING hnsw (embedding vector_cosine_ops)",
             AnnIndex::IvfflatBeforeLoad => {
