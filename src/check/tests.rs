@@ -789,9 +789,23 @@ fn a_recall_shorter_than_k_while_the_user_held_more_is_a_miss() {
     let mut h = History::new();
     let ok = Outcome::Ok(OpValue::None);
     h.push_remember(1, &u, mem("r1", "likes tea"), 0, Some(10 * MS), ok.clone());
-    h.push_remember(1, &u, mem("r2", "avoids jazz"), 20 * MS, Some(30 * MS), ok.clone());
+    h.push_remember(
+        1,
+        &u,
+        mem("r2", "avoids jazz"),
+        20 * MS,
+        Some(30 * MS),
+        ok.clone(),
+    );
     // Still in flight at the recall: not certainly held.
-    h.push_remember(1, &u, mem("r3", "asked about Rust"), 40 * MS, None, unknown());
+    h.push_remember(
+        1,
+        &u,
+        mem("r3", "asked about Rust"),
+        40 * MS,
+        None,
+        unknown(),
+    );
     let short = vec![mem("r2", "avoids jazz")];
     h.push_recall(2, &u, "likes tea", 3, 100 * MS, 110 * MS, short);
     let v = check_input(&CheckInput::new(&h, plain()));

@@ -3,7 +3,6 @@
 //! around a [`RealNode`] on a real-time runtime, and the simulator's checker on the
 //! history.
 
-use crate::buggify::Buggify;
 use crate::builder::Store;
 use crate::check::Verdict;
 use crate::contract::{Backend, Policy, StoreFactory};
@@ -152,13 +151,7 @@ async fn world(
 ) -> Result<SimOutput, RealError> {
     let clock = WorldClock::start_at(unix_now_ms());
     let trace = Trace::new();
-    let _entered = crate::sim::context::enter(&clock, &trace);
-    let _buggify = plan.scenario.buggify.then(|| {
-        let clock = clock.clone();
-        Buggify::new(plan.seed, trace.clone(), move || clock.now_us())
-            .time_scale(time_scale)
-            .install()
-    });
+    let _entered = crate::sim::context::enter_run(&clock, &trace, &plan, time_scale);
     let links = World::links_of(&plan);
     let mut nodes: Vec<Arc<dyn ServerNode>> = Vec::with_capacity(servers.len());
     for (server, backend) in servers {

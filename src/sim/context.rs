@@ -24,6 +24,34 @@ pub fn enter(clock: &WorldClock, trace: &Trace) -> WorldEntered {
     WorldEntered { previous }
 }
 
+/// A world entered on this thread with the plan's buggify points installed (when its
+/// scenario turns them on), both undone when dropped.
+pub struct RunEntered {
+    _buggify: Option<crate::buggify::BuggifyGuard>,
+    _entered: WorldEntered,
+}
+
+/// Enter the world of `plan` on this thread: [`enter`], and the plan's buggify points
+/// on `clock` with their delays scaled by `time_scale` (1 in the simulator).
+pub fn enter_run(
+    clock: &WorldClock,
+    trace: &Trace,
+    plan: &crate::plan::Plan,
+    time_scale: f64,
+) -> RunEntered {
+    let entered = enter(clock, trace);
+    let buggify = plan.scenario.buggify.then(|| {
+        let clock = clock.clone();
+        crate::buggify::Buggify::new(plan.seed, trace.clone(), move || clock.now_us())
+            .time_scale(time_scale)
+            .install()
+    });
+    RunEntered {
+        _buggify: buggify,
+        _entered: entered,
+    }
+}
+
 impl Drop for WorldEntered {
     fn drop(&mut self) {
         let previous = self.previous.take();

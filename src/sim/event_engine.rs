@@ -2,7 +2,6 @@
 //! When every task waits, tokio jumps to the next timer, so idle virtual time costs nothing.
 //! Hosts are sets of tasks; the network is in-memory connections ([`super::net`]).
 
-use crate::buggify::Buggify;
 use crate::clock::Clock;
 use crate::contract::StoreFactory;
 use crate::model::{Journaled, Model, ModelConfig};
@@ -66,11 +65,7 @@ async fn world(
         .unwrap_or(crate::sim::clock::WORLD_EPOCH_UNIX_MS);
     let clock = WorldClock::start_at(epoch_unix_ms);
     let trace = Trace::new();
-    let _entered = crate::sim::context::enter(&clock, &trace);
-    let _buggify = plan.scenario.buggify.then(|| {
-        let clock = clock.clone();
-        Buggify::new(plan.seed, trace.clone(), move || clock.now_us()).install()
-    });
+    let _entered = crate::sim::context::enter_run(&clock, &trace, &plan, 1.0);
     let model_clock = {
         let clock = clock.clone();
         Clock::from_fn(move || clock.unix_ms())
