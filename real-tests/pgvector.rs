@@ -14,29 +14,11 @@
 
 use amnesia::check::ViolationClass;
 use amnesia::plan::{Plan, ScenarioConfig};
-use amnesia::real::{golden_corpus, run_golden, run_real, Provider, RealOptions, GOLDEN_VERSION};
+use amnesia::real::{golden_corpus, run_golden, run_real, GOLDEN_VERSION};
 use amnesia::{Backend, Store};
 
-fn options() -> RealOptions {
-    RealOptions {
-        provider: Provider::from_env().expect("AMNESIA_REAL_PROVIDER names a provider"),
-        time_scale: 1.0,
-    }
-}
-
-/// Run `work` for every item on a thread of its own (each run waits on real time).
-fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .iter()
-            .map(|item| scope.spawn(|| work(item)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| handle.join().expect("a real run never panics"))
-            .collect()
-    })
-}
+mod common;
+use common::{in_parallel, options};
 
 /// Seeds whose mixes cover the faults the pgvector backend realises: clogs, resets and
 /// clock skews (1), partitions, resets and server pauses (2), server kills with crash

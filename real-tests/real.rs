@@ -16,31 +16,12 @@ mod catalogue;
 
 use amnesia::check::ViolationClass;
 use amnesia::plan::{Plan, ScenarioConfig};
-use amnesia::real::{lockstep, run_real, Provider, RealOptions};
+use amnesia::real::{lockstep, run_real, RealOptions};
 use amnesia::{Builder, Store};
 use catalogue::CATALOGUE;
 
-fn options() -> RealOptions {
-    RealOptions {
-        provider: Provider::from_env().expect("AMNESIA_REAL_PROVIDER names a provider"),
-        time_scale: 1.0,
-    }
-}
-
-/// Run `work` for every item on a thread of its own (each run waits on real time, so
-/// runs overlap rather than queue), in order of the items.
-fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .iter()
-            .map(|item| scope.spawn(|| work(item)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| handle.join().expect("a real run never panics"))
-            .collect()
-    })
-}
+mod common;
+use common::{in_parallel, options};
 
 /// Seeds whose mixes cover every fault the real tier realises: partitions, resets and
 /// six restarts (7), client crashes, skews and pauses (25), restarts without

@@ -329,10 +329,21 @@ fn check_short(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
     if recall.memories.len() >= held.len().min(recall.k) {
         return;
     }
+    // What the exact-text rule already reported for this recall is not told twice.
+    let reported: BTreeSet<&str> = verdict
+        .violations
+        .iter()
+        .filter(|v| v.class == ViolationClass::RecallMiss && v.op_indexes.contains(&recall.op))
+        .flat_map(|v| v.message_ids.iter().map(String::as_str))
+        .collect();
     let missing: Vec<(&str, usize)> = held
         .into_iter()
         .filter(|(id, _)| !recall.memories.iter().any(|m| m.id == *id))
+        .filter(|(id, _)| !reported.contains(id))
         .collect();
+    if missing.is_empty() {
+        return;
+    }
     let mut ops = vec![recall.op];
     ops.extend(missing.iter().map(|(_, op)| *op));
     let ids: Vec<String> = missing.iter().map(|(id, _)| id.to_string()).collect();

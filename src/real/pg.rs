@@ -10,14 +10,13 @@
 //! kill does.
 
 use crate::real::docker::ContainerSpec;
+use crate::real::process::ChildSlot;
 use crate::real::server::{RealError, Server};
-use nix::sys::signal::{killpg, Signal};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 use std::net::SocketAddr;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 /// The port PostgreSQL listens on inside its container.
@@ -108,7 +107,7 @@ pub(crate) struct PgProcessServer {
     dir: PathBuf,
     /// The unprivileged user a root process runs the server as.
     user: Option<nix::unistd::User>,
-    child: Mutex<Option<Child>>,
+    child: ChildSlot,
 }
 
 impl PgProcessServer {
@@ -122,7 +121,7 @@ impl PgProcessServer {
             port,
             dir,
             user: unprivileged_user()?,
-            child: Mutex::new(None),
+            child: ChildSlot::new("postgres", true),
         };
         server.init()?;
         server.spawn()?;
@@ -179,32 +178,8 @@ impl PgProcessServer {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| missing(&self.bin, &e))?;
-        *self.child.lock().expect("never poisoned") = Some(child);
+        self.child.set(child);
         Ok(())
-    }
-
-    /// True while the postmaster started last still runs.
-    fn running(&self) -> bool {
-        let mut child = self.child.lock().expect("never poisoned");
-        child
-            .as_mut()
-            .is_some_and(|child| matches!(child.try_wait(), Ok(None)))
-    }
-
-    fn signal(&self, signal: Signal) -> Result<(), RealError> {
-        let child = self.child.lock().expect("never poisoned");
-        let Some(child) = child.as_ref() else {
-            return Err(RealError::Server("postgres is not running".into()));
-        };
-        killpg(Pid::from_raw(child.id() as i32), signal)
-            .map_err(|e| RealError::Server(format!("{signal} to postgres failed: {e}")))
-    }
-
-    fn reap(&self) {
-        if let Some(mut child) = self.child.lock().expect("never poisoned").take() {
-            let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
-            let _ = child.wait();
-        }
     }
 }
 
@@ -230,8 +205,8 @@ impl Server for PgProcessServer {
     }
 
     async fn kill(&self) -> Result<(), RealError> {
-        self.signal(Signal::SIGKILL)?;
-        self.reap();
+        self.child.signal(Signal::SIGKILL)?;
+        self.child.reap();
         Ok(())
     }
 
@@ -239,7 +214,7 @@ impl Server for PgProcessServer {
         for _ in 0..RESPAWN_ATTEMPTS_MAX {
             self.spawn()?;
             tokio::time::sleep(Duration::from_millis(RESPAWN_WAIT_MS)).await;
-            if self.running() {
+            if self.child.running() {
                 return Ok(());
             }
         }
@@ -249,7 +224,7 @@ impl Server for PgProcessServer {
     }
 
     async fn set_paused(&self, paused: bool) -> Result<(), RealError> {
-        self.signal(if paused {
+        self.child.signal(if paused {
             Signal::SIGSTOP
         } else {
             Signal::SIGCONT
@@ -257,14 +232,14 @@ impl Server for PgProcessServer {
     }
 
     async fn remove(&self) {
-        self.reap();
+        self.child.reap();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
 impl Drop for PgProcessServer {
     fn drop(&mut self) {
-        self.reap();
+        self.child.reap();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -17,7 +17,66 @@ pub(crate) struct ProcessServer {
     flags: Vec<String>,
     port: u16,
     dir: PathBuf,
+    child: ChildSlot,
+}
+
+/// The child process of a local server, signalled alone or with its process group (a
+/// server whose workers are processes of their own).
+pub(crate) struct ChildSlot {
     child: Mutex<Option<Child>>,
+    /// The program, for errors.
+    name: &'static str,
+    /// Signal the whole process group (the child leads its own).
+    group: bool,
+}
+
+impl ChildSlot {
+    pub(crate) fn new(name: &'static str, group: bool) -> ChildSlot {
+        ChildSlot {
+            child: Mutex::new(None),
+            name,
+            group,
+        }
+    }
+
+    /// The process started last.
+    pub(crate) fn set(&self, child: Child) {
+        *self.child.lock().expect("never poisoned") = Some(child);
+    }
+
+    fn send(&self, pid: u32, signal: Signal) -> nix::Result<()> {
+        let pid = Pid::from_raw(pid as i32);
+        if self.group {
+            nix::sys::signal::killpg(pid, signal)
+        } else {
+            kill(pid, signal)
+        }
+    }
+
+    pub(crate) fn signal(&self, signal: Signal) -> Result<(), RealError> {
+        let child = self.child.lock().expect("never poisoned");
+        let Some(child) = child.as_ref() else {
+            return Err(RealError::Server(format!("{} is not running", self.name)));
+        };
+        self.send(child.id(), signal)
+            .map_err(|e| RealError::Server(format!("{signal} to {} failed: {e}", self.name)))
+    }
+
+    /// True while the process started last still runs.
+    pub(crate) fn running(&self) -> bool {
+        let mut child = self.child.lock().expect("never poisoned");
+        child
+            .as_mut()
+            .is_some_and(|child| matches!(child.try_wait(), Ok(None)))
+    }
+
+    /// Kill (group and all) and wait for the process, if one runs.
+    pub(crate) fn reap(&self) {
+        if let Some(mut child) = self.child.lock().expect("never poisoned").take() {
+            let _ = self.send(child.id(), Signal::SIGKILL);
+            let _ = child.wait();
+        }
+    }
 }
 
 impl ProcessServer {
@@ -31,7 +90,7 @@ impl ProcessServer {
             flags: flags.to_vec(),
             port,
             dir,
-            child: Mutex::new(None),
+            child: ChildSlot::new("redis-server", false),
         };
         server.spawn()?;
         Ok(server)
@@ -47,24 +106,8 @@ impl ProcessServer {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| missing(&self.binary, &e))?;
-        *self.child.lock().expect("never poisoned") = Some(child);
+        self.child.set(child);
         Ok(())
-    }
-
-    fn signal(&self, signal: Signal) -> Result<(), RealError> {
-        let child = self.child.lock().expect("never poisoned");
-        let Some(child) = child.as_ref() else {
-            return Err(RealError::Server("redis-server is not running".into()));
-        };
-        kill(Pid::from_raw(child.id() as i32), signal)
-            .map_err(|e| RealError::Server(format!("{signal} to redis-server failed: {e}")))
-    }
-
-    fn reap(&self) {
-        if let Some(mut child) = self.child.lock().expect("never poisoned").take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
     }
 }
 
@@ -104,8 +147,8 @@ impl Server for ProcessServer {
     }
 
     async fn kill(&self) -> Result<(), RealError> {
-        self.signal(Signal::SIGKILL)?;
-        self.reap();
+        self.child.signal(Signal::SIGKILL)?;
+        self.child.reap();
         Ok(())
     }
 
@@ -114,7 +157,7 @@ impl Server for ProcessServer {
     }
 
     async fn set_paused(&self, paused: bool) -> Result<(), RealError> {
-        self.signal(if paused {
+        self.child.signal(if paused {
             Signal::SIGSTOP
         } else {
             Signal::SIGCONT
@@ -122,14 +165,14 @@ impl Server for ProcessServer {
     }
 
     async fn remove(&self) {
-        self.reap();
+        self.child.reap();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
 impl Drop for ProcessServer {
     fn drop(&mut self) {
-        self.reap();
+        self.child.reap();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
