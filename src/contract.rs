@@ -201,6 +201,10 @@ pub struct MemoryAudit {
     pub stored: Vec<String>,
     /// Memory ids found in the user's memory index.
     pub indexed: Vec<String>,
+    /// Memory ids an exact search (no index: pgvector's `enable_indexscan = off`) finds
+    /// by their own text; `None` for a store without one. Beside `indexed`, it tells an
+    /// index that lost an entry from an embedding that is not its text's.
+    pub exact: Option<Vec<String>>,
 }
 
 /// The server a store keeps its data in. The simulator hosts Redis only; PostgreSQL with

@@ -195,6 +195,10 @@ pub struct Quiescence {
     pub memories_stored: Vec<String>,
     /// Ids of the memories every user's memory index holds, sorted.
     pub memories_indexed: Vec<String>,
+    /// Ids of the memories an exact search (no index) finds by their own text, sorted;
+    /// `None` when the store has no such search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memories_exact: Option<Vec<String>>,
 }
 
 /// One key Redis deleted because its TTL ran out.

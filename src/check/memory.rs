@@ -428,11 +428,22 @@ fn check_drift(q: &Quiescence, verdict: &mut Verdict) {
         .chain(&dangling)
         .map(|s| s.to_string())
         .collect();
-    let text = format!(
+    let mut text = format!(
         "at quiescence, stored but not indexed: [{}]; indexed but not stored: [{}]",
         unindexed.join(", "),
         dangling.join(", ")
     );
+    if let Some(exact) = &q.memories_exact {
+        let (lost, stale): (Vec<&str>, Vec<&str>) = unindexed
+            .iter()
+            .partition(|id| exact.iter().any(|e| e == *id));
+        text.push_str(&format!(
+            "; an exact search finds [{}] by their own text (the index lost them), not [{}] \
+             (their embedding is not their text's)",
+            lost.join(", "),
+            stale.join(", ")
+        ));
+    }
     verdict.violations.push(Violation::new(
         ViolationClass::IndexDrift,
         Subject::Store,

@@ -852,6 +852,7 @@ fn index_drift_at_quiescence() {
     let q = Quiescence {
         memories_stored: vec!["r1".into(), "r2".into()],
         memories_indexed: vec!["r1".into()],
+        memories_exact: None,
     };
     let input = CheckInput {
         quiescence: Some(&q),
@@ -863,6 +864,7 @@ fn index_drift_at_quiescence() {
     let agree = Quiescence {
         memories_stored: vec!["r2".into(), "r1".into()],
         memories_indexed: vec!["r1".into(), "r2".into()],
+        memories_exact: None,
     };
     let input = CheckInput {
         quiescence: Some(&agree),
@@ -881,6 +883,7 @@ fn an_acked_memory_missing_from_the_store_at_quiescence_is_lost() {
     let q = Quiescence {
         memories_stored: vec![],
         memories_indexed: vec![],
+        memories_exact: None,
     };
     let input = CheckInput {
         quiescence: Some(&q),
@@ -892,12 +895,32 @@ fn an_acked_memory_missing_from_the_store_at_quiescence_is_lost() {
     let held = Quiescence {
         memories_stored: vec!["r1".into()],
         memories_indexed: vec!["r1".into()],
+        memories_exact: None,
     };
     let input = CheckInput {
         quiescence: Some(&held),
         ..CheckInput::new(&h, plain())
     };
     assert!(check_input(&input).is_pass());
+}
+
+#[test]
+fn index_drift_tells_a_lost_entry_from_a_stale_embedding() {
+    let h = History::new();
+    let q = Quiescence {
+        memories_stored: vec!["r1".into(), "r2".into(), "r3".into()],
+        memories_indexed: vec!["r1".into()],
+        memories_exact: Some(vec!["r1".into(), "r2".into()]),
+    };
+    let input = CheckInput {
+        quiescence: Some(&q),
+        ..CheckInput::new(&h, plain())
+    };
+    let v = check_input(&input);
+    assert_eq!(v.classes(), vec![ViolationClass::IndexDrift]);
+    let text = &v.violations[0].explanation;
+    assert!(text.contains("an exact search finds [r2]"), "{text}");
+    assert!(text.contains("not [r3]"), "{text}");
 }
 
 // ---------------------------------------------------------------- stuck
@@ -1530,6 +1553,7 @@ fn a_forgotten_memory_may_not_be_recalled_or_held() {
     let held = Quiescence {
         memories_stored: vec!["k1".into()],
         memories_indexed: vec!["k1".into()],
+        memories_exact: None,
     };
     assert_eq!(judge(&held).classes(), [ViolationClass::IndexDrift]);
     recall_of(&mut h, &u, "likes tea", 300, vec![mem("k1", "likes tea")]);

@@ -320,9 +320,18 @@ impl Driver {
             let audit = store.audit_memories(user).await.ok()?;
             quiescence.memories_stored.extend(audit.stored);
             quiescence.memories_indexed.extend(audit.indexed);
+            if let Some(exact) = audit.exact {
+                quiescence
+                    .memories_exact
+                    .get_or_insert_default()
+                    .extend(exact);
+            }
         }
         quiescence.memories_stored.sort();
         quiescence.memories_indexed.sort();
+        if let Some(exact) = &mut quiescence.memories_exact {
+            exact.sort();
+        }
         Some(quiescence)
     }
 }

@@ -170,6 +170,32 @@ impl PgVectorStore {
     }
 }
 
+/// The ids of `stored` (id, text) rows that `sql` (a recall) returns when asked for their
+/// own text, among as many nearest rows as the user has with that text.
+async fn find_by_own_text(
+    tx: &tokio_postgres::Transaction<'_>,
+    sql: &str,
+    (tenant, name): (&String, &String),
+    stored: &[(String, String)],
+    model: u32,
+) -> Result<Vec<String>, tokio_postgres::Error> {
+    let mut texts: std::collections::BTreeMap<&str, i64> = Default::default();
+    for (_, text) in stored {
+        *texts.entry(text.as_str()).or_default() += 1;
+    }
+    let mut ids = Vec::new();
+    for (text, same) in texts {
+        let embedding = Vector::from(crate::store::embed::embed_with_model(text, model).to_vec());
+        let found = tx.query(sql, &[tenant, name, &embedding, &same]).await?;
+        ids.extend(found.iter().filter_map(|row| {
+            let (id, found_text): (String, String) = (row.get(0), row.get(1));
+            (found_text == text).then_some(id)
+        }));
+    }
+    ids.sort();
+    Ok(ids)
+}
+
 /// `SET LOCAL` each setting, inside the caller's transaction.
 fn set_local(settings: &Settings) -> String {
     settings
@@ -402,12 +428,20 @@ impl MemoryStore for PgVectorStore {
 
     /// Index health: `stored` is every row of the user; `indexed` the rows an index scan
     /// finds when asked for their own text (embedded by the code's current model), among
-    /// as many nearest rows as the user has with that text. A row the index never got, or
-    /// whose embedding is not its text's, is stored but not indexed: `index-drift`.
+    /// as many nearest rows as the user has with that text; `exact` the same by an exact
+    /// scan (`enable_indexscan = off`). A row the index never got is stored but not
+    /// indexed, yet exact; one whose embedding is not its text's is neither.
     async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
         self.ensure_schema().await?;
         let (tenant, name) = (user.tenant.clone(), user.user.clone());
-        let settings = set_local(&self.search_settings());
+        let index_scan = set_local(&self.search_settings());
+        // After the index scan's settings, in the same transaction: undo them.
+        let exact_scan = set_local(&vec![
+            "enable_seqscan = on".to_string(),
+            "enable_sort = on".into(),
+            "enable_indexscan = off".into(),
+            "enable_bitmapscan = off".into(),
+        ]);
         let sql = self.recall_sql();
         let model = self.config.model;
         self.pg
@@ -416,7 +450,6 @@ impl MemoryStore for PgVectorStore {
                     let tx = client.transaction().await?;
                     tx.batch_execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                         .await?;
-                    tx.batch_execute(&settings).await?;
                     let rows = tx
                         .query(
                             "SELECT id, text FROM memories WHERE tenant = $1 AND user_name = $2
@@ -426,25 +459,19 @@ impl MemoryStore for PgVectorStore {
                         .await?;
                     let stored: Vec<(String, String)> =
                         rows.iter().map(|row| (row.get(0), row.get(1))).collect();
-                    let mut texts: std::collections::BTreeMap<&str, i64> = Default::default();
-                    for (_, text) in &stored {
-                        *texts.entry(text.as_str()).or_default() += 1;
-                    }
-                    let mut indexed = Vec::new();
-                    for (text, same) in texts {
-                        let embedding = Vector::from(
-                            crate::store::embed::embed_with_model(text, model).to_vec(),
-                        );
-                        let found = tx.query(sql, &[&tenant, &name, &embedding, &same]).await?;
-                        indexed.extend(found.iter().filter_map(|row| {
-                            let (id, found_text): (String, String) = (row.get(0), row.get(1));
-                            (found_text == text).then_some(id)
-                        }));
+                    let mut found = [Vec::new(), Vec::new()];
+                    for (settings, ids) in [&index_scan, &exact_scan].into_iter().zip(&mut found) {
+                        tx.batch_execute(settings).await?;
+                        *ids = find_by_own_text(&tx, sql, (&tenant, &name), &stored, model).await?;
                     }
                     tx.commit().await?;
-                    indexed.sort();
+                    let [indexed, exact] = found;
                     let stored = stored.into_iter().map(|(id, _)| id).collect();
-                    Ok(MemoryAudit { stored, indexed })
+                    Ok(MemoryAudit {
+                        stored,
+                        indexed,
+                        exact: Some(exact),
+                    })
                 })
             })
             .await

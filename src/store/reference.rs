@@ -469,7 +469,11 @@ impl MemoryStore for RedisChatStore {
             .await?;
         stored.sort();
         indexed.sort();
-        Ok(MemoryAudit { stored, indexed })
+        Ok(MemoryAudit {
+            stored,
+            indexed,
+            exact: None,
+        })
     }
 
     fn policy(&self) -> Policy {

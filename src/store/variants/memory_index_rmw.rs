@@ -160,7 +160,11 @@ impl MemoryStore for MemoryIndexRmwStore {
         let mut indexed = self.read_index(&index).await?;
         stored.sort();
         indexed.sort();
-        Ok(MemoryAudit { stored, indexed })
+        Ok(MemoryAudit {
+            stored,
+            indexed,
+            exact: None,
+        })
     }
 
     fn policy(&self) -> Policy {
