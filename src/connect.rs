@@ -176,6 +176,24 @@ pub fn classify(error: &redis::RedisError) -> StoreError {
     }
 }
 
+/// The connectors of one client process: `first` reaches the run's first server (Redis,
+/// or PostgreSQL in a pgvector run, where the Redis connector reaches nothing);
+/// `postgres`, a PostgreSQL beside a Redis one.
+pub(crate) fn connectors(
+    (backend, first): (crate::contract::Backend, Arc<dyn Dialer>),
+    postgres: Option<Arc<dyn Dialer>>,
+    config: ConnectorConfig,
+) -> (Arc<Connector>, Option<Arc<crate::postgres::PgConnector>>) {
+    let (redis, postgres) = match backend {
+        crate::contract::Backend::Pgvector => (Arc::new(NoRedis) as Arc<dyn Dialer>, Some(first)),
+        _ => (first, postgres),
+    };
+    let postgres =
+        postgres.map(|dialer| Arc::new(crate::postgres::PgConnector::new(dialer, config)));
+    let info = redis::RedisConnectionInfo::default();
+    (Arc::new(Connector::new(redis, info, config)), postgres)
+}
+
 /// The Redis dialer of a run without Redis: every connect fails as unavailable.
 pub(crate) struct NoRedis;
 

@@ -17,7 +17,7 @@
 //! ```
 
 use crate::builder::Store;
-use crate::connect::{BoxStream, Connector, ConnectorConfig, DialFuture, Dialer};
+use crate::connect::{BoxStream, ConnectorConfig, DialFuture, Dialer};
 use crate::contract::{MemoryStore, StoreContext};
 use crate::domain::{Memory, UserKey};
 use crate::real::server::{Provider, RealError};
@@ -141,21 +141,9 @@ pub fn run_golden(
 fn build(store: &Store, address: SocketAddr) -> Arc<dyn MemoryStore> {
     let dialer: Arc<dyn Dialer> = Arc::new(TcpDialer(address));
     let config = ConnectorConfig::default();
-    let (redis, postgres) = match store.backend() {
-        crate::contract::Backend::Redis | crate::contract::Backend::RedisThenPgvector => {
-            (dialer, None)
-        }
-        crate::contract::Backend::Pgvector => {
-            let postgres = crate::postgres::PgConnector::new(dialer, config);
-            (
-                Arc::new(crate::connect::NoRedis) as Arc<dyn Dialer>,
-                Some(Arc::new(postgres)),
-            )
-        }
-    };
-    let info = redis::RedisConnectionInfo::default();
+    let (connector, postgres) = crate::connect::connectors((store.backend(), dialer), None, config);
     (store.factory())(StoreContext {
-        connector: Arc::new(Connector::new(redis, info, config)),
+        connector,
         postgres,
         clock: crate::clock::Clock::system(),
         session_ttl_ms: 60_000,

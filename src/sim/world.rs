@@ -3,11 +3,10 @@
 //! driver, deadline). The event-driven engine builds it on virtual time around the model;
 //! the real tier on real time around a real server.
 
-use crate::connect::{Connector, ConnectorConfig, Dialer};
-use crate::contract::{Backend, Policy, StoreContext, StoreFactory};
+use crate::connect::ConnectorConfig;
+use crate::contract::{Policy, StoreContext, StoreFactory};
 use crate::history::{History, Quiescence};
 use crate::plan::Plan;
-use crate::postgres::PgConnector;
 use crate::sim::clock::WorldClock;
 use crate::sim::driver::Driver;
 use crate::sim::host::ClientHost;
@@ -135,16 +134,9 @@ impl World {
                 generation: host.generation(),
             })
         };
-        let (redis_dialer, pg_dialer) = match self.server.backend() {
-            Backend::Pgvector => {
-                let none: Arc<dyn Dialer> = Arc::new(crate::connect::NoRedis);
-                (none, Some(dial(&self.server)))
-            }
-            _ => (dial(&self.server), self.postgres.as_ref().map(dial)),
-        };
-        let postgres = pg_dialer.map(|dialer| Arc::new(PgConnector::new(dialer, self.connector)));
-        let info = redis::RedisConnectionInfo::default();
-        let connector = Arc::new(Connector::new(redis_dialer, info, self.connector));
+        let first = (self.server.backend(), dial(&self.server));
+        let postgres = self.postgres.as_ref().map(dial);
+        let (connector, postgres) = crate::connect::connectors(first, postgres, self.connector);
         let store = (self.store)(StoreContext {
             connector,
             postgres,
