@@ -502,6 +502,7 @@ fn turmoil_run(plan: &Plan) -> usize {
             let store = factory(StoreContext {
                 connector,
                 postgres: None,
+                redis_url: None,
                 clock: Clock::tokio(WORLD_EPOCH_UNIX_MS),
                 session_ttl_ms: plan.session_ttl_ms,
                 code_version: 1,

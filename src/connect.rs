@@ -188,8 +188,12 @@ pub(crate) fn connectors(
         crate::contract::Backend::Pgvector => (Arc::new(NoRedis) as Arc<dyn Dialer>, Some(first)),
         _ => (first, postgres),
     };
+    #[cfg(feature = "real")]
     let postgres =
         postgres.map(|dialer| Arc::new(crate::postgres::PgConnector::new(dialer, config)));
+    // Only the real tier runs a PostgreSQL, and a build without it has none to dial.
+    #[cfg(not(feature = "real"))]
+    let postgres = postgres.and(None);
     let info = redis::RedisConnectionInfo::default();
     (Arc::new(Connector::new(redis, info, config)), postgres)
 }

@@ -270,6 +270,12 @@ pub struct StoreContext {
     /// Hands out connections to the PostgreSQL under test in a pgvector (or
     /// redis-then-pgvector) run; `None` on Redis alone.
     pub postgres: Option<std::sync::Arc<crate::postgres::PgConnector>>,
+    /// Where a store that dials its own Redis (`redis::Client::open(url)`, a
+    /// `ConnectionManager`) connects: on the madsim engine, a name only the simulation
+    /// resolves, one per client process, reaching the same simulated link the connector
+    /// does; `None` on engines and tiers where only [`StoreContext::connector`] reaches the
+    /// server.
+    pub redis_url: Option<String>,
     /// This host's wall clock (skewed and jumped by the simulator): read it instead of the
     /// OS clock.
     pub clock: crate::clock::Clock,

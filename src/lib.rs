@@ -68,7 +68,12 @@ pub mod history;
 #[allow(missing_docs)]
 pub mod model;
 pub mod plan;
+#[cfg(feature = "real")]
 pub mod postgres;
+#[cfg(not(feature = "real"))]
+#[path = "postgres_absent.rs"]
+pub mod postgres;
+#[cfg(feature = "real")]
 pub mod real;
 pub mod runner;
 pub(crate) mod sim;

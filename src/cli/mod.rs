@@ -1,6 +1,8 @@
 //! Command-line parsing and dispatch for the `amnesia` binary.
 
+#[cfg(feature = "real")]
 mod golden;
+#[cfg(feature = "real")]
 mod real;
 mod replay;
 mod run;
@@ -34,10 +36,12 @@ enum Command {
     Replay(replay::Args),
     /// Minimize a failing seed's plan and save it for `replay --plan`.
     Shrink(shrink::Args),
+    #[cfg(feature = "real")]
     /// Run one seed or a saved plan against a real server (Redis, or PostgreSQL with
     /// pgvector; Docker, or a local process with AMNESIA_REAL_PROVIDER=process) behind
     /// the fault proxy.
     Real(real::Args),
+    #[cfg(feature = "real")]
     /// Replay the golden corpus of historical memories on a real server: recall by own
     /// text and recall@k against exact search.
     Golden(golden::Args),
@@ -69,7 +73,9 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Sweep(args) => sweep::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Shrink(args) => shrink::run(args),
+        #[cfg(feature = "real")]
         Command::Real(args) => real::run(args),
+        #[cfg(feature = "real")]
         Command::Golden(args) => golden::run(args),
         Command::ServeModel(args) => serve_model::run(args),
     }

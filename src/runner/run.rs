@@ -17,12 +17,19 @@ pub enum EngineKind {
     /// clock.
     #[default]
     Event,
+    /// madsim's seeded executor around the same world, for stores that dial their own
+    /// Redis, read the OS clock and draw OS randomness: only in a `--cfg madsim` build
+    /// with amnesia's `madsim/tokio` patched in (docs/madsim.md).
+    #[cfg(madsim)]
+    Madsim,
 }
 
 impl EngineKind {
     fn engine(self) -> &'static dyn Engine {
         match self {
             EngineKind::Event => &EventEngine,
+            #[cfg(madsim)]
+            EngineKind::Madsim => &crate::sim::madsim_engine::MadsimEngine,
         }
     }
 
@@ -35,7 +42,15 @@ impl EngineKind {
     pub fn parse(name: &str) -> Result<EngineKind, String> {
         match name {
             "event" => Ok(EngineKind::Event),
-            other => Err(format!("unknown engine '{other}' (known: event)")),
+            #[cfg(madsim)]
+            "madsim" => Ok(EngineKind::Madsim),
+            #[cfg(not(madsim))]
+            "madsim" => Err(
+                "engine 'madsim' needs a `--cfg madsim` build with amnesia's madsim/tokio \
+                 patched in (docs/madsim.md)"
+                    .to_string(),
+            ),
+            other => Err(format!("unknown engine '{other}' (known: event, madsim)")),
         }
     }
 }

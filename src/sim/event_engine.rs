@@ -52,13 +52,27 @@ pub fn run_with(
         ))
         .build()
         .expect("a current-thread runtime always builds");
-    runtime.block_on(world(plan, store.clone(), options))
+    runtime.block_on(world(plan, store.clone(), options, &WorldHooks::default()))
 }
 
-async fn world(
+/// Called with the world before it runs.
+pub(crate) type OnWorld<'a> = &'a dyn Fn(&Arc<World>);
+
+/// What another engine that runs this engine's world on its own executor changes in it.
+#[derive(Default)]
+pub(crate) struct WorldHooks<'a> {
+    /// The Redis URL each client process's store is given (client, generation).
+    pub redis_url_of: Option<fn(u32, u64) -> String>,
+    /// Called with the world before it runs.
+    pub on_world: Option<OnWorld<'a>>,
+}
+
+/// The world of `plan` around the Redis model, run to its end on the current executor.
+pub(crate) async fn world(
     plan: Arc<Plan>,
     store: StoreFactory,
     options: &EventOptions,
+    hooks: &WorldHooks<'_>,
 ) -> (SimOutput, Vec<Journaled>) {
     let epoch_unix_ms = options
         .epoch_unix_ms
@@ -90,8 +104,13 @@ async fn world(
         trace: trace.clone(),
         seed: plan.seed,
     };
-    let world = World::new(plan, clock, trace.clone(), Arc::new(node), links, store);
-    let end = Arc::new(world).run().await;
+    let mut world = World::new(plan, clock, trace.clone(), Arc::new(node), links, store);
+    world.redis_url_of = hooks.redis_url_of;
+    let world = Arc::new(world);
+    if let Some(on_world) = hooks.on_world {
+        on_world(&world);
+    }
+    let end = world.run().await;
     let mut history = end.history;
     history.expiries = host
         .model

@@ -12,6 +12,8 @@ pub mod event_engine;
 pub mod faults;
 pub mod gate;
 pub mod host;
+#[cfg(madsim)]
+pub mod madsim_engine;
 pub mod net;
 pub mod node;
 pub mod recorder;

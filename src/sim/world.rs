@@ -40,6 +40,9 @@ pub struct World {
     pub connector: ConnectorConfig,
     /// How long past the plan's end pending operations may run before they are cut off.
     pub grace_ms: u64,
+    /// The Redis URL of a (client, generation) process, on an engine whose stores may dial
+    /// their own Redis ([`StoreContext::redis_url`]); `None`: only the connector reaches it.
+    pub redis_url_of: Option<fn(u32, u64) -> String>,
 }
 
 /// What a finished run leaves for the checker.
@@ -78,6 +81,7 @@ impl World {
             code_version: std::sync::atomic::AtomicU32::new(1),
             connector: ConnectorConfig::default(),
             grace_ms: crate::sim::RUN_GRACE_MS,
+            redis_url_of: None,
         }
     }
 
@@ -127,19 +131,20 @@ impl World {
     /// that belongs to the host's current generation.
     pub fn start_client(&self, client: u32) {
         let host = &self.clients[client as usize];
-        let dial = |node: &Arc<dyn ServerNode>| {
-            node.dialer(DialFrom {
-                link: self.links[client as usize].clone(),
-                client: Arc::downgrade(host),
-                generation: host.generation(),
-            })
-        };
-        let first = (self.server.backend(), dial(&self.server));
-        let postgres = self.postgres.as_ref().map(dial);
+        let generation = host.generation();
+        let first = (
+            self.server.backend(),
+            self.dialer(&self.server, client, generation),
+        );
+        let postgres = self
+            .postgres
+            .as_ref()
+            .map(|node| self.dialer(node, client, generation));
         let (connector, postgres) = crate::connect::connectors(first, postgres, self.connector);
         let store = (self.store)(StoreContext {
             connector,
             postgres,
+            redis_url: self.redis_url_of.map(|url_of| url_of(client, generation)),
             clock: host.clock(),
             session_ttl_ms: self.plan.session_ttl_ms,
             code_version: self.code_version.load(std::sync::atomic::Ordering::Relaxed),
@@ -147,6 +152,21 @@ impl World {
         });
         let _ = self.policy.set(store.policy());
         host.start(store);
+    }
+
+    /// A dialer to `node` from `generation` of `client`'s process: it refuses once that
+    /// process has crashed.
+    pub fn dialer(
+        &self,
+        node: &Arc<dyn ServerNode>,
+        client: u32,
+        generation: u64,
+    ) -> Arc<dyn crate::connect::Dialer> {
+        node.dialer(DialFrom {
+            link: self.links[client as usize].clone(),
+            client: Arc::downgrade(&self.clients[client as usize]),
+            generation,
+        })
     }
 
     /// The plan's deploy: drain every client, then restart each with the code of the

@@ -3,7 +3,9 @@
 //! registry that builds them by name. Only the runner's wiring imports this module.
 
 pub(crate) mod embed;
+#[cfg(feature = "real")]
 mod migrate;
+#[cfg(feature = "real")]
 pub mod pgvector;
 mod reference;
 #[doc(hidden)]
@@ -14,6 +16,7 @@ pub use crate::contract::{
     Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError, StoreFactory, TtlPolicy,
 };
 pub use crate::domain::{Memory, Message, Role, SessionKey, UserKey};
+#[cfg(feature = "real")]
 pub use migrate::MIGRATION_STORE_NAMES;
 pub use reference::{
     decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore,
@@ -74,15 +77,28 @@ pub const MESSAGES_MAX: usize = 16;
 
 /// An unknown `--store` name, with the list of known ones.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown store '{0}' (known: {known}, {pg})", known = STORE_NAMES.join(", "), pg = [pgvector::PGVECTOR_STORE_NAMES, migrate::MIGRATION_STORE_NAMES].concat().join(", "))]
+#[error("unknown store '{0}' (known: {known})", known = [STORE_NAMES.to_vec(), postgres_store_names()].concat().join(", "))]
 pub struct UnknownStore(pub String);
+
+/// The built-in stores of the PostgreSQL backends: none in a build without the `real`
+/// feature, which has no PostgreSQL to run them on.
+fn postgres_store_names() -> Vec<&'static str> {
+    #[cfg(feature = "real")]
+    let names = [
+        pgvector::PGVECTOR_STORE_NAMES,
+        migrate::MIGRATION_STORE_NAMES,
+    ]
+    .concat();
+    #[cfg(not(feature = "real"))]
+    let names = Vec::new();
+    names
+}
 
 /// Check a store name without building anything.
 pub fn check_name(name: &str) -> Result<(), UnknownStore> {
     if STORE_NAMES.contains(&name)
         || testing::TEST_STORE_NAMES.contains(&name)
-        || pgvector::PGVECTOR_STORE_NAMES.contains(&name)
-        || migrate::MIGRATION_STORE_NAMES.contains(&name)
+        || postgres_store_names().contains(&name)
     {
         Ok(())
     } else {
@@ -93,6 +109,7 @@ pub fn check_name(name: &str) -> Result<(), UnknownStore> {
 /// The factory of the store called `name`.
 pub fn factory(name: &str) -> Result<StoreFactory, UnknownStore> {
     check_name(name)?;
+    #[cfg(feature = "real")]
     match backend_of(name) {
         crate::contract::Backend::Pgvector => return Ok(pgvector::factory(name)),
         crate::contract::Backend::RedisThenPgvector => return Ok(migrate::factory(name)),
@@ -106,13 +123,14 @@ pub fn factory(name: &str) -> Result<StoreFactory, UnknownStore> {
 
 /// The backend the built-in store `name` keeps its data in.
 pub fn backend_of(name: &str) -> crate::contract::Backend {
+    #[cfg(feature = "real")]
     if pgvector::PGVECTOR_STORE_NAMES.contains(&name) {
-        crate::contract::Backend::Pgvector
+        return crate::contract::Backend::Pgvector;
     } else if migrate::MIGRATION_STORE_NAMES.contains(&name) {
-        crate::contract::Backend::RedisThenPgvector
-    } else {
-        crate::contract::Backend::Redis
+        return crate::contract::Backend::RedisThenPgvector;
     }
+    let _ = name;
+    crate::contract::Backend::Redis
 }
 
 fn build(name: &str, context: StoreContext) -> std::sync::Arc<dyn MemoryStore> {

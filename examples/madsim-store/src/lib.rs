@@ -1,0 +1,127 @@
+//! A chat log store written the way a team writes one, with no thought of amnesia: it
+//! opens its own `redis::Client` from a URL and keeps a `ConnectionManager`, stamps every
+//! entry with a `uuid` v4 and `chrono::Utc::now()`, and appends through a Lua script so a
+//! retried message (its first reply lost) is stored once. `tests/madsim.rs` runs it,
+//! unchanged, on amnesia's madsim engine.
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncCommands, RedisResult};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// One stored message of a conversation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The application's message id: the idempotency key of an append.
+    pub id: String,
+    /// This store's own id of the entry.
+    pub entry: String,
+    pub role: String,
+    pub content: String,
+    /// The conversation's turn counter when it was written.
+    pub turn: u64,
+    /// When the store wrote it (RFC 3339).
+    pub written_at: String,
+}
+
+/// Conversations in Redis: a list of entries and the set of their ids, both expiring
+/// `ttl_secs` after the last append.
+pub struct ChatLog {
+    client: redis::Client,
+    connection: tokio::sync::OnceCell<ConnectionManager>,
+    pub ttl_secs: u64,
+}
+
+/// Appends `ARGV[2]` unless id `ARGV[1]` was stored already; refreshes both keys' TTL.
+const APPEND: &str = r"
+if redis.call('SADD', KEYS[2], ARGV[1]) == 1 then
+  redis.call('RPUSH', KEYS[1], ARGV[2])
+end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return 1
+";
+
+impl ChatLog {
+    /// A log on the Redis at `url`; nothing is dialed until the first call.
+    pub fn open(url: &str, ttl_secs: u64) -> RedisResult<ChatLog> {
+        Ok(ChatLog {
+            client: redis::Client::open(url)?,
+            connection: tokio::sync::OnceCell::new(),
+            ttl_secs,
+        })
+    }
+
+    async fn connection(&self) -> RedisResult<ConnectionManager> {
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Duration::from_secs(1))
+            .set_response_timeout(Duration::from_secs(2))
+            .set_number_of_retries(2);
+        // redis 0.27's defaults back off 1 s, then 60 s and more (its factor 100 is
+        // backon's multiplier): a Redis pause through two connects stalls every request
+        // for a minute. amnesia's madsim engine reports it as Stuck (`--features
+        // default-backoff`, seed 2); the cap is the fix.
+        #[cfg(not(feature = "default-backoff"))]
+        let config = config.set_max_delay(500);
+        let manager = self
+            .connection
+            .get_or_try_init(|| ConnectionManager::new_with_config(self.client.clone(), config))
+            .await?;
+        Ok(manager.clone())
+    }
+
+    /// Store a message at the end of `conversation`; a second append of the same id
+    /// stores nothing.
+    pub async fn append(
+        &self,
+        conversation: &str,
+        id: &str,
+        role: &str,
+        content: &str,
+        turn: u64,
+    ) -> RedisResult<Entry> {
+        let entry = Entry {
+            id: id.to_string(),
+            entry: uuid::Uuid::new_v4().to_string(),
+            role: role.to_string(),
+            content: content.to_string(),
+            turn,
+            written_at: chrono::Utc::now().to_rfc3339(),
+        };
+        let record = serde_json::to_string(&entry).expect("an entry always serializes");
+        let (list, ids) = keys(conversation);
+        let mut connection = self.connection().await?;
+        redis::Script::new(APPEND)
+            .key(list)
+            .key(ids)
+            .arg(id)
+            .arg(record)
+            .arg(self.ttl_secs)
+            .invoke_async::<i64>(&mut connection)
+            .await?;
+        Ok(entry)
+    }
+
+    /// The newest `limit` entries of `conversation`, oldest first.
+    pub async fn recent(&self, conversation: &str, limit: usize) -> RedisResult<Vec<Entry>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let (list, _) = keys(conversation);
+        let mut connection = self.connection().await?;
+        let raw: Vec<String> = connection.lrange(list, -(limit as isize), -1).await?;
+        Ok(raw
+            .iter()
+            .filter_map(|r| serde_json::from_str(r).ok())
+            .collect())
+    }
+}
+
+/// The list and id-set keys of a conversation (ids may hold any character: the
+/// conversation id goes last, whole).
+fn keys(conversation: &str) -> (String, String) {
+    (
+        format!("chat:log:{conversation}"),
+        format!("chat:ids:{conversation}"),
+    )
+}

@@ -1,0 +1,419 @@
+//! `tokio::net` with a simulated [`TcpStream`]: inside a simulation a connect reaches the
+//! simulator's network; outside, tokio's own socket. The rest is tokio's.
+
+use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
+use crate::simulation::{current, unsupported, SimStream};
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+pub use real::net::*;
+
+/// Where a connect or a lookup goes, before resolution.
+#[doc(hidden)]
+pub enum Target {
+    Addrs(Vec<SocketAddr>),
+    HostPort(String, u16),
+    Host(String),
+}
+
+impl Target {
+    /// The addresses of the target inside the simulation.
+    fn resolve_simulated(
+        self,
+        simulator: &dyn crate::simulation::Simulator,
+    ) -> io::Result<Vec<SocketAddr>> {
+        match self {
+            Target::Addrs(addrs) => Ok(addrs),
+            Target::HostPort(host, port) => match host.parse::<IpAddr>() {
+                Ok(ip) => Ok(vec![SocketAddr::new(ip, port)]),
+                Err(_) => simulator.resolve(&host, port),
+            },
+            Target::Host(text) => {
+                if let Ok(addr) = text.parse::<SocketAddr>() {
+                    return Ok(vec![addr]);
+                }
+                let invalid =
+                    || io::Error::new(io::ErrorKind::InvalidInput, "invalid socket address");
+                let (host, port) = text.rsplit_once(':').ok_or_else(invalid)?;
+                let port = port.parse::<u16>().map_err(|_| invalid())?;
+                simulator.resolve(host, port)
+            }
+        }
+    }
+}
+
+/// What `connect` and `lookup_host` take: tokio's list of address forms.
+pub trait ToSocketAddrs {
+    #[doc(hidden)]
+    fn to_target(&self) -> Target;
+}
+
+macro_rules! addr_target {
+    ($($ty:ty),*) => {$(
+        impl ToSocketAddrs for $ty {
+            fn to_target(&self) -> Target {
+                Target::Addrs(vec![SocketAddr::from(*self)])
+            }
+        }
+    )*};
+}
+addr_target!(
+    SocketAddr,
+    SocketAddrV4,
+    SocketAddrV6,
+    (IpAddr, u16),
+    (Ipv4Addr, u16),
+    (Ipv6Addr, u16)
+);
+
+impl ToSocketAddrs for [SocketAddr] {
+    fn to_target(&self) -> Target {
+        Target::Addrs(self.to_vec())
+    }
+}
+impl ToSocketAddrs for str {
+    fn to_target(&self) -> Target {
+        Target::Host(self.to_string())
+    }
+}
+impl ToSocketAddrs for String {
+    fn to_target(&self) -> Target {
+        Target::Host(self.clone())
+    }
+}
+impl ToSocketAddrs for (&str, u16) {
+    fn to_target(&self) -> Target {
+        Target::HostPort(self.0.to_string(), self.1)
+    }
+}
+impl ToSocketAddrs for (String, u16) {
+    fn to_target(&self) -> Target {
+        Target::HostPort(self.0.clone(), self.1)
+    }
+}
+impl<T: ToSocketAddrs + ?Sized> ToSocketAddrs for &T {
+    fn to_target(&self) -> Target {
+        (**self).to_target()
+    }
+}
+
+/// The addresses `host` resolves to: the simulator's names inside a simulation.
+pub async fn lookup_host<T: ToSocketAddrs>(host: T) -> io::Result<std::vec::IntoIter<SocketAddr>> {
+    let target = host.to_target();
+    if let Some(simulator) = current() {
+        return target.resolve_simulated(simulator).map(Vec::into_iter);
+    }
+    let addrs: Vec<SocketAddr> = match target {
+        Target::Addrs(addrs) => addrs,
+        Target::HostPort(host, port) => real::net::lookup_host((host.as_str(), port))
+            .await?
+            .collect(),
+        Target::Host(text) => real::net::lookup_host(text.as_str()).await?.collect(),
+    };
+    Ok(addrs.into_iter())
+}
+
+/// A TCP stream: tokio's, or one of the simulated network.
+pub struct TcpStream {
+    inner: Inner,
+}
+
+enum Inner {
+    Real(real::net::TcpStream),
+    Simulated(Box<dyn SimStream>),
+}
+
+impl std::fmt::Debug for TcpStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.inner {
+            Inner::Real(stream) => stream.fmt(f),
+            Inner::Simulated(stream) => f
+                .debug_struct("TcpStream")
+                .field("simulated", &true)
+                .field("peer", &stream.peer_addr().ok())
+                .finish(),
+        }
+    }
+}
+
+impl TcpStream {
+    /// Connect to `addr`, trying each address it resolves to in order.
+    pub async fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<TcpStream> {
+        let target = addr.to_target();
+        let Some(simulator) = current() else {
+            let stream = match target {
+                Target::Addrs(addrs) => real::net::TcpStream::connect(&addrs[..]).await?,
+                Target::HostPort(host, port) => {
+                    real::net::TcpStream::connect((host.as_str(), port)).await?
+                }
+                Target::Host(text) => real::net::TcpStream::connect(text.as_str()).await?,
+            };
+            return Ok(TcpStream::from(stream));
+        };
+        let mut last = io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "could not resolve to any address",
+        );
+        for addr in target.resolve_simulated(simulator)? {
+            match simulator.connect(addr).await {
+                Ok(stream) => {
+                    return Ok(TcpStream {
+                        inner: Inner::Simulated(stream),
+                    })
+                }
+                Err(error) => last = error,
+            }
+        }
+        Err(last)
+    }
+
+    /// A stream of the simulated network, as a simulator hands it out.
+    pub fn from_simulated(stream: Box<dyn SimStream>) -> TcpStream {
+        TcpStream {
+            inner: Inner::Simulated(stream),
+        }
+    }
+
+    /// tokio's stream, or the error of a simulated one (which has none).
+    fn real(&self, what: &str) -> io::Result<&real::net::TcpStream> {
+        match &self.inner {
+            Inner::Real(stream) => Ok(stream),
+            Inner::Simulated(_) => Err(unsupported(what)),
+        }
+    }
+
+    pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        real::net::TcpStream::from_std(stream).map(TcpStream::from)
+    }
+
+    /// The OS socket under tokio's stream. A simulated stream has none: the error names
+    /// the usual caller (TCP keepalive through `socket2`, the `redis` crate's `keep-alive`
+    /// feature) so the store's own error says what to turn off.
+    pub fn into_std(self) -> io::Result<std::net::TcpStream> {
+        match self.inner {
+            Inner::Real(stream) => stream.into_std(),
+            Inner::Simulated(_) => Err(unsupported(
+                "an OS socket under a simulated TcpStream (TCP keepalive through socket2: build \
+                 the redis crate without its `keep-alive` feature)",
+            )),
+        }
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        match &self.inner {
+            Inner::Real(stream) => stream.local_addr(),
+            Inner::Simulated(stream) => stream.local_addr(),
+        }
+    }
+
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        match &self.inner {
+            Inner::Real(stream) => stream.peer_addr(),
+            Inner::Simulated(stream) => stream.peer_addr(),
+        }
+    }
+
+    /// Always true on a simulated stream: it sends what is written at once.
+    pub fn nodelay(&self) -> io::Result<bool> {
+        match &self.inner {
+            Inner::Real(stream) => stream.nodelay(),
+            Inner::Simulated(_) => Ok(true),
+        }
+    }
+
+    /// A no-op on a simulated stream, which has no Nagle delay to turn off.
+    pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        match &self.inner {
+            Inner::Real(stream) => stream.set_nodelay(nodelay),
+            Inner::Simulated(_) => Ok(()),
+        }
+    }
+
+    pub fn linger(&self) -> io::Result<Option<std::time::Duration>> {
+        self.real("SO_LINGER")?.linger()
+    }
+
+    pub fn set_linger(&self, linger: Option<std::time::Duration>) -> io::Result<()> {
+        self.real("SO_LINGER")?.set_linger(linger)
+    }
+
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.real("IP_TTL")?.ttl()
+    }
+
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.real("IP_TTL")?.set_ttl(ttl)
+    }
+}
+
+impl From<real::net::TcpStream> for TcpStream {
+    fn from(stream: real::net::TcpStream) -> Self {
+        TcpStream {
+            inner: Inner::Real(stream),
+        }
+    }
+}
+
+impl TryFrom<std::net::TcpStream> for TcpStream {
+    type Error = io::Error;
+    fn try_from(stream: std::net::TcpStream) -> io::Result<Self> {
+        TcpStream::from_std(stream)
+    }
+}
+
+impl AsyncRead for TcpStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        match &mut self.get_mut().inner {
+            Inner::Real(stream) => Pin::new(stream).poll_read(cx, buf),
+            Inner::Simulated(stream) => Pin::new(stream).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for TcpStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match &mut self.get_mut().inner {
+            Inner::Real(stream) => Pin::new(stream).poll_write(cx, buf),
+            Inner::Simulated(stream) => Pin::new(stream).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match &mut self.get_mut().inner {
+            Inner::Real(stream) => Pin::new(stream).poll_write_vectored(cx, bufs),
+            Inner::Simulated(stream) => Pin::new(stream).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match &self.inner {
+            Inner::Real(stream) => stream.is_write_vectored(),
+            Inner::Simulated(stream) => stream.is_write_vectored(),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &mut self.get_mut().inner {
+            Inner::Real(stream) => Pin::new(stream).poll_flush(cx),
+            Inner::Simulated(stream) => Pin::new(stream).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &mut self.get_mut().inner {
+            Inner::Real(stream) => Pin::new(stream).poll_shutdown(cx),
+            Inner::Simulated(stream) => Pin::new(stream).poll_shutdown(cx),
+        }
+    }
+}
+
+/// tokio's listener, handing out this module's [`TcpStream`]. A simulation has no port to
+/// listen on: inside one, `bind` fails with [`unsupported`]'s error.
+#[derive(Debug)]
+pub struct TcpListener {
+    inner: real::net::TcpListener,
+}
+
+impl TcpListener {
+    pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<TcpListener> {
+        if current().is_some() {
+            return Err(unsupported("TcpListener::bind"));
+        }
+        let inner = match addr.to_target() {
+            Target::Addrs(addrs) => real::net::TcpListener::bind(&addrs[..]).await?,
+            Target::HostPort(host, port) => {
+                real::net::TcpListener::bind((host.as_str(), port)).await?
+            }
+            Target::Host(text) => real::net::TcpListener::bind(text.as_str()).await?,
+        };
+        Ok(TcpListener { inner })
+    }
+
+    pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
+        let (stream, addr) = self.inner.accept().await?;
+        Ok((TcpStream::from(stream), addr))
+    }
+
+    pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
+        self.inner
+            .poll_accept(cx)
+            .map_ok(|(stream, addr)| (TcpStream::from(stream), addr))
+    }
+
+    pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        real::net::TcpListener::from_std(listener).map(|inner| TcpListener { inner })
+    }
+
+    pub fn into_std(self) -> io::Result<std::net::TcpListener> {
+        self.inner.into_std()
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.inner.ttl()
+    }
+
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.inner.set_ttl(ttl)
+    }
+}
+
+/// tokio's socket builder, connecting to this module's [`TcpStream`] (tokio's only: a
+/// socket built by hand has no simulated counterpart).
+#[derive(Debug)]
+pub struct TcpSocket {
+    inner: real::net::TcpSocket,
+}
+
+impl std::ops::Deref for TcpSocket {
+    type Target = real::net::TcpSocket;
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
+impl TcpSocket {
+    pub fn new_v4() -> io::Result<TcpSocket> {
+        real::net::TcpSocket::new_v4().map(|inner| TcpSocket { inner })
+    }
+
+    pub fn new_v6() -> io::Result<TcpSocket> {
+        real::net::TcpSocket::new_v6().map(|inner| TcpSocket { inner })
+    }
+
+    pub fn from_std_stream(stream: std::net::TcpStream) -> TcpSocket {
+        TcpSocket {
+            inner: real::net::TcpSocket::from_std_stream(stream),
+        }
+    }
+
+    pub async fn connect(self, addr: SocketAddr) -> io::Result<TcpStream> {
+        if current().is_some() {
+            return Err(unsupported("TcpSocket::connect"));
+        }
+        self.inner.connect(addr).await.map(TcpStream::from)
+    }
+
+    pub fn listen(self, backlog: u32) -> io::Result<TcpListener> {
+        self.inner
+            .listen(backlog)
+            .map(|inner| TcpListener { inner })
+    }
+}
