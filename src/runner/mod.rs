@@ -27,4 +27,4 @@ pub use run::{
 pub use seeds::{SeedRange, Shard};
 pub use shrink::{shrink, ShrinkConfig, Shrunk};
 pub use snapshot::Snapshot;
-pub use sweep::{sweep, SeedResult, SeedStatus, SweepConfig};
+pub use sweep::{sweep, Replay, SeedResult, SeedStatus, SweepConfig};

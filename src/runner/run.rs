@@ -86,6 +86,10 @@ pub fn replay_command(
     store: &Store,
     engine: EngineKind,
 ) -> Option<String> {
+    // The binary runs the event engine; a madsim build is the user's own test binary.
+    if engine != EngineKind::Event {
+        return None;
+    }
     let args = seed_args(seed, scenario, store)?;
     Some(format!("amnesia replay {args} --engine {}", engine.name()))
 }

@@ -56,19 +56,38 @@ impl Engine for MadsimEngine {
 fn run_on_this_thread(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
     static SIMULATOR: MadsimSimulator = MadsimSimulator;
     tokio::simulation::install(&SIMULATOR);
-    let runtime =
-        madsim::runtime::Runtime::with_seed_and_config(plan.seed, madsim::Config::default());
-    let output = runtime.block_on(async move {
-        let hooks = WorldHooks {
-            redis_url_of: Some(redis_url),
-            on_world: Some(&|world: &Arc<World>| {
-                RUN_WORLD.with(|slot| *slot.borrow_mut() = Some(world.clone()))
-            }),
-        };
-        let (output, _journal) =
-            crate::sim::event_engine::world(plan, store, &EventOptions::default(), &hooks).await;
-        output
+    let seed = plan.seed;
+    let runtime = madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
+    // The thread-local generators no libc override reaches, seeded from the plan. std's
+    // `HashMap` keys are madsim's (a fresh thread). fastrand's (backon's reconnect jitter
+    // in the redis crate) seeds itself from the thread's id. tokio's (`select!`'s branch
+    // order, a `watch` waiter's shard) is seeded, outside a tokio runtime, from a
+    // process-wide counter: the run goes inside a tokio runtime seeded from the plan,
+    // built on madsim's clock so `tokio::time::Instant` reads it, never driven (every
+    // task is madsim's) and unconstrained (tokio's budget resets only between its own
+    // tasks' polls).
+    fastrand::seed(seed);
+    let seeded = runtime.block_on(async move {
+        tokio::runtime::Builder::new_current_thread()
+            .rng_seed(tokio::runtime::RngSeed::from_bytes(&seed.to_le_bytes()))
+            .build()
+            .expect("a current-thread runtime without drivers always builds")
     });
+    let run = async {
+        runtime.block_on(async move {
+            let hooks = WorldHooks {
+                redis_url_of: Some(redis_url),
+                on_world: Some(&|world: &Arc<World>| {
+                    RUN_WORLD.with(|slot| *slot.borrow_mut() = Some(world.clone()))
+                }),
+            };
+            let options = EventOptions::default();
+            crate::sim::event_engine::world(plan, store, &options, &hooks)
+                .await
+                .0
+        })
+    };
+    let output = seeded.block_on(tokio::task::unconstrained(run));
     RUN_WORLD.with(|slot| slot.borrow_mut().take());
     output
 }
