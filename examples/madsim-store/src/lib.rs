@@ -4,6 +4,8 @@
 //! retried message (its first reply lost) is stored once. `tests/madsim.rs` runs it,
 //! unchanged, on amnesia's madsim engine.
 
+pub mod redis1;
+
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, RedisResult};
 use serde::{Deserialize, Serialize};
@@ -22,6 +24,22 @@ pub struct Entry {
     pub turn: u64,
     /// When the store wrote it (RFC 3339).
     pub written_at: String,
+}
+
+impl Entry {
+    /// A new entry, stamped with its own id and the time, and its stored form.
+    fn stamped(id: &str, role: &str, content: &str, turn: u64) -> (Entry, String) {
+        let entry = Entry {
+            id: id.to_string(),
+            entry: uuid::Uuid::new_v4().to_string(),
+            role: role.to_string(),
+            content: content.to_string(),
+            turn,
+            written_at: chrono::Utc::now().to_rfc3339(),
+        };
+        let record = serde_json::to_string(&entry).expect("an entry always serializes");
+        (entry, record)
+    }
 }
 
 /// Conversations in Redis: a list of entries and the set of their ids, both expiring
@@ -80,15 +98,7 @@ impl ChatLog {
         content: &str,
         turn: u64,
     ) -> RedisResult<Entry> {
-        let entry = Entry {
-            id: id.to_string(),
-            entry: uuid::Uuid::new_v4().to_string(),
-            role: role.to_string(),
-            content: content.to_string(),
-            turn,
-            written_at: chrono::Utc::now().to_rfc3339(),
-        };
-        let record = serde_json::to_string(&entry).expect("an entry always serializes");
+        let (entry, record) = Entry::stamped(id, role, content, turn);
         let (list, ids) = keys(conversation);
         let mut connection = self.connection().await?;
         redis::Script::new(APPEND)
@@ -124,4 +134,11 @@ fn keys(conversation: &str) -> (String, String) {
         format!("chat:log:{conversation}"),
         format!("chat:ids:{conversation}"),
     )
+}
+
+/// The entries of stored records, skipping any this code cannot read.
+fn decode(raw: &[String]) -> Vec<Entry> {
+    raw.iter()
+        .filter_map(|r| serde_json::from_str(r).ok())
+        .collect()
 }

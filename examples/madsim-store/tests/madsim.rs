@@ -13,20 +13,84 @@ use madsim_store::{ChatLog, Entry};
 #[path = "../../../sim-tests/catalogue.rs"]
 mod catalogue;
 
-/// amnesia's contract over the team's store.
-struct Adapter {
-    log: ChatLog,
+/// What the adapter needs of either version of the team's log.
+#[async_trait::async_trait]
+trait Log: Send + Sync + 'static {
+    fn open(url: &str, ttl_secs: u64) -> Self;
+    fn ttl_secs(&self) -> u64;
+    async fn append(&self, conversation: &str, msg: &Message) -> Result<(), StoreError>;
+    async fn recent(&self, conversation: &str, limit: usize) -> Result<Vec<Entry>, StoreError>;
 }
 
-impl Adapter {
-    fn new(context: StoreContext) -> Adapter {
+/// An error reply means Redis did not apply the command; anything else (a timeout, a
+/// dropped or refused connection) may have happened after it did. The same methods on
+/// both redis versions' errors.
+macro_rules! store_error {
+    ($error:expr) => {{
+        let error = $error;
+        let unknown = error.is_io_error()
+            || error.is_connection_dropped()
+            || error.is_connection_refusal()
+            || error.is_unrecoverable_error();
+        if error.is_timeout() {
+            StoreError::Timeout
+        } else if unknown {
+            StoreError::ConnectionLost(error.to_string())
+        } else {
+            StoreError::Redis(error.to_string())
+        }
+    }};
+}
+
+macro_rules! impl_log {
+    ($log:ty) => {
+        #[async_trait::async_trait]
+        impl Log for $log {
+            fn open(url: &str, ttl_secs: u64) -> Self {
+                <$log>::open(url, ttl_secs).expect("a URL amnesia made parses")
+            }
+
+            fn ttl_secs(&self) -> u64 {
+                self.ttl_secs
+            }
+
+            async fn append(&self, conversation: &str, msg: &Message) -> Result<(), StoreError> {
+                let role = role_name(msg.role);
+                let appended =
+                    <$log>::append(self, conversation, &msg.id, role, &msg.content, msg.seq);
+                appended.await.map(|_| ()).map_err(|e| store_error!(e))
+            }
+
+            async fn recent(
+                &self,
+                conversation: &str,
+                limit: usize,
+            ) -> Result<Vec<Entry>, StoreError> {
+                <$log>::recent(self, conversation, limit)
+                    .await
+                    .map_err(|e| store_error!(e))
+            }
+        }
+    };
+}
+
+impl_log!(ChatLog);
+impl_log!(madsim_store::redis1::ChatLog);
+
+/// amnesia's contract over the team's store.
+struct Adapter<L> {
+    log: L,
+}
+
+impl<L: Log> Adapter<L> {
+    fn new(context: StoreContext) -> Adapter<L> {
         let url = context
             .redis_url
             .expect("the madsim engine gives every client process a Redis URL");
         // The store takes whole seconds: round up, and declare what is applied (below).
         let ttl_secs = context.session_ttl_ms.div_ceil(1_000);
         Adapter {
-            log: ChatLog::open(&url, ttl_secs).expect("a URL amnesia made parses"),
+            log: L::open(&url, ttl_secs),
         }
     }
 }
@@ -39,21 +103,6 @@ fn conversation(session: &SessionKey) -> String {
         session.tenant,
         session.session
     )
-}
-
-/// An error reply means Redis did not apply the command; anything else (a timeout, a
-/// dropped or refused connection) may have happened after it did.
-fn store_error(error: redis::RedisError) -> StoreError {
-    let unknown = error.is_timeout()
-        || error.is_io_error()
-        || error.is_connection_dropped()
-        || error.is_connection_refusal()
-        || error.is_unrecoverable_error();
-    match (unknown, error.is_timeout()) {
-        (_, true) => StoreError::Timeout,
-        (true, false) => StoreError::ConnectionLost(error.to_string()),
-        (false, false) => StoreError::Redis(error.to_string()),
-    }
 }
 
 fn role_name(role: Role) -> &'static str {
@@ -79,14 +128,9 @@ fn message_of(entry: Entry) -> Message {
 }
 
 #[async_trait::async_trait]
-impl MemoryStore for Adapter {
+impl<L: Log> MemoryStore for Adapter<L> {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
-        let role = role_name(msg.role);
-        self.log
-            .append(&conversation(session), &msg.id, role, &msg.content, msg.seq)
-            .await
-            .map(|_| ())
-            .map_err(store_error)
+        self.log.append(&conversation(session), msg).await
     }
 
     async fn context(
@@ -94,12 +138,8 @@ impl MemoryStore for Adapter {
         session: &SessionKey,
         limit: usize,
     ) -> Result<Vec<Message>, StoreError> {
-        let entries = self.log.recent(&conversation(session), limit).await;
-        Ok(entries
-            .map_err(store_error)?
-            .into_iter()
-            .map(message_of)
-            .collect())
+        let entries = self.log.recent(&conversation(session), limit).await?;
+        Ok(entries.into_iter().map(message_of).collect())
     }
 
     fn policy(&self) -> Policy {
@@ -108,15 +148,24 @@ impl MemoryStore for Adapter {
             keep_first: false,
             summarizes: false,
             ttl: TtlPolicy::Sliding {
-                ttl_ms: self.log.ttl_secs * 1_000,
+                ttl_ms: self.log.ttl_secs() * 1_000,
             },
             durability: Durability::AsRedis,
         }
     }
 }
 
+/// The team's store on redis 0.27.
 fn team_store() -> Store {
-    Store::new("team-chat-log", Adapter::new)
+    Store::new("team-chat-log", Adapter::<ChatLog>::new)
+}
+
+/// The same store on redis 1.x.
+fn team_store_redis1() -> Store {
+    Store::new(
+        "team-chat-log-redis1",
+        Adapter::<madsim_store::redis1::ChatLog>::new,
+    )
 }
 
 /// Seeds of a sweep (`AMNESIA_SEEDS=a..b` changes it).
@@ -165,6 +214,19 @@ fn hash_lines(report: &SweepReport) -> String {
 fn the_team_store_passes_a_sweep_on_the_madsim_engine() {
     let test = "the_team_store_passes_a_sweep_on_the_madsim_engine";
     let report = sweep(team_store(), EngineKind::Madsim, seeds(0..500), test, false);
+    assert!(report.is_pass(), "failing seeds: {:?}", failing(&report));
+}
+
+#[test]
+fn the_team_store_on_redis_1_passes_a_sweep_on_the_madsim_engine() {
+    let test = "the_team_store_on_redis_1_passes_a_sweep_on_the_madsim_engine";
+    let report = sweep(
+        team_store_redis1(),
+        EngineKind::Madsim,
+        seeds(0..200),
+        test,
+        false,
+    );
     assert!(report.is_pass(), "failing seeds: {:?}", failing(&report));
 }
 

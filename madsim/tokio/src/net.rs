@@ -184,20 +184,24 @@ impl TcpStream {
         }
     }
 
+    /// tokio's stream over `stream`, or, for a stand-in [`TcpStream::into_std`] issued,
+    /// the simulated stream it stands for.
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        if let Some(simulated) = stand_in::redeem(&stream) {
+            return Ok(TcpStream::from_simulated(simulated));
+        }
         real::net::TcpStream::from_std(stream).map(TcpStream::from)
     }
 
-    /// The OS socket under tokio's stream. A simulated stream has none: the error names
-    /// the usual caller (TCP keepalive through `socket2`, the `redis` crate's `keep-alive`
-    /// feature) so the store's own error says what to turn off.
+    /// The OS socket under tokio's stream. A simulated stream has none, yet clients set
+    /// socket options through one and hand it back (the `redis` crate: `into_std`,
+    /// socket2's keepalive and linger, `from_std`): it gets an unconnected TCP socket that
+    /// stands for it until [`TcpStream::from_std`] takes that socket back. The options
+    /// land on the stand-in: the simulated network has no keepalive probes or lingering.
     pub fn into_std(self) -> io::Result<std::net::TcpStream> {
         match self.inner {
             Inner::Real(stream) => stream.into_std(),
-            Inner::Simulated(_) => Err(unsupported(
-                "an OS socket under a simulated TcpStream (TCP keepalive through socket2: build \
-                 the redis crate without its `keep-alive` feature)",
-            )),
+            Inner::Simulated(stream) => stand_in::issue(stream),
         }
     }
 
@@ -415,5 +419,41 @@ impl TcpSocket {
         self.inner
             .listen(backlog)
             .map(|inner| TcpListener { inner })
+    }
+}
+
+/// Stand-in OS sockets for simulated streams, by file descriptor.
+mod stand_in {
+    use crate::simulation::{current, unsupported, SimStream};
+    use std::collections::BTreeMap;
+    use std::io;
+    use std::os::fd::{AsRawFd, RawFd};
+    use std::sync::Mutex;
+
+    /// Simulated streams out as stand-ins: few at once (one per connect in progress).
+    static OUT: Mutex<BTreeMap<RawFd, Box<dyn SimStream>>> = Mutex::new(BTreeMap::new());
+    /// A leak guard: more stand-ins out than this is a client that never hands them back.
+    const OUT_MAX: usize = 1_024;
+
+    pub(super) fn issue(stream: Box<dyn SimStream>) -> io::Result<std::net::TcpStream> {
+        let domain = socket2::Domain::for_address(stream.peer_addr()?);
+        let socket =
+            socket2::Socket::new(domain, socket2::Type::STREAM, Some(socket2::Protocol::TCP))?;
+        let mut out = OUT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if out.len() >= OUT_MAX {
+            return Err(unsupported(
+                "more than 1024 simulated streams held as OS sockets",
+            ));
+        }
+        out.insert(socket.as_raw_fd(), stream);
+        Ok(socket.into())
+    }
+
+    /// The simulated stream `socket` stands for; the stand-in is closed. Only inside a
+    /// simulation, which has no OS sockets of its own to confuse with one.
+    pub(super) fn redeem(socket: &std::net::TcpStream) -> Option<Box<dyn SimStream>> {
+        current()?;
+        let mut out = OUT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        out.remove(&socket.as_raw_fd())
     }
 }
