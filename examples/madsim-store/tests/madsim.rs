@@ -347,3 +347,50 @@ fn every_catalogue_variant_is_caught_on_both_engines_with_its_class() {
     }
     assert!(missed.is_empty(), "{}", missed.join("\n"));
 }
+
+/// A store pointed somewhere the simulation has no server: every call fails, and the
+/// failure says why in the store's own error (seen in the timeline), never a hang.
+fn misdirected(url: &'static str) -> Store {
+    Store::new("misdirected", move |context: StoreContext| {
+        let ttl_secs = context.session_ttl_ms.div_ceil(1_000);
+        Adapter {
+            log: <ChatLog as Log>::open(url, ttl_secs),
+        }
+    })
+}
+
+#[test]
+fn what_the_simulation_does_not_provide_fails_with_a_clear_error() {
+    let cases = [
+        (
+            "redis+unix:///run/redis.sock",
+            "a Unix socket is not simulated by amnesia's madsim engine",
+        ),
+        (
+            "redis://cache.internal:6379",
+            "'cache.internal' does not resolve in the simulation",
+        ),
+    ];
+    for (url, expected) in cases {
+        let report = Builder::new()
+            .store(misdirected(url))
+            .engine(EngineKind::Madsim)
+            .run(0);
+        let timeline: String = report
+            .trace
+            .events()
+            .iter()
+            .map(|e| format!("{}\n", e.text))
+            .collect();
+        assert!(
+            timeline.contains(expected),
+            "{url}: no '{expected}' in:\n{}",
+            &timeline[..timeline.len().min(2_000)]
+        );
+        assert!(report
+            .history
+            .ops
+            .iter()
+            .all(|op| !matches!(op.outcome, amnesia::history::Outcome::Ok(_))));
+    }
+}

@@ -457,3 +457,79 @@ mod stand_in {
         out.remove(&socket.as_raw_fd())
     }
 }
+
+/// tokio's Unix stream. A simulation has no Unix sockets: inside one, `connect` fails with
+/// [`unsupported`]'s error (the redis crate's `redis+unix://` URLs) instead of reaching a
+/// runtime that has no IO driver.
+#[cfg(unix)]
+#[derive(Debug)]
+pub struct UnixStream {
+    inner: real::net::UnixStream,
+}
+
+#[cfg(unix)]
+impl std::ops::Deref for UnixStream {
+    type Target = real::net::UnixStream;
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
+#[cfg(unix)]
+impl UnixStream {
+    pub async fn connect<P: AsRef<std::path::Path>>(path: P) -> io::Result<UnixStream> {
+        if current().is_some() {
+            return Err(unsupported("a Unix socket"));
+        }
+        real::net::UnixStream::connect(path)
+            .await
+            .map(|inner| UnixStream { inner })
+    }
+
+    pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
+        let (a, b) = real::net::UnixStream::pair()?;
+        Ok((UnixStream { inner: a }, UnixStream { inner: b }))
+    }
+
+    pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
+        real::net::UnixStream::from_std(stream).map(|inner| UnixStream { inner })
+    }
+
+    pub fn into_std(self) -> io::Result<std::os::unix::net::UnixStream> {
+        self.inner.into_std()
+    }
+
+    pub fn into_split(self) -> (unix::OwnedReadHalf, unix::OwnedWriteHalf) {
+        self.inner.into_split()
+    }
+}
+
+#[cfg(unix)]
+impl AsyncRead for UnixStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+#[cfg(unix)]
+impl AsyncWrite for UnixStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
