@@ -39,6 +39,14 @@ impl EngineKind {
     }
 
     /// Parse an `--engine` name; the error is one line.
+    ///
+    /// ```
+    /// use amnesia::EngineKind;
+    /// assert_eq!(EngineKind::parse("event"), Ok(EngineKind::Event));
+    /// // The madsim engine exists only in a `--cfg madsim` build (docs/madsim.md).
+    /// assert!(EngineKind::parse("madsim").unwrap_err().contains("--cfg madsim"));
+    /// assert!(EngineKind::parse("fast").unwrap_err().starts_with("unknown engine"));
+    /// ```
     pub fn parse(name: &str) -> Result<EngineKind, String> {
         match name {
             "event" => Ok(EngineKind::Event),
