@@ -168,8 +168,16 @@ fn team_store_redis1() -> Store {
     )
 }
 
-/// Seeds of a sweep (`AMNESIA_SEEDS=a..b` changes it).
+/// Seeds of a sweep: `AMNESIA_SEED=N` (the replay command a failing seed prints) runs
+/// that one, `AMNESIA_SEEDS=a..b` a range.
 fn seeds(default: std::ops::Range<u64>) -> SeedRange {
+    if let Ok(seed) = std::env::var("AMNESIA_SEED") {
+        let seed: u64 = seed.parse().expect("AMNESIA_SEED is a seed number");
+        return SeedRange {
+            start: seed,
+            end: seed + 1,
+        };
+    }
     let text = std::env::var("AMNESIA_SEEDS")
         .unwrap_or_else(|_| format!("{}..{}", default.start, default.end));
     SeedRange::parse(&text).expect("AMNESIA_SEEDS is a..b")
@@ -194,11 +202,16 @@ fn sweep(
     SweepReport::sweep(&config, &|_| {})
 }
 
-fn failing(report: &SweepReport) -> Vec<(u64, SeedStatus, Vec<amnesia::ViolationClass>)> {
+/// Each failing seed: its status, classes and the command that replays it alone.
+fn failing(report: &SweepReport) -> Vec<String> {
     let failing = report.results.iter().filter(|r| !r.is_pass());
-    failing
-        .map(|r| (r.seed, r.status, r.classes.clone()))
-        .collect()
+    let line = |r: &amnesia::runner::SeedResult| {
+        format!(
+            "seed {} {:?} {:?}: {}",
+            r.seed, r.status, r.classes, r.replay
+        )
+    };
+    failing.map(line).collect()
 }
 
 /// One line per seed: `seed hash`, the determinism fingerprint of a range.
