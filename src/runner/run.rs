@@ -22,6 +22,10 @@ pub enum EngineKind {
     /// with amnesia's `madsim/tokio` patched in (docs/madsim.md).
     #[cfg(madsim)]
     Madsim,
+    /// The same world with its network and hosts in a turmoil simulation: simulated TCP
+    /// between a Redis host and one host per app client (docs/turmoil.md).
+    #[cfg(feature = "turmoil")]
+    Turmoil,
 }
 
 impl EngineKind {
@@ -30,6 +34,8 @@ impl EngineKind {
             EngineKind::Event => &EventEngine,
             #[cfg(madsim)]
             EngineKind::Madsim => &crate::sim::madsim_engine::MadsimEngine,
+            #[cfg(feature = "turmoil")]
+            EngineKind::Turmoil => &crate::sim::turmoil_engine::TurmoilEngine,
         }
     }
 
@@ -50,6 +56,8 @@ impl EngineKind {
     pub fn parse(name: &str) -> Result<EngineKind, String> {
         match name {
             "event" => Ok(EngineKind::Event),
+            #[cfg(feature = "turmoil")]
+            "turmoil" => Ok(EngineKind::Turmoil),
             #[cfg(madsim)]
             "madsim" => Ok(EngineKind::Madsim),
             #[cfg(not(madsim))]
@@ -58,7 +66,13 @@ impl EngineKind {
                  patched in (docs/madsim.md)"
                     .to_string(),
             ),
-            other => Err(format!("unknown engine '{other}' (known: event, madsim)")),
+            #[cfg(not(feature = "turmoil"))]
+            "turmoil" => Err(
+                "engine 'turmoil' needs amnesia's `turmoil` feature (on by default)".to_string(),
+            ),
+            other => Err(format!(
+                "unknown engine '{other}' (known: event, turmoil, madsim)"
+            )),
         }
     }
 }
@@ -94,8 +108,10 @@ pub fn replay_command(
     store: &Store,
     engine: EngineKind,
 ) -> Option<String> {
-    // The binary runs the event engine; a madsim build is the user's own test binary.
-    if engine != EngineKind::Event {
+    // The binary runs the event and turmoil engines; a madsim build is the user's own
+    // test binary.
+    #[cfg(madsim)]
+    if engine == EngineKind::Madsim {
         return None;
     }
     let args = seed_args(seed, scenario, store)?;

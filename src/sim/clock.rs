@@ -1,5 +1,7 @@
-//! Time of a world: microseconds since it started, on tokio's clock. Paused, it is the
-//! simulation's virtual time; running, it is the real tier's real time.
+//! Time of a world: microseconds since it started. On tokio's clock (one runtime): paused,
+//! the simulation's virtual time; running, the real tier's real time. On the turmoil
+//! engine every host has its own runtime and its own tokio clock, so the world reads
+//! turmoil's simulated time instead, the one clock all hosts share.
 
 use std::time::Duration;
 use tokio::time::Instant;
@@ -11,9 +13,32 @@ pub const WORLD_EPOCH_UNIX_MS: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 /// The world's clock. Cloning shares the start instant.
 #[derive(Clone, Debug)]
 pub struct WorldClock {
-    start: Instant,
+    source: Source,
     /// Unix milliseconds an unskewed host reads at the start.
     epoch_unix_ms: u64,
+}
+
+/// Where a world's time comes from.
+#[derive(Clone, Debug)]
+enum Source {
+    /// The instant the world started on the one tokio runtime it runs on.
+    Tokio(Instant),
+    /// turmoil's simulated time, read by the host whose tick runs now.
+    #[cfg(feature = "turmoil")]
+    Turmoil(std::sync::Arc<TurmoilTime>),
+}
+
+/// What the turmoil engine's step loop tells the clock: the step that runs now. A reading
+/// is kept inside the step (`step_start_us ..= step_start_us + tick_us`), so code that
+/// runs between steps (a crash tearing a host's runtime down) reads the step's end, never
+/// a wall-clock instant of a runtime that is not running.
+#[cfg(feature = "turmoil")]
+#[derive(Debug, Default)]
+pub struct TurmoilTime {
+    pub step_start_us: std::sync::atomic::AtomicU64,
+    pub tick_us: u64,
+    /// The loop is between steps (crashing or bouncing a host): the time is the step's end.
+    pub between_steps: std::sync::atomic::AtomicBool,
 }
 
 impl WorldClock {
@@ -22,18 +47,43 @@ impl WorldClock {
     /// (which its Redis server's clock reads too).
     pub fn start_at(epoch_unix_ms: u64) -> Self {
         Self {
-            start: Instant::now(),
+            source: Source::Tokio(Instant::now()),
+            epoch_unix_ms,
+        }
+    }
+
+    /// A clock on turmoil's simulated time, which starts with the simulation.
+    #[cfg(feature = "turmoil")]
+    pub fn turmoil(epoch_unix_ms: u64, time: std::sync::Arc<TurmoilTime>) -> Self {
+        Self {
+            source: Source::Turmoil(time),
             epoch_unix_ms,
         }
     }
 
     pub fn now_us(&self) -> u64 {
-        self.start.elapsed().as_micros() as u64
+        match &self.source {
+            Source::Tokio(start) => start.elapsed().as_micros() as u64,
+            #[cfg(feature = "turmoil")]
+            Source::Turmoil(time) => {
+                let start_us = time
+                    .step_start_us
+                    .load(std::sync::atomic::Ordering::Relaxed);
+                if time
+                    .between_steps
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                {
+                    return start_us;
+                }
+                let host_us = turmoil::sim_elapsed().map_or(start_us, |d| d.as_micros() as u64);
+                host_us.clamp(start_us, start_us + time.tick_us)
+            }
+        }
     }
 
     /// Unix milliseconds now: what an unskewed host clock reads.
     pub fn unix_ms(&self) -> u64 {
-        self.epoch_unix_ms + self.start.elapsed().as_millis() as u64
+        self.epoch_unix_ms + self.now_us() / 1_000
     }
 
     /// The first microsecond of the world at which an unskewed host reads unix millisecond
@@ -44,9 +94,17 @@ impl WorldClock {
             .saturating_mul(1_000)
     }
 
-    /// The tokio instant `at_us` virtual microseconds after the start.
+    /// The instant of the current runtime's tokio clock `at_us` microseconds after the
+    /// world's start. On turmoil, every runtime's clock runs at the world's pace from
+    /// wherever it stands, so the instant is reckoned from now.
     pub fn instant_at_us(&self, at_us: u64) -> Instant {
-        self.start + Duration::from_micros(at_us)
+        match &self.source {
+            Source::Tokio(start) => *start + Duration::from_micros(at_us),
+            #[cfg(feature = "turmoil")]
+            Source::Turmoil(_) => {
+                Instant::now() + Duration::from_micros(at_us.saturating_sub(self.now_us()))
+            }
+        }
     }
 
     pub async fn sleep_until_us(&self, at_us: u64) {

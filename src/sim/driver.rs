@@ -69,7 +69,8 @@ impl Driver {
     ) -> bool
     where
         F: FnOnce(Arc<dyn MemoryStore>) -> Fut,
-        Fut: std::future::Future<Output = Result<T, StoreError>>,
+        Fut: std::future::Future<Output = Result<T, StoreError>> + Send + 'static,
+        T: Send + 'static,
     {
         let recorder = &self.world.recorder;
         let host = &self.world.clients[client as usize];
@@ -80,10 +81,11 @@ impl Driver {
             return false;
         };
         let crashed = host.crashed();
+        let work = host.run(operation(store).instrument(host_span(client)));
         let result = tokio::select! {
             biased;
             _ = crashed => None,
-            result = operation(store).instrument(host_span(client)) => Some(result),
+            result = work => result,
         };
         let ok = matches!(result, Some(Ok(_)));
         let outcome = match result {
@@ -102,7 +104,10 @@ impl Driver {
         self.call(
             client,
             kind,
-            |store| async move { store.append(session, msg).await },
+            {
+                let (session, msg) = (session.clone(), msg.clone());
+                move |store| async move { store.append(&session, &msg).await }
+            },
             |_| OpValue::None,
         )
         .await
@@ -113,8 +118,9 @@ impl Driver {
             session: session.clone(),
             limit,
         };
-        let read = |store: Arc<dyn MemoryStore>| async move {
-            store.summarized_context(session, limit).await
+        let session = session.clone();
+        let read = move |store: Arc<dyn MemoryStore>| async move {
+            store.summarized_context(&session, limit).await
         };
         self.call(client, kind, read, context_value).await
     }
@@ -128,7 +134,10 @@ impl Driver {
         self.call(
             client,
             kind,
-            |store| async move { store.remember(user, memory).await },
+            {
+                let (user, memory) = (user.clone(), memory.clone());
+                move |store| async move { store.remember(&user, &memory).await }
+            },
             |_| OpValue::None,
         )
         .await
@@ -140,8 +149,9 @@ impl Driver {
             query: recall.query.clone(),
             k: recall.k,
         };
-        let (query, k) = (&recall.query, recall.k);
-        let ask = |store: Arc<dyn MemoryStore>| async move { store.recall(user, query, k).await };
+        let (user, query, k) = (user.clone(), recall.query.clone(), recall.k);
+        let ask =
+            move |store: Arc<dyn MemoryStore>| async move { store.recall(&user, &query, k).await };
         self.call(client, kind, ask, OpValue::Memories).await
     }
 
@@ -149,7 +159,8 @@ impl Driver {
         let kind = OpKind::Clear {
             session: session.clone(),
         };
-        let clear = |store: Arc<dyn MemoryStore>| async move { store.clear(session).await };
+        let session = session.clone();
+        let clear = move |store: Arc<dyn MemoryStore>| async move { store.clear(&session).await };
         self.call(client, kind, clear, |_| OpValue::None).await
     }
 
@@ -158,7 +169,9 @@ impl Driver {
             session: session.clone(),
             id: id.to_string(),
         };
-        let delete = |store: Arc<dyn MemoryStore>| async move { store.delete(session, id).await };
+        let (session, id) = (session.clone(), id.to_string());
+        let delete =
+            move |store: Arc<dyn MemoryStore>| async move { store.delete(&session, &id).await };
         self.call(client, kind, delete, |_| OpValue::None).await
     }
 
@@ -169,8 +182,9 @@ impl Driver {
                     user: user.clone(),
                     memory: memory.clone(),
                 };
-                let update = |store: Arc<dyn MemoryStore>| async move {
-                    store.update_memory(user, memory).await
+                let (user, memory) = (user.clone(), memory.clone());
+                let update = move |store: Arc<dyn MemoryStore>| async move {
+                    store.update_memory(&user, &memory).await
                 };
                 self.call(client, kind, update, |_| OpValue::None).await
             }
@@ -179,8 +193,10 @@ impl Driver {
                     user: user.clone(),
                     id: id.clone(),
                 };
-                let forget =
-                    |store: Arc<dyn MemoryStore>| async move { store.forget(user, id).await };
+                let (user, id) = (user.clone(), id.clone());
+                let forget = move |store: Arc<dyn MemoryStore>| async move {
+                    store.forget(&user, &id).await
+                };
                 self.call(client, kind, forget, |_| OpValue::None).await
             }
         }
@@ -312,12 +328,18 @@ impl Driver {
     /// At quiescence: the memory ids every user's data and index hold, for the checker's
     /// `index-drift`. `None` if the store has no memories or an audit failed.
     pub async fn audit_memories(&self) -> Option<Quiescence> {
-        let store = self.world.clients.iter().find_map(|host| host.store())?;
+        let (host, store) = self
+            .world
+            .clients
+            .iter()
+            .find_map(|host| Some((host, host.store()?)))?;
         let users: std::collections::BTreeSet<UserKey> =
             self.world.plan.turns.iter().map(Turn::user).collect();
         let mut quiescence = Quiescence::default();
-        for user in &users {
-            let audit = store.audit_memories(user).await.ok()?;
+        for user in users {
+            let store = store.clone();
+            let audit = host.run(async move { store.audit_memories(&user).await });
+            let audit = audit.await?.ok()?;
             quiescence.memories_stored.extend(audit.stored);
             quiescence.memories_indexed.extend(audit.indexed);
             if let Some(exact) = audit.exact {

@@ -9,7 +9,7 @@ use crate::plan::Plan;
 use crate::sim::clock::WorldClock;
 use crate::sim::host::RedisHost;
 use crate::sim::node::ModelNode;
-use crate::sim::world::World;
+use crate::sim::world::{World, WorldEnd};
 use crate::sim::{Engine, SimOutput};
 use crate::trace::Trace;
 use std::sync::Arc;
@@ -80,21 +80,7 @@ pub(crate) async fn world(
     let clock = WorldClock::start_at(epoch_unix_ms);
     let trace = Trace::new();
     let _entered = crate::sim::context::enter_run(&clock, &trace, &plan, 1.0);
-    let model_clock = {
-        let clock = clock.clone();
-        Clock::from_fn(move || clock.unix_ms())
-    };
-    let config = ModelConfig {
-        persistence: plan.persistence,
-        // ChaCha stream 0 of the seed: no plan concern draws from it.
-        random_seed: plan.seed,
-        ..ModelConfig::default()
-    };
-    let mut model = Model::new(config, model_clock);
-    if options.journal {
-        model = model.with_journal();
-    }
-    let host = Arc::new(RedisHost::new(model));
+    let host = Arc::new(RedisHost::new(model_of(&plan, options, &clock)));
     host.start_cycle();
     let links = World::links_of(&plan);
     let node = ModelNode {
@@ -111,6 +97,32 @@ pub(crate) async fn world(
         on_world(&world);
     }
     let end = world.run().await;
+    let output = output_of(end, &host, trace);
+    (output, host.model.journal())
+}
+
+/// The Redis model of `plan`'s world, on the world's clock.
+pub(crate) fn model_of(plan: &Plan, options: &EventOptions, clock: &WorldClock) -> Model {
+    let model_clock = {
+        let clock = clock.clone();
+        Clock::from_fn(move || clock.unix_ms())
+    };
+    let config = ModelConfig {
+        persistence: plan.persistence,
+        // ChaCha stream 0 of the seed: no plan concern draws from it.
+        random_seed: plan.seed,
+        ..ModelConfig::default()
+    };
+    let model = Model::new(config, model_clock);
+    match options.journal {
+        true => model.with_journal(),
+        false => model,
+    }
+}
+
+/// What a world around the model `host` leaves: its history with the keys the model
+/// expired, its trace.
+pub(crate) fn output_of(end: WorldEnd, host: &RedisHost, trace: Trace) -> SimOutput {
     let mut history = end.history;
     history.expiries = host
         .model
@@ -122,12 +134,11 @@ pub(crate) async fn world(
             key: String::from_utf8_lossy(&expired.key).into_owned(),
         })
         .collect();
-    let output = SimOutput {
+    SimOutput {
         history,
         trace,
         policy: end.policy,
         end_us: end.end_us,
         quiescence: end.quiescence,
-    };
-    (output, host.model.journal())
+    }
 }

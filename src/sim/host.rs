@@ -72,12 +72,21 @@ impl RedisHost {
     /// One crash window ends; when the last does, the process starts again with what its
     /// persistence model recovers. Returns true if it started.
     pub fn restart(self: &Arc<Self>) -> bool {
+        if !self.recover() {
+            return false;
+        }
+        self.start_cycle();
+        true
+    }
+
+    /// One crash window ends; when the last does, the model recovers what its persistence
+    /// keeps, and the caller starts the process's tasks. Returns true if it recovered.
+    pub fn recover(&self) -> bool {
         assert!(self.is_down(), "a restart follows a crash");
         if self.down.fetch_sub(1, Ordering::Relaxed) > 1 {
             return false;
         }
         self.model.restart();
-        self.start_cycle();
         true
     }
 
@@ -86,8 +95,29 @@ impl RedisHost {
     }
 }
 
+/// A piece of a client process's work, handed to the runtime its host runs on.
+pub type Job = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// The runtime a client process runs on, when it is not the world's: it runs the
+/// process's work, and dies and starts again with the process.
+pub trait Process: Send + Sync {
+    /// Run `job` on the process's runtime.
+    fn spawn(&self, job: Job);
+    /// The process died: its runtime goes down with every task on it.
+    fn crash(&self);
+    /// The process starts again, on a fresh runtime.
+    fn restart(&self);
+}
+
+/// Where a client host's process runs.
+pub type Executor = Arc<dyn Process>;
+
 /// An app client's host: its store (rebuilt after a crash), its wall clock and its life.
 pub struct ClientHost {
+    /// Where the process's work runs: `None`, inline wherever it is awaited (one runtime
+    /// for the whole world); set, on the host's own runtime (turmoil: a host's sockets
+    /// work only on its runtime).
+    executor: std::sync::OnceLock<Executor>,
     store: Mutex<Option<Arc<dyn MemoryStore>>>,
     /// Bumped by every crash; connections and in-flight operations of an older
     /// generation belong to a dead process.
@@ -101,12 +131,36 @@ pub struct ClientHost {
 impl ClientHost {
     pub fn new(world_clock: WorldClock) -> Self {
         Self {
+            executor: std::sync::OnceLock::new(),
             store: Mutex::new(None),
             generation: watch::Sender::new(0),
             clock_offset_ms: Arc::new(AtomicI64::new(0)),
             world_clock,
             down: AtomicU32::new(0),
         }
+    }
+
+    /// Run the process's work on `executor` from now on (set once, before the world runs).
+    pub fn set_executor(&self, executor: Executor) {
+        assert!(
+            self.executor.set(executor).is_ok(),
+            "a host's executor is set once"
+        );
+    }
+
+    /// Run `work` as the host's process; `None` if the process died before it finished.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        work: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> Option<T> {
+        let Some(executor) = self.executor.get() else {
+            return Some(work.await);
+        };
+        let (done, result) = tokio::sync::oneshot::channel();
+        executor.spawn(Box::pin(async move {
+            let _ = done.send(work.await);
+        }));
+        result.await.ok()
     }
 
     pub fn generation(&self) -> u64 {
@@ -139,6 +193,9 @@ impl ClientHost {
         }
         *self.store.lock().expect("never poisoned") = None;
         self.generation.send_modify(|g| *g += 1);
+        if let Some(executor) = self.executor.get() {
+            executor.crash();
+        }
         true
     }
 
@@ -148,7 +205,11 @@ impl ClientHost {
             self.down.load(Ordering::Relaxed) > 0,
             "a restart follows a crash"
         );
-        self.down.fetch_sub(1, Ordering::Relaxed) == 1
+        let last = self.down.fetch_sub(1, Ordering::Relaxed) == 1;
+        if let Some(executor) = self.executor.get().filter(|_| last) {
+            executor.restart();
+        }
+        last
     }
 
     /// The host's wall clock: the world's, shifted by the current skew.

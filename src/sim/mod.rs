@@ -17,6 +17,8 @@ pub mod madsim_engine;
 pub mod net;
 pub mod node;
 pub mod recorder;
+#[cfg(feature = "turmoil")]
+pub mod turmoil_engine;
 pub mod world;
 
 use crate::contract::{Policy, StoreFactory};

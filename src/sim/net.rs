@@ -108,8 +108,19 @@ pub struct Link {
     faults: Mutex<LinkFaults>,
     /// Readers waiting for a clog or a pause to end.
     held: Mutex<Vec<Waker>>,
-    connections: Mutex<Vec<Weak<Connection>>>,
+    connections: Mutex<Vec<Weak<dyn Resettable>>>,
     opened: AtomicU64,
+    /// Told the link's faults after every change, on an engine whose network applies
+    /// them itself (turmoil's links).
+    on_faults: std::sync::OnceLock<FaultsObserver>,
+}
+
+/// Told a link's faults after every change.
+pub type FaultsObserver = Box<dyn Fn(LinkFaults) + Send + Sync>;
+
+/// A connection a reset closes at both ends.
+pub trait Resettable: Send + Sync {
+    fn reset(&self);
 }
 
 impl Link {
@@ -122,14 +133,44 @@ impl Link {
             held: Mutex::new(Vec::new()),
             connections: Mutex::new(Vec::new()),
             opened: AtomicU64::new(0),
+            on_faults: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Tell `observer` the link's faults after every change (set once, before the run).
+    pub fn observe_faults(&self, observer: FaultsObserver) {
+        assert!(self.on_faults.set(observer).is_ok(), "one observer a link");
     }
 
     /// Change the link's faults; held bytes move again as soon as nothing holds them.
     pub fn update_faults(&self, change: impl FnOnce(&mut LinkFaults)) {
-        change(&mut self.faults.lock().expect("never poisoned"));
+        let faults = {
+            let mut faults = self.faults.lock().expect("never poisoned");
+            change(&mut faults);
+            *faults
+        };
+        if let Some(observer) = self.on_faults.get() {
+            observer(faults);
+        }
         let held = std::mem::take(&mut *self.held.lock().expect("never poisoned"));
         held.into_iter().for_each(Waker::wake);
+    }
+
+    /// The number of the link's next connection, counted from 0.
+    pub fn next_connection_number(&self) -> u64 {
+        self.opened.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Keep `connection` for the link's resets.
+    pub fn register(&self, connection: Weak<dyn Resettable>) {
+        let mut connections = self.connections.lock().expect("never poisoned");
+        connections.retain(|c| c.strong_count() > 0);
+        connections.push(connection);
+    }
+
+    /// `client-N`, as the trace names the link's host.
+    pub fn host(&self) -> &str {
+        &self.host
     }
 
     /// Wake `waker` when the link's faults next change.
@@ -147,14 +188,14 @@ impl Link {
     /// Close every open connection of the link at both ends (a reset, or a crash of
     /// either host). Returns how many were open.
     pub fn reset_all(&self) -> usize {
-        let connections: Vec<Arc<Connection>> = self
+        let connections: Vec<Arc<dyn Resettable>> = self
             .connections
             .lock()
             .expect("never poisoned")
             .drain(..)
             .filter_map(|c| c.upgrade())
             .collect();
-        connections.iter().for_each(|connection| connection.close());
+        connections.iter().for_each(|connection| connection.reset());
         connections.len()
     }
 }
@@ -188,14 +229,6 @@ impl Connection {
             return false;
         }
         true
-    }
-
-    fn close(&self) {
-        self.closed.store(true, Ordering::Relaxed);
-        self.pipes.iter().for_each(Pipe::wake_both);
-        let text = format!("conn {} reset", self.number);
-        self.trace
-            .record(self.clock.now_us(), &self.link.host, text);
     }
 
     fn is_closed(&self) -> bool {
@@ -308,6 +341,16 @@ impl Connection {
         if let Some(writer) = state.writer.take() {
             writer.wake();
         }
+    }
+}
+
+impl Resettable for Connection {
+    fn reset(&self) {
+        self.closed.store(true, Ordering::Relaxed);
+        self.pipes.iter().for_each(Pipe::wake_both);
+        let text = format!("conn {} reset", self.number);
+        self.trace
+            .record(self.clock.now_us(), &self.link.host, text);
     }
 }
 
@@ -479,7 +522,7 @@ impl Link {
         trace: &Trace,
         seed: u64,
     ) -> (SimStream, SimStream) {
-        let number = self.opened.fetch_add(1, Ordering::Relaxed);
+        let number = self.next_connection_number();
         let mut stream_rng = ChaCha8Rng::seed_from_u64(seed);
         stream_rng.set_stream((u64::from(self.client) << 32) | number);
         let (to_redis_seed, from_redis_seed): (u64, u64) =
@@ -496,11 +539,8 @@ impl Link {
                 Pipe::new(ChaCha8Rng::seed_from_u64(from_redis_seed)),
             ],
         });
-        {
-            let mut connections = self.connections.lock().expect("never poisoned");
-            connections.retain(|c| c.strong_count() > 0);
-            connections.push(Arc::downgrade(&connection));
-        }
+        let weak: Weak<dyn Resettable> = Arc::downgrade(&connection) as Weak<Connection>;
+        self.register(weak);
         trace.record(clock.now_us(), &self.host, format!("conn {number} opened"));
         let server_end = SimStream {
             connection: connection.clone(),

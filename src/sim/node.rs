@@ -89,7 +89,9 @@ impl ServerNode for ModelNode {
 
     async fn crash(&self) -> Option<Restart> {
         // Only the crash that takes the process down is a restart.
-        self.host.crash().then(|| self.observed_restart())
+        self.host
+            .crash()
+            .then(|| restart_fact(&self.host, &self.clock))
     }
 
     async fn restart(&self) -> Option<String> {
@@ -113,25 +115,23 @@ impl ServerNode for ModelNode {
     }
 }
 
-impl ModelNode {
-    /// The fact of a crash now: when, with which persistence, and what the model's log
-    /// has on disk at this instant (its durable point).
-    fn observed_restart(&self) -> Restart {
-        let node = self.host.model.node();
-        let kept = match node.aof.durable() {
-            Durable::Nothing => Kept::Nothing,
-            Durable::SyncedAt { at_ms } => Kept::AppliedBefore {
-                // The fsync ran somewhere in that millisecond: what was applied before its
-                // first microsecond is certainly on disk.
-                before_us: self.clock.us_of_unix_ms(at_ms),
-                observed: true,
-            },
-            Durable::Everything => Kept::Everything,
-        };
-        Restart {
-            at_us: self.clock.now_us(),
-            persistence: node.aof.mode(),
-            kept,
-        }
+/// The fact of a crash of `host` now: when, with which persistence, and what the model's
+/// log has on disk at this instant (its durable point).
+pub fn restart_fact(host: &RedisHost, clock: &WorldClock) -> Restart {
+    let node = host.model.node();
+    let kept = match node.aof.durable() {
+        Durable::Nothing => Kept::Nothing,
+        Durable::SyncedAt { at_ms } => Kept::AppliedBefore {
+            // The fsync ran somewhere in that millisecond: what was applied before its
+            // first microsecond is certainly on disk.
+            before_us: clock.us_of_unix_ms(at_ms),
+            observed: true,
+        },
+        Durable::Everything => Kept::Everything,
+    };
+    Restart {
+        at_us: clock.now_us(),
+        persistence: node.aof.mode(),
+        kept,
     }
 }

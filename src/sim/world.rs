@@ -194,9 +194,8 @@ impl World {
         let Some(client) = (0..self.plan.clients).find(running) else {
             return;
         };
-        let store = self.clients[client as usize]
-            .store()
-            .expect("found running");
+        let host = &self.clients[client as usize];
+        let store = host.store().expect("found running");
         if let Some(after_ms) = self.plan.migration_reset_ms {
             let link = self.links[client as usize].clone();
             let (clock, trace) = (self.clock.clone(), self.trace.clone());
@@ -209,10 +208,11 @@ impl World {
                 trace.record(clock.now_us(), "faults", text);
             });
         }
-        let text = match store.migrate().await {
-            Ok(None) => return,
-            Ok(Some(summary)) => format!("deploy: migration by client-{client}: {summary}"),
-            Err(error) => format!("deploy: migration by client-{client} failed: {error}"),
+        let text = match host.run(async move { store.migrate().await }).await {
+            None => format!("deploy: migration by client-{client} cut off: the client crashed"),
+            Some(Ok(None)) => return,
+            Some(Ok(Some(summary))) => format!("deploy: migration by client-{client}: {summary}"),
+            Some(Err(error)) => format!("deploy: migration by client-{client} failed: {error}"),
         };
         self.trace.record(self.clock.now_us(), "deploy", text);
     }
