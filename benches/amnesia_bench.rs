@@ -1,5 +1,5 @@
-//! amnesia's benchmark: throughput, latency, scaling, memory and a turmoil baseline of
-//! the standard scenario (`ScenarioConfig::standard()`, the reference store, the
+//! amnesia's benchmark: throughput, latency, scaling, memory and the turmoil engine's cost
+//! beside the event engine's, on the standard scenario (`ScenarioConfig::standard()`, the reference store, the
 //! event-driven engine). Method and results: BENCHMARKS.md.
 //!
 //! Run everything: `cargo bench --bench amnesia_bench`
@@ -8,23 +8,24 @@
 //! speed-up), `sweep` (N seeds through `runner::sweep` at 1 and 2 jobs), `rss` (an
 //! N-seed sweep sampling VmRSS/VmHWM every 1000 seeds), `growth` (time per seed at about
 //! 100, 1,000 and 10,000 operations), `replay` (N runs of `amnesia replay --seed`
-//! as a process), `turmoil` (N seeds through turmoil and through the event engine),
+//! as a process), `engines` (N seeds on the event and the turmoil engine: cost per seed,
+//! and the reference store and the bug catalogue judged on both),
 //! `phases` (N seeds with plan generation, world, checker, trace hash and teardown timed
 //! apart), and `profile` (N seeds, nothing printed but a line: the target of callgrind).
 //!
 //! Wall times come from the real clock (`std::time::Instant`) outside the simulated
 //! worlds; nothing here reaches a trace.
 
-use amnesia::clock::Clock;
-use amnesia::connect::{BoxStream, Connector, ConnectorConfig, DialFuture, Dialer};
-use amnesia::internals::{Engine, EventEngine, RUN_GRACE_MS, WORLD_EPOCH_UNIX_MS};
-use amnesia::model::{Model, ModelConfig};
+#[path = "../sim-tests/catalogue.rs"]
+mod catalogue;
+
+use amnesia::check::ViolationClass;
+use amnesia::internals::{Engine, EventEngine};
 use amnesia::plan::scenario::TENANTS_MAX;
-use amnesia::plan::{Plan, ScenarioConfig, Turn};
+use amnesia::plan::{Plan, ScenarioConfig};
 use amnesia::runner::run::judge;
 use amnesia::runner::sweep::SweepEvent;
-use amnesia::runner::{run_plan, run_seed, sweep, EngineKind, SeedRange, SweepConfig};
-use amnesia::store::{MemoryStore, StoreContext};
+use amnesia::runner::{run_seed, sweep, EngineKind, SeedRange, SweepConfig};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -55,7 +56,7 @@ fn main() {
         "rss" => rss(n(10_000)),
         "growth" => growth(),
         "replay" => replay(n(10)),
-        "turmoil" => turmoil_baseline(n(20)),
+        "engines" => engines(n(20)),
         "profile" => profile(n(20)),
         "phases" => phases(n(1_000)),
         "all" => {
@@ -65,7 +66,7 @@ fn main() {
             rss(10_000);
             growth();
             replay(10);
-            turmoil_baseline(20);
+            engines(20);
         }
         other => {
             eprintln!("unknown section '{other}'");
@@ -383,211 +384,55 @@ fn replay(runs: u64) {
     );
 }
 
-/// The plan of `seed` without faults, deploy or buggify: the workload both engines run
-/// in the baseline comparison (the turmoil harness below drives only the workload).
-fn workload_plan(seed: u64) -> Plan {
-    let mut plan = Plan::generate(seed, &ScenarioConfig::standard());
-    plan.faults.clear();
-    plan.deploy_at_ms = None;
-    plan.scenario.buggify = false;
-    plan
+/// The turmoil engine beside the event engine on the same standard seeds `0..count`: the
+/// cost of a seed on each (one thread), and, for the reference store and every variant of
+/// the bug catalogue, how many seeds fail, with which classes, and the first seed that
+/// shows an expected class.
+fn engines(count: u64) {
+    println!("## engines: standard seeds 0..{count}, one thread, event vs turmoil");
+    for engine in [EngineKind::Event, EngineKind::Turmoil] {
+        let started = Instant::now();
+        for seed in 0..count {
+            run_seed(seed, &ScenarioConfig::standard(), &store(), engine);
+        }
+        let ms = started.elapsed().as_secs_f64() * 1e3 / count as f64;
+        println!("{:8} reference: {ms:.2} ms/seed", engine.name());
+    }
+    println!("| store | expected | event: failing seeds, classes, first expected | turmoil: same |");
+    println!("|---|---|---|---|");
+    let reference: (&str, &[ViolationClass], u64) = ("reference", &[], 0);
+    for &(name, expected, _) in std::iter::once(&reference).chain(catalogue::CATALOGUE) {
+        let store = amnesia::Store::named(name).expect("a known store");
+        let cells: Vec<String> = [EngineKind::Event, EngineKind::Turmoil]
+            .into_iter()
+            .map(|engine| detection(&store, expected, engine, count))
+            .collect();
+        println!("| {name} | {expected:?} | {} | {} |", cells[0], cells[1]);
+    }
 }
 
-fn turmoil_baseline(count: u64) {
-    println!("## turmoil: seeds 0..{count}, workload only (no faults), latency per link");
-    // Warm-up.
-    turmoil_run(&workload_plan(0));
-    run_plan(workload_plan(0), &store(), EngineKind::Event);
-    let (mut turmoil_wall, mut event_wall, mut standard_wall) =
-        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-    let (mut turmoil_ops, mut event_ops) = (0usize, 0usize);
+/// `fails/count {classes} first S`: how `store` fares over seeds `0..count` on `engine`.
+fn detection(
+    store: &amnesia::Store,
+    expected: &[ViolationClass],
+    engine: EngineKind,
+    count: u64,
+) -> String {
+    let mut classes = std::collections::BTreeSet::new();
+    let (mut fails, mut first) = (0, None);
     for seed in 0..count {
-        let plan = workload_plan(seed);
-        let started = Instant::now();
-        turmoil_ops += turmoil_run(&plan);
-        turmoil_wall += started.elapsed();
-        let started = Instant::now();
-        let report = run_plan(plan, &store(), EngineKind::Event);
-        event_wall += started.elapsed();
-        event_ops += report.history.ops.len();
-        let started = Instant::now();
-        run_seed(
-            seed,
-            &ScenarioConfig::standard(),
-            &store(),
-            EngineKind::Event,
-        );
-        standard_wall += started.elapsed();
-    }
-    let per = |wall: Duration| wall.as_secs_f64() * 1e3 / count as f64;
-    println!(
-        "turmoil (1 ms tick): {:.2} ms/seed, {:.1} ops/seed",
-        per(turmoil_wall),
-        turmoil_ops as f64 / count as f64
-    );
-    println!(
-        "event engine, same fault-free plans: {:.2} ms/seed, {:.1} ops/seed (checker included)",
-        per(event_wall),
-        event_ops as f64 / count as f64
-    );
-    println!(
-        "event engine, standard plans (faults): {:.2} ms/seed",
-        per(standard_wall)
-    );
-    println!(
-        "ratio turmoil / event (same plans): {:.1}x; turmoil / event standard: {:.1}x",
-        per(turmoil_wall) / per(event_wall),
-        per(turmoil_wall) / per(standard_wall)
-    );
-}
-
-/// Dials the Redis host through turmoil's simulated TCP.
-struct TurmoilDialer;
-
-impl Dialer for TurmoilDialer {
-    fn dial(&self) -> DialFuture<'_> {
-        Box::pin(async {
-            let stream = turmoil::net::TcpStream::connect("redis:6379").await?;
-            Ok(Box::new(stream) as BoxStream)
-        })
-    }
-}
-
-/// Run `plan`'s turns (context → think → append → append, plus the system append,
-/// recall and remember the plan gives a turn) and the final reads through turmoil, with
-/// the reference store on each client host and the Redis model on the `redis` host.
-/// Returns the operations completed. A pinned rng seed and epoch, turmoil's default 1 ms
-/// tick; one link latency per client as in the plan (base, base + jitter).
-fn turmoil_run(plan: &Plan) -> usize {
-    let plan = Arc::new(plan.clone());
-    let end_ms = plan.duration_ms + plan.quiet_ms;
-    let mut sim = turmoil::Builder::new()
-        .rng_seed(plan.seed)
-        .epoch(std::time::UNIX_EPOCH + Duration::from_millis(WORLD_EPOCH_UNIX_MS))
-        .simulation_duration(Duration::from_millis(end_ms + RUN_GRACE_MS))
-        .build();
-    let persistence = plan.persistence;
-    sim.host("redis", move || async move {
-        let config = ModelConfig {
-            persistence,
-            ..ModelConfig::default()
-        };
-        let model = Model::new(config, Clock::tokio(WORLD_EPOCH_UNIX_MS));
-        tokio::spawn(model.clone().run_expiry_cycle_while(|| true));
-        let listener = turmoil::net::TcpListener::bind("0.0.0.0:6379").await?;
-        loop {
-            let (stream, _) = listener.accept().await?;
-            tokio::spawn(model.clone().serve_connection(stream));
+        let found = run_seed(seed, &ScenarioConfig::standard(), store, engine)
+            .verdict
+            .classes();
+        fails += usize::from(!found.is_empty());
+        if first.is_none() && found.iter().any(|class| expected.contains(class)) {
+            first = Some(seed);
         }
-    });
-    // Turns of one session run in order, each on its own client: `done[s]` counts the
-    // finished turns of session s.
-    let done: Arc<Vec<tokio::sync::watch::Sender<usize>>> = Arc::new(
-        plan.sessions
-            .iter()
-            .map(|_| tokio::sync::watch::Sender::new(0))
-            .collect(),
-    );
-    let ops = Arc::new(AtomicUsize::new(0));
-    for client in 0..plan.clients {
-        let (plan, done, ops) = (plan.clone(), done.clone(), ops.clone());
-        sim.client(format!("client-{client}"), async move {
-            let start = tokio::time::Instant::now();
-            let connector = Arc::new(Connector::new(
-                Arc::new(TurmoilDialer),
-                redis::RedisConnectionInfo::default(),
-                ConnectorConfig::default(),
-            ));
-            let factory = store().factory().clone();
-            let store = factory(StoreContext {
-                connector,
-                postgres: None,
-                redis_url: None,
-                clock: Clock::tokio(WORLD_EPOCH_UNIX_MS),
-                session_ttl_ms: plan.session_ttl_ms,
-                code_version: 1,
-                seed: plan.seed,
-            });
-            let mut sessions = tokio::task::JoinSet::new();
-            for (s, session) in plan.sessions.iter().enumerate() {
-                let (plan, done, ops, store) =
-                    (plan.clone(), done.clone(), ops.clone(), store.clone());
-                let session = session.clone();
-                sessions.spawn(async move {
-                    let turns = plan.turns.iter().filter(|t| t.session == session);
-                    for (k, turn) in turns.enumerate() {
-                        if turn.client != client {
-                            continue;
-                        }
-                        let mut progress = done[s].subscribe();
-                        let _ = progress.wait_for(|finished| *finished >= k).await;
-                        tokio::time::sleep_until(start + Duration::from_millis(turn.start_ms))
-                            .await;
-                        let n = turmoil_turn(&*store, turn).await;
-                        ops.fetch_add(n, Ordering::Relaxed);
-                        done[s].send_modify(|finished| *finished = k + 1);
-                    }
-                });
-            }
-            while sessions.join_next().await.is_some() {}
-            tokio::time::sleep_until(start + Duration::from_millis(end_ms)).await;
-            for (nth, session) in plan.sessions.iter().enumerate() {
-                if nth as u32 % plan.clients == client {
-                    let _ = store.context(session, 1_000).await;
-                    ops.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            Ok(())
-        });
+        classes.extend(found.iter().map(|class| format!("{class:?}")));
     }
-    for (client, link) in plan.links.iter().enumerate() {
-        let host = format!("client-{client}");
-        sim.set_link_latency(host.as_str(), "redis", Duration::from_micros(link.base_us));
-        sim.set_link_max_message_latency(
-            host.as_str(),
-            "redis",
-            Duration::from_micros(link.base_us + link.jitter_us),
-        );
-    }
-    sim.run().expect("the turmoil run finishes");
-    ops.load(Ordering::Relaxed)
-}
-
-/// One turn as the event engine's driver runs it; stops at the first failed step.
-/// Returns the operations issued.
-async fn turmoil_turn(store: &dyn MemoryStore, turn: &Turn) -> usize {
-    let mut ops = 0;
-    let user = turn.user();
-    if let Some(system) = &turn.system {
-        ops += 1;
-        if store.append(&turn.session, system).await.is_err() {
-            return ops;
-        }
-    }
-    ops += 1;
-    if store
-        .context(&turn.session, turn.context_limit)
-        .await
-        .is_err()
-    {
-        return ops;
-    }
-    if let Some(recall) = &turn.recall {
-        ops += 1;
-        let _ = store.recall(&user, &recall.query, recall.k).await;
-    }
-    tokio::time::sleep(Duration::from_millis(turn.think_ms)).await;
-    for msg in [&turn.user, &turn.assistant] {
-        ops += 1;
-        if store.append(&turn.session, msg).await.is_err() {
-            return ops;
-        }
-    }
-    if let Some(memory) = &turn.remember {
-        ops += 1;
-        let _ = store.remember(&user, memory).await;
-    }
-    ops
+    let first = first.map_or("-".to_string(), |seed| seed.to_string());
+    let classes: Vec<String> = classes.into_iter().collect();
+    format!("{fails}/{count} {} first {first}", classes.join(","))
 }
 
 /// The callgrind target: `count` standard seeds, one thread.

@@ -79,6 +79,8 @@ pub mod runner;
 pub(crate) mod sim;
 pub mod store;
 mod trace;
+#[cfg(feature = "turmoil")]
+pub mod turmoil;
 
 pub use builder::{Builder, Store, UnknownStore};
 pub use check::{Verdict, Violation, ViolationClass};

@@ -28,17 +28,46 @@ enum Source {
     Turmoil(std::sync::Arc<TurmoilTime>),
 }
 
-/// What the turmoil engine's step loop tells the clock: the step that runs now. A reading
-/// is kept inside the step (`step_start_us ..= step_start_us + tick_us`), so code that
-/// runs between steps (a crash tearing a host's runtime down) reads the step's end, never
-/// a wall-clock instant of a runtime that is not running.
+/// What a clock on turmoil's time knows besides turmoil. The turmoil engine's step loop
+/// (`driven`) tells it the step that runs now, and a reading is kept inside the step
+/// (`step_start_us ..= step_start_us + tick_us`). Code that runs outside any host's
+/// runtime (a crash tearing a runtime down) would read a wall-clock instant through
+/// tokio: it reads the step's end in the engine, the latest time any reader saw in a
+/// simulation amnesia does not step itself.
 #[cfg(feature = "turmoil")]
 #[derive(Debug, Default)]
 pub struct TurmoilTime {
+    pub driven: bool,
     pub step_start_us: std::sync::atomic::AtomicU64,
     pub tick_us: u64,
     /// The loop is between steps (crashing or bouncing a host): the time is the step's end.
     pub between_steps: std::sync::atomic::AtomicBool,
+    /// The latest reading.
+    pub last_us: std::sync::atomic::AtomicU64,
+}
+
+#[cfg(feature = "turmoil")]
+impl TurmoilTime {
+    fn now_us(&self) -> u64 {
+        use std::sync::atomic::Ordering::Relaxed;
+        let start_us = self.step_start_us.load(Relaxed);
+        if self.driven && self.between_steps.load(Relaxed) {
+            return start_us;
+        }
+        let in_runtime = tokio::runtime::Handle::try_current().is_ok();
+        let Some(elapsed) = turmoil::sim_elapsed().filter(|_| in_runtime) else {
+            return match self.driven {
+                true => start_us,
+                false => self.last_us.load(Relaxed),
+            };
+        };
+        let mut now_us = elapsed.as_micros() as u64;
+        if self.driven {
+            now_us = now_us.clamp(start_us, start_us + self.tick_us);
+        }
+        self.last_us.fetch_max(now_us, Relaxed);
+        now_us
+    }
 }
 
 impl WorldClock {
@@ -65,19 +94,7 @@ impl WorldClock {
         match &self.source {
             Source::Tokio(start) => start.elapsed().as_micros() as u64,
             #[cfg(feature = "turmoil")]
-            Source::Turmoil(time) => {
-                let start_us = time
-                    .step_start_us
-                    .load(std::sync::atomic::Ordering::Relaxed);
-                if time
-                    .between_steps
-                    .load(std::sync::atomic::Ordering::Relaxed)
-                {
-                    return start_us;
-                }
-                let host_us = turmoil::sim_elapsed().map_or(start_us, |d| d.as_micros() as u64);
-                host_us.clamp(start_us, start_us + time.tick_us)
-            }
+            Source::Turmoil(time) => time.now_us(),
         }
     }
 

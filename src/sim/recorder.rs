@@ -70,6 +70,11 @@ impl Recorder {
             .push_restart(restart);
     }
 
+    /// A copy of the history so far.
+    pub fn history(&self) -> History {
+        self.history.lock().expect("never poisoned").clone()
+    }
+
     /// The history so far, moved out: the world has ended and records nothing more.
     pub fn take_history(&self) -> History {
         std::mem::take(&mut *self.history.lock().expect("never poisoned"))

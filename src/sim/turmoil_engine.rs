@@ -83,6 +83,7 @@ impl Requests {
 
 fn run(plan: Arc<Plan>, store: &StoreFactory) -> SimOutput {
     let time = Arc::new(TurmoilTime {
+        driven: true,
         tick_us: TICK_US,
         ..TurmoilTime::default()
     });
