@@ -398,7 +398,9 @@ fn engines(count: u64) {
         let ms = started.elapsed().as_secs_f64() * 1e3 / count as f64;
         println!("{:8} reference: {ms:.2} ms/seed", engine.name());
     }
-    println!("| store | expected | event: failing seeds, classes, first expected | turmoil: same |");
+    println!(
+        "| store | expected | event: failing seeds, classes, first expected | turmoil: same |"
+    );
     println!("|---|---|---|---|");
     let reference: (&str, &[ViolationClass], u64) = ("reference", &[], 0);
     for &(name, expected, _) in std::iter::once(&reference).chain(catalogue::CATALOGUE) {

@@ -62,7 +62,9 @@ fn simulate(store: &str, seed: u64) -> Run {
                     msg: msg.clone(),
                 };
                 let append = chat.append(&session, &msg);
-                recorder.record(client, kind, append, |_| OpValue::None).await;
+                recorder
+                    .record(client, kind, append, |_| OpValue::None)
+                    .await;
                 tokio::time::sleep(Duration::from_millis(3 + n % 4)).await;
             }
             // Once the faults are over, every session is read back in full.

@@ -66,7 +66,8 @@ fn the_reference_store_passes_on_both_engines() {
 #[test]
 fn every_variant_is_caught_on_both_engines_with_an_expected_class() {
     let outcomes = in_parallel(CATALOGUE, |&(store, expected, budget)| {
-        let event = (0..budget).find(|&seed| shows(&classes(seed, store, EngineKind::Event), expected));
+        let event =
+            (0..budget).find(|&seed| shows(&classes(seed, store, EngineKind::Event), expected));
         let Some(first) = event else {
             return Err(format!("{store}: not caught on event in 0..{budget}"));
         };
@@ -97,12 +98,21 @@ fn every_variant_is_caught_on_both_engines_with_an_expected_class() {
 fn a_turmoil_seed_is_one_execution_in_one_process_and_in_two() {
     let store = Store::named("reference").expect("built in");
     let hash = |seed| {
-        run_seed(seed, &ScenarioConfig::standard(), &store, EngineKind::Turmoil)
-            .trace
-            .hash()
+        run_seed(
+            seed,
+            &ScenarioConfig::standard(),
+            &store,
+            EngineKind::Turmoil,
+        )
+        .trace
+        .hash()
     };
     for seed in [3, 11] {
-        assert_eq!(hash(seed), hash(seed), "seed {seed} ran two ways in one process");
+        assert_eq!(
+            hash(seed),
+            hash(seed),
+            "seed {seed} ran two ways in one process"
+        );
     }
     let printed = || {
         let output = Command::new(env!("CARGO_BIN_EXE_amnesia"))
@@ -117,7 +127,11 @@ fn a_turmoil_seed_is_one_execution_in_one_process_and_in_two() {
     };
     let first = printed();
     assert_eq!(first, printed(), "two processes, two traces");
-    assert_eq!(first, format!("{:016x}", hash(5)), "the process and the library agree");
+    assert_eq!(
+        first,
+        format!("{:016x}", hash(5)),
+        "the process and the library agree"
+    );
 }
 
 #[test]

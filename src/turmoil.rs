@@ -36,7 +36,6 @@
 //! assert!(verdict.is_pass(), "{verdict:?}");
 //! assert_eq!(recorder.history(&redis).ops.len(), 2);
 //! ```
-//! ```
 
 use crate::check::Verdict;
 use crate::clock::Clock;

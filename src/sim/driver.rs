@@ -39,7 +39,10 @@ fn context_value(context: Context) -> OpValue {
     }
 }
 
-pub(crate) fn outcome_of<T>(result: Result<T, StoreError>, value: impl FnOnce(T) -> OpValue) -> Outcome {
+pub(crate) fn outcome_of<T>(
+    result: Result<T, StoreError>,
+    value: impl FnOnce(T) -> OpValue,
+) -> Outcome {
     match result {
         Ok(v) => Outcome::Ok(value(v)),
         Err(error) if error.is_indeterminate() => Outcome::Unknown(error.to_string()),

@@ -140,6 +140,7 @@ impl ClientHost {
         }
     }
 
+    #[cfg(feature = "turmoil")]
     /// Run the process's work on `executor` from now on (set once, before the world runs).
     pub fn set_executor(&self, executor: Executor) {
         assert!(

@@ -137,6 +137,7 @@ impl Link {
         }
     }
 
+    #[cfg(feature = "turmoil")]
     /// Tell `observer` the link's faults after every change (set once, before the run).
     pub fn observe_faults(&self, observer: FaultsObserver) {
         assert!(self.on_faults.set(observer).is_ok(), "one observer a link");
@@ -168,6 +169,7 @@ impl Link {
         connections.push(connection);
     }
 
+    #[cfg(feature = "turmoil")]
     /// `client-N`, as the trace names the link's host.
     pub fn host(&self) -> &str {
         &self.host

@@ -70,6 +70,7 @@ impl Recorder {
             .push_restart(restart);
     }
 
+    #[cfg(feature = "turmoil")]
     /// A copy of the history so far.
     pub fn history(&self) -> History {
         self.history.lock().expect("never poisoned").clone()
