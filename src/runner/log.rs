@@ -104,9 +104,18 @@ where
                     .into_iter()
                     .find_map(|span| span.extensions().get::<Host>().map(|h| h.0.clone()))
             })
-            .unwrap_or_else(|| HOST_UNKNOWN.to_string());
+            .unwrap_or_else(|| host_of_target(event.metadata().target()).to_string());
         let text = event_text(event);
         context::with_current(|clock, trace| trace.record_log(clock.now_us(), host, text));
+    }
+}
+
+/// Where an event outside every host's span comes from: turmoil's own (a bind, a host
+/// started on the turmoil engine), or the store's.
+fn host_of_target(target: &str) -> &'static str {
+    match target.split("::").next() {
+        Some("turmoil") => "turmoil",
+        _ => HOST_UNKNOWN,
     }
 }
 

@@ -586,7 +586,7 @@ impl Dialer for SimDialer {
 }
 
 /// `conn 3 →redis 41B SET k v | GET k`: a delivered chunk as the timeline shows it.
-fn render_chunk(chunk: &crate::trace::Chunk) -> String {
+pub(crate) fn render_chunk(chunk: &crate::trace::Chunk) -> String {
     let flow = if chunk.flow == 0 {
         Flow::ToRedis
     } else {

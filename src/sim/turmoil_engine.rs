@@ -358,17 +358,44 @@ impl crate::connect::Dialer for TurmoilDialer {
             let weak: std::sync::Weak<dyn Resettable> =
                 Arc::downgrade(&reset) as std::sync::Weak<ResetFlag>;
             link.register(weak);
-            let stream = LinkStream { stream, reset };
+            let stream = LinkStream {
+                stream,
+                reset,
+                number,
+                host: link.host().to_string(),
+                clock: self.clock.clone(),
+                trace: self.trace.clone(),
+            };
             Ok(Box::new(stream) as crate::connect::BoxStream)
         })
     }
 }
 
 /// A client's turmoil connection that the link's resets (a reset fault, a crash) close:
-/// from then on it fails, and its owner drops the socket on its own host.
+/// from then on it fails, and its owner drops the socket on its own host. The bytes it
+/// writes and reads reach the timeline as the client sees them (written, received).
 struct LinkStream {
     stream: turmoil::net::TcpStream,
     reset: Arc<ResetFlag>,
+    number: u64,
+    host: String,
+    clock: WorldClock,
+    trace: Trace,
+}
+
+impl LinkStream {
+    /// Put `bytes` (flow 0: to Redis, 1: from Redis) on the timeline.
+    fn record(&self, flow: u8, bytes: &[u8]) {
+        let now_us = self.clock.now_us();
+        let chunk = crate::trace::Chunk {
+            sent_us: now_us,
+            conn: self.number,
+            flow,
+            bytes: bytes::Bytes::copy_from_slice(bytes),
+            render: crate::sim::net::render_chunk,
+        };
+        self.trace.record_chunk(now_us, &self.host, chunk);
+    }
 }
 
 #[derive(Default)]
@@ -406,7 +433,12 @@ impl AsyncRead for LinkStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
         self.reset.check(cx)?;
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        let filled_before = buf.filled().len();
+        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if buf.filled().len() > filled_before {
+            self.record(1, &buf.filled()[filled_before..]);
+        }
+        polled
     }
 }
 
@@ -417,7 +449,11 @@ impl AsyncWrite for LinkStream {
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
         self.reset.check(cx)?;
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let polled = Pin::new(&mut self.stream).poll_write(cx, buf);
+        if let Poll::Ready(Ok(written)) = polled {
+            self.record(0, &buf[..written]);
+        }
+        polled
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
