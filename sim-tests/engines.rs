@@ -149,3 +149,48 @@ fn the_turmoil_engine_is_named_in_every_seed_command() {
         .expect("a built-in store on a named scenario");
     assert!(replay.ends_with("--engine turmoil"), "{replay}");
 }
+
+#[test]
+fn on_turmoil_the_bytes_cross_simulated_tcp_and_a_crashed_redis_answers_nothing() {
+    use amnesia::history::Outcome;
+    use amnesia::plan::FaultKind;
+    let store = Store::named("reference").expect("built in");
+    let (report, fault) = (0..40)
+        .find_map(|seed| {
+            let report = run_seed(
+                seed,
+                &ScenarioConfig::standard(),
+                &store,
+                EngineKind::Turmoil,
+            );
+            let fault = report
+                .plan
+                .faults
+                .iter()
+                .find(|f| matches!(f.kind, FaultKind::RedisRestart) && f.duration_ms >= 100)
+                .cloned()?;
+            Some((report, fault))
+        })
+        .expect("a standard seed in 0..40 restarts Redis");
+    let timeline = report.trace.timeline();
+    assert!(
+        timeline.contains("conn 0 →redis") && timeline.contains("conn 0 ←redis"),
+        "the timeline shows the bytes each way"
+    );
+    assert!(timeline.contains("redis crashed ("), "the restart happened");
+    // Nothing invoked while Redis is down succeeds before it is back (a reply already in
+    // flight at the crash may still land: only requests after it count).
+    let (down_us, up_us) = ((fault.at_ms + 1) * 1_000, fault.end_ms() * 1_000);
+    let answered: Vec<usize> = report
+        .history
+        .ops
+        .iter()
+        .filter(|op| op.invoke_us > down_us && op.complete_us.is_some_and(|at| at < up_us))
+        .filter(|op| matches!(op.outcome, Outcome::Ok(_)))
+        .map(|op| op.index)
+        .collect();
+    assert!(
+        answered.is_empty(),
+        "answered while Redis was down: {answered:?}"
+    );
+}
