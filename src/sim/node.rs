@@ -98,8 +98,7 @@ impl ServerNode for ModelNode {
         if !self.host.restart() {
             return None;
         }
-        let keys: usize = self.host.model.node().dbs.iter().map(|db| db.len()).sum();
-        Some(format!("redis restarted with {keys} keys recovered"))
+        Some(recovered_text(&self.host))
     }
 
     async fn set_paused(&self, paused: bool) {
@@ -113,6 +112,12 @@ impl ServerNode for ModelNode {
         self.host.model.node().inject_error(error);
         true
     }
+}
+
+/// `redis restarted with N keys recovered`: the timeline's line for a restart of `host`.
+pub fn recovered_text(host: &RedisHost) -> String {
+    let keys: usize = host.model.node().dbs.iter().map(|db| db.len()).sum();
+    format!("redis restarted with {keys} keys recovered")
 }
 
 /// The fact of a crash of `host` now: when, with which persistence, and what the model's

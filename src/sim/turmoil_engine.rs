@@ -19,7 +19,7 @@ use crate::sim::clock::{TurmoilTime, WorldClock, WORLD_EPOCH_UNIX_MS};
 use crate::sim::event_engine::{model_of, output_of, EventOptions};
 use crate::sim::host::{client_host_name, Job, Process, RedisHost};
 use crate::sim::net::{Link, LinkFaults, Resettable};
-use crate::sim::node::{restart_fact, DialFrom, ServerNode};
+use crate::sim::node::{recovered_text, DialFrom, ModelNode, ServerNode};
 use crate::sim::world::{World, WorldEnd};
 use crate::sim::{Engine, SimOutput};
 use crate::trace::Trace;
@@ -98,10 +98,13 @@ fn run(plan: Arc<Plan>, store: &StoreFactory) -> SimOutput {
     let links = World::links_of(&plan);
     let requests = Arc::new(Requests::default());
     let node = TurmoilNode {
-        host: host.clone(),
-        links: links.clone(),
-        clock: clock.clone(),
-        trace: trace.clone(),
+        model: ModelNode {
+            host: host.clone(),
+            links: links.clone(),
+            clock: clock.clone(),
+            trace: trace.clone(),
+            seed: plan.seed,
+        },
         requests: requests.clone(),
     };
     let world = World::new(
@@ -280,12 +283,10 @@ fn apply_faults(host: &str, faults: LinkFaults) {
     }
 }
 
-/// The Redis model as the world's server on the turmoil network.
+/// The Redis model as the world's server on the turmoil network: the event engine's node
+/// but for its dialer and its restarts, which turmoil's step loop carries out.
 struct TurmoilNode {
-    host: Arc<RedisHost>,
-    links: Vec<Arc<Link>>,
-    clock: WorldClock,
-    trace: Trace,
+    model: ModelNode,
     requests: Arc<Requests>,
 }
 
@@ -294,38 +295,32 @@ impl ServerNode for TurmoilNode {
     fn dialer(&self, from: DialFrom) -> Arc<dyn crate::connect::Dialer> {
         Arc::new(TurmoilDialer {
             from,
-            clock: self.clock.clone(),
-            trace: self.trace.clone(),
+            clock: self.model.clock.clone(),
+            trace: self.model.trace.clone(),
         })
     }
 
     async fn crash(&self) -> Option<Restart> {
-        if !self.host.crash() {
-            return None;
-        }
+        let restart = self.model.crash().await?;
         self.requests.push(Request::Crash(REDIS_HOST));
-        Some(restart_fact(&self.host, &self.clock))
+        Some(restart)
     }
 
     async fn restart(&self) -> Option<String> {
-        if !self.host.recover() {
+        // The bounce starts the node's tasks on its fresh runtime (`serve_redis`).
+        if !self.model.host.recover() {
             return None;
         }
         self.requests.push(Request::Bounce(REDIS_HOST));
-        let keys: usize = self.host.model.node().dbs.iter().map(|db| db.len()).sum();
-        Some(format!("redis restarted with {keys} keys recovered"))
+        Some(recovered_text(&self.model.host))
     }
 
     async fn set_paused(&self, paused: bool) {
-        self.host.set_paused(paused);
-        self.links
-            .iter()
-            .for_each(|link| link.update_faults(|f| f.redis_paused = paused));
+        self.model.set_paused(paused).await;
     }
 
     fn inject_error(&self, error: &str) -> bool {
-        self.host.model.node().inject_error(error);
-        true
+        self.model.inject_error(error)
     }
 }
 
