@@ -116,7 +116,7 @@ impl Connector {
             Ok(Ok((connection, driver))) => {
                 let driver_running = Arc::new(AtomicBool::new(true));
                 let running = driver_running.clone();
-                tokio::spawn(async move {
+                crate::task::spawn(async move {
                     driver.await;
                     running.store(false, Ordering::Relaxed);
                 });

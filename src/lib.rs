@@ -78,6 +78,7 @@ pub mod real;
 pub mod runner;
 pub(crate) mod sim;
 pub mod store;
+pub(crate) mod task;
 mod trace;
 #[cfg(feature = "turmoil")]
 pub mod turmoil;

@@ -48,7 +48,7 @@ use crate::sim::clock::{TurmoilTime, WorldClock, WORLD_EPOCH_UNIX_MS};
 use crate::sim::host::RedisHost;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The instant amnesia's clocks read at the simulation's start: give it to
@@ -71,6 +71,8 @@ pub struct RedisModel {
     clock: WorldClock,
     restarts: Arc<Mutex<Vec<Restart>>>,
     started: Arc<AtomicBool>,
+    /// The latest instant the running process noted, in microseconds.
+    alive_us: Arc<AtomicU64>,
 }
 
 /// The future of one start of the Redis host's software.
@@ -100,6 +102,7 @@ impl RedisModel {
             clock,
             restarts: Arc::default(),
             started: Arc::default(),
+            alive_us: Arc::default(),
         }
     }
 
@@ -118,6 +121,16 @@ impl RedisModel {
         // Dropped when turmoil tears the host's runtime down: the process died.
         let _alive = CrashOnDrop(self.clone());
         self.host.start_cycle();
+        // The crash happens outside any runtime, where the time cannot be read: the host
+        // notes it every millisecond, and the crash is dated one millisecond after the
+        // last note, never before it happened (see `CrashOnDrop`).
+        let (clock, alive_us) = (self.clock.clone(), self.alive_us.clone());
+        self.host.spawn(async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                alive_us.store(clock.now_us(), Ordering::Relaxed);
+            }
+        });
         let listener = ::turmoil::net::TcpListener::bind(("0.0.0.0", 6379)).await?;
         loop {
             let (stream, _) = listener.accept().await?;
@@ -161,13 +174,17 @@ impl RedisModel {
 }
 
 /// Records the crash of the Redis host when its software is dropped with its runtime.
+/// It is dated one millisecond after the process last noted the time: at or after the
+/// crash (the checker excuses a loss only of writes invoked by then, so a date before the
+/// crash would blame the store for what the crash lost), and at most a millisecond late.
 struct CrashOnDrop(RedisModel);
 
 impl Drop for CrashOnDrop {
     fn drop(&mut self) {
         let redis = &self.0;
         if redis.host.crash() {
-            let restart = crate::sim::node::restart_fact(&redis.host, &redis.clock);
+            let mut restart = crate::sim::node::restart_fact(&redis.host, &redis.clock);
+            restart.at_us = redis.alive_us.load(Ordering::Relaxed) + 1_000;
             redis.restarts.lock().expect("never poisoned").push(restart);
         }
     }

@@ -41,7 +41,7 @@ impl RedisHost {
 
     /// Spawn a task that belongs to the node (dies with it).
     pub fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
-        let handle = tokio::spawn(task).abort_handle();
+        let handle = crate::task::spawn(task).abort_handle();
         let mut tasks = self.tasks.lock().expect("never poisoned");
         tasks.retain(|task| !task.is_finished());
         tasks.push(handle);

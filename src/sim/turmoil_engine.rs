@@ -244,7 +244,7 @@ async fn run_jobs(process: Arc<ClientProcess>) -> turmoil::Result {
         loop {
             let job = process.jobs.lock().expect("never poisoned").pop_front();
             match job {
-                Some(job) => drop(tokio::spawn(job)),
+                Some(job) => drop(crate::task::spawn(job)),
                 None => break,
             }
         }
