@@ -111,7 +111,7 @@ impl RedisModel {
     /// gone; the crash is recorded); `Sim::bounce` starts it again on what it recovered.
     pub fn software(&self) -> impl Fn() -> Software + 'static {
         let redis = self.clone();
-        move || Box::pin(redis.clone().serve())
+        move || Box::pin(crate::task::on_host(redis.clone().serve()))
     }
 
     async fn serve(self) -> ::turmoil::Result {

@@ -185,7 +185,9 @@ fn step_to_end(sim: &mut turmoil::Sim<'_>, time: &TurmoilTime, requests: &Reques
 /// (the model itself recovers when the crash window ends).
 fn add_redis(sim: &mut turmoil::Sim<'_>, host: &Arc<RedisHost>) {
     let host = host.clone();
-    sim.host(REDIS_HOST, move || serve_redis(host.clone()));
+    sim.host(REDIS_HOST, move || {
+        crate::task::on_host(serve_redis(host.clone()))
+    });
 }
 
 async fn serve_redis(host: Arc<RedisHost>) -> turmoil::Result {
@@ -210,7 +212,9 @@ fn add_clients(sim: &mut turmoil::Sim<'_>, world: &World, requests: &Arc<Request
             requests: requests.clone(),
         });
         world.clients[client as usize].set_executor(process.clone());
-        sim.host(client_host_name(client), move || run_jobs(process.clone()));
+        sim.host(client_host_name(client), move || {
+            crate::task::on_host(run_jobs(process.clone()))
+        });
     }
 }
 
