@@ -8,11 +8,15 @@
 //! in the order they were spawned. A task a store spawns with `tokio::spawn` stays the
 //! runtime's (docs/turmoil.md, limits).
 
-use std::cell::Cell;
 use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
+#[cfg(feature = "turmoil")]
+use std::{
+    cell::Cell,
+    pin::Pin,
+    task::{Context, Poll},
+};
 
+#[cfg(feature = "turmoil")]
 thread_local! {
     /// How many host-owned tasks are being polled on this thread (nested polls count).
     static ON_HOST: Cell<u32> = const { Cell::new(0) };
@@ -25,23 +29,27 @@ where
     T: Future + Send + 'static,
     T::Output: Send + 'static,
 {
+    #[cfg(feature = "turmoil")]
     if ON_HOST.with(Cell::get) > 0 {
         return tokio::task::spawn_local(OnHost::new(task));
     }
     tokio::spawn(task)
 }
 
+#[cfg(feature = "turmoil")]
 /// `future` as a host-owned task: what it spawns through [`spawn`] is the host's too.
 /// Poll it only on a `LocalSet` (a turmoil host's software is).
 pub fn on_host<F: Future>(future: F) -> OnHost<F> {
     OnHost::new(future)
 }
 
+#[cfg(feature = "turmoil")]
 /// A future polled as a host-owned task.
 pub struct OnHost<F> {
     inner: Pin<Box<F>>,
 }
 
+#[cfg(feature = "turmoil")]
 impl<F: Future> OnHost<F> {
     fn new(future: F) -> Self {
         Self {
@@ -50,6 +58,7 @@ impl<F: Future> OnHost<F> {
     }
 }
 
+#[cfg(feature = "turmoil")]
 impl<F: Future> Future for OnHost<F> {
     type Output = F::Output;
 
@@ -60,9 +69,11 @@ impl<F: Future> Future for OnHost<F> {
     }
 }
 
+#[cfg(feature = "turmoil")]
 /// Ends one host-owned poll, even if it panics.
 struct Leave;
 
+#[cfg(feature = "turmoil")]
 impl Drop for Leave {
     fn drop(&mut self) {
         ON_HOST.with(|depth| depth.set(depth.get() - 1));
