@@ -5,8 +5,9 @@
 //! stream); the driver, recorder and fault schedule run on host `driver`.
 //!
 //! A turmoil host's sockets work only on its own runtime, so the driver hands each store
-//! call to the client's host ([`crate::sim::host::Process`]) and awaits its answer: one
-//! tick (1 ms) there and one back, which the event engine does not spend. The plan's
+//! call to the client's host ([`crate::sim::host::Process`]) and awaits its answer. The
+//! driver ticks first, so the client starts the call in the same step; the answer reaches
+//! the driver a step (1 ms) later, which the event engine does not spend. The plan's
 //! faults act through turmoil: partitions with `partition`/`partition_oneway`, clogs and
 //! a paused Redis with `hold`/`release` (turmoil holds a link both ways, so a one-way
 //! clog holds both), a Redis or client restart with `Sim::crash` and `Sim::bounce`
