@@ -41,9 +41,10 @@ pub enum Provider {
 }
 
 /// The image the Docker provider runs unless `AMNESIA_REDIS_IMAGE` names another: the
-/// official image of the version the model mirrors. Where no registry is reachable,
-/// `docker/build-redis-image.sh` builds `amnesia-redis:local` from the host's server.
-pub const DEFAULT_IMAGE: &str = "redis:7.0.15";
+/// local, offline build of the host's `redis-server` that `docker/build-redis-image.sh`
+/// makes (as `scripts/setup` does), like the pgvector image. A registry image (the
+/// official `redis:7.0.15`, the version the model mirrors) only when asked for by name.
+pub const DEFAULT_IMAGE: &str = "amnesia-redis:local";
 
 impl Provider {
     /// The provider the environment asks for: `AMNESIA_REAL_PROVIDER` = `docker`
@@ -187,8 +188,8 @@ impl Provider {
     }
 }
 
-const REDIS_BUILD_HINT: &str = "build it offline with docker/build-redis-image.sh and set \
-                                AMNESIA_REDIS_IMAGE=amnesia-redis:local";
+const REDIS_BUILD_HINT: &str = "build it offline with docker/build-redis-image.sh (or \
+                                scripts/setup), or name another in AMNESIA_REDIS_IMAGE";
 
 /// The `redis-server` flags of a run: no RDB snapshots (a restart keeps exactly what the
 /// plan's persistence keeps), and the append-only file as the plan says.
