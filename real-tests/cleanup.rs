@@ -167,3 +167,218 @@ fn an_unknown_provider_is_refused_in_one_line() {
         "{stderr}"
     );
 }
+
+/// Seed 50 of the standard scenario pauses Redis 2 ms into the run, for 2.7 s.
+const PAUSED_EARLY_SEED: &str = "50";
+/// How long a test waits for a run to reach a state (a container up, a server started).
+const WAIT_MS_MAX: u64 = 30_000;
+
+/// `amnesia ARGS` started in the background with `env`, stderr piped.
+fn spawn_amnesia(args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_amnesia"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+/// The containers process `pid` owns, in `status` (any when `None`).
+fn containers_of(pid: u32, status: Option<&str>) -> Vec<String> {
+    let mut command = std::process::Command::new("docker");
+    command
+        .args(["ps", "-aq", "--filter"])
+        .arg(format!("label={OWNER_LABEL}={pid}"));
+    if let Some(status) = status {
+        command.args(["--filter", &format!("status={status}")]);
+    }
+    let output = command.output().expect("the docker CLI runs");
+    assert!(output.status.success(), "docker ps answers");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Poll `done` every 50 ms until it holds; panics with `what` after [`WAIT_MS_MAX`].
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(
+            started.elapsed().as_millis() < u128::from(WAIT_MS_MAX),
+            "waited {WAIT_MS_MAX} ms for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+fn signal(child: &std::process::Child, signal: nix::sys::signal::Signal) {
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, signal).expect("the run takes the signal");
+}
+
+/// Wait for `child`; its exit code and stderr.
+fn finish(child: std::process::Child) -> (Option<i32>, String) {
+    let output = child.wait_with_output().expect("the run ends");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn sigterm_while_the_server_is_paused_unpauses_and_removes_its_container() {
+    let env = [("AMNESIA_REAL_PROVIDER", "docker")];
+    let run = spawn_amnesia(&["real", "--seed", PAUSED_EARLY_SEED], &env);
+    let pid = run.id();
+    wait_for("the run's container to be paused", || {
+        !containers_of(pid, Some("paused")).is_empty()
+    });
+    signal(&run, nix::sys::signal::Signal::SIGTERM);
+    let (code, stderr) = finish(run);
+    assert_eq!(code, Some(143), "128 + SIGTERM: {stderr}");
+    assert!(stderr.contains("removed 1 container"), "{stderr}");
+    assert_eq!(containers_of(pid, None), Vec::<String>::new(), "{stderr}");
+}
+
+/// A live server process and its live children (a postmaster and its backends, which
+/// lead process groups of their own).
+fn server_processes(server: u32) -> Vec<u32> {
+    let live = |pid: &u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let fields: Vec<String> = stat.rsplit_once(')').map_or(vec![], |(_, rest)| {
+            rest.split_whitespace().map(str::to_string).collect()
+        });
+        // fields[0] is the state (a zombie is gone for good), fields[1] the parent.
+        (!fields.is_empty() && fields[0] != "Z").then(|| fields[1].clone())
+    };
+    let entries = std::fs::read_dir("/proc").expect("/proc lists processes");
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            live(pid).is_some_and(|parent| *pid == server || parent == server.to_string())
+        })
+        .collect()
+}
+
+/// The folders a local-server run of `pid` made in the temporary directory.
+fn folders_of(pid: u32) -> Vec<std::path::PathBuf> {
+    let prefixes = [format!("amnesia-pg-{pid}-"), format!("amnesia-real-{pid}-")];
+    std::fs::read_dir(std::env::temp_dir())
+        .expect("the temporary directory lists")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            prefixes.iter().any(|prefix| name.starts_with(prefix))
+        })
+        .collect()
+}
+
+/// The server pid a local-server folder records, once it does.
+fn recorded_server(folder: &std::path::Path) -> Option<u32> {
+    let text = std::fs::read_to_string(folder.join("amnesia-server.pid")).ok()?;
+    text.trim().parse().ok()
+}
+
+#[test]
+fn what_sigkilled_runs_leave_goes_at_the_next_start_and_sigint_leaves_nothing() {
+    // A: a Docker run killed with its container up: the container outlives it.
+    let docker = [("AMNESIA_REAL_PROVIDER", "docker")];
+    let a = spawn_amnesia(&["real", "--seed", "1"], &docker);
+    let a_pid = a.id();
+    wait_for("A's container", || {
+        !containers_of(a_pid, Some("running")).is_empty()
+    });
+    signal(&a, nix::sys::signal::Signal::SIGKILL);
+    let _ = finish(a);
+    assert_eq!(
+        containers_of(a_pid, None).len(),
+        1,
+        "SIGKILL leaves A's container"
+    );
+
+    // B: a local PostgreSQL run killed: the postmaster, its backends and folder outlive it.
+    let process = [("AMNESIA_REAL_PROVIDER", "process")];
+    let b = spawn_amnesia(&["real", "--seed", "1", "--backend", "pgvector"], &process);
+    let b_pid = b.id();
+    let mut postmaster = 0;
+    wait_for("B's postmaster and backends", || {
+        let folders = folders_of(b_pid);
+        postmaster = folders
+            .first()
+            .and_then(|f| recorded_server(f))
+            .unwrap_or(0);
+        postmaster != 0 && server_processes(postmaster).len() >= 3
+    });
+    signal(&b, nix::sys::signal::Signal::SIGKILL);
+    let _ = finish(b);
+    assert!(
+        server_processes(postmaster).len() >= 3,
+        "SIGKILL leaves B's postmaster and backends"
+    );
+    assert_eq!(folders_of(b_pid).len(), 1, "SIGKILL leaves B's folder");
+
+    // C: the next start sweeps what dead owners left; SIGINT then removes C's own.
+    let c = spawn_amnesia(&["real", "--seed", "1"], &docker);
+    let c_pid = c.id();
+    wait_for("C's container", || {
+        !containers_of(c_pid, Some("running")).is_empty()
+    });
+    signal(&c, nix::sys::signal::Signal::SIGINT);
+    let (code, stderr) = finish(c);
+    assert_eq!(code, Some(130), "128 + SIGINT: {stderr}");
+    assert_eq!(
+        containers_of(a_pid, None),
+        Vec::<String>::new(),
+        "A's container"
+    );
+    assert_eq!(
+        server_processes(postmaster),
+        Vec::<u32>::new(),
+        "B's servers"
+    );
+    assert_eq!(
+        folders_of(b_pid),
+        Vec::<std::path::PathBuf>::new(),
+        "B's folder"
+    );
+    assert_eq!(
+        containers_of(c_pid, None),
+        Vec::<String>::new(),
+        "C's container"
+    );
+}
+
+#[test]
+fn a_tcp_docker_host_that_does_not_answer_is_one_line_naming_it() {
+    let (code, stderr) = amnesia(
+        &["real", "--seed", "1", "--scenario", "smoke"],
+        &[
+            ("AMNESIA_REAL_PROVIDER", "docker"),
+            ("DOCKER_HOST", "tcp://127.0.0.1:1"),
+        ],
+    );
+    assert_eq!(code, Some(4), "stderr: {stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("DOCKER_HOST=tcp://127.0.0.1:1"), "{stderr}");
+}
+
+#[test]
+fn every_bad_flag_is_one_line_and_exit_2() {
+    let cases: [&[&str]; 5] = [
+        &["real", "--seed", "1", "--backend", "mysql"],
+        &["real", "--seed", "1", "--time-scale", "fast"],
+        &["real", "--seed", "x"],
+        &["sweep", "--seeds", "0..10", "--no-such-flag"],
+        &["real"],
+    ];
+    for args in cases {
+        let (code, stderr) = amnesia(args, &[]);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("amnesia: "), "{args:?}: {stderr}");
+    }
+}

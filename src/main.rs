@@ -1,5 +1,6 @@
 //! The `amnesia` command line: parse, run, map errors to exit codes (DESIGN.md: 0 pass,
-//! 1 violation, 2 bad usage or input, 3 determinism broken, 4 environment missing).
+//! 1 violation, 2 bad usage or input, 3 determinism broken, 4 environment missing; 130 and
+//! 143 when SIGINT or SIGTERM ended a real run after removing its servers).
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -14,14 +15,14 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
-        Err(error) => {
-            let code = if error.use_stderr() {
-                cli::EXIT_USAGE
-            } else {
-                0
-            };
+        // Help and version print in full; a usage error is one line, exit 2.
+        Err(error) if !error.use_stderr() => {
             let _ = error.print();
-            return ExitCode::from(code);
+            return ExitCode::from(cli::EXIT_PASS);
+        }
+        Err(error) => {
+            eprintln!("amnesia: {}", cli::usage_line(&error));
+            return ExitCode::from(cli::EXIT_USAGE);
         }
     };
     match cli::run(args) {

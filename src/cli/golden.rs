@@ -31,6 +31,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
+    amnesia::real::clean_up_on_interrupt().map_err(|e| CliError::Environment(e.to_string()))?;
     let store = any_store_named(&args.store)?;
     let corpus = match &args.corpus {
         Some(path) => load(path)?,

@@ -49,6 +49,19 @@ enum Command {
     ServeModel(serve_model::Args),
 }
 
+/// A clap error in one line: its first, less clap's `error: ` prefix, with the hint to
+/// `--help` (clap's own rendering takes three lines or more).
+pub fn usage_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let first = rendered
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or("bad usage");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    format!("{first} (see --help)")
+}
+
 /// A failure that ends the command, with its exit code.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {

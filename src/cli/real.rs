@@ -74,6 +74,8 @@ fn store_for(args: &Args) -> Result<amnesia::Store, CliError> {
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
+    // Before any thread starts: SIGINT and SIGTERM remove the run's servers.
+    amnesia::real::clean_up_on_interrupt().map_err(environment)?;
     let store = store_for(&args)?;
     let backend = store.backend();
     if args.lockstep && backend != Backend::Redis {

@@ -1,11 +1,13 @@
-//! A server (Redis, PostgreSQL) in a container, through testcontainers. The container's port is published on
-//! 127.0.0.1 only; it carries amnesia's labels, with the owning process's id, so a sweep
-//! ([`remove_leftovers`]) removes what a killed run left behind; a guard removes it
-//! when the run ends, however it ends.
+//! A server (Redis, PostgreSQL) in a container, through testcontainers, on the engine
+//! `DOCKER_HOST` names (else the local socket). The container's port is published on
+//! 127.0.0.1 only; it carries amnesia's labels with the owning process's id and start
+//! time, so the sweep at every start (`owner.rs`) removes what a killed run left behind;
+//! a guard removes it when the run ends, however it ends.
 
+use crate::real::owner::{Owner, Whose};
 use crate::real::server::{RealError, Server};
 use std::net::SocketAddr;
-use testcontainers::bollard::models::{HostConfig, PortBinding};
+use testcontainers::bollard::models::{ContainerSummaryStateEnum, HostConfig, PortBinding};
 use testcontainers::core::{IntoContainerPort, WaitFor};
 use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
@@ -14,6 +16,8 @@ use testcontainers::{ContainerAsync, GenericImage, ImageExt};
 pub const LABEL: &str = "dev.amnesia";
 /// The id of the process that started the container.
 pub const OWNER_LABEL: &str = "dev.amnesia.owner-pid";
+/// That process's start time (clock ticks after boot), so a reused pid is not its owner.
+const OWNER_START_LABEL: &str = "dev.amnesia.owner-start";
 /// What a server's container runs and how it says it is ready.
 pub(crate) struct ContainerSpec<'a> {
     /// `name:tag`.
@@ -44,7 +48,7 @@ impl DockerServer {
     /// answers or the image is missing.
     pub(crate) async fn start(spec: ContainerSpec<'_>) -> Result<DockerServer, RealError> {
         let docker = preflight(spec.image, spec.build_hint).await?;
-        remove_leftovers(&docker).await;
+        remove_containers(&docker, Whose::Dead).await;
         let image = spec.image;
         let (name, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
         let ready = if spec.ready_on_stderr {
@@ -53,12 +57,14 @@ impl DockerServer {
             WaitFor::message_on_stdout(spec.ready_line)
         };
         let port = spec.port;
+        let owner = Owner::current();
         let request = GenericImage::new(name, tag)
             .with_exposed_port(port.tcp())
             .with_wait_for(ready)
             .with_cmd(spec.cmd)
             .with_label(LABEL, "real-tier")
-            .with_label(OWNER_LABEL, std::process::id().to_string())
+            .with_label(OWNER_LABEL, owner.pid.to_string())
+            .with_label(OWNER_START_LABEL, owner.start_ticks.to_string())
             .with_host_config_modifier(move |host| publish_on_loopback(host, port));
         let container = request
             .start()
@@ -169,23 +175,35 @@ pub(crate) async fn preflight(
     Ok(docker)
 }
 
-/// The local Docker engine, if one answers.
-async fn engine() -> Result<testcontainers::bollard::Docker, RealError> {
+/// The Docker engine `DOCKER_HOST` names (a unix socket, or `tcp://`), else the local
+/// socket: the same one testcontainers then runs the containers on.
+pub(crate) async fn engine() -> Result<testcontainers::bollard::Docker, RealError> {
+    let host = std::env::var("DOCKER_HOST")
+        .ok()
+        .filter(|host| !host.is_empty());
     let missing = |e: &dyn std::fmt::Display| {
+        let at = host
+            .as_ref()
+            .map_or(String::new(), |host| format!(" at DOCKER_HOST={host}"));
         RealError::Environment(format!(
-            "no Docker engine answers ({e}): install docker.io and start dockerd, or run a \
-             local server with AMNESIA_REAL_PROVIDER=process"
+            "no Docker engine answers{at} ({e}): install docker.io and start dockerd (or \
+             scripts/setup), fix DOCKER_HOST, or run a local server with \
+             AMNESIA_REAL_PROVIDER=process"
         ))
     };
     let docker =
-        testcontainers::bollard::Docker::connect_with_local_defaults().map_err(|e| missing(&e))?;
+        testcontainers::bollard::Docker::connect_with_defaults().map_err(|e| missing(&e))?;
     docker.ping().await.map_err(|e| missing(&e))?;
     Ok(docker)
 }
 
-/// Remove amnesia's containers whose owning process is gone (a run killed before its
-/// guard ran); containers of live runs are left alone. Returns how many were removed.
-pub async fn remove_leftovers(docker: &testcontainers::bollard::Docker) -> usize {
+/// Remove amnesia's containers of `whose` owners, unpaused first (a run interrupted while
+/// its server was paused); containers of other live runs are left alone. Returns how
+/// many were removed.
+pub(crate) async fn remove_containers(
+    docker: &testcontainers::bollard::Docker,
+    whose: Whose,
+) -> usize {
     use testcontainers::bollard::query_parameters::{
         ListContainersOptionsBuilder, RemoveContainerOptionsBuilder,
     };
@@ -199,23 +217,30 @@ pub async fn remove_leftovers(docker: &testcontainers::bollard::Docker) -> usize
     };
     let mut removed = 0;
     for container in containers {
-        let owner = container
-            .labels
-            .as_ref()
-            .and_then(|labels| labels.get(OWNER_LABEL))
-            .and_then(|pid| pid.parse::<u32>().ok());
-        // Only containers a run started (they name their owner) and whose owner is gone.
-        let Some(pid) = owner else {
+        // Only containers a run started (they name their owner).
+        let Some(owner) = container.labels.as_ref().and_then(owner_of) else {
             continue;
         };
-        let alive = std::path::Path::new(&format!("/proc/{pid}")).exists();
-        let Some(id) = container.id.filter(|_| !alive) else {
+        let Some(id) = container.id.filter(|_| whose.takes(owner)) else {
             continue;
         };
+        if container.state == Some(ContainerSummaryStateEnum::PAUSED) {
+            let _ = docker.unpause_container(&id).await;
+        }
         let force = RemoveContainerOptionsBuilder::default().force(true).build();
         if docker.remove_container(&id, Some(force)).await.is_ok() {
             removed += 1;
         }
     }
     removed
+}
+
+/// The owner a container's labels name (a start time of 0 when it has none).
+fn owner_of(labels: &std::collections::HashMap<String, String>) -> Option<Owner> {
+    let pid = labels.get(OWNER_LABEL)?.parse().ok()?;
+    let start_ticks = labels
+        .get(OWNER_START_LABEL)
+        .and_then(|ticks| ticks.parse().ok())
+        .unwrap_or(0);
+    Some(Owner { pid, start_ticks })
 }

@@ -19,8 +19,10 @@
 mod docker;
 mod golden;
 mod inject;
+mod interrupt;
 mod lockstep;
 mod node;
+mod owner;
 mod pg;
 mod process;
 mod proxy;
@@ -33,6 +35,7 @@ pub use golden::{
     golden_corpus, run_golden, GoldenCorpus, GoldenMemory, GoldenReport, GOLDEN_K_MAX,
     GOLDEN_VERSION,
 };
+pub use interrupt::clean_up_on_interrupt;
 pub use lockstep::{lockstep, lockstep_plan, Lockstep, Mismatch};
 pub use pg::{DEFAULT_PG_BIN, DEFAULT_PG_IMAGE};
 pub use run::{real_command, run_real, time_scale_flag, RealOptions, RealReport};

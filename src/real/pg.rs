@@ -136,7 +136,8 @@ impl PgProcessServer {
         let failed = |what: &str, e: &dyn std::fmt::Display| {
             RealError::Server(format!("{what} {}: {e}", self.dir.display()))
         };
-        std::fs::create_dir_all(&self.dir).map_err(|e| failed("cannot create", &e))?;
+        crate::real::owner::create_server_folder(&self.dir)
+            .map_err(|e| failed("cannot create", &e))?;
         if let Some(user) = &self.user {
             std::os::unix::fs::chown(&self.dir, Some(user.uid.as_raw()), Some(user.gid.as_raw()))
                 .map_err(|e| failed("cannot hand over", &e))?;
@@ -178,6 +179,7 @@ impl PgProcessServer {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| missing(&self.bin, &e))?;
+        crate::real::owner::record_server_pid(&self.dir, child.id());
         self.child.set(child);
         Ok(())
     }

@@ -83,7 +83,7 @@ impl ProcessServer {
     pub(crate) fn start(binary: &str, flags: &[String]) -> Result<ProcessServer, RealError> {
         let port = free_port()?;
         let dir = std::env::temp_dir().join(format!("amnesia-real-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir)
+        crate::real::owner::create_server_folder(&dir)
             .map_err(|e| RealError::Server(format!("cannot create {}: {e}", dir.display())))?;
         let server = ProcessServer {
             binary: binary.to_string(),
@@ -106,6 +106,7 @@ impl ProcessServer {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| missing(&self.binary, &e))?;
+        crate::real::owner::record_server_pid(&self.dir, child.id());
         self.child.set(child);
         Ok(())
     }

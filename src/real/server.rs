@@ -151,6 +151,9 @@ impl Provider {
         backend: Backend,
         persistence: Persistence,
     ) -> Result<Box<dyn Server>, RealError> {
+        // What runs killed by SIGKILL left: their local servers and folders (a container
+        // start sweeps containers too).
+        crate::real::owner::remove_local(crate::real::owner::Whose::Dead);
         let server: Box<dyn Server> = match (self, backend) {
             (Provider::Docker { image }, Backend::Redis) => {
                 let mut cmd = ["--bind", "0.0.0.0", "--protected-mode", "no"]
