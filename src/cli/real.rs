@@ -8,7 +8,8 @@ use crate::cli::run::{any_store_named, timeline_and_verdict};
 use crate::cli::{CliError, EXIT_PASS, EXIT_VIOLATION};
 use amnesia::plan::{Plan, ScenarioConfig};
 use amnesia::real::{
-    parse_time_scale, real_command, run_real, time_scale_flag, Provider, RealError, RealOptions,
+    parse_time_scale, real_command, run_real_with_progress, time_scale_flag, Provider, RealError,
+    RealOptions, RealProgress,
 };
 use amnesia::Backend;
 
@@ -122,7 +123,11 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         options.provider.describe(backend),
         plan.end_ms() as f64 * options.time_scale / 1_000.0
     );
-    let report = run_real(plan, &store, &options).map_err(environment)?;
+    let progress = std::sync::Arc::new(RealProgress::default());
+    let bar = progress_bar(progress.clone());
+    let report = run_real_with_progress(plan, &store, &options, &progress);
+    let _ = bar.join();
+    let report = report.map_err(environment)?;
     let mut out = String::new();
     if args.print_plan {
         out.push_str(&report.plan.to_json_pretty());
@@ -149,6 +154,36 @@ pub fn run(args: Args) -> Result<u8, CliError> {
     };
     crate::cli::emit(&out);
     Ok(code)
+}
+
+/// Elapsed against planned time and the operations so far on stderr, until the run is
+/// done; hidden when stderr is not a terminal (as a sweep's bar is).
+fn progress_bar(progress: std::sync::Arc<RealProgress>) -> std::thread::JoinHandle<()> {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(1), target);
+    let style = ProgressStyle::with_template("{bar:32} {msg}").expect("the template is valid");
+    bar.set_style(style);
+    std::thread::spawn(move || {
+        while !progress.is_done() {
+            let (elapsed_ms, planned_ms) = (progress.elapsed_ms(), progress.planned_ms());
+            bar.set_length(planned_ms.max(1));
+            bar.set_position(elapsed_ms.min(planned_ms));
+            bar.set_message(format!(
+                "{:.1} / {:.1} s of the plan · {} operations",
+                elapsed_ms as f64 / 1_000.0,
+                planned_ms as f64 / 1_000.0,
+                progress.operations()
+            ));
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        bar.finish_and_clear();
+    })
 }
 
 /// `amnesia real --lockstep`: the model's journal replayed on the real server.

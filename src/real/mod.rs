@@ -25,6 +25,7 @@ mod node;
 mod owner;
 mod pg;
 mod process;
+mod progress;
 mod proxy;
 mod run;
 mod scale;
@@ -38,6 +39,9 @@ pub use golden::{
 pub use interrupt::clean_up_on_interrupt;
 pub use lockstep::{lockstep, lockstep_plan, Lockstep, Mismatch};
 pub use pg::{DEFAULT_PG_BIN, DEFAULT_PG_IMAGE};
-pub use run::{real_command, run_real, time_scale_flag, RealOptions, RealReport};
+pub use progress::RealProgress;
+pub use run::{
+    real_command, run_real, run_real_with_progress, time_scale_flag, RealOptions, RealReport,
+};
 pub use scale::{parse_time_scale, scale_plan, TIME_SCALE_MAX, TIME_SCALE_MIN};
 pub use server::{server_flags, Provider, RealError, DEFAULT_IMAGE};

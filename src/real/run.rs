@@ -9,6 +9,7 @@ use crate::contract::{Backend, Policy, StoreFactory};
 use crate::history::History;
 use crate::plan::{Plan, ScenarioConfig};
 use crate::real::node::RealNode;
+use crate::real::progress::{RealProgress, PROGRESS_PERIOD_MS};
 use crate::real::proxy::{self, ProxyWorld};
 use crate::real::server::{Provider, RealError, Server};
 use crate::sim::clock::WorldClock;
@@ -90,6 +91,27 @@ pub fn time_scale_flag(time_scale: f64) -> String {
 
 /// Run `plan` against a real server and judge it as the simulator does.
 pub fn run_real(plan: Plan, store: &Store, options: &RealOptions) -> Result<RealReport, RealError> {
+    run_real_with_progress(plan, store, options, &Arc::new(RealProgress::default()))
+}
+
+/// [`run_real`], telling `progress` how far it is a few times a second.
+pub fn run_real_with_progress(
+    plan: Plan,
+    store: &Store,
+    options: &RealOptions,
+    progress: &Arc<RealProgress>,
+) -> Result<RealReport, RealError> {
+    let report = run_observed(plan, store, options, progress);
+    progress.finish();
+    report
+}
+
+fn run_observed(
+    plan: Plan,
+    store: &Store,
+    options: &RealOptions,
+    progress: &Arc<RealProgress>,
+) -> Result<RealReport, RealError> {
     let started = std::time::Instant::now();
     let plan = Arc::new(crate::real::scale_plan(plan, options.time_scale));
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -113,7 +135,14 @@ pub fn run_real(plan: Plan, store: &Store, options: &RealOptions) -> Result<Real
                 }
             }
         }
-        let output = world(plan.clone(), factory, &servers, options.time_scale).await;
+        let output = world(
+            plan.clone(),
+            factory,
+            &servers,
+            options.time_scale,
+            progress,
+        )
+        .await;
         for (server, _) in &servers {
             server.remove().await;
         }
@@ -148,6 +177,7 @@ async fn world(
     store: StoreFactory,
     servers: &[(Arc<dyn Server>, Backend)],
     time_scale: f64,
+    progress: &Arc<RealProgress>,
 ) -> Result<SimOutput, RealError> {
     let clock = WorldClock::start_at(unix_now_ms());
     let trace = Trace::new();
@@ -164,13 +194,29 @@ async fn world(
     world.postgres = nodes.next();
     world.connector = crate::real::scale::scale_connector(world.connector, time_scale);
     world.grace_ms = crate::real::scale::scale_ms(world.grace_ms, time_scale);
+    let reporter = report_progress(progress.clone(), &world);
     let end = Arc::new(world).run().await;
+    reporter.abort();
     Ok(SimOutput {
         history: end.history,
         trace,
         policy: end.policy,
         end_us: end.end_us,
         quiescence: end.quiescence,
+    })
+}
+
+/// A task that copies the world's clock and operation count into `progress`.
+fn report_progress(progress: Arc<RealProgress>, world: &World) -> tokio::task::JoinHandle<()> {
+    progress.start(world.plan.end_ms());
+    let (clock, recorder) = (world.clock.clone(), world.recorder.clone());
+    let started_us = clock.now_us();
+    tokio::spawn(async move {
+        loop {
+            let elapsed_ms = clock.now_us().saturating_sub(started_us) / 1_000;
+            progress.update(elapsed_ms, recorder.operations());
+            tokio::time::sleep(std::time::Duration::from_millis(PROGRESS_PERIOD_MS)).await;
+        }
     })
 }
 

@@ -76,6 +76,12 @@ impl Recorder {
         self.history.lock().expect("never poisoned").clone()
     }
 
+    /// How many operations were invoked so far.
+    #[cfg(feature = "real")]
+    pub(crate) fn operations(&self) -> usize {
+        self.history.lock().expect("never poisoned").ops.len()
+    }
+
     /// The history so far, moved out: the world has ended and records nothing more.
     pub fn take_history(&self) -> History {
         std::mem::take(&mut *self.history.lock().expect("never poisoned"))
