@@ -382,3 +382,52 @@ fn every_bad_flag_is_one_line_and_exit_2() {
         assert!(stderr.starts_with("amnesia: "), "{args:?}: {stderr}");
     }
 }
+
+/// The state letter of process `pid` (`T` stopped, `Z` zombie), if it exists.
+fn state_of(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().next().map(str::to_string)
+}
+
+#[test]
+fn a_paused_local_postgres_stops_every_backend_and_sigint_removes_it() {
+    // The same seed pauses the server 2 ms into the run on the pgvector backend.
+    let process = [("AMNESIA_REAL_PROVIDER", "process")];
+    let args = ["real", "--seed", PAUSED_EARLY_SEED, "--backend", "pgvector"];
+    let run = spawn_amnesia(&args, &process);
+    let pid = run.id();
+    let mut postmaster = 0;
+    wait_for("the postmaster to be stopped", || {
+        let folders = folders_of(pid);
+        postmaster = folders
+            .first()
+            .and_then(|f| recorded_server(f))
+            .unwrap_or(0);
+        postmaster != 0 && state_of(postmaster).as_deref() == Some("T")
+    });
+    // Its children are signalled right after it.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let processes = server_processes(postmaster);
+    assert!(
+        processes.len() >= 3,
+        "a postmaster and its children: {processes:?}"
+    );
+    let running: Vec<_> = processes
+        .iter()
+        .filter(|&&p| state_of(p).as_deref() != Some("T"))
+        .collect();
+    assert!(
+        running.is_empty(),
+        "a pause stops every backend: {running:?} run on"
+    );
+    signal(&run, nix::sys::signal::Signal::SIGINT);
+    let (code, stderr) = finish(run);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(server_processes(postmaster), Vec::<u32>::new(), "{stderr}");
+    assert_eq!(
+        folders_of(pid),
+        Vec::<std::path::PathBuf>::new(),
+        "{stderr}"
+    );
+}

@@ -6,8 +6,9 @@
 //!
 //! PostgreSQL refuses to run as root: a root process runs `initdb` and `postgres` as the
 //! unprivileged `AMNESIA_PG_USER` (default `nobody`). The server runs in a process group
-//! of its own, so a kill takes the postmaster and every backend at once, as a container
-//! kill does.
+//! of its own, and a signal goes to the postmaster and each of its children (backends
+//! call setsid()), so a kill or a pause takes every backend at once, as a container's
+//! does.
 
 use crate::real::docker::ContainerSpec;
 use crate::real::process::ChildSlot;

@@ -20,8 +20,9 @@ pub(crate) struct ProcessServer {
     child: ChildSlot,
 }
 
-/// The child process of a local server, signalled alone or with its process group (a
-/// server whose workers are processes of their own).
+/// The child process of a local server, signalled alone or with its process group and
+/// children (a server whose workers are processes of their own: a pause stops them all,
+/// a kill kills them all, as a container's would).
 pub(crate) struct ChildSlot {
     child: Mutex<Option<Child>>,
     /// The program, for errors.
@@ -45,12 +46,17 @@ impl ChildSlot {
     }
 
     fn send(&self, pid: u32, signal: Signal) -> nix::Result<()> {
-        let pid = Pid::from_raw(pid as i32);
-        if self.group {
-            nix::sys::signal::killpg(pid, signal)
-        } else {
-            kill(pid, signal)
+        if !self.group {
+            return kill(Pid::from_raw(pid as i32), signal);
         }
+        // PostgreSQL's backends each call setsid(): the postmaster's group holds only
+        // itself, so its children are signalled one by one (after it, so that a stopped
+        // or killed postmaster forks no new one meanwhile).
+        nix::sys::signal::killpg(Pid::from_raw(pid as i32), signal)?;
+        for child in crate::real::owner::children_of(pid) {
+            let _ = kill(Pid::from_raw(child as i32), signal);
+        }
+        Ok(())
     }
 
     pub(crate) fn signal(&self, signal: Signal) -> Result<(), RealError> {
