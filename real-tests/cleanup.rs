@@ -1,7 +1,12 @@
 //! The real tier leaves nothing behind and says what it lacks: a run that panics still
-//! removes its container, and without a Docker engine `amnesia real` says what to
-//! install in one line and exits 4. A test binary of its own: it counts this process's
-//! containers, which no other test may start meanwhile.
+//! removes its container; SIGINT and SIGTERM remove a run's servers (a paused container
+//! or a stopped PostgreSQL with its backends included) and exit 130 and 143; what a
+//! SIGKILLed run left (a container, a postmaster with its backends, their folder) goes at
+//! the next start; a pause of a local PostgreSQL stops every backend; without a Docker
+//! engine (or at a `DOCKER_HOST` that does not answer) `amnesia real` says what to do in
+//! one line and exits 4; every bad flag is one line and exit 2. A test binary of its own:
+//! it counts processes' containers and folders, and its tests that start servers hold
+//! [`SERVERS`] so that no start sweeps what another test is about to look at.
 
 use amnesia::plan::{Plan, ScenarioConfig};
 use amnesia::real::{run_real, Provider, RealOptions, LABEL, OWNER_LABEL};
@@ -25,8 +30,17 @@ fn my_containers() -> Vec<String> {
         .collect()
 }
 
+/// Held by every test that starts servers: a start sweeps what dead owners left, so a
+/// test that leaves a killed run's servers to be swept must not overlap another's start.
+static SERVERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn servers_to_myself() -> std::sync::MutexGuard<'static, ()> {
+    SERVERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[test]
 fn a_run_that_panics_removes_its_container() {
+    let _servers = servers_to_myself();
     // One after the other: each counts this process's containers.
     panics_and_leaves_nothing(Backend::Redis);
     panics_and_leaves_nothing(Backend::Pgvector);
@@ -229,6 +243,7 @@ fn finish(child: std::process::Child) -> (Option<i32>, String) {
 
 #[test]
 fn sigterm_while_the_server_is_paused_unpauses_and_removes_its_container() {
+    let _servers = servers_to_myself();
     let env = [("AMNESIA_REAL_PROVIDER", "docker")];
     let run = spawn_amnesia(&["real", "--seed", PAUSED_EARLY_SEED], &env);
     let pid = run.id();
@@ -285,6 +300,7 @@ fn recorded_server(folder: &std::path::Path) -> Option<u32> {
 
 #[test]
 fn what_sigkilled_runs_leave_goes_at_the_next_start_and_sigint_leaves_nothing() {
+    let _servers = servers_to_myself();
     // A: a Docker run killed with its container up: the container outlives it.
     let docker = [("AMNESIA_REAL_PROVIDER", "docker")];
     let a = spawn_amnesia(&["real", "--seed", "1"], &docker);
@@ -392,6 +408,7 @@ fn state_of(pid: u32) -> Option<String> {
 
 #[test]
 fn a_paused_local_postgres_stops_every_backend_and_sigint_removes_it() {
+    let _servers = servers_to_myself();
     // The same seed pauses the server 2 ms into the run on the pgvector backend.
     let process = [("AMNESIA_REAL_PROVIDER", "process")];
     let args = ["real", "--seed", PAUSED_EARLY_SEED, "--backend", "pgvector"];
