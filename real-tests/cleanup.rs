@@ -35,7 +35,9 @@ fn my_containers() -> Vec<String> {
 static SERVERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn servers_to_myself() -> std::sync::MutexGuard<'static, ()> {
-    SERVERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    SERVERS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[test]
