@@ -217,6 +217,13 @@ fn containers_of(pid: u32, status: Option<&str>) -> Vec<String> {
         .collect()
 }
 
+/// Wait until process `pid` has a container in `status`.
+fn wait_for_container(pid: u32, status: &str) {
+    wait_for(&format!("a {status} container of {pid}"), || {
+        !containers_of(pid, Some(status)).is_empty()
+    });
+}
+
 /// Poll `done` every 50 ms until it holds; panics with `what` after [`WAIT_MS_MAX`].
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let started = std::time::Instant::now();
@@ -249,9 +256,7 @@ fn sigterm_while_the_server_is_paused_unpauses_and_removes_its_container() {
     let env = [("AMNESIA_REAL_PROVIDER", "docker")];
     let run = spawn_amnesia(&["real", "--seed", PAUSED_EARLY_SEED], &env);
     let pid = run.id();
-    wait_for("the run's container to be paused", || {
-        !containers_of(pid, Some("paused")).is_empty()
-    });
+    wait_for_container(pid, "paused");
     signal(&run, nix::sys::signal::Signal::SIGTERM);
     let (code, stderr) = finish(run);
     assert_eq!(code, Some(143), "128 + SIGTERM: {stderr}");
@@ -300,6 +305,20 @@ fn recorded_server(folder: &std::path::Path) -> Option<u32> {
     text.trim().parse().ok()
 }
 
+/// The postmaster run `pid` started and recorded, once `ready` holds of it.
+fn wait_for_postmaster(pid: u32, what: &str, ready: impl Fn(u32) -> bool) -> u32 {
+    let mut postmaster = 0;
+    wait_for(&format!("the postmaster of {pid} {what}"), || {
+        let folders = folders_of(pid);
+        postmaster = folders
+            .first()
+            .and_then(|f| recorded_server(f))
+            .unwrap_or(0);
+        postmaster != 0 && ready(postmaster)
+    });
+    postmaster
+}
+
 #[test]
 fn what_sigkilled_runs_leave_goes_at_the_next_start_and_sigint_leaves_nothing() {
     let _servers = servers_to_myself();
@@ -307,9 +326,7 @@ fn what_sigkilled_runs_leave_goes_at_the_next_start_and_sigint_leaves_nothing() 
     let docker = [("AMNESIA_REAL_PROVIDER", "docker")];
     let a = spawn_amnesia(&["real", "--seed", "1"], &docker);
     let a_pid = a.id();
-    wait_for("A's container", || {
-        !containers_of(a_pid, Some("running")).is_empty()
-    });
+    wait_for_container(a_pid, "running");
     signal(&a, nix::sys::signal::Signal::SIGKILL);
     let _ = finish(a);
     assert_eq!(
@@ -322,14 +339,8 @@ fn what_sigkilled_runs_leave_goes_at_the_next_start_and_sigint_leaves_nothing() 
     let process = [("AMNESIA_REAL_PROVIDER", "process")];
     let b = spawn_amnesia(&["real", "--seed", "1", "--backend", "pgvector"], &process);
     let b_pid = b.id();
-    let mut postmaster = 0;
-    wait_for("B's postmaster and backends", || {
-        let folders = folders_of(b_pid);
-        postmaster = folders
-            .first()
-            .and_then(|f| recorded_server(f))
-            .unwrap_or(0);
-        postmaster != 0 && server_processes(postmaster).len() >= 3
+    let postmaster = wait_for_postmaster(b_pid, "with its backends", |postmaster| {
+        server_processes(postmaster).len() >= 3
     });
     signal(&b, nix::sys::signal::Signal::SIGKILL);
     let _ = finish(b);
@@ -342,9 +353,7 @@ fn what_sigkilled_runs_leave_goes_at_the_next_start_and_sigint_leaves_nothing() 
     // C: the next start sweeps what dead owners left; SIGINT then removes C's own.
     let c = spawn_amnesia(&["real", "--seed", "1"], &docker);
     let c_pid = c.id();
-    wait_for("C's container", || {
-        !containers_of(c_pid, Some("running")).is_empty()
-    });
+    wait_for_container(c_pid, "running");
     signal(&c, nix::sys::signal::Signal::SIGINT);
     let (code, stderr) = finish(c);
     assert_eq!(code, Some(130), "128 + SIGINT: {stderr}");
@@ -416,14 +425,8 @@ fn a_paused_local_postgres_stops_every_backend_and_sigint_removes_it() {
     let args = ["real", "--seed", PAUSED_EARLY_SEED, "--backend", "pgvector"];
     let run = spawn_amnesia(&args, &process);
     let pid = run.id();
-    let mut postmaster = 0;
-    wait_for("the postmaster to be stopped", || {
-        let folders = folders_of(pid);
-        postmaster = folders
-            .first()
-            .and_then(|f| recorded_server(f))
-            .unwrap_or(0);
-        postmaster != 0 && state_of(postmaster).as_deref() == Some("T")
+    let postmaster = wait_for_postmaster(pid, "stopped", |postmaster| {
+        state_of(postmaster).as_deref() == Some("T")
     });
     // Its children are signalled right after it.
     std::thread::sleep(std::time::Duration::from_millis(200));
