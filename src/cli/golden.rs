@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
-    amnesia::real::clean_up_on_interrupt().map_err(|e| CliError::Environment(e.to_string()))?;
+    amnesia::real::clean_up_on_interrupt()?;
     let store = any_store_named(&args.store)?;
     let corpus = match &args.corpus {
         Some(path) => load(path)?,
@@ -42,10 +42,9 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         crate::cli::emit(&format!("{json}\n"));
         return Ok(EXIT_PASS);
     }
-    let environment = |e: amnesia::real::RealError| CliError::Environment(e.to_string());
-    let provider = Provider::from_env().map_err(environment)?;
-    provider.check(store.backend()).map_err(environment)?;
-    let report = run_golden(&store, &corpus, args.k as usize, &provider).map_err(environment)?;
+    let provider = Provider::from_env()?;
+    provider.check(store.backend())?;
+    let report = run_golden(&store, &corpus, args.k as usize, &provider)?;
     let missed = &report.own_text_missed;
     let mut out = format!(
         "golden v{} on {} ({}): {} memories, recall by own text missed {}, recall@{} against \

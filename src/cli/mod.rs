@@ -71,6 +71,15 @@ pub enum CliError {
     Environment(String),
 }
 
+/// A real-tier failure: what is missing is an environment error (exit 4), and so is a
+/// server that would not start or obey.
+#[cfg(feature = "real")]
+impl From<amnesia::real::RealError> for CliError {
+    fn from(error: amnesia::real::RealError) -> CliError {
+        CliError::Environment(error.to_string())
+    }
+}
+
 impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {

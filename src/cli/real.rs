@@ -8,8 +8,8 @@ use crate::cli::run::{any_store_named, timeline_and_verdict};
 use crate::cli::{CliError, EXIT_PASS, EXIT_VIOLATION};
 use amnesia::plan::{Plan, ScenarioConfig};
 use amnesia::real::{
-    parse_time_scale, real_command, run_real_with_progress, time_scale_flag, Provider, RealError,
-    RealOptions, RealProgress,
+    parse_time_scale, real_command, run_real_with_progress, time_scale_flag, Provider, RealOptions,
+    RealProgress,
 };
 use amnesia::Backend;
 
@@ -76,7 +76,7 @@ fn store_for(args: &Args) -> Result<amnesia::Store, CliError> {
 
 pub fn run(args: Args) -> Result<u8, CliError> {
     // Before any thread starts: SIGINT and SIGTERM remove the run's servers.
-    amnesia::real::clean_up_on_interrupt().map_err(environment)?;
+    amnesia::real::clean_up_on_interrupt()?;
     let store = store_for(&args)?;
     let backend = store.backend();
     if args.lockstep && backend != Backend::Redis {
@@ -108,8 +108,8 @@ pub fn run(args: Args) -> Result<u8, CliError> {
             (Plan::generate(seed, &scenario), reproduce)
         }
     };
-    let provider = Provider::from_env().map_err(environment)?;
-    provider.check(backend).map_err(environment)?;
+    let provider = Provider::from_env()?;
+    provider.check(backend)?;
     if args.lockstep {
         return lockstep(plan, &store, &provider);
     }
@@ -127,7 +127,7 @@ pub fn run(args: Args) -> Result<u8, CliError> {
     let bar = progress_bar(progress.clone());
     let report = run_real_with_progress(plan, &store, &options, &progress);
     let _ = bar.join();
-    let report = report.map_err(environment)?;
+    let report = report?;
     let mut out = String::new();
     if args.print_plan {
         out.push_str(&report.plan.to_json_pretty());
@@ -189,7 +189,7 @@ fn progress_bar(progress: std::sync::Arc<RealProgress>) -> std::thread::JoinHand
 /// `amnesia real --lockstep`: the model's journal replayed on the real server.
 fn lockstep(plan: Plan, store: &amnesia::Store, provider: &Provider) -> Result<u8, CliError> {
     let seed = plan.seed;
-    let found = amnesia::real::lockstep(plan, store, provider).map_err(environment)?;
+    let found = amnesia::real::lockstep(plan, store, provider)?;
     let mut out = format!(
         "lockstep seed {seed} on {}: {} commands over {} connections, {} restarts; {} replies \
          compared ({} as sets), {} differ\n",
@@ -213,10 +213,4 @@ fn lockstep(plan: Plan, store: &amnesia::Store, provider: &Provider) -> Result<u
     } else {
         EXIT_VIOLATION
     })
-}
-
-/// A real-tier failure: what is missing is an environment error (exit 4), and so is a
-/// server that would not start or obey.
-fn environment(error: RealError) -> CliError {
-    CliError::Environment(error.to_string())
 }

@@ -3,7 +3,7 @@
 //! folder deleted) before the process exits with 128 + the signal's number, as a shell
 //! reports it. A run killed by SIGKILL cannot do this: the next start's sweep does.
 
-use crate::real::owner::{remove_leftovers, Owner, Whose};
+use crate::real::owner::{remove_local, Owner, Whose};
 use crate::real::server::RealError;
 use nix::sys::signal::{SigSet, Signal};
 
@@ -41,7 +41,7 @@ fn remove_mine_and_exit(signal: Signal) -> ! {
     let removed = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map(|runtime| runtime.block_on(remove_leftovers(Whose::Mine(Owner::current()))));
+        .map(|runtime| runtime.block_on(remove_mine()));
     match removed {
         Ok(removed) => eprintln!(
             "amnesia: removed {} container(s) and {} local server folder(s)",
@@ -50,4 +50,23 @@ fn remove_mine_and_exit(signal: Signal) -> ! {
         Err(e) => eprintln!("amnesia: could not clean up ({e}): the next run's start will"),
     }
     std::process::exit(128 + signal as i32)
+}
+
+/// What an interrupt removed.
+struct Removed {
+    containers: usize,
+    folders: usize,
+}
+
+/// This process's containers (on the engine, if one answers) and local servers.
+async fn remove_mine() -> Removed {
+    let mine = Whose::Mine(Owner::current());
+    let containers = match crate::real::docker::engine().await {
+        Ok(docker) => crate::real::docker::remove_containers(&docker, mine).await,
+        Err(_) => 0,
+    };
+    Removed {
+        containers,
+        folders: remove_local(mine),
+    }
 }

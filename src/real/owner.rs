@@ -3,9 +3,11 @@
 //! Every container carries its owner's pid and start time as labels; every local server's
 //! temporary folder holds a file naming its owner and one naming the server's pid. An
 //! owner is alive while a process with its pid *and* its start time exists, so a reused
-//! pid never keeps a leftover alive. [`remove_leftovers`] (run at every server start)
-//! removes what dead owners left: a run killed by SIGKILL, a test binary that aborted.
-//! [`remove_owned`] removes what this process owns, for the interrupt handler.
+//! pid never keeps a leftover alive. [`remove_local`] removes the local servers and
+//! folders of [`Whose`] owners: dead ones at every server start (a run killed by SIGKILL,
+//! a test binary that aborted), this process's on an interrupt (`interrupt.rs`, which
+//! also removes containers through `docker.rs`). This file reads `/proc` and signals
+//! processes; it imports nothing of the real tier.
 
 use std::path::{Path, PathBuf};
 
@@ -107,8 +109,8 @@ pub(crate) fn record_server_pid(dir: &Path, pid: u32) {
     let _ = std::fs::write(dir.join(SERVER_PID_FILE), pid.to_string());
 }
 
-/// Remove the local servers (killed, with their process groups) and folders of `whose`
-/// owners from the temporary directory. Returns how many folders were removed.
+/// Remove the local servers (killed with their children) and folders of `whose` owners
+/// from the temporary directory. Returns how many folders were removed.
 pub(crate) fn remove_local(whose: Whose) -> usize {
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return 0;
@@ -147,11 +149,9 @@ fn is_server_folder(path: &Path) -> bool {
         && path.is_dir()
 }
 
-/// SIGKILL the server a folder names and its children (a postmaster's backends lead
-/// process groups of their own), if that pid still runs one of the server programs.
+/// SIGKILL the server a folder names and its children, if that pid still runs one of the
+/// server programs.
 fn kill_recorded_server(folder: &Path) {
-    use nix::sys::signal::{kill, Signal};
-    use nix::unistd::Pid;
     let Some(pid) = std::fs::read_to_string(folder.join(SERVER_PID_FILE))
         .ok()
         .and_then(|text| text.trim().parse::<u32>().ok())
@@ -162,14 +162,25 @@ fn kill_recorded_server(folder: &Path) {
     if !SERVER_PROGRAMS.contains(&program.trim()) {
         return;
     }
-    // The parent first: a live postmaster would restart what dies under it.
-    for target in std::iter::once(pid).chain(children_of(pid)) {
-        let _ = kill(Pid::from_raw(target as i32), Signal::SIGKILL);
+    let _ = signal_with_children(pid, nix::sys::signal::Signal::SIGKILL);
+}
+
+/// Send `signal` to `pid`, then to each of its children: PostgreSQL's backends each call
+/// setsid(), so neither a process-group signal nor the parent's death reaches them at
+/// once. The parent first, so that a stopped or killed postmaster forks no new child
+/// meanwhile. Fails only when `pid` itself cannot be signalled.
+pub(crate) fn signal_with_children(pid: u32, signal: nix::sys::signal::Signal) -> nix::Result<()> {
+    use nix::sys::signal::kill;
+    use nix::unistd::Pid;
+    kill(Pid::from_raw(pid as i32), signal)?;
+    for child in children_of(pid) {
+        let _ = kill(Pid::from_raw(child as i32), signal);
     }
+    Ok(())
 }
 
 /// The processes whose parent is `pid`.
-pub(crate) fn children_of(pid: u32) -> Vec<u32> {
+fn children_of(pid: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -178,27 +189,6 @@ pub(crate) fn children_of(pid: u32) -> Vec<u32> {
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
         .filter(|&child| stat_fields(child).is_some_and(|fields| fields.parent == pid))
         .collect()
-}
-
-/// Remove the containers (unpaused first) and local servers of `whose` owners: what a
-/// start sweeps (dead owners) and what an interrupt removes (this process's).
-pub(crate) async fn remove_leftovers(whose: Whose) -> Removed {
-    let containers = match crate::real::docker::engine().await {
-        Ok(docker) => crate::real::docker::remove_containers(&docker, whose).await,
-        Err(_) => 0,
-    };
-    let folders = remove_local(whose);
-    Removed {
-        containers,
-        folders,
-    }
-}
-
-/// What a sweep removed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Removed {
-    pub(crate) containers: usize,
-    pub(crate) folders: usize,
 }
 
 #[cfg(test)]

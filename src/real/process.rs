@@ -20,14 +20,14 @@ pub(crate) struct ProcessServer {
     child: ChildSlot,
 }
 
-/// The child process of a local server, signalled alone or with its process group and
-/// children (a server whose workers are processes of their own: a pause stops them all,
-/// a kill kills them all, as a container's would).
+/// The child process of a local server, signalled alone or with its children (a server
+/// whose workers are processes of their own: a pause stops them all, a kill kills them
+/// all, as a container's would).
 pub(crate) struct ChildSlot {
     child: Mutex<Option<Child>>,
     /// The program, for errors.
     name: &'static str,
-    /// Signal the whole process group (the child leads its own).
+    /// Signal the child's children too.
     group: bool,
 }
 
@@ -46,17 +46,11 @@ impl ChildSlot {
     }
 
     fn send(&self, pid: u32, signal: Signal) -> nix::Result<()> {
-        if !self.group {
-            return kill(Pid::from_raw(pid as i32), signal);
+        if self.group {
+            crate::real::owner::signal_with_children(pid, signal)
+        } else {
+            kill(Pid::from_raw(pid as i32), signal)
         }
-        // PostgreSQL's backends each call setsid(): the postmaster's group holds only
-        // itself, so its children are signalled one by one (after it, so that a stopped
-        // or killed postmaster forks no new one meanwhile).
-        nix::sys::signal::killpg(Pid::from_raw(pid as i32), signal)?;
-        for child in crate::real::owner::children_of(pid) {
-            let _ = kill(Pid::from_raw(child as i32), signal);
-        }
-        Ok(())
     }
 
     pub(crate) fn signal(&self, signal: Signal) -> Result<(), RealError> {
