@@ -19,13 +19,13 @@
 #[path = "../sim-tests/catalogue.rs"]
 mod catalogue;
 
-use amnesia::check::ViolationClass;
-use amnesia::internals::{Engine, EventEngine};
-use amnesia::plan::scenario::TENANTS_MAX;
-use amnesia::plan::{Plan, ScenarioConfig};
-use amnesia::runner::run::judge;
-use amnesia::runner::sweep::SweepEvent;
-use amnesia::runner::{run_seed, sweep, EngineKind, SeedRange, SweepConfig};
+use amnesia::internal::check::ViolationClass;
+use amnesia::internal::plan::scenario::TENANTS_MAX;
+use amnesia::internal::plan::{Plan, ScenarioConfig};
+use amnesia::internal::runner::run::judge;
+use amnesia::internal::runner::sweep::SweepEvent;
+use amnesia::internal::runner::{run_seed, sweep, EngineKind, SeedRange, SweepConfig};
+use amnesia::internal::sim::{event_engine::EventEngine, Engine};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -185,7 +185,7 @@ trait EndVirtual {
     fn end_virtual_ms(&self) -> u64;
 }
 
-impl EndVirtual for amnesia::runner::RunReport {
+impl EndVirtual for amnesia::internal::runner::RunReport {
     /// The virtual time the plan covers: busy phase plus quiet period.
     fn end_virtual_ms(&self) -> u64 {
         self.plan.duration_ms + self.plan.quiet_ms

@@ -1,11 +1,10 @@
 //! Wall time per seed of the standard scenario on the event-driven engine, one thread.
 //! Method: run seeds 0..N (default 300) once each in this process after a 20-seed warm-up,
-//! time each `run_seed` (plan generation, world, checker) with the real clock, and print
+//! time each `Builder::run` (plan generation, world, checker) with the real clock, and print
 //! the median, p99 and the virtual time one seed covers.
 //! Run: `cargo run --release --example seed_time [N]`.
 
-use amnesia::plan::ScenarioConfig;
-use amnesia::runner::{run_seed, EngineKind};
+use amnesia::ScenarioConfig;
 use std::time::Instant;
 
 fn main() {
@@ -14,16 +13,16 @@ fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
     let scenario = ScenarioConfig::standard();
-    let reference = amnesia::Store::named("reference").expect("built in");
+    let builder = amnesia::Builder::new().scenario(scenario);
     for seed in 0..20 {
-        run_seed(seed, &scenario, &reference, EngineKind::Event);
+        builder.run(seed);
     }
     let mut wall_us = Vec::new();
     let mut virtual_s = 0.0;
     let mut ops = 0;
     for seed in 0..seeds {
         let started = Instant::now();
-        let report = run_seed(seed, &scenario, &reference, EngineKind::Event);
+        let report = builder.run(seed);
         wall_us.push(started.elapsed().as_micros() as u64);
         virtual_s += (report.plan.duration_ms + report.plan.quiet_ms) as f64 / 1000.0;
         ops += report.history.ops.len();

@@ -124,7 +124,7 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use amnesia::check::ViolationClass;
+    use amnesia::ViolationClass;
 
     #[test]
     fn the_reference_store_passes_the_teams_simulation() {

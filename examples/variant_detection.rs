@@ -4,9 +4,8 @@
 //! many of seeds 0..N catch it.
 //! Run: `cargo run --release --example variant_detection [-- --rate 200] [NAME...]`.
 
-use amnesia::check::ViolationClass;
-use amnesia::plan::ScenarioConfig;
-use amnesia::runner::{run_seed, EngineKind};
+use amnesia::ScenarioConfig;
+use amnesia::ViolationClass;
 
 /// Variant, expected classes, seeds to try.
 const VARIANTS: &[(&str, &[ViolationClass])] = &[
@@ -45,12 +44,10 @@ fn main() {
             continue;
         }
         let caught = |seed: u64| {
-            let report = run_seed(
-                seed,
-                &scenario,
-                &amnesia::Store::named(name).expect("known store"),
-                EngineKind::Event,
-            );
+            let report = amnesia::Builder::new()
+                .store(amnesia::Store::named(name).expect("known store"))
+                .scenario(scenario.clone())
+                .run(seed);
             let classes = report.verdict.classes();
             classes
                 .iter()

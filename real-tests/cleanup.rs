@@ -8,7 +8,7 @@
 //! it counts processes' containers and folders, and its tests that start servers hold
 //! [`SERVERS`] so that no start sweeps what another test is about to look at.
 
-use amnesia::plan::{Plan, ScenarioConfig};
+use amnesia::internal::plan::{Plan, ScenarioConfig};
 use amnesia::real::{run_real, Provider, RealOptions, LABEL, OWNER_LABEL};
 use amnesia::{Backend, Store};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -12,8 +12,8 @@
 //! `cargo test --profile test-release --test pgvector -- --nocapture` prints the wall time
 //! per seed and the recall@k figures BENCHMARKS.md quotes.
 
-use amnesia::check::ViolationClass;
-use amnesia::plan::{Plan, ScenarioConfig};
+use amnesia::internal::check::ViolationClass;
+use amnesia::internal::plan::{Plan, ScenarioConfig};
 use amnesia::real::{golden_corpus, run_golden, run_real, GOLDEN_VERSION};
 use amnesia::{Backend, Store};
 

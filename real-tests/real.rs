@@ -14,8 +14,8 @@
 #[path = "../sim-tests/catalogue.rs"]
 mod catalogue;
 
-use amnesia::check::ViolationClass;
-use amnesia::plan::{Plan, ScenarioConfig};
+use amnesia::internal::check::ViolationClass;
+use amnesia::internal::plan::{Plan, ScenarioConfig};
 use amnesia::real::{lockstep, run_real, RealOptions};
 use amnesia::{Builder, Store};
 use catalogue::CATALOGUE;
@@ -60,7 +60,7 @@ fn the_reference_store_passes_pinned_seeds_on_real_redis() {
         if !report.verdict.is_pass() {
             failures.push(format!(
                 "seed {seed}: {}\nreproduce: amnesia real --seed {seed}",
-                amnesia::runner::text::verdict_text(&report.verdict)
+                amnesia::internal::runner::text::verdict_text(&report.verdict)
             ));
         }
     }
@@ -85,7 +85,11 @@ enum Confirmation {
     Not,
 }
 
-fn confirm(store: &Store, shrunk: &amnesia::runner::Shrunk, options: &RealOptions) -> Confirmation {
+fn confirm(
+    store: &Store,
+    shrunk: &amnesia::internal::runner::Shrunk,
+    options: &RealOptions,
+) -> Confirmation {
     let simulated = Builder::new()
         .store(store.clone())
         .run_plan(shrunk.plan.clone());

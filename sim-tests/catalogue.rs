@@ -3,7 +3,7 @@
 //! scenario within which the simulator must catch it. Shared by the simulation tier's
 //! `variants` test and the real tier's confirmations.
 
-use amnesia::check::ViolationClass::{self, *};
+use amnesia::internal::check::ViolationClass::{self, *};
 
 /// Variant, expected classes (any one counts), seeds `0..budget` it must be caught within.
 pub const CATALOGUE: &[(&str, &[ViolationClass], u64)] = &[

@@ -9,9 +9,9 @@
 #[path = "catalogue.rs"]
 mod catalogue;
 
-use amnesia::check::ViolationClass;
-use amnesia::plan::ScenarioConfig;
-use amnesia::runner::{run_seed, EngineKind};
+use amnesia::internal::check::ViolationClass;
+use amnesia::internal::plan::ScenarioConfig;
+use amnesia::internal::runner::{run_seed, EngineKind};
 use amnesia::Store;
 use catalogue::CATALOGUE;
 use std::process::Command;
@@ -153,7 +153,7 @@ fn the_turmoil_engine_is_named_in_every_seed_command() {
 #[test]
 fn on_turmoil_the_bytes_cross_simulated_tcp_and_a_crashed_redis_answers_nothing() {
     use amnesia::history::Outcome;
-    use amnesia::plan::FaultKind;
+    use amnesia::internal::plan::FaultKind;
     let store = Store::named("reference").expect("built in");
     let (report, fault) = (0..40)
         .find_map(|seed| {

@@ -2,12 +2,14 @@
 //! asserted in the trace and the history.
 
 use amnesia::history::{Kept, OpKind, OpValue, Outcome};
-use amnesia::model::Persistence;
-use amnesia::plan::{
+use amnesia::internal::model::Persistence;
+use amnesia::internal::plan::{
     ClassRate, Direction, ErrorReply, Fault, FaultKind, Plan, ScenarioConfig, Turn,
 };
-use amnesia::runner::{run_plan, EngineKind, RunReport};
-use amnesia::store::{MemoryStore, Message, Policy, Role, SessionKey, StoreContext, StoreError};
+use amnesia::internal::runner::{run_plan, EngineKind, RunReport};
+use amnesia::internal::store::{
+    MemoryStore, Message, Policy, Role, SessionKey, StoreContext, StoreError,
+};
 use amnesia::Store;
 use std::sync::Arc;
 
@@ -359,7 +361,7 @@ fn losing_what_persistence_kept_is_caught() {
             .verdict
             .violations
             .iter()
-            .filter(|v| v.class == amnesia::check::ViolationClass::Lost)
+            .filter(|v| v.class == amnesia::internal::check::ViolationClass::Lost)
             .flat_map(|v| &v.message_ids)
             .collect();
         assert!(
@@ -489,7 +491,10 @@ fn a_client_crash_leaves_the_in_flight_operation_unknown_and_the_client_restarts
 /// A store that sets an absolute expiry from its host's wall clock (what the
 /// `skewed-expireat` bug does), to observe the skew on the wire.
 struct ExpireAtProbe {
-    context: (Arc<amnesia::connect::Connector>, amnesia::clock::Clock),
+    context: (
+        Arc<amnesia::internal::connect::Connector>,
+        amnesia::internal::clock::Clock,
+    ),
 }
 
 #[async_trait::async_trait]
@@ -524,8 +529,8 @@ impl MemoryStore for ExpireAtProbe {
             messages_max: None,
             keep_first: false,
             summarizes: false,
-            ttl: amnesia::store::TtlPolicy::None,
-            durability: amnesia::store::Durability::Volatile,
+            ttl: amnesia::internal::store::TtlPolicy::None,
+            durability: amnesia::internal::store::Durability::Volatile,
         }
     }
 }
@@ -592,8 +597,8 @@ impl MemoryStore for HangingReads {
             messages_max: None,
             keep_first: false,
             summarizes: false,
-            ttl: amnesia::store::TtlPolicy::None,
-            durability: amnesia::store::Durability::Volatile,
+            ttl: amnesia::internal::store::TtlPolicy::None,
+            durability: amnesia::internal::store::Durability::Volatile,
         }
     }
 }
@@ -608,7 +613,7 @@ fn an_operation_that_never_completes_is_reported_stuck() {
         .verdict
         .violations
         .iter()
-        .filter(|v| v.class == amnesia::check::ViolationClass::Stuck)
+        .filter(|v| v.class == amnesia::internal::check::ViolationClass::Stuck)
         .collect();
     assert!(!stuck.is_empty(), "{:?}", report.verdict);
     assert!(

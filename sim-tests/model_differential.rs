@@ -6,7 +6,7 @@
 //! [`Norm`]). Hand-picked edge cases cover every command of the model's table in RESP2
 //! and RESP3; seeded random sequences cover their interleavings.
 
-use amnesia::model::{Model, ModelClock, ModelConfig};
+use amnesia::internal::model::{Model, ModelClock, ModelConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use redis_protocol::{resp2, resp3};
@@ -4489,7 +4489,7 @@ fn every_supported_command_has_cases() {
         })
         .filter_map(|line| line.split_whitespace().next().map(str::to_ascii_lowercase))
         .collect();
-    let missing: Vec<&str> = amnesia::model::command::names()
+    let missing: Vec<&str> = amnesia::internal::model::command::names()
         .filter(|name| !covered.contains(*name))
         .collect();
     assert!(missing.is_empty(), "commands without cases: {missing:?}");

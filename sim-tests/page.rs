@@ -1,13 +1,13 @@
 //! The page of one seed (`amnesia run --html FILE`): its structure, parsed as XML, and its
 //! rendering in headless Chromium (Debian's `chromium`, which `.ci/run` installs).
 
-use amnesia::runner::page;
+use amnesia::internal::runner::page;
 use amnesia::{Builder, Store};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// A failing seed of a catalogue variant: write-behind's first.
-fn failing_report() -> amnesia::runner::RunReport {
+fn failing_report() -> amnesia::internal::runner::RunReport {
     let report = Builder::new()
         .store(Store::named("write-behind").expect("a known store"))
         .run(1);

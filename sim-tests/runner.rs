@@ -2,9 +2,9 @@
 //! shards, exit codes, bad input, shrinking, the wall-clock guard, the store's log events
 //! in the timeline, and the `cargo test` entry point.
 
-use amnesia::check::ViolationClass;
-use amnesia::plan::{Plan, ScenarioConfig};
-use amnesia::runner::{
+use amnesia::internal::check::ViolationClass;
+use amnesia::internal::plan::{Plan, ScenarioConfig};
+use amnesia::internal::runner::{
     edit, run_plan_with, shrink, EngineKind, LogFilter, RunOptions, SeedStatus, ShrinkConfig,
     SweepReport,
 };
@@ -331,7 +331,7 @@ fn shrinking_write_behind_gives_a_small_plan_that_replays() {
 #[test]
 fn a_hanging_seed_is_reported_stuck_and_the_sweep_completes() {
     let dir = scratch("stuck");
-    let hang = amnesia::store::testing::HANG_SEED;
+    let hang = amnesia::internal::store::testing::HANG_SEED;
     let (output, report) = sweep_json(
         &[
             "--seeds",
@@ -458,7 +458,7 @@ fn shrinking_other_variants_gives_small_plans_that_replay() {
             shrunk.operations_after
         );
         let json = shrunk.plan.to_json_pretty();
-        let replayed = amnesia::runner::run_plan(
+        let replayed = amnesia::internal::runner::run_plan(
             Plan::from_json(&json).expect("valid"),
             &named(store),
             EngineKind::Event,
@@ -593,7 +593,7 @@ fn a_users_store_runs_checks_and_shrinks_through_the_builder() {
     assert_eq!(report.store, "mine");
     assert!(matches!(
         builder.shrink(0),
-        Err(amnesia::runner::shrink::ShrinkError::Passes { .. })
+        Err(amnesia::internal::runner::shrink::ShrinkError::Passes { .. })
     ));
 }
 
@@ -624,7 +624,7 @@ fn shrinking_a_timing_dependent_failure_drops_the_other_traffic() {
     );
     shrunk.plan.validate().expect("a shrunk plan is valid");
     let fails = |plan: Plan| {
-        amnesia::runner::run_plan(plan, &store, EngineKind::Event)
+        amnesia::internal::runner::run_plan(plan, &store, EngineKind::Event)
             .verdict
             .classes()
             .contains(&shrunk.class)

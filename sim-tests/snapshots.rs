@@ -32,7 +32,7 @@ const REFERENCE_SEEDS: &[(u64, &str)] = &[
 
 /// Every catalogue variant (the stores but the reference and the test doubles).
 fn variants() -> impl Iterator<Item = &'static str> {
-    amnesia::store::STORE_NAMES
+    amnesia::internal::store::STORE_NAMES
         .iter()
         .copied()
         .filter(|name| *name != "reference" && !name.starts_with("test-"))

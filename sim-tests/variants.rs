@@ -8,9 +8,9 @@
 #[path = "catalogue.rs"]
 mod catalogue;
 
-use amnesia::check::ViolationClass;
-use amnesia::plan::ScenarioConfig;
-use amnesia::runner::{run_seed, EngineKind};
+use amnesia::internal::check::ViolationClass;
+use amnesia::internal::plan::ScenarioConfig;
+use amnesia::internal::runner::{run_seed, EngineKind};
 use amnesia::Store;
 use catalogue::CATALOGUE;
 
@@ -56,7 +56,7 @@ fn every_variant_is_caught_within_its_budget_and_replays() {
 fn the_catalogue_names_every_variant() {
     let mut named: Vec<&str> = CATALOGUE.iter().map(|(store, ..)| *store).collect();
     named.push("reference");
-    let mut known = amnesia::store::STORE_NAMES.to_vec();
+    let mut known = amnesia::internal::store::STORE_NAMES.to_vec();
     named.sort_unstable();
     known.sort_unstable();
     assert_eq!(named, known);

@@ -1,8 +1,8 @@
 //! The simulated world end to end: determinism of the trace, and the reference store
 //! passing every seed.
 
-use amnesia::plan::ScenarioConfig;
-use amnesia::runner::{run_seed, EngineKind, RunReport};
+use amnesia::internal::plan::ScenarioConfig;
+use amnesia::internal::runner::{run_seed, EngineKind, RunReport};
 use amnesia::Store;
 use std::process::Command;
 
@@ -90,7 +90,7 @@ fn reference_store_passes_every_seed() {
                 report
                     .replay_command(&Store::named("reference").expect("built in"))
                     .expect("the binary regenerates the standard scenario"),
-                amnesia::runner::text::verdict_text(&report.verdict)
+                amnesia::internal::runner::text::verdict_text(&report.verdict)
             ));
         }
     }
@@ -160,7 +160,7 @@ fn faults_and_expiry_paths_run() {
 /// (`write-behind`) is caught as `lost` within a few dozen seeds.
 #[test]
 fn write_behind_is_caught_as_lost() {
-    use amnesia::check::ViolationClass;
+    use amnesia::internal::check::ViolationClass;
     let caught = (0..50).find(|&seed| {
         let report = run_seed(
             seed,

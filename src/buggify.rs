@@ -10,7 +10,7 @@
 //! ```
 //! async fn append_somewhere() {
 //!     // Give the simulator a chance to delay the write, as a slow network would.
-//!     amnesia::buggify::delay("mystore.append.before_write").await;
+//!     amnesia::internal::buggify::delay("mystore.append.before_write").await;
 //!     // ... send the write ...
 //! }
 //! ```

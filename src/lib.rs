@@ -55,36 +55,25 @@ compile_error!(
      not replay). Add to your project's .cargo/config.toml:\n[build]\nrustflags = [\"--cfg\", \"tokio_unstable\"]"
 );
 
-pub mod buggify;
-pub mod builder;
-pub mod check;
-pub mod clock;
-pub mod connect;
-pub mod contract;
-pub mod domain;
-pub mod history;
-// The Redis model's items are its command handlers and wire details, documented per
-// module (see `model`'s own docs); its entry points are `Model` and `ModelConfig`.
-#[allow(missing_docs)]
-pub mod model;
-pub mod plan;
-#[cfg(feature = "real")]
-pub mod postgres;
-#[cfg(not(feature = "real"))]
-#[path = "postgres_absent.rs"]
-pub mod postgres;
+#[doc(hidden)]
+pub mod internal;
+
+pub(crate) use internal::{
+    buggify, builder, check, clock, connect, contract, domain, model, plan, postgres, runner, sim,
+    task, trace,
+};
+// Hidden, and at the root only because its stores' log target is their module path
+// (`amnesia::store::reference`), which `--log amnesia::store=debug` names.
+#[doc(hidden)]
+pub mod store;
+
 #[cfg(feature = "real")]
 pub mod real;
-pub mod runner;
-pub(crate) mod sim;
-pub mod store;
-pub(crate) mod task;
-mod trace;
 #[cfg(feature = "turmoil")]
 pub mod turmoil;
 
-pub use builder::{Builder, Store, UnknownStore};
-pub use check::{Verdict, Violation, ViolationClass};
+pub use builder::{BuildError, Builder, Store, UnknownStore};
+pub use check::{Excused, Info, Subject, Verdict, Violation, ViolationClass};
 pub use clock::Clock;
 pub use connect::Connector;
 pub use contract::{
@@ -93,14 +82,24 @@ pub use contract::{
 };
 pub use domain::{Memory, Message, Persistence, Role, SessionKey, Summary, UserKey};
 pub use plan::{Plan, PlanError, ScenarioConfig};
-pub use runner::{EngineKind, LogFilter, RunReport, SweepReport};
+pub use postgres::{PgConnector, PgFuture};
+pub use runner::shrink::{ShrinkError, Shrunk};
+pub use runner::{EngineKind, LogFilter, RunReport, SeedRange, Snapshot, SweepReport};
 pub use store::{decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore};
 pub use trace::{Trace, TraceEvent};
 
-/// The simulator's engine seam, for amnesia's own benchmark: not a stable interface.
-#[doc(hidden)]
-pub mod internals {
-    pub use crate::sim::clock::WORLD_EPOCH_UNIX_MS;
-    pub use crate::sim::event_engine::EventEngine;
-    pub use crate::sim::{Engine, SimOutput, RUN_GRACE_MS};
+/// What a run recorded: every operation with its outcome, the servers' restarts and key
+/// expiries, the state at quiescence. [`RunReport::history`] holds one.
+pub mod history {
+    pub use crate::internal::history::{
+        History, Kept, KeyExpiry, Op, OpKind, OpValue, Outcome, Quiescence, Restart,
+    };
+}
+
+/// A sweep's parts: its configuration, each seed's result, the summary by class.
+/// [`Builder::sweep`](crate::Builder::sweep) is the usual way in.
+pub mod sweep {
+    pub use crate::internal::runner::report::{ClassSeeds, Summary};
+    pub use crate::internal::runner::seeds::Shard;
+    pub use crate::internal::runner::sweep::{Replay, SeedResult, SeedStatus, SweepConfig};
 }

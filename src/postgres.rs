@@ -25,7 +25,7 @@ pub type PgFuture<'c, T> =
 /// failure that may have broken one.
 ///
 /// ```no_run
-/// # async fn demo(pg: &amnesia::postgres::PgConnector) -> Result<(), amnesia::StoreError> {
+/// # async fn demo(pg: &amnesia::PgConnector) -> Result<(), amnesia::StoreError> {
 /// let rows: i64 = pg
 ///     .run(|client| Box::pin(async move {
 ///         let row = client.query_one("SELECT count(*) FROM pg_class", &[]).await?;

@@ -4,8 +4,8 @@
 
 #![no_main]
 
-use amnesia::model::request::{next_request, Request, RequestLimits};
-use amnesia::model::{ModelConfig, Node, Persistence, Protocol};
+use amnesia::internal::model::request::{next_request, Request, RequestLimits};
+use amnesia::internal::model::{ModelConfig, Node, Persistence, Protocol};
 use bytes::BytesMut;
 use libfuzzer_sys::fuzz_target;
 

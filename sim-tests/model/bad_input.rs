@@ -3,7 +3,7 @@
 //! replies were taken from redis-server 7.0.15.
 
 use crate::common::{exchange, model, on_virtual_time, raw, read_reply};
-use amnesia::model::{Model, ModelConfig};
+use amnesia::internal::model::{Model, ModelConfig};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tokio::io::AsyncWriteExt;
@@ -377,7 +377,7 @@ fn binary_garbage_gets_errors_or_a_wait_never_a_crash() {
 
 #[test]
 fn hostile_input_over_real_tcp() {
-    use amnesia::model::ModelClock;
+    use amnesia::internal::model::ModelClock;
     use tokio::io::AsyncReadExt;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

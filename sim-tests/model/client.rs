@@ -2,7 +2,7 @@
 //! duplex stream on virtual time, and over real TCP.
 
 use crate::common::{connect, connect_plain, model, on_virtual_time, RESPONSE_TIMEOUT};
-use amnesia::model::{Model, ModelClock, ModelConfig};
+use amnesia::internal::model::{Model, ModelClock, ModelConfig};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncCommands, ErrorKind, ProtocolVersion, RedisConnectionInfo, Value};
 

@@ -1,7 +1,7 @@
 //! Shared helpers: paused runtimes, models on tokio's clock, and connections to them.
 
-use amnesia::model::client::ClientState;
-use amnesia::model::{Model, ModelClock, ModelConfig, Node, Reply};
+use amnesia::internal::model::client::ClientState;
+use amnesia::internal::model::{Model, ModelClock, ModelConfig, Node, Reply};
 use bytes::Bytes;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, RedisConnectionInfo, RedisResult};

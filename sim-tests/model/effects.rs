@@ -5,8 +5,8 @@
 //! Also the model's bounds on hostile inputs: answered at once, never a stall.
 
 use crate::common::{bulk, exec, EPOCH_MS};
-use amnesia::model::client::ClientState;
-use amnesia::model::{ModelConfig, Node, Persistence, Reply};
+use amnesia::internal::model::client::ClientState;
+use amnesia::internal::model::{ModelConfig, Node, Persistence, Reply};
 use bytes::Bytes;
 
 fn node(persistence: Persistence, random_seed: u64) -> Node {

@@ -2,8 +2,8 @@
 //! every `cargo test`: the request decoder never panics, never yields an empty command and
 //! never consumes more than it was given; executing whatever it decodes never panics.
 
-use amnesia::model::request::{next_request, Request, RequestLimits};
-use amnesia::model::{ModelConfig, Node, Persistence};
+use amnesia::internal::model::request::{next_request, Request, RequestLimits};
+use amnesia::internal::model::{ModelConfig, Node, Persistence};
 use bytes::BytesMut;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -260,7 +260,7 @@ const WORDS: &[&str] = &[
 /// replay what was logged): no panic, and every reply encodes.
 #[test]
 fn every_command_with_random_arguments_never_panics() {
-    let names: Vec<&str> = amnesia::model::command::names().collect();
+    let names: Vec<&str> = amnesia::internal::model::command::names().collect();
     let mut rng = ChaCha8Rng::seed_from_u64(0xc0de);
     let mut executed = 0u64;
     for round in 0..150u64 {

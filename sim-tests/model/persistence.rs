@@ -1,8 +1,8 @@
 //! What survives `restart` under each persistence model.
 
 use crate::common::{bulk, connect_plain, exec, model, on_virtual_time, EPOCH_MS};
-use amnesia::model::client::ClientState;
-use amnesia::model::{ModelConfig, Node, Persistence, Reply};
+use amnesia::internal::model::client::ClientState;
+use amnesia::internal::model::{ModelConfig, Node, Persistence, Reply};
 use redis::AsyncCommands;
 use std::time::Duration;
 

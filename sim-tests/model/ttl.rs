@@ -2,7 +2,7 @@
 //! disappear, and active expiry of keys nobody reads.
 
 use crate::common::{connect_plain, model, on_virtual_time};
-use amnesia::model::ModelConfig;
+use amnesia::internal::model::ModelConfig;
 use redis::aio::MultiplexedConnection;
 use redis::Value;
 use std::time::Duration;

@@ -23,7 +23,9 @@ impl super::Builder {
     /// // In a test of your crate: `#[test] fn memory_store_survives_faults() { ... }`
     /// amnesia::Builder::new().seeds(0..4).check();
     /// ```
+    #[track_caller]
     pub fn check(&self) {
+        self.valid();
         self.check_env(&|name| std::env::var(name).ok());
     }
 

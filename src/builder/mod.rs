@@ -5,8 +5,10 @@
 
 mod check;
 mod store;
+mod validate;
 
 pub use store::{Store, UnknownStore};
+pub use validate::BuildError;
 
 use std::path::Path;
 
@@ -145,17 +147,24 @@ impl Builder {
     /// // One seed, one execution: the same trace, byte for byte.
     /// assert_eq!(report.trace.hash(), amnesia::Builder::new().run(42).trace.hash());
     /// ```
+    ///
+    /// Panics with one line if the builder cannot run ([`Builder::validate`];
+    /// [`Builder::try_run`] returns it instead).
+    #[track_caller]
     pub fn run(&self, seed: u64) -> RunReport {
+        self.valid();
         self.run_plan(Plan::generate(seed, &self.scenario))
     }
 
     /// Run a plan as it is (a shrunk plan, a hand-written one).
     ///
     /// ```
-    /// let plan = amnesia::plan::Plan::generate(5, &amnesia::ScenarioConfig::smoke());
+    /// let plan = amnesia::Plan::generate(5, &amnesia::ScenarioConfig::smoke());
     /// assert!(amnesia::Builder::new().run_plan(plan).verdict.is_pass());
     /// ```
+    #[track_caller]
     pub fn run_plan(&self, plan: Plan) -> RunReport {
+        self.valid();
         let options = RunOptions {
             log: self.log.clone(),
         };
@@ -165,7 +174,7 @@ impl Builder {
     /// Replay a plan file (`amnesia shrink -o FILE`, [`Plan::to_json_pretty`]).
     ///
     /// ```
-    /// let plan = amnesia::plan::Plan::generate(5, &amnesia::ScenarioConfig::smoke());
+    /// let plan = amnesia::Plan::generate(5, &amnesia::ScenarioConfig::smoke());
     /// let file = std::env::temp_dir().join("amnesia-doc-replay.json");
     /// std::fs::write(&file, plan.to_json_pretty()).unwrap();
     /// let report = amnesia::Builder::new().replay(&file).unwrap();
@@ -210,7 +219,12 @@ impl Builder {
     /// let report = amnesia::Builder::new().seeds(0..4).sweep();
     /// assert!(report.is_pass(), "{}", report.text());
     /// ```
+    ///
+    /// Panics with one line if the builder cannot run ([`Builder::validate`];
+    /// [`Builder::try_sweep`] returns it instead).
+    #[track_caller]
     pub fn sweep(&self) -> SweepReport {
+        self.valid();
         SweepReport::sweep(&self.sweep_config(self.seeds, self.jobs), &|_| {})
     }
 
@@ -221,7 +235,9 @@ impl Builder {
     /// let shrunk = builder.shrink(0).unwrap();
     /// assert!(shrunk.operations_after < shrunk.operations_before);
     /// ```
+    #[track_caller]
     pub fn shrink(&self, seed: u64) -> Result<Shrunk, ShrinkError> {
+        self.valid();
         let config = ShrinkConfig {
             engine: self.engine,
             log: self.log.clone(),

@@ -274,7 +274,7 @@ impl<'a> CheckInput<'a> {
 ///     ttl: TtlPolicy::None,
 ///     durability: Durability::AsRedis,
 /// };
-/// let verdict = amnesia::check::check(&history, &policy);
+/// let verdict = amnesia::internal::check::check(&history, &policy);
 /// assert_eq!(verdict.classes(), [ViolationClass::Lost]);
 /// ```
 pub fn check(history: &History, policy: &Policy) -> Verdict {

@@ -3,8 +3,8 @@
 
 use crate::cli::run::{show, ShowArgs};
 use crate::cli::CliError;
-use amnesia::plan::Plan;
-use amnesia::runner::replay_command;
+use amnesia::internal::plan::Plan;
+use amnesia::internal::runner::replay_command;
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["seed", "plan"])))]

@@ -2,9 +2,11 @@
 //! shares the rendering ([`show`]).
 
 use crate::cli::{CliError, EXIT_NONDETERMINISM, EXIT_PASS, EXIT_VIOLATION};
-use amnesia::plan::{Plan, ScenarioConfig};
-use amnesia::runner::determinism::first_divergence;
-use amnesia::runner::{replay_command, run_plan_with, text, EngineKind, LogFilter, RunOptions};
+use amnesia::internal::plan::{Plan, ScenarioConfig};
+use amnesia::internal::runner::determinism::first_divergence;
+use amnesia::internal::runner::{
+    replay_command, run_plan_with, text, EngineKind, LogFilter, RunOptions,
+};
 use amnesia::Store;
 
 #[derive(clap::Args, Debug)]
@@ -120,7 +122,7 @@ pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError
     ));
     out.push_str(&format!("\ntrace hash: {:016x}\n", report.trace.hash()));
     if let Some(path) = &args.html {
-        std::fs::write(path, amnesia::runner::page::render(&report)).map_err(|e| {
+        std::fs::write(path, amnesia::internal::runner::page::render(&report)).map_err(|e| {
             CliError::Usage(format!("cannot write the page to {}: {e}", path.display()))
         })?;
         out.push_str(&format!("page: {}\n", path.display()));

@@ -1,7 +1,7 @@
 //! `amnesia serve-model --port P`: the Redis model on 127.0.0.1:P with the real clock.
 
 use crate::cli::{CliError, EXIT_PASS};
-use amnesia::model::{Model, ModelClock, ModelConfig, Persistence};
+use amnesia::internal::model::{Model, ModelClock, ModelConfig, Persistence};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

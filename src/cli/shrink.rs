@@ -2,9 +2,9 @@
 //! violation class, and save it for `amnesia replay --plan`.
 
 use crate::cli::{CliError, EXIT_PASS, EXIT_VIOLATION};
-use amnesia::plan::{Plan, ScenarioConfig};
-use amnesia::runner::shrink::ShrinkError;
-use amnesia::runner::{shrink, text, EngineKind, LogFilter, ShrinkConfig};
+use amnesia::internal::plan::{Plan, ScenarioConfig};
+use amnesia::internal::runner::shrink::ShrinkError;
+use amnesia::internal::runner::{shrink, text, EngineKind, LogFilter, ShrinkConfig};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(long, default_value = "event", value_parser = EngineKind::parse)]
     engine: EngineKind,
     /// Wall-clock limit of one run, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = amnesia::runner::guard::SEED_TIMEOUT_MS_DEFAULT)]
+    #[arg(long, value_name = "MS", default_value_t = amnesia::internal::runner::guard::SEED_TIMEOUT_MS_DEFAULT)]
     seed_timeout_ms: u64,
 }
 

@@ -2,10 +2,12 @@
 //! of failing seeds grouped by violation class, and optional JSON and JUnit reports.
 
 use crate::cli::{CliError, EXIT_NONDETERMINISM, EXIT_PASS, EXIT_VIOLATION};
-use amnesia::plan::ScenarioConfig;
-use amnesia::runner::junit::junit_xml;
-use amnesia::runner::sweep::{jobs_default, SweepEvent, JOBS_MAX};
-use amnesia::runner::{EngineKind, LogFilter, SeedRange, Shard, SweepConfig, SweepReport};
+use amnesia::internal::plan::ScenarioConfig;
+use amnesia::internal::runner::junit::junit_xml;
+use amnesia::internal::runner::sweep::{jobs_default, SweepEvent, JOBS_MAX};
+use amnesia::internal::runner::{
+    EngineKind, LogFilter, SeedRange, Shard, SweepConfig, SweepReport,
+};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -42,7 +44,7 @@ pub struct Args {
     #[arg(long)]
     check_determinism: bool,
     /// Wall-clock limit of one run, in milliseconds; a seed past it is reported stuck.
-    #[arg(long, value_name = "MS", default_value_t = amnesia::runner::guard::SEED_TIMEOUT_MS_DEFAULT)]
+    #[arg(long, value_name = "MS", default_value_t = amnesia::internal::runner::guard::SEED_TIMEOUT_MS_DEFAULT)]
     seed_timeout_ms: u64,
 }
 

@@ -17,7 +17,7 @@ const READ_CHUNK_BYTES: usize = 16 * 1024;
 /// A modelled Redis node. Cloning shares the node (all clones serve one keyspace).
 ///
 /// ```
-/// use amnesia::model::{Model, ModelClock, ModelConfig};
+/// use amnesia::internal::model::{Model, ModelClock, ModelConfig};
 /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {

@@ -31,17 +31,21 @@ mod run;
 mod scale;
 mod server;
 
-pub use docker::{LABEL, OWNER_LABEL};
-pub use golden::{
-    golden_corpus, run_golden, GoldenCorpus, GoldenMemory, GoldenReport, GOLDEN_K_MAX,
-    GOLDEN_VERSION,
-};
+pub use golden::{golden_corpus, run_golden, GoldenCorpus, GoldenMemory, GoldenReport};
 pub use interrupt::clean_up_on_interrupt;
-pub use lockstep::{lockstep, lockstep_plan, Lockstep, Mismatch};
-pub use pg::{DEFAULT_PG_BIN, DEFAULT_PG_IMAGE};
+pub use lockstep::{lockstep, Lockstep, Mismatch};
 pub use progress::RealProgress;
-pub use run::{
-    real_command, run_real, run_real_with_progress, time_scale_flag, RealOptions, RealReport,
+pub use run::{run_real, run_real_with_progress, RealOptions, RealReport};
+pub use server::{Provider, RealError};
+
+// The command line's and the tests' pieces of the tier: not a stable interface.
+#[doc(hidden)]
+pub use {
+    docker::{LABEL, OWNER_LABEL},
+    golden::{GOLDEN_K_MAX, GOLDEN_VERSION},
+    lockstep::lockstep_plan,
+    pg::{DEFAULT_PG_BIN, DEFAULT_PG_IMAGE},
+    run::{real_command, time_scale_flag},
+    scale::{parse_time_scale, scale_plan, TIME_SCALE_MAX, TIME_SCALE_MIN},
+    server::{server_flags, DEFAULT_IMAGE},
 };
-pub use scale::{parse_time_scale, scale_plan, TIME_SCALE_MAX, TIME_SCALE_MIN};
-pub use server::{server_flags, Provider, RealError, DEFAULT_IMAGE};

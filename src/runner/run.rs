@@ -90,7 +90,7 @@ pub struct RunOptions {
 /// scenario). `None` otherwise: replay through the library, or from a saved plan file.
 ///
 /// ```
-/// use amnesia::runner::replay_command;
+/// use amnesia::internal::runner::replay_command;
 /// use amnesia::{EngineKind, ScenarioConfig, Store};
 /// let store = Store::named("write-behind").unwrap();
 /// let smoke = ScenarioConfig::smoke();
@@ -131,7 +131,8 @@ pub(crate) fn seed_args(seed: u64, scenario: &ScenarioConfig, store: &Store) -> 
     Some(format!("--seed {seed} --store {}{scenario}", store.label()))
 }
 
-/// Everything one run produced.
+/// Everything one run produced. `Display` prints its timeline and verdict.
+#[derive(Debug)]
 pub struct RunReport {
     /// The plan that ran.
     pub plan: Plan,
@@ -160,7 +161,7 @@ impl RunReport {
 /// Generate the plan of `seed` and run it.
 ///
 /// ```
-/// use amnesia::runner::run_seed;
+/// use amnesia::internal::runner::run_seed;
 /// use amnesia::{EngineKind, ScenarioConfig, Store};
 /// let report = run_seed(1, &ScenarioConfig::smoke(), &Store::named("reference").unwrap(), EngineKind::Event);
 /// assert!(report.verdict.is_pass());
@@ -177,7 +178,7 @@ pub fn run_seed(
 /// Run a plan with `store` and judge the history.
 ///
 /// ```
-/// use amnesia::runner::run_plan;
+/// use amnesia::internal::runner::run_plan;
 /// use amnesia::{EngineKind, Plan, ScenarioConfig, Store};
 /// let plan = Plan::generate(0, &ScenarioConfig::smoke());
 /// let report = run_plan(plan, &Store::named("lossy-serde").unwrap(), EngineKind::Event);

@@ -98,7 +98,7 @@ pub struct Shrunk {
 /// Shrink `plan`, which must fail with `config.store`, keeping its first violation class.
 ///
 /// ```
-/// use amnesia::runner::{shrink, ShrinkConfig};
+/// use amnesia::internal::runner::{shrink, ShrinkConfig};
 /// use amnesia::{Plan, ScenarioConfig, Store};
 /// let plan = Plan::generate(0, &ScenarioConfig::standard());
 /// let shrunk = shrink(plan, &ShrinkConfig::new(Store::named("lossy-serde").unwrap())).unwrap();

@@ -111,7 +111,7 @@ macro_rules! assert_seed_snapshot {
 #[macro_export]
 macro_rules! __assert_snapshot {
     ($snapshot:expr) => {{
-        let snapshot: $crate::runner::snapshot::Snapshot = $snapshot;
+        let snapshot: $crate::internal::runner::snapshot::Snapshot = $snapshot;
         let mut settings = ::insta::Settings::clone_current();
         settings.set_description(snapshot.description.clone());
         settings.set_omit_expression(true);

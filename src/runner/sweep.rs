@@ -172,7 +172,7 @@ pub enum SweepEvent<'a> {
 /// seed start and finish, from the worker threads.
 ///
 /// ```
-/// use amnesia::runner::{sweep, SeedRange, SweepConfig};
+/// use amnesia::internal::runner::{sweep, SeedRange, SweepConfig};
 /// use amnesia::Store;
 /// let config = SweepConfig::new(SeedRange { start: 0, end: 3 }, Store::named("reference").unwrap());
 /// let results = sweep(&config, &|_| {});

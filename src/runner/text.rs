@@ -1,6 +1,7 @@
 //! Human-readable renderings of a run for the terminal.
 
 use crate::check::{Info, Subject, Verdict, Violation, ViolationClass};
+use crate::runner::run::RunReport;
 
 /// The kebab-case name DESIGN uses for a class (`premature-expiry`).
 pub fn class_name(class: ViolationClass) -> String {
@@ -92,4 +93,55 @@ fn info_lines(verdict: &Verdict) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// `premature-expiry`: the kebab-case name the verdicts, reports and `--json` use.
+///
+/// ```
+/// assert_eq!(amnesia::ViolationClass::Lost.to_string(), "lost");
+/// ```
+impl std::fmt::Display for ViolationClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&class_name(*self))
+    }
+}
+
+/// The violation with its evidence, as `amnesia run` lists it (indented two spaces).
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&violation_text(self))
+    }
+}
+
+/// `verdict: PASS`, or `verdict: FAIL (…)` with each violation and its evidence, then the
+/// information lines, as `amnesia run` prints it.
+///
+/// ```
+/// let report = amnesia::Builder::new().run(1);
+/// assert!(report.verdict.to_string().starts_with("verdict: PASS"));
+/// ```
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&verdict_text(self))
+    }
+}
+
+/// The run's timeline (the summary form: `{:#}` gives every event, bytes on the wire
+/// included) and its verdict, as `amnesia run` prints them.
+///
+/// ```
+/// let report = amnesia::Builder::new().run(1);
+/// let text = report.to_string();
+/// assert!(text.starts_with("--- timeline ---") && text.contains("verdict: PASS"));
+/// ```
+impl std::fmt::Display for RunReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let timeline = if f.alternate() {
+            self.trace.timeline()
+        } else {
+            self.trace.summary_timeline()
+        };
+        let verdict = verdict_text(&self.verdict);
+        write!(f, "--- timeline ---\n{timeline}--- verdict ---\n{verdict}")
+    }
 }

@@ -33,12 +33,11 @@ fn exit_usage() -> ! {
 }
 
 fn measure(engine: amnesia::EngineKind, seeds: u64) {
-    let store = amnesia::Store::named("reference").expect("built in");
-    let scenario = amnesia::ScenarioConfig::standard();
+    let builder = amnesia::Builder::new().engine(engine);
     let started = std::time::Instant::now();
     let mut failed = 0;
     for seed in 0..seeds {
-        let report = amnesia::runner::run_seed(seed, &scenario, &store, engine);
+        let report = builder.run(seed);
         failed += usize::from(!report.verdict.is_pass());
     }
     let wall_us = started.elapsed().as_micros() as u64;

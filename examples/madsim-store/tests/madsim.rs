@@ -3,7 +3,8 @@
 //! this process and in another, and amnesia's own stores judged alike on both engines.
 #![cfg(madsim)]
 
-use amnesia::runner::{Replay, SeedRange, SeedStatus, SweepConfig, SweepReport};
+use amnesia::sweep::{Replay, SeedResult, SeedStatus, SweepConfig};
+use amnesia::{SeedRange, SweepReport};
 use amnesia::{
     Builder, Durability, EngineKind, MemoryStore, Message, Policy, Role, SessionKey, Store,
     StoreContext, StoreError, TtlPolicy,
@@ -205,7 +206,7 @@ fn sweep(
 /// Each failing seed: its status, classes and the command that replays it alone.
 fn failing(report: &SweepReport) -> Vec<String> {
     let failing = report.results.iter().filter(|r| !r.is_pass());
-    let line = |r: &amnesia::runner::SeedResult| {
+    let line = |r: &SeedResult| {
         format!(
             "seed {} {:?} {:?}: {}",
             r.seed, r.status, r.classes, r.replay
@@ -216,7 +217,7 @@ fn failing(report: &SweepReport) -> Vec<String> {
 
 /// One line per seed: `seed hash`, the determinism fingerprint of a range.
 fn hash_lines(report: &SweepReport) -> String {
-    let line = |r: &amnesia::runner::SeedResult| {
+    let line = |r: &SeedResult| {
         format!("{} {}\n", r.seed, r.trace_hash.as_deref().unwrap_or("-"))
     };
     report.results.iter().map(line).collect()

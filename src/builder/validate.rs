@@ -1,0 +1,83 @@
+//! What the front door refuses before it runs anything: a scenario outside its limits, or
+//! a store whose backend the simulator does not serve. [`Builder::validate`] and the
+//! `try_` entry points return the refusal as a value; the panicking entry points panic
+//! with the same one line, at the caller's call, never deep inside a run.
+
+use super::Builder;
+use crate::contract::Backend;
+
+/// Why a [`Builder`](super::Builder) cannot run as configured.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// The scenario breaks one of its limits (the message names it).
+    #[error("invalid scenario: {0}")]
+    Scenario(String),
+    /// The store needs a backend the simulator does not serve: today PostgreSQL +
+    /// pgvector stores run in the real tier only (`amnesia real`, `amnesia::real`).
+    #[error("store '{store}' needs the {backend} backend, which only the real tier serves (amnesia real --backend {backend})", backend = backend.name())]
+    Backend {
+        /// The store's label.
+        store: String,
+        /// The backend it declared.
+        backend: Backend,
+    },
+}
+
+impl Builder {
+    /// Checks that this builder can run: the scenario within its limits, the store's
+    /// backend one the simulator serves.
+    ///
+    /// ```
+    /// use amnesia::{Backend, Builder, BuildError, ScenarioConfig, Store};
+    ///
+    /// assert_eq!(Builder::new().validate(), Ok(()));
+    /// let pgvector = Store::named("pgvector").unwrap();
+    /// assert_eq!(pgvector.backend(), Backend::Pgvector);
+    /// assert!(matches!(
+    ///     Builder::new().store(pgvector).validate(),
+    ///     Err(BuildError::Backend { .. })
+    /// ));
+    /// let empty = ScenarioConfig { tenants: 0, ..ScenarioConfig::standard() };
+    /// assert!(matches!(Builder::new().scenario(empty).validate(), Err(BuildError::Scenario(_))));
+    /// ```
+    pub fn validate(&self) -> Result<(), BuildError> {
+        self.scenario.validate().map_err(BuildError::Scenario)?;
+        match self.store.backend() {
+            Backend::Redis => Ok(()),
+            backend => Err(BuildError::Backend {
+                store: self.store.label().to_string(),
+                backend,
+            }),
+        }
+    }
+
+    /// [`Builder::run`], refusing an invalid configuration with an error value.
+    ///
+    /// ```
+    /// let builder = amnesia::Builder::new().store(amnesia::Store::named("pgvector").unwrap());
+    /// assert!(builder.try_run(1).unwrap_err().to_string().contains("real tier"));
+    /// ```
+    pub fn try_run(&self, seed: u64) -> Result<crate::RunReport, BuildError> {
+        self.validate()?;
+        Ok(self.run(seed))
+    }
+
+    /// [`Builder::sweep`], refusing an invalid configuration with an error value.
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new().seeds(0..2).jobs(1).try_sweep().unwrap();
+    /// assert!(report.is_pass());
+    /// ```
+    pub fn try_sweep(&self) -> Result<crate::SweepReport, BuildError> {
+        self.validate()?;
+        Ok(self.sweep())
+    }
+
+    /// Panics with the refusal's one line, at the caller's call (`#[track_caller]`).
+    #[track_caller]
+    pub(crate) fn valid(&self) {
+        if let Err(error) = self.validate() {
+            panic!("amnesia: {error}");
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! amnesia's own modules, reached by its binary, its tests, its benchmark and its fuzzers:
+//! not a stable interface, hidden from the documentation. A user names what the crate root
+//! re-exports (and the `history`, `sweep`, `real` and `turmoil` modules); everything here
+//! may move between releases. ARCHITECTURE.md says which module holds what and who may
+//! import whom.
+
+#[path = "buggify.rs"]
+pub mod buggify;
+#[path = "builder/mod.rs"]
+pub mod builder;
+#[path = "check/mod.rs"]
+pub mod check;
+#[path = "clock.rs"]
+pub mod clock;
+#[path = "connect.rs"]
+pub mod connect;
+#[path = "contract.rs"]
+pub mod contract;
+#[path = "domain.rs"]
+pub mod domain;
+#[path = "history.rs"]
+pub mod history;
+// The Redis model's items are its command handlers and wire details, documented per
+// module (see `model`'s own docs); its entry points are `Model` and `ModelConfig`.
+#[allow(missing_docs)]
+#[path = "model/mod.rs"]
+pub mod model;
+#[path = "plan/mod.rs"]
+pub mod plan;
+#[cfg(feature = "real")]
+#[path = "postgres.rs"]
+pub mod postgres;
+#[cfg(not(feature = "real"))]
+#[path = "postgres_absent.rs"]
+pub mod postgres;
+#[path = "runner/mod.rs"]
+pub mod runner;
+#[path = "sim/mod.rs"]
+pub mod sim;
+// The built-in stores stay at the crate root (`amnesia::store`, hidden): their log lines'
+// target is their module path, which `--log amnesia::store=debug` filters on.
+pub use crate::store;
+#[path = "task.rs"]
+pub(crate) mod task;
+#[path = "trace.rs"]
+pub mod trace;
