@@ -82,7 +82,9 @@ pub use contract::{
 };
 pub use domain::{Memory, Message, Persistence, Role, SessionKey, Summary, UserKey};
 pub use plan::{Plan, PlanError, ScenarioConfig};
-pub use postgres::{PgConnector, PgFuture};
+pub use postgres::PgConnector;
+#[cfg(feature = "real")]
+pub use postgres::PgFuture;
 pub use runner::shrink::{ShrinkError, Shrunk};
 pub use runner::{EngineKind, LogFilter, RunReport, SeedRange, Snapshot, SweepReport};
 pub use store::{decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore};
