@@ -31,8 +31,8 @@ impl Builder {
     /// use amnesia::{Backend, Builder, BuildError, ScenarioConfig, Store};
     ///
     /// assert_eq!(Builder::new().validate(), Ok(()));
-    /// let pgvector = Store::named("pgvector").unwrap();
-    /// assert_eq!(pgvector.backend(), Backend::Pgvector);
+    /// // A store of yours on PostgreSQL + pgvector: the real tier's, not the simulator's.
+    /// let pgvector = Store::named("reference").unwrap().with_backend(Backend::Pgvector);
     /// assert!(matches!(
     ///     Builder::new().store(pgvector).validate(),
     ///     Err(BuildError::Backend { .. })
@@ -54,7 +54,9 @@ impl Builder {
     /// [`Builder::run`], refusing an invalid configuration with an error value.
     ///
     /// ```
-    /// let builder = amnesia::Builder::new().store(amnesia::Store::named("pgvector").unwrap());
+    /// use amnesia::{Backend, Builder, Store};
+    /// let pgvector = Store::named("reference").unwrap().with_backend(Backend::Pgvector);
+    /// let builder = Builder::new().store(pgvector);
     /// assert!(builder.try_run(1).unwrap_err().to_string().contains("real tier"));
     /// ```
     pub fn try_run(&self, seed: u64) -> Result<crate::RunReport, BuildError> {
