@@ -1,17 +1,10 @@
 //! Stores that misbehave on purpose to test amnesia itself, not a memory layer: they are
-//! accepted by name but never listed (see [`TEST_STORE_NAMES`]).
+//! accepted by name but never listed (see [`super::TEST_STORE_NAMES`]).
 
 use crate::connect::Connector;
 use crate::store::{MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// Hidden store names: `test-hang` blocks its thread for good on [`HANG_SEED`];
-/// `test-nondeterministic` changes its timing on every build, so no seed replays;
-/// `test-amnesiac` flushes Redis whenever it sees a restarted server, losing history that
-/// Redis's persistence kept.
-#[doc(hidden)]
-pub const TEST_STORE_NAMES: &[&str] = &["test-hang", "test-nondeterministic", "test-amnesiac"];
 
 /// The seed on which `test-hang` blocks.
 #[doc(hidden)]
