@@ -68,6 +68,14 @@ impl Parts {
     fn connector(&self) -> Arc<crate::connect::Connector> {
         self.context.connector.clone()
     }
+
+    /// The reference configuration and layout, for a variant with commands of its own.
+    fn layout(&self) -> Layout {
+        Layout {
+            connector: self.connector(),
+            config: self.config,
+        }
+    }
 }
 
 /// One built-in store.
@@ -107,122 +115,107 @@ use Kind::*;
 pub(crate) const REGISTRY: &[Entry] = &[
     entry("reference", Redis, &[], |p| Arc::new(p.reference())),
     entry("write-behind", Redis, &[Lost], |p| {
-        Arc::new(write_behind::WriteBehindStore::new(p.reference()))
+        Arc::new(write_behind::WriteBehindStore {
+            inner: Arc::new(p.reference()),
+        })
     }),
     entry("trim-off-by-one", Redis, &[Truncation, Lost], |p| {
-        Arc::new(trim_off_by_one::TrimOffByOneStore::new(
-            p.connector(),
-            p.config,
-        ))
+        Arc::new(trim_off_by_one::TrimOffByOneStore { base: p.layout() })
     }),
     entry("skewed-expireat", Redis, &[PrematureExpiry, Zombie], |p| {
-        Arc::new(skewed_expireat::SkewedExpireAtStore::new(
-            p.connector(),
-            p.config,
-            p.context.clock,
-        ))
+        Arc::new(skewed_expireat::SkewedExpireAtStore {
+            base: p.layout(),
+            clock: p.context.clock,
+        })
     }),
     entry("expire-separate", Redis, &[Zombie], |p| {
-        Arc::new(expire_separate::ExpireSeparateStore::new(
-            p.connector(),
-            p.config,
-        ))
+        Arc::new(expire_separate::ExpireSeparateStore { base: p.layout() })
     }),
     entry("retry-dup", Redis, &[Duplicate], |p| {
-        Arc::new(retry_dup::RetryDupStore::new(
-            p.reference().without_idempotent_appends(),
-        ))
+        Arc::new(retry_dup::RetryDupStore {
+            inner: p.reference().without_idempotent_appends(),
+        })
     }),
     entry("timestamp-id", Redis, &[Lost], |p| {
-        Arc::new(timestamp_id::TimestampIdStore::new(
-            p.connector(),
-            p.config,
-            p.context.clock,
-        ))
+        Arc::new(timestamp_id::TimestampIdStore {
+            base: p.layout(),
+            clock: p.context.clock,
+        })
     }),
     entry("client-clock-order", Redis, &[Reorder], |p| {
-        Arc::new(client_clock_order::ClientClockOrderStore::new(
-            p.connector(),
-            p.config,
-            p.context.clock,
-        ))
+        Arc::new(client_clock_order::ClientClockOrderStore {
+            base: p.layout(),
+            clock: p.context.clock,
+        })
     }),
     entry("delete-reverses", Redis, &[Reorder], |p| {
-        Arc::new(delete_reverses::DeleteReversesStore::new(
-            p.connector(),
-            p.config,
-        ))
+        Arc::new(delete_reverses::DeleteReversesStore { base: p.layout() })
     }),
     entry("rebuild-nonatomic", Redis, &[Lost], |p| {
-        Arc::new(rebuild_nonatomic::RebuildNonAtomicStore::new(
-            p.connector(),
-            p.config,
-        ))
+        Arc::new(rebuild_nonatomic::RebuildNonAtomicStore { base: p.layout() })
     }),
     entry("rmw-blob", Redis, &[Lost], |p| {
-        Arc::new(rmw_blob::RmwBlobStore::new(p.connector(), p.config))
+        Arc::new(rmw_blob::RmwBlobStore { base: p.layout() })
     }),
     entry("pipeline-partial", Redis, &[Lost], |p| {
-        Arc::new(pipeline_partial::PipelinePartialStore::new(
-            p.connector(),
-            p.config,
-        ))
+        Arc::new(pipeline_partial::PipelinePartialStore { base: p.layout() })
     }),
     entry("lossy-serde", Redis, &[Corrupt], |p| {
-        Arc::new(lossy_serde::LossySerdeStore::new(p.connector(), p.config))
+        Arc::new(lossy_serde::LossySerdeStore { base: p.layout() })
     }),
     entry("prefix-collision", Redis, &[Leak], |p| {
-        Arc::new(prefix_collision::PrefixCollisionStore::new(
-            p.connector(),
-            p.config,
-        ))
+        Arc::new(prefix_collision::PrefixCollisionStore { base: p.layout() })
     }),
     entry("silent-read-cap", Redis, &[Lost], |p| {
-        Arc::new(silent_read_cap::SilentReadCapStore::new(p.reference()))
+        Arc::new(silent_read_cap::SilentReadCapStore {
+            inner: p.reference(),
+        })
     }),
     entry("index-skip", Redis, &[RecallMiss, IndexDrift], |p| {
-        Arc::new(index_skip::IndexSkipStore::new(
-            p.reference(),
-            p.connector(),
-        ))
+        Arc::new(index_skip::IndexSkipStore {
+            inner: p.reference(),
+            connector: p.connector(),
+        })
     }),
     entry("key-scheme-v2", Redis, &[Lost], |p| {
         Arc::new(key_scheme_v2::build(p.connector(), p.config, p.key_scheme))
     }),
     entry("case-folded-ids", Redis, &[Leak], |p| {
-        Arc::new(case_folded_ids::CaseFoldedIdsStore::new(p.reference()))
+        Arc::new(case_folded_ids::CaseFoldedIdsStore {
+            inner: p.reference(),
+        })
     }),
     entry("retry-check-then-append", Redis, &[Duplicate], |p| {
-        Arc::new(retry_check_then_append::CheckThenAppendStore::new(
-            p.reference().without_idempotent_appends(),
-            p.connector(),
-            p.config,
-        ))
+        Arc::new(retry_check_then_append::CheckThenAppendStore {
+            inner: p.reference().without_idempotent_appends(),
+            connector: p.connector(),
+            config: p.config,
+        })
     }),
     entry("forget-keeps-index", Redis, &[IndexDrift], |p| {
-        Arc::new(forget_keeps_index::ForgetKeepsIndexStore::new(
-            p.reference(),
-            p.connector(),
-        ))
+        Arc::new(forget_keeps_index::ForgetKeepsIndexStore {
+            inner: p.reference(),
+            connector: p.connector(),
+        })
     }),
     entry("clear-keeps-head", Redis, &[Zombie], |p| {
-        Arc::new(clear_keeps_head::ClearKeepsHeadStore::new(
-            p.reference(),
-            p.connector(),
-        ))
+        Arc::new(clear_keeps_head::ClearKeepsHeadStore {
+            inner: p.reference(),
+            connector: p.connector(),
+        })
     }),
     entry("memory-index-rmw", Redis, &[RecallMiss, IndexDrift], |p| {
-        Arc::new(memory_index_rmw::MemoryIndexRmwStore::new(
-            p.reference(),
-            p.connector(),
-        ))
+        Arc::new(memory_index_rmw::MemoryIndexRmwStore {
+            inner: p.reference(),
+            connector: p.connector(),
+        })
     }),
     entry("context-cache", Redis, &[Lost], |p| {
-        Arc::new(context_cache::ContextCacheStore::new(
-            p.reference(),
-            p.connector(),
-            p.config,
-        ))
+        Arc::new(context_cache::ContextCacheStore {
+            inner: p.reference(),
+            connector: p.connector(),
+            config: p.config,
+        })
     }),
     #[cfg(feature = "real")]
     entry("pgvector-reference", Pgvector, &[], |p| {
