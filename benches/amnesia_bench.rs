@@ -403,7 +403,7 @@ fn engines(count: u64) {
     );
     println!("|---|---|---|---|");
     let reference: (&str, &[ViolationClass], u64) = ("reference", &[], 0);
-    for &(name, expected, _) in std::iter::once(&reference).chain(catalogue::CATALOGUE) {
+    for &(name, expected, _) in std::iter::once(&reference).chain(&catalogue::catalogue()) {
         let store = amnesia::Store::named(name).expect("a known store");
         let cells: Vec<String> = [EngineKind::Event, EngineKind::Turmoil]
             .into_iter()

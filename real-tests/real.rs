@@ -18,7 +18,7 @@ use amnesia::internal::check::ViolationClass;
 use amnesia::internal::plan::{Plan, ScenarioConfig};
 use amnesia::real::{lockstep, run_real, RealOptions};
 use amnesia::{Builder, Store};
-use catalogue::CATALOGUE;
+use catalogue::catalogue;
 
 mod common;
 use common::{in_parallel, options};
@@ -128,7 +128,7 @@ fn confirm(
 #[test]
 fn every_variant_s_shrunk_plan_fails_on_real_redis_with_its_class() {
     let options = options();
-    let outcomes = in_parallel(CATALOGUE, |&(name, expected, budget)| {
+    let outcomes = in_parallel(&catalogue(), |&(name, expected, budget)| {
         let store = Store::named(name).unwrap();
         let builder = Builder::new().store(store.clone());
         let seed = (0..budget)

@@ -13,7 +13,7 @@ use amnesia::internal::check::ViolationClass;
 use amnesia::internal::plan::ScenarioConfig;
 use amnesia::internal::runner::{run_seed, EngineKind};
 use amnesia::Store;
-use catalogue::CATALOGUE;
+use catalogue::catalogue;
 use std::process::Command;
 
 /// Reference seeds run on both engines (a turmoil seed costs ~50x an event seed).
@@ -65,7 +65,7 @@ fn the_reference_store_passes_on_both_engines() {
 
 #[test]
 fn every_variant_is_caught_on_both_engines_with_an_expected_class() {
-    let outcomes = in_parallel(CATALOGUE, |&(store, expected, budget)| {
+    let outcomes = in_parallel(&catalogue(), |&(store, expected, budget)| {
         let event =
             (0..budget).find(|&seed| shows(&classes(seed, store, EngineKind::Event), expected));
         let Some(first) = event else {

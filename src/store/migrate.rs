@@ -9,7 +9,7 @@
 //! row and gives up at the first error, leaving the copy half done.
 
 use crate::connect::Connector;
-use crate::contract::{MemoryStore, StoreError, StoreFactory};
+use crate::contract::{MemoryStore, StoreError};
 use crate::domain::{Memory, UserKey};
 use crate::postgres::PgConnector;
 use crate::store::pgvector::{PgVectorConfig, PgVectorStore};
@@ -19,8 +19,6 @@ use pgvector::Vector;
 use std::sync::Arc;
 use tokio_postgres::GenericClient;
 
-/// Names of the built-in migrating stores.
-pub const MIGRATION_STORE_NAMES: &[&str] = &["migrate-to-pgvector", "migrate-nontransactional"];
 /// Attempts of the reference job before the deploy goes on without it.
 const ATTEMPTS_MAX: u32 = 20;
 /// Between two attempts.
@@ -61,41 +59,42 @@ pub struct MigratingStore {
     job: Option<Job>,
 }
 
-/// The factory of the migrating store `name` (one of [`MIGRATION_STORE_NAMES`]).
-pub(crate) fn factory(name: &str) -> StoreFactory {
-    let transactional = name == "migrate-to-pgvector";
-    Arc::new(move |context: crate::contract::StoreContext| {
-        let ttl_ms = context.session_ttl_ms;
-        let messages_max = crate::store::MESSAGES_MAX;
-        let redis = context.connector.clone();
-        let store = match (context.code_version, context.postgres.clone()) {
-            (1, _) | (_, None) => MigratingStore {
-                current: Arc::new(RedisChatStore::new(
-                    redis,
-                    ChatStoreConfig {
-                        messages_max,
-                        ttl_ms,
-                    },
-                )),
-                job: None,
-            },
-            (_, Some(pg)) => {
-                let config = PgVectorConfig::reference(messages_max, ttl_ms);
-                let target = Arc::new(PgVectorStore::new(pg.clone(), config));
-                let job = Job {
-                    redis,
-                    pg,
-                    target: target.clone(),
-                    transactional,
-                };
-                MigratingStore {
-                    current: target,
-                    job: Some(job),
-                }
+/// One client's migrating store; the job of `migrate-nontransactional` is not
+/// `transactional`.
+pub(crate) fn build(
+    context: crate::contract::StoreContext,
+    transactional: bool,
+) -> Arc<dyn MemoryStore> {
+    let ttl_ms = context.session_ttl_ms;
+    let messages_max = crate::store::MESSAGES_MAX;
+    let redis = context.connector.clone();
+    let store = match (context.code_version, context.postgres.clone()) {
+        (1, _) | (_, None) => MigratingStore {
+            current: Arc::new(RedisChatStore::new(
+                redis,
+                ChatStoreConfig {
+                    messages_max,
+                    ttl_ms,
+                },
+            )),
+            job: None,
+        },
+        (_, Some(pg)) => {
+            let config = PgVectorConfig::reference(messages_max, ttl_ms);
+            let target = Arc::new(PgVectorStore::new(pg.clone(), config));
+            let job = Job {
+                redis,
+                pg,
+                target: target.clone(),
+                transactional,
+            };
+            MigratingStore {
+                current: target,
+                job: Some(job),
             }
-        };
-        Arc::new(store) as Arc<dyn MemoryStore>
-    })
+        }
+    };
+    Arc::new(store)
 }
 
 /// `chat:v1:{tenant}:{session}:messages` or `mem:v1:{tenant}:{user}:data` → its two parts.

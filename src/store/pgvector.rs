@@ -11,9 +11,7 @@
 //! server's clock. Every write of a session takes the session's advisory lock, so a
 //! message's position is its commit order.
 
-use crate::contract::{
-    Durability, MemoryAudit, MemoryStore, Policy, StoreError, StoreFactory, TtlPolicy,
-};
+use crate::contract::{Durability, MemoryAudit, MemoryStore, Policy, StoreError, TtlPolicy};
 use crate::domain::{Memory, Message, SessionKey, UserKey};
 use crate::postgres::PgConnector;
 use crate::store::reference::{encode_message, with_head};
@@ -490,32 +488,17 @@ impl MemoryStore for PgVectorStore {
     }
 }
 
-/// Names of the built-in pgvector stores: the reference and its catalogue variants.
-pub const PGVECTOR_STORE_NAMES: &[&str] = &[
-    "pgvector-reference",
-    "pgvector-ef-search-below-k",
-    "pgvector-filter-after-topk",
-    "pgvector-ivfflat-before-load",
-    "pgvector-embedding-v2",
-];
-
-/// The factory of the pgvector store `name` (one of [`PGVECTOR_STORE_NAMES`]).
-pub(crate) fn factory(name: &str) -> StoreFactory {
-    let name = name.to_string();
-    Arc::new(move |context: crate::contract::StoreContext| {
-        let pg = context
-            .postgres
-            .clone()
-            .expect("a pgvector store runs in a pgvector world");
-        let mut config =
-            PgVectorConfig::reference(crate::store::MESSAGES_MAX, context.session_ttl_ms);
-        match name.as_str() {
-            "pgvector-ef-search-below-k" => config.ef_search_fixed = Some(2),
-            "pgvector-filter-after-topk" => config.filter = UserFilter::AfterGlobalTopK,
-            "pgvector-ivfflat-before-load" => config.index = AnnIndex::IvfflatBeforeLoad,
-            "pgvector-embedding-v2" => config.model = context.code_version.min(2),
-            _ => {}
-        }
-        Arc::new(PgVectorStore::new(pg, config)) as Arc<dyn MemoryStore>
-    })
+/// One client's pgvector store: the reference configuration, changed by `tweak` (a
+/// variant's bug; a no-op for the reference).
+pub(crate) fn build(
+    context: crate::contract::StoreContext,
+    tweak: fn(&mut PgVectorConfig, &crate::contract::StoreContext),
+) -> Arc<dyn MemoryStore> {
+    let pg = context
+        .postgres
+        .clone()
+        .expect("a pgvector store runs in a pgvector world");
+    let mut config = PgVectorConfig::reference(crate::store::MESSAGES_MAX, context.session_ttl_ms);
+    tweak(&mut config, &context);
+    Arc::new(PgVectorStore::new(pg, config))
 }

@@ -1,17 +1,10 @@
 //! Stores that misbehave on purpose to test amnesia itself, not a memory layer: they are
-//! accepted by name but never listed (see [`TEST_STORE_NAMES`]).
+//! accepted by name but never listed (see [`super::TEST_STORE_NAMES`]).
 
 use crate::connect::Connector;
-use crate::store::{MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError};
+use crate::store::{Message, RedisChatStore, SessionKey, StoreError};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// Hidden store names: `test-hang` blocks its thread for good on [`HANG_SEED`];
-/// `test-nondeterministic` changes its timing on every build, so no seed replays;
-/// `test-amnesiac` flushes Redis whenever it sees a restarted server, losing history that
-/// Redis's persistence kept.
-#[doc(hidden)]
-pub const TEST_STORE_NAMES: &[&str] = &["test-hang", "test-nondeterministic", "test-amnesiac"];
 
 /// The seed on which `test-hang` blocks.
 #[doc(hidden)]
@@ -34,8 +27,7 @@ impl HangStore {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for HangStore {
+super::variants::memory_store!(HangStore, forward inner [context, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         if self.hang {
             // Spurious wake-ups aside, nothing ever unparks this thread.
@@ -45,19 +37,7 @@ impl MemoryStore for HangStore {
         }
         self.inner.append(session, msg).await
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        self.inner.context(session, limit).await
-    }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});
 
 /// Stores built so far in this process: the source of `test-nondeterministic`'s drift.
 static BUILDS: AtomicU64 = AtomicU64::new(0);
@@ -80,25 +60,12 @@ impl NondeterministicStore {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for NondeterministicStore {
+super::variants::memory_store!(NondeterministicStore, forward inner [context, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         tokio::time::sleep(std::time::Duration::from_millis(self.delay_ms)).await;
         self.inner.append(session, msg).await
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        self.inner.context(session, limit).await
-    }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});
 
 /// The reference store that treats a restarted Redis (a new `run_id` in `INFO server`) as
 /// a cold cache and runs `FLUSHDB` before its next append: it declares that it keeps what
@@ -144,22 +111,9 @@ impl AmnesiacStore {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for AmnesiacStore {
+super::variants::memory_store!(AmnesiacStore, forward inner [context, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         self.forget_if_restarted().await?;
         self.inner.append(session, msg).await
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        self.inner.context(session, limit).await
-    }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});

@@ -337,7 +337,7 @@ fn the_reference_store_gets_the_same_verdicts_on_both_engines() {
 #[test]
 fn every_catalogue_variant_is_caught_on_both_engines_with_its_class() {
     let mut missed = Vec::new();
-    for &(store, expected, budget) in catalogue::CATALOGUE {
+    for &(store, expected, budget) in &catalogue::catalogue() {
         for engine in [EngineKind::Event, EngineKind::Madsim] {
             let first = (0..budget).find_map(|seed| {
                 let report = Builder::new()

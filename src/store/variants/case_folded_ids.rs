@@ -4,20 +4,11 @@
 //! in the Kelvin sign `K` against `k`) now share one key, and each reads the other's
 //! messages (`leak`).
 
-use crate::store::{
-    Memory, MemoryAudit, MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError,
-    UserKey,
-};
+use crate::store::{Memory, MemoryAudit, Message, RedisChatStore, SessionKey, StoreError, UserKey};
 
 /// The reference store behind lower-cased ids.
 pub struct CaseFoldedIdsStore {
-    inner: RedisChatStore,
-}
-
-impl CaseFoldedIdsStore {
-    pub fn new(inner: RedisChatStore) -> Self {
-        Self { inner }
-    }
+    pub(crate) inner: RedisChatStore,
 }
 
 /// The bug: `to_lowercase` on the ids, the key parts of every session and user.
@@ -32,8 +23,7 @@ fn user(u: &UserKey) -> UserKey {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for CaseFoldedIdsStore {
+super::memory_store!(CaseFoldedIdsStore, forward inner [policy] {
     async fn append(&self, s: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         self.inner.append(&session(s), msg).await
     }
@@ -69,8 +59,4 @@ impl MemoryStore for CaseFoldedIdsStore {
     async fn audit_memories(&self, u: &UserKey) -> Result<MemoryAudit, StoreError> {
         self.inner.audit_memories(&user(u)).await
     }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});

@@ -4,35 +4,22 @@
 //! another host, and appends within one millisecond tie and sort by their bytes. Reads
 //! return turns out of order (`reorder`).
 
+use super::Layout;
 use crate::clock::Clock;
-use crate::connect::Connector;
 use crate::store::reference::{encode_message, session_keys};
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
-use std::sync::Arc;
+use crate::store::{Message, SessionKey, StoreError};
 
 /// The reference layout with a sorted set scored by the host clock instead of a list.
 pub struct ClientClockOrderStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
-    clock: Clock,
+    pub(crate) base: Layout,
+    pub(crate) clock: Clock,
 }
 
-impl ClientClockOrderStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig, clock: Clock) -> Self {
-        Self {
-            connector,
-            config,
-            clock,
-        }
-    }
-}
-
-#[async_trait::async_trait]
-impl MemoryStore for ClientClockOrderStore {
+super::memory_store!(ClientClockOrderStore, forward base [policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
-        let ttl_ms = self.config.ttl_ms as i64;
+        let ttl_ms = self.base.config.ttl_ms as i64;
         // The bug: this host's clock decides the message's place in the conversation.
         let score = self.clock.now_ms();
         let mut pipe = redis::pipe();
@@ -45,13 +32,13 @@ impl MemoryStore for ClientClockOrderStore {
                 redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX),
             )
             .ignore()
-            .zremrangebyrank(&list, 0, -(self.config.messages_max as isize) - 1)
+            .zremrangebyrank(&list, 0, -(self.base.config.messages_max as isize) - 1)
             .ignore()
             .pexpire(&list, ttl_ms)
             .ignore()
             .pexpire(&head, ttl_ms)
             .ignore();
-        self.connector
+        self.base.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
     }
@@ -70,13 +57,10 @@ impl MemoryStore for ClientClockOrderStore {
             .get(&head)
             .zrange(&list, -(limit as isize), -1);
         let (head, window): (Option<Vec<u8>>, Vec<Vec<u8>>) = self
+            .base
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
         super::with_head(head, window)
     }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

@@ -10,31 +10,20 @@
 
 use crate::connect::Connector;
 use crate::store::reference::with_head;
-use crate::store::{
-    ChatStoreConfig, Memory, MemoryAudit, MemoryStore, Message, Policy, RedisChatStore, SessionKey,
-    StoreError, UserKey,
-};
+use crate::store::{ChatStoreConfig, Message, RedisChatStore, SessionKey, StoreError};
 use std::sync::Arc;
 
 /// The reference store with a read-through cache of each session's context.
 pub struct ContextCacheStore {
-    inner: RedisChatStore,
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
+    pub(crate) inner: RedisChatStore,
+    pub(crate) connector: Arc<Connector>,
+    pub(crate) config: ChatStoreConfig,
 }
 
 /// The cached context: the first message and the window, as the stored JSON texts.
 type Cached = (Option<String>, Vec<String>);
 
 impl ContextCacheStore {
-    pub fn new(inner: RedisChatStore, connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
-        Self {
-            inner,
-            connector,
-            config,
-        }
-    }
-
     fn cache_key(&self, session: &SessionKey) -> String {
         format!("{}:context-cache", self.inner.keys(session).0)
     }
@@ -81,8 +70,7 @@ impl ContextCacheStore {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for ContextCacheStore {
+super::memory_store!(ContextCacheStore, forward inner [remember, recall, audit_memories, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         self.inner.append(session, msg).await?;
         self.refresh(session).await
@@ -128,25 +116,4 @@ impl MemoryStore for ContextCacheStore {
         self.inner.delete(session, id).await?;
         self.invalidate(session).await
     }
-
-    async fn remember(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
-        self.inner.remember(user, memory).await
-    }
-
-    async fn recall(
-        &self,
-        user: &UserKey,
-        query: &str,
-        k: usize,
-    ) -> Result<Vec<Memory>, StoreError> {
-        self.inner.recall(user, query, k).await
-    }
-
-    async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
-        self.inner.audit_memories(user).await
-    }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});

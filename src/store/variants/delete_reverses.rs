@@ -4,26 +4,21 @@
 //! and the next retention pass drops the wrong "oldest". Reads return turns out of order
 //! (`reorder`), and the wrong messages go (`lost`).
 
-use crate::connect::Connector;
+use super::Layout;
 use crate::store::reference::{encode_message, session_keys};
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
-use std::sync::Arc;
+use crate::store::{Message, SessionKey, StoreError};
 
 /// The reference layout with retention by rewrite.
 pub struct DeleteReversesStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
+    pub(crate) base: Layout,
 }
 
 impl DeleteReversesStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
-        Self { connector, config }
-    }
-
     /// Delete the oldest message: rewrite the list without its first element.
     async fn delete_oldest(&self, list: &str) -> Result<(), StoreError> {
         let key = list.to_string();
         let all: Vec<Vec<u8>> = self
+            .base
             .connector
             .run(|mut connection| async move {
                 redis::cmd("LRANGE")
@@ -40,37 +35,24 @@ impl DeleteReversesStore {
             // The bug: LPUSH puts each message in front of the ones pushed before it.
             pipe.lpush(list, message).ignore();
         }
-        pipe.pexpire(list, self.config.ttl_ms as i64).ignore();
-        self.connector
+        pipe.pexpire(list, self.base.config.ttl_ms as i64).ignore();
+        self.base
+            .connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for DeleteReversesStore {
+super::memory_store!(DeleteReversesStore, forward base [context, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
         let length =
-            super::append_untrimmed(&self.connector, (&list, &head), &encoded, &self.config)
+            super::append_untrimmed(&self.base.connector, (&list, &head), &encoded, &self.base.config)
                 .await?;
-        if length > self.config.messages_max {
+        if length > self.base.config.messages_max {
             self.delete_oldest(&list).await?;
         }
         Ok(())
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        let (list, head) = session_keys(session);
-        super::read_list_and_head(&self.connector, &list, &head, limit).await
-    }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

@@ -8,49 +8,43 @@
 //! The window between the round trips is a buggify point: the simulator may break the
 //! connection there, as a reset or a failover would.
 
-use crate::connect::Connector;
+use super::Layout;
 use crate::store::reference::{encode_message, session_keys};
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
-use std::sync::Arc;
+use crate::store::{Message, SessionKey, StoreError};
 
 /// The reference layout with the TTL refreshed in a second round trip.
 pub struct ExpireSeparateStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
+    pub(crate) base: Layout,
 }
 
 impl ExpireSeparateStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
-        Self { connector, config }
-    }
-
     /// Second round trip: slide the session's TTL.
     async fn refresh_ttl(&self, list: &str, head: &str) -> Result<(), StoreError> {
         if crate::buggify::fires("expire-separate.append.connection-lost-before-expire") {
             // The connection broke after the write was acknowledged, before the refresh.
-            self.connector.discard();
+            self.base.connector.discard();
             return Err(StoreError::ConnectionLost(
                 "connection reset before PEXPIRE".into(),
             ));
         }
-        let ttl_ms = self.config.ttl_ms as i64;
+        let ttl_ms = self.base.config.ttl_ms as i64;
         let mut pipe = redis::pipe();
         pipe.pexpire(list, ttl_ms)
             .ignore()
             .pexpire(head, ttl_ms)
             .ignore();
-        self.connector
+        self.base
+            .connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for ExpireSeparateStore {
+super::memory_store!(ExpireSeparateStore, forward base [context, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
-        let keep = self.config.messages_max as isize;
+        let keep = self.base.config.messages_max as isize;
         let mut pipe = redis::pipe();
         pipe.atomic()
             .rpush(&list, &encoded)
@@ -63,7 +57,7 @@ impl MemoryStore for ExpireSeparateStore {
             .ignore()
             .ltrim(&list, -keep, -1)
             .ignore();
-        self.connector
+        self.base.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await?;
         // The bug: the message is stored; the TTL refresh may or may not follow.
@@ -72,17 +66,4 @@ impl MemoryStore for ExpireSeparateStore {
         }
         Ok(())
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        let (list, head) = session_keys(session);
-        super::read_list_and_head(&self.connector, &list, &head, limit).await
-    }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

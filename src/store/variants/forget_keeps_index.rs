@@ -6,46 +6,18 @@
 
 use crate::connect::Connector;
 use crate::store::reference::memory_keys;
-use crate::store::{
-    Memory, MemoryAudit, MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError,
-    UserKey,
-};
+use crate::store::{StoreError, UserKey};
 use std::sync::Arc;
 
 /// The reference store whose forget leaves the index entry.
 pub struct ForgetKeepsIndexStore {
-    inner: RedisChatStore,
-    connector: Arc<Connector>,
+    pub(crate) inner: crate::store::RedisChatStore,
+    pub(crate) connector: Arc<Connector>,
 }
 
-impl ForgetKeepsIndexStore {
-    pub fn new(inner: RedisChatStore, connector: Arc<Connector>) -> Self {
-        Self { inner, connector }
-    }
-}
-
-#[async_trait::async_trait]
-impl MemoryStore for ForgetKeepsIndexStore {
-    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
-        self.inner.append(session, msg).await
-    }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        self.inner.context(session, limit).await
-    }
-
-    async fn remember(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
-        self.inner.remember(user, memory).await
-    }
-
-    async fn update_memory(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
-        self.inner.update_memory(user, memory).await
-    }
-
+super::memory_store!(ForgetKeepsIndexStore, forward inner [
+    append, context, remember, update_memory, recall, audit_memories, policy
+] {
     async fn forget(&self, user: &UserKey, id: &str) -> Result<(), StoreError> {
         // The bug: only the data goes; the index entry stays.
         let (data, _index) = memory_keys(user);
@@ -60,21 +32,4 @@ impl MemoryStore for ForgetKeepsIndexStore {
             })
             .await
     }
-
-    async fn recall(
-        &self,
-        user: &UserKey,
-        query: &str,
-        k: usize,
-    ) -> Result<Vec<Memory>, StoreError> {
-        self.inner.recall(user, query, k).await
-    }
-
-    async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
-        self.inner.audit_memories(user).await
-    }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});

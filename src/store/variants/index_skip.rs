@@ -9,23 +9,16 @@
 
 use crate::connect::Connector;
 use crate::store::reference::memory_keys;
-use crate::store::{
-    Memory, MemoryAudit, MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError,
-    UserKey,
-};
+use crate::store::{Memory, RedisChatStore, StoreError, UserKey};
 use std::sync::Arc;
 
 /// The reference store with a two-step, best-effort memory index.
 pub struct IndexSkipStore {
-    inner: RedisChatStore,
-    connector: Arc<Connector>,
+    pub(crate) inner: RedisChatStore,
+    pub(crate) connector: Arc<Connector>,
 }
 
 impl IndexSkipStore {
-    pub fn new(inner: RedisChatStore, connector: Arc<Connector>) -> Self {
-        Self { inner, connector }
-    }
-
     async fn index(&self, index: &str, id: &str) -> Result<(), StoreError> {
         if crate::buggify::fires("index-skip.remember.connection-lost-before-index") {
             self.connector.discard();
@@ -46,20 +39,7 @@ impl IndexSkipStore {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for IndexSkipStore {
-    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
-        self.inner.append(session, msg).await
-    }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        self.inner.context(session, limit).await
-    }
-
+super::memory_store!(IndexSkipStore, forward inner [append, context, recall, audit_memories, policy] {
     async fn remember(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
         let (data, index) = memory_keys(user);
         let encoded = serde_json::to_string(memory).expect("a memory always serializes");
@@ -80,21 +60,4 @@ impl MemoryStore for IndexSkipStore {
         }
         Ok(())
     }
-
-    async fn recall(
-        &self,
-        user: &UserKey,
-        query: &str,
-        k: usize,
-    ) -> Result<Vec<Memory>, StoreError> {
-        self.inner.recall(user, query, k).await
-    }
-
-    async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
-        self.inner.audit_memories(user).await
-    }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});

@@ -4,12 +4,11 @@
 //! whitespace, key order, number spelling and escapes (`\u00e9`, `\/`) come back
 //! normalised, so the content differs from what was appended (`corrupt`).
 
-use crate::connect::Connector;
+use super::Layout;
 use crate::store::reference::queue_append;
 use crate::store::reference::session_keys;
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, Role, SessionKey, StoreError};
+use crate::store::{Message, Role, SessionKey, StoreError};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// The stored record: text content as a string, JSON content as a JSON value.
 #[derive(Serialize, Deserialize)]
@@ -54,25 +53,17 @@ fn decode(data: &[u8]) -> Result<Message, StoreError> {
 
 /// The reference layout with structured content embedded as JSON.
 pub struct LossySerdeStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
+    pub(crate) base: Layout,
 }
 
-impl LossySerdeStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
-        Self { connector, config }
-    }
-}
-
-#[async_trait::async_trait]
-impl MemoryStore for LossySerdeStore {
+super::memory_store!(LossySerdeStore, forward base [policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode(msg);
         let mut pipe = redis::pipe();
         pipe.atomic();
-        queue_append(&mut pipe, (&list, &head), encoded.as_bytes(), &self.config);
-        self.connector
+        queue_append(&mut pipe, (&list, &head), encoded.as_bytes(), &self.base.config);
+        self.base.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
     }
@@ -91,13 +82,10 @@ impl MemoryStore for LossySerdeStore {
             .get(&head)
             .lrange(&list, -(limit as isize), -1);
         let (head, window): (Option<Vec<u8>>, Vec<Vec<u8>>) = self
+            .base
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
         crate::store::reference::with_head_decoded(head, window, decode)
     }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

@@ -11,16 +11,13 @@
 
 use crate::connect::Connector;
 use crate::store::reference::{memory_keys, rank_memories};
-use crate::store::{
-    Memory, MemoryAudit, MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError,
-    UserKey,
-};
+use crate::store::{Memory, MemoryAudit, RedisChatStore, StoreError, UserKey};
 use std::sync::Arc;
 
 /// The reference store with a read-modify-write memory index.
 pub struct MemoryIndexRmwStore {
-    inner: RedisChatStore,
-    connector: Arc<Connector>,
+    pub(crate) inner: RedisChatStore,
+    pub(crate) connector: Arc<Connector>,
 }
 
 /// The user's data hash and the key of its JSON index.
@@ -30,10 +27,6 @@ fn keys(user: &UserKey) -> (String, String) {
 }
 
 impl MemoryIndexRmwStore {
-    pub fn new(inner: RedisChatStore, connector: Arc<Connector>) -> Self {
-        Self { inner, connector }
-    }
-
     async fn read_index(&self, index: &str) -> Result<Vec<String>, StoreError> {
         let index = index.to_string();
         let raw: Option<String> = self
@@ -98,20 +91,7 @@ impl MemoryIndexRmwStore {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for MemoryIndexRmwStore {
-    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
-        self.inner.append(session, msg).await
-    }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        self.inner.context(session, limit).await
-    }
-
+super::memory_store!(MemoryIndexRmwStore, forward inner [append, context, policy] {
     async fn remember(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
         self.write(user, memory).await
     }
@@ -166,8 +146,4 @@ impl MemoryStore for MemoryIndexRmwStore {
             exact: None,
         })
     }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});

@@ -5,25 +5,16 @@
 //! on the floor: when it hits the `RPUSH`, the append reports success for a message Redis
 //! never stored (`lost`).
 
-use crate::connect::Connector;
+use super::Layout;
 use crate::store::reference::{encode_message, queue_push, session_keys};
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
-use std::sync::Arc;
+use crate::store::{Message, SessionKey, StoreError};
 
 /// The reference layout written by a plain pipeline whose replies nobody reads.
 pub struct PipelinePartialStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
+    pub(crate) base: Layout,
 }
 
-impl PipelinePartialStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
-        Self { connector, config }
-    }
-}
-
-#[async_trait::async_trait]
-impl MemoryStore for PipelinePartialStore {
+super::memory_store!(PipelinePartialStore, forward base [context, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
@@ -31,22 +22,9 @@ impl MemoryStore for PipelinePartialStore {
         // The bug: no `atomic()`, and `ignore_errors()` so "a failed PEXPIRE does not fail
         // the append" — nor does a failed RPUSH.
         pipe.ignore_errors();
-        queue_push(&mut pipe, (&list, &head), &encoded, &self.config);
-        self.connector
+        queue_push(&mut pipe, (&list, &head), &encoded, &self.base.config);
+        self.base.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        let (list, head) = session_keys(session);
-        super::read_list_and_head(&self.connector, &list, &head, limit).await
-    }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

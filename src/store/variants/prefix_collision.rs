@@ -3,11 +3,10 @@
 //! tenant `t0` session `s1:s0` and tenant `t0:s1` session `s0` share one list: each reads
 //! the other's messages (`leak`). The reference store escapes the separator.
 
-use crate::connect::Connector;
+use super::Layout;
 use crate::store::reference::encode_message;
 use crate::store::reference::queue_append;
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
-use std::sync::Arc;
+use crate::store::{Message, SessionKey, StoreError};
 
 /// The keys of a session: (message list, first message). The bug: no escaping.
 fn session_keys(session: &SessionKey) -> (String, String) {
@@ -17,25 +16,17 @@ fn session_keys(session: &SessionKey) -> (String, String) {
 
 /// The reference store with unescaped key parts.
 pub struct PrefixCollisionStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
+    pub(crate) base: Layout,
 }
 
-impl PrefixCollisionStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
-        Self { connector, config }
-    }
-}
-
-#[async_trait::async_trait]
-impl MemoryStore for PrefixCollisionStore {
+super::memory_store!(PrefixCollisionStore, forward base [policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
         let mut pipe = redis::pipe();
         pipe.atomic();
-        queue_append(&mut pipe, (&list, &head), &encoded, &self.config);
-        self.connector
+        queue_append(&mut pipe, (&list, &head), &encoded, &self.base.config);
+        self.base.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
     }
@@ -46,10 +37,6 @@ impl MemoryStore for PrefixCollisionStore {
         limit: usize,
     ) -> Result<Vec<Message>, StoreError> {
         let (list, head) = session_keys(session);
-        super::read_list_and_head(&self.connector, &list, &head, limit).await
+        super::read_list_and_head(&self.base.connector, &list, &head, limit).await
     }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

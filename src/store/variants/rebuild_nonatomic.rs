@@ -7,27 +7,22 @@
 //! The rewrite has a buggify point after the `DEL`: the simulator may slow it down there,
 //! as a loaded process or a slow link would, so faults can land inside the rewrite.
 
-use crate::connect::Connector;
+use super::Layout;
 use crate::store::reference::{encode_message, session_keys};
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
-use std::sync::Arc;
+use crate::store::{Message, SessionKey, StoreError};
 
 /// The reference layout with retention by a non-atomic rewrite.
 pub struct RebuildNonAtomicStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
+    pub(crate) base: Layout,
 }
 
 impl RebuildNonAtomicStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
-        Self { connector, config }
-    }
-
     /// Rewrite `list` to its newest `messages_max` entries.
     async fn rebuild(&self, list: &str) -> Result<(), StoreError> {
-        let keep = self.config.messages_max as isize;
+        let keep = self.base.config.messages_max as isize;
         let key = list.to_string();
         let kept: Vec<Vec<u8>> = self
+            .base
             .connector
             .run(|mut connection| async move {
                 redis::cmd("LRANGE")
@@ -39,7 +34,8 @@ impl RebuildNonAtomicStore {
             })
             .await?;
         let key = list.to_string();
-        self.connector
+        self.base
+            .connector
             .run(|mut connection| async move {
                 redis::cmd("DEL")
                     .arg(&key)
@@ -51,7 +47,8 @@ impl RebuildNonAtomicStore {
         crate::buggify::delay("rebuild-nonatomic.rebuild.after-del").await;
         for message in kept {
             let key = list.to_string();
-            self.connector
+            self.base
+                .connector
                 .run(|mut connection| async move {
                     redis::cmd("RPUSH")
                         .arg(&key)
@@ -62,8 +59,9 @@ impl RebuildNonAtomicStore {
                 .await?;
         }
         let key = list.to_string();
-        let ttl_ms = self.config.ttl_ms as i64;
-        self.connector
+        let ttl_ms = self.base.config.ttl_ms as i64;
+        self.base
+            .connector
             .run(|mut connection| async move {
                 redis::cmd("PEXPIRE")
                     .arg(&key)
@@ -75,30 +73,16 @@ impl RebuildNonAtomicStore {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for RebuildNonAtomicStore {
+super::memory_store!(RebuildNonAtomicStore, forward base [context, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
         let length =
-            super::append_untrimmed(&self.connector, (&list, &head), &encoded, &self.config)
+            super::append_untrimmed(&self.base.connector, (&list, &head), &encoded, &self.base.config)
                 .await?;
-        if length > self.config.messages_max {
+        if length > self.base.config.messages_max {
             self.rebuild(&list).await?;
         }
         Ok(())
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        let (list, head) = session_keys(session);
-        super::read_list_and_head(&self.connector, &list, &head, limit).await
-    }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

@@ -9,29 +9,18 @@
 
 use crate::connect::Connector;
 use crate::store::reference::decode_message;
-use crate::store::{
-    ChatStoreConfig, Memory, MemoryAudit, MemoryStore, Message, Policy, RedisChatStore, SessionKey,
-    StoreError, UserKey,
-};
+use crate::store::{ChatStoreConfig, Message, RedisChatStore, SessionKey, StoreError};
 use std::sync::Arc;
 
 /// The reference store, made idempotent by a separate check.
+/// `inner` must append without idempotency of its own (the check is all there is).
 pub struct CheckThenAppendStore {
-    inner: RedisChatStore,
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
+    pub(crate) inner: RedisChatStore,
+    pub(crate) connector: Arc<Connector>,
+    pub(crate) config: ChatStoreConfig,
 }
 
 impl CheckThenAppendStore {
-    /// `inner` must append without idempotency of its own (the check is all there is).
-    pub fn new(inner: RedisChatStore, connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
-        Self {
-            inner,
-            connector,
-            config,
-        }
-    }
-
     /// True when the newest `messages_max` messages of the session hold `id`.
     async fn already_stored(&self, session: &SessionKey, id: &str) -> Result<bool, StoreError> {
         let (list, _) = self.inner.keys(session);
@@ -53,8 +42,9 @@ impl CheckThenAppendStore {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for CheckThenAppendStore {
+super::memory_store!(CheckThenAppendStore, forward inner [
+    context, remember, recall, audit_memories, policy
+] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         if self.already_stored(session, &msg.id).await? {
             return Ok(());
@@ -63,33 +53,4 @@ impl MemoryStore for CheckThenAppendStore {
         crate::buggify::delay("retry-check-then-append.between-check-and-push").await;
         self.inner.append(session, msg).await
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        self.inner.context(session, limit).await
-    }
-
-    async fn remember(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
-        self.inner.remember(user, memory).await
-    }
-
-    async fn recall(
-        &self,
-        user: &UserKey,
-        query: &str,
-        k: usize,
-    ) -> Result<Vec<Memory>, StoreError> {
-        self.inner.recall(user, query, k).await
-    }
-
-    async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
-        self.inner.audit_memories(user).await
-    }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});

@@ -3,7 +3,7 @@
 //! But a timed-out write may well have been applied (its reply was what got lost): the
 //! message is then stored twice and a read shows it twice (`duplicate`).
 
-use crate::store::{MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError};
+use crate::store::{Message, RedisChatStore, SessionKey, StoreError};
 use std::time::Duration;
 
 /// Attempts of one append, the first included.
@@ -13,17 +13,10 @@ pub const BACKOFF: Duration = Duration::from_millis(100);
 
 /// The reference store with appends retried on indeterminate failures.
 pub struct RetryDupStore {
-    inner: RedisChatStore,
+    pub(crate) inner: RedisChatStore,
 }
 
-impl RetryDupStore {
-    pub fn new(inner: RedisChatStore) -> Self {
-        Self { inner }
-    }
-}
-
-#[async_trait::async_trait]
-impl MemoryStore for RetryDupStore {
+super::memory_store!(RetryDupStore, forward inner [context, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let mut attempt = 1;
         loop {
@@ -38,16 +31,4 @@ impl MemoryStore for RetryDupStore {
             }
         }
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        self.inner.context(session, limit).await
-    }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});

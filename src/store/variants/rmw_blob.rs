@@ -8,12 +8,11 @@
 //! The window between `GET` and `SET` has a buggify point: the simulator may stretch it,
 //! as a GC pause or a slow serializer would.
 
-use crate::connect::Connector;
+use super::Layout;
 use crate::store::reference::escape_key_part;
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
+use crate::store::{Message, SessionKey, StoreError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// One conversation in the document.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -35,20 +34,16 @@ fn document_key(session: &SessionKey) -> String {
 
 /// One JSON document per tenant, updated by read-modify-write.
 pub struct RmwBlobStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
+    pub(crate) base: Layout,
 }
 
 impl RmwBlobStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
-        Self { connector, config }
-    }
-
     /// The document, without expired conversations, and Redis's time in unix ms.
     async fn load(&self, key: &str) -> Result<(Document, u64), StoreError> {
         let mut pipe = redis::pipe();
         pipe.get(key).cmd("TIME");
         let (data, (seconds, micros)): (Option<Vec<u8>>, (u64, u64)) = self
+            .base
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
@@ -65,8 +60,7 @@ impl RmwBlobStore {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for RmwBlobStore {
+super::memory_store!(RmwBlobStore, forward base [policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let key = document_key(session);
         let (mut document, now_ms) = self.load(&key).await?;
@@ -75,9 +69,9 @@ impl MemoryStore for RmwBlobStore {
             .entry(session.session.clone())
             .or_default();
         conversation.messages.push(msg.clone());
-        conversation.expires_at_ms = now_ms + self.config.ttl_ms;
+        conversation.expires_at_ms = now_ms + self.base.config.ttl_ms;
         // Keep the first message and the newest `messages_max`.
-        let max = self.config.messages_max;
+        let max = self.base.config.messages_max;
         if conversation.messages.len() > max + 1 {
             let excess = conversation.messages.len() - (max + 1);
             conversation.messages.drain(1..1 + excess);
@@ -85,8 +79,8 @@ impl MemoryStore for RmwBlobStore {
         let document = serde_json::to_vec(&document).expect("a document always serializes");
         crate::buggify::delay("rmw-blob.append.between-get-and-set").await;
         // The bug: nothing checks that the document is still the one that was read.
-        let ttl_ms = self.config.ttl_ms;
-        self.connector
+        let ttl_ms = self.base.config.ttl_ms;
+        self.base.connector
             .run(|mut connection| async move {
                 redis::cmd("SET")
                     .arg(&key)
@@ -118,8 +112,4 @@ impl MemoryStore for RmwBlobStore {
         }
         Ok(messages)
     }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

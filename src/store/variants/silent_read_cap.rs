@@ -3,28 +3,17 @@
 //! more gets fewer messages than exist and than it asked for, without being told: the
 //! checker sees acked messages missing inside the limit window (`lost`).
 
-use crate::store::{MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError};
+use crate::store::{Message, RedisChatStore, SessionKey, StoreError};
 
 /// The hard-coded window of every read.
 pub const CONTEXT_CAP: usize = 10;
 
 /// The reference store with a silently capped read.
 pub struct SilentReadCapStore {
-    inner: RedisChatStore,
+    pub(crate) inner: RedisChatStore,
 }
 
-impl SilentReadCapStore {
-    pub fn new(inner: RedisChatStore) -> Self {
-        Self { inner }
-    }
-}
-
-#[async_trait::async_trait]
-impl MemoryStore for SilentReadCapStore {
-    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
-        self.inner.append(session, msg).await
-    }
-
+super::memory_store!(SilentReadCapStore, forward inner [append, policy] {
     async fn context(
         &self,
         session: &SessionKey,
@@ -33,8 +22,4 @@ impl MemoryStore for SilentReadCapStore {
         // The bug: the cap wins over the caller's limit, silently.
         self.inner.context(session, limit.min(CONTEXT_CAP)).await
     }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});

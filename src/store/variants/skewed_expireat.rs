@@ -5,37 +5,24 @@
 //! `premature-expiry`); a host whose clock runs ahead keeps the session alive long past its
 //! TTL (`zombie`).
 
+use super::Layout;
 use crate::clock::Clock;
-use crate::connect::Connector;
 use crate::store::reference::{encode_message, session_keys};
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
-use std::sync::Arc;
+use crate::store::{Message, SessionKey, StoreError};
 
 /// The reference layout with an absolute expiry from the host clock.
 pub struct SkewedExpireAtStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
-    clock: Clock,
+    pub(crate) base: Layout,
+    pub(crate) clock: Clock,
 }
 
-impl SkewedExpireAtStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig, clock: Clock) -> Self {
-        Self {
-            connector,
-            config,
-            clock,
-        }
-    }
-}
-
-#[async_trait::async_trait]
-impl MemoryStore for SkewedExpireAtStore {
+super::memory_store!(SkewedExpireAtStore, forward base [context, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, head) = session_keys(session);
         let encoded = encode_message(msg);
-        let keep = self.config.messages_max as isize;
+        let keep = self.base.config.messages_max as isize;
         // The bug: an absolute instant from this host's clock, not a TTL relative to Redis's.
-        let expire_at_ms = (self.clock.now_ms() + self.config.ttl_ms) as i64;
+        let expire_at_ms = (self.clock.now_ms() + self.base.config.ttl_ms) as i64;
         let mut pipe = redis::pipe();
         pipe.atomic()
             .rpush(&list, &encoded)
@@ -52,21 +39,8 @@ impl MemoryStore for SkewedExpireAtStore {
             .ignore()
             .pexpire_at(&head, expire_at_ms)
             .ignore();
-        self.connector
+        self.base.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        let (list, head) = session_keys(session);
-        super::read_list_and_head(&self.connector, &list, &head, limit).await
-    }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

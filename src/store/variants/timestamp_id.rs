@@ -5,17 +5,15 @@
 //! Fast links make the user and assistant appends of one turn land in one millisecond; a
 //! host clock jumping back makes an id repeat later on.
 
+use super::Layout;
 use crate::clock::Clock;
-use crate::connect::Connector;
 use crate::store::reference::{decode_message, encode_message, escape_key_part};
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
-use std::sync::Arc;
+use crate::store::{Message, SessionKey, StoreError};
 
 /// One hash per session: message id → encoded message.
 pub struct TimestampIdStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
-    clock: Clock,
+    pub(crate) base: Layout,
+    pub(crate) clock: Clock,
 }
 
 fn session_base(session: &SessionKey) -> String {
@@ -39,24 +37,17 @@ fn id_millis(id: &str) -> u64 {
 }
 
 impl TimestampIdStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig, clock: Clock) -> Self {
-        Self {
-            connector,
-            config,
-            clock,
-        }
-    }
-
     /// Drop the oldest ids past the first message and the newest `messages_max`.
     async fn trim(&self, key: &str, mut ids: Vec<String>) -> Result<(), StoreError> {
-        let max = self.config.messages_max;
+        let max = self.base.config.messages_max;
         if ids.len() <= max + 1 {
             return Ok(());
         }
         ids.sort_by_key(|id| id_millis(id));
         let doomed: Vec<String> = ids[1..ids.len() - max].to_vec();
         let key = key.to_string();
-        self.connector
+        self.base
+            .connector
             .run(|mut connection| async move {
                 redis::cmd("HDEL")
                     .arg(&key)
@@ -68,8 +59,7 @@ impl TimestampIdStore {
     }
 }
 
-#[async_trait::async_trait]
-impl MemoryStore for TimestampIdStore {
+super::memory_store!(TimestampIdStore, forward base [policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let key = hash_key(session);
         // The bug: a millisecond timestamp is not unique per session.
@@ -78,10 +68,11 @@ impl MemoryStore for TimestampIdStore {
         pipe.atomic()
             .hset(&key, &id, encode_message(msg))
             .ignore()
-            .pexpire(&key, self.config.ttl_ms as i64)
+            .pexpire(&key, self.base.config.ttl_ms as i64)
             .ignore()
             .hkeys(&key);
         let (ids,): (Vec<String>,) = self
+            .base
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
@@ -98,6 +89,7 @@ impl MemoryStore for TimestampIdStore {
         }
         let key = hash_key(session);
         let mut entries: Vec<(String, Vec<u8>)> = self
+            .base
             .connector
             .run(|mut connection| async move {
                 redis::cmd("HGETALL")
@@ -117,8 +109,4 @@ impl MemoryStore for TimestampIdStore {
         }
         Ok(messages)
     }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

@@ -5,39 +5,30 @@
 //! `LINDEX 0` pins whatever ordinary message is oldest now. The checker sees the first
 //! message missing under a keep-first policy: `truncation`.
 
-use crate::connect::Connector;
+use super::Layout;
 use crate::store::reference::{encode_message, session_keys};
-use crate::store::{ChatStoreConfig, MemoryStore, Message, Policy, SessionKey, StoreError};
-use std::sync::Arc;
+use crate::store::{Message, SessionKey, StoreError};
 
 /// One list per session, the system prompt pinned at index 0 (or so it was meant).
 pub struct TrimOffByOneStore {
-    connector: Arc<Connector>,
-    config: ChatStoreConfig,
+    pub(crate) base: Layout,
 }
 
-impl TrimOffByOneStore {
-    pub fn new(connector: Arc<Connector>, config: ChatStoreConfig) -> Self {
-        Self { connector, config }
-    }
-}
-
-#[async_trait::async_trait]
-impl MemoryStore for TrimOffByOneStore {
+super::memory_store!(TrimOffByOneStore, forward base [policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (list, _) = session_keys(session);
         // Keep the newest `messages_max` plus the system prompt at the head... (the bug:
         // a negative start keeps the newest `messages_max + 1`, whatever sits at index 0).
-        let keep = self.config.messages_max as isize + 1;
+        let keep = self.base.config.messages_max as isize + 1;
         let mut pipe = redis::pipe();
         pipe.atomic()
             .rpush(&list, encode_message(msg))
             .ignore()
             .ltrim(&list, -keep, -1)
             .ignore()
-            .pexpire(&list, self.config.ttl_ms as i64)
+            .pexpire(&list, self.base.config.ttl_ms as i64)
             .ignore();
-        self.connector
+        self.base.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
     }
@@ -56,13 +47,10 @@ impl MemoryStore for TrimOffByOneStore {
             .lindex(&list, 0)
             .lrange(&list, -(limit as isize), -1);
         let (system, window): (Option<Vec<u8>>, Vec<Vec<u8>>) = self
+            .base
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
         super::with_head(system, window)
     }
-
-    fn policy(&self) -> Policy {
-        super::reference_policy(&self.config)
-    }
-}
+});

@@ -2,24 +2,15 @@
 //! answer faster. The next turn, possibly on another client, can read a context without
 //! the last exchange: the checker calls it `lost`.
 
-use crate::store::{MemoryStore, Message, Policy, RedisChatStore, SessionKey, StoreError};
+use crate::store::{Message, RedisChatStore, SessionKey, StoreError};
 use std::sync::Arc;
 
 /// The reference store with a fire-and-forget append.
 pub struct WriteBehindStore {
-    inner: Arc<RedisChatStore>,
+    pub(crate) inner: Arc<RedisChatStore>,
 }
 
-impl WriteBehindStore {
-    pub fn new(inner: RedisChatStore) -> Self {
-        Self {
-            inner: Arc::new(inner),
-        }
-    }
-}
-
-#[async_trait::async_trait]
-impl MemoryStore for WriteBehindStore {
+super::memory_store!(WriteBehindStore, forward inner [context, policy] {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let (inner, session, msg) = (self.inner.clone(), session.clone(), msg.clone());
         let write = async move {
@@ -30,16 +21,4 @@ impl MemoryStore for WriteBehindStore {
         tokio::spawn(tracing::Instrument::in_current_span(write));
         Ok(())
     }
-
-    async fn context(
-        &self,
-        session: &SessionKey,
-        limit: usize,
-    ) -> Result<Vec<Message>, StoreError> {
-        self.inner.context(session, limit).await
-    }
-
-    fn policy(&self) -> Policy {
-        self.inner.policy()
-    }
-}
+});
