@@ -698,7 +698,6 @@ fn directories(edges: &BTreeMap<(Module, Module), String>) -> BTreeSet<String> {
 // The rules.
 
 #[test]
-#[ignore = "the cycles are being broken on this branch"]
 fn no_cycle_between_top_level_modules() {
     let (graph, sccs) = cycles_within(&layers().lib, "");
     assert!(

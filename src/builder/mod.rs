@@ -4,9 +4,9 @@
 //! [`Builder::shrink`] for a minimal failing plan.
 
 mod check;
-mod store;
 
-pub use store::{Store, UnknownStore};
+pub use crate::runner::store::Store;
+pub use crate::store::UnknownStore;
 
 use std::path::Path;
 

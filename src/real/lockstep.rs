@@ -16,11 +16,11 @@
 //! counted apart. Every other reply is compared byte for byte. A restart of the model is a
 //! kill and start of the real server, whose connections start anew.
 
-use crate::builder::Store;
 use crate::domain::Persistence;
 use crate::model::{Journaled, Protocol, JOURNAL_ENTRIES_MAX};
 use crate::plan::{FaultKind, Plan};
 use crate::real::server::{Provider, RealError, Server};
+use crate::runner::store::Store;
 use crate::sim::event_engine::{run_with, EventOptions};
 use redis_protocol::resp2::types::{OwnedFrame, Resp2Frame};
 use std::collections::BTreeMap;

@@ -3,7 +3,6 @@
 //! around a [`RealNode`] on a real-time runtime, and the simulator's checker on the
 //! history.
 
-use crate::builder::Store;
 use crate::check::Verdict;
 use crate::contract::{Backend, Policy, StoreFactory};
 use crate::history::History;
@@ -12,6 +11,7 @@ use crate::real::node::RealNode;
 use crate::real::progress::{RealProgress, PROGRESS_PERIOD_MS};
 use crate::real::proxy::{self, ProxyWorld};
 use crate::real::server::{Provider, RealError, Server};
+use crate::runner::store::Store;
 use crate::sim::clock::WorldClock;
 use crate::sim::node::ServerNode;
 use crate::sim::world::World;

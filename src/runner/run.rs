@@ -1,11 +1,11 @@
 //! One run: plan → world (an engine) → history and trace → checker → verdict.
 
-use crate::builder::Store;
 use crate::check::{check_input, CheckInput, LivenessSpec, Verdict};
 use crate::contract::Policy;
 use crate::history::History;
 use crate::plan::{Plan, ScenarioConfig};
 use crate::runner::log::LogFilter;
+use crate::runner::store::Store;
 use crate::sim::event_engine::EventEngine;
 use crate::sim::{Engine, SimOutput, OP_BUDGET_MS};
 use crate::trace::Trace;

@@ -140,7 +140,7 @@ impl World {
             .postgres
             .as_ref()
             .map(|node| self.dialer(node, client, generation));
-        let (connector, postgres) = crate::connect::connectors(first, postgres, self.connector);
+        let (connector, postgres) = crate::contract::connectors(first, postgres, self.connector);
         let store = (self.store)(StoreContext {
             connector,
             postgres,
