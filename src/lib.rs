@@ -62,6 +62,7 @@ pub mod clock;
 pub mod connect;
 pub mod contract;
 pub mod domain;
+pub(crate) mod engine;
 pub mod history;
 // The Redis model's items are its command handlers and wire details, documented per
 // module (see `model`'s own docs); its entry points are `Model` and `ModelConfig`.
@@ -76,12 +77,12 @@ pub mod postgres;
 #[cfg(feature = "real")]
 pub mod real;
 pub mod runner;
-pub(crate) mod sim;
 pub mod store;
 pub(crate) mod task;
 mod trace;
 #[cfg(feature = "turmoil")]
 pub mod turmoil;
+pub(crate) mod world;
 
 pub use builder::{Builder, Store, UnknownStore};
 pub use check::{Verdict, Violation, ViolationClass};
@@ -100,7 +101,7 @@ pub use trace::{Trace, TraceEvent};
 /// The simulator's engine seam, for amnesia's own benchmark: not a stable interface.
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::sim::clock::WORLD_EPOCH_UNIX_MS;
-    pub use crate::sim::event_engine::EventEngine;
-    pub use crate::sim::{Engine, SimOutput, RUN_GRACE_MS};
+    pub use crate::engine::event::EventEngine;
+    pub use crate::world::clock::WORLD_EPOCH_UNIX_MS;
+    pub use crate::world::{Engine, SimOutput, RUN_GRACE_MS};
 }

@@ -44,8 +44,8 @@ use crate::contract::{Policy, StoreContext, StoreError};
 use crate::domain::Persistence;
 use crate::history::{History, OpKind, OpValue, Outcome, Restart};
 use crate::model::{Model, ModelConfig};
-use crate::sim::clock::{TurmoilTime, WorldClock, WORLD_EPOCH_UNIX_MS};
-use crate::sim::host::RedisHost;
+use crate::world::clock::{TurmoilTime, WorldClock, WORLD_EPOCH_UNIX_MS};
+use crate::world::host::RedisHost;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -183,7 +183,7 @@ impl Drop for CrashOnDrop {
     fn drop(&mut self) {
         let redis = &self.0;
         if redis.host.crash() {
-            let mut restart = crate::sim::node::restart_fact(&redis.host, &redis.clock);
+            let mut restart = crate::world::node::restart_fact(&redis.host, &redis.clock);
             restart.at_us = redis.alive_us.load(Ordering::Relaxed) + 1_000;
             redis.restarts.lock().expect("never poisoned").push(restart);
         }
@@ -211,7 +211,7 @@ fn turmoil_clock() -> WorldClock {
 /// The history of what your clients did, on the simulation's time. Cloning shares it.
 #[derive(Clone)]
 pub struct Recorder {
-    recorder: crate::sim::recorder::Recorder,
+    recorder: crate::world::recorder::Recorder,
 }
 
 impl Default for Recorder {
@@ -224,7 +224,7 @@ impl Recorder {
     /// An empty history.
     pub fn new() -> Self {
         Self {
-            recorder: crate::sim::recorder::Recorder::new(turmoil_clock(), crate::Trace::new()),
+            recorder: crate::world::recorder::Recorder::new(turmoil_clock(), crate::Trace::new()),
         }
     }
 
@@ -239,7 +239,7 @@ impl Recorder {
         value: impl FnOnce(T) -> OpValue,
     ) -> bool {
         let index = self.recorder.invoke(client, kind);
-        let outcome = crate::sim::driver::outcome_of(operation.await, value);
+        let outcome = crate::world::driver::outcome_of(operation.await, value);
         let ok = matches!(outcome, Outcome::Ok(_));
         self.recorder.complete(index, outcome);
         ok
