@@ -131,12 +131,7 @@ impl RedisModel {
                 alive_us.store(clock.now_us(), Ordering::Relaxed);
             }
         });
-        let listener = ::turmoil::net::TcpListener::bind(("0.0.0.0", 6379)).await?;
-        loop {
-            let (stream, _) = listener.accept().await?;
-            self.host
-                .spawn(self.host.model.clone().serve_connection(stream));
-        }
+        serve_model(self.host.clone(), 6379).await
     }
 
     /// Every crash so far: when, with which persistence, what the model's log had on disk.
@@ -169,6 +164,20 @@ impl RedisModel {
             session_ttl_ms,
             code_version: 1,
             seed,
+        }
+    }
+}
+
+/// The Redis model's listener on `port` of its turmoil host: each connection served on a
+/// task of the host, until turmoil tears the host's runtime down. A host that crashed
+/// serves nothing more (the turmoil engine marks the crash before the end of the step
+/// tears it down). The one serve loop of [`RedisModel`] and of the turmoil engine.
+pub(crate) async fn serve_model(host: Arc<RedisHost>, port: u16) -> ::turmoil::Result {
+    let listener = ::turmoil::net::TcpListener::bind(("0.0.0.0", port)).await?;
+    loop {
+        let (stream, _) = listener.accept().await?;
+        if !host.is_down() {
+            host.spawn(host.model.clone().serve_connection(stream));
         }
     }
 }

@@ -194,14 +194,7 @@ fn add_redis(sim: &mut turmoil::Sim<'_>, host: &Arc<RedisHost>) {
 
 async fn serve_redis(host: Arc<RedisHost>) -> turmoil::Result {
     host.start_cycle();
-    let listener = turmoil::net::TcpListener::bind(("0.0.0.0", REDIS_PORT)).await?;
-    loop {
-        let (stream, _) = listener.accept().await?;
-        // Crashed, and torn down at the end of this step: nothing more is served.
-        if !host.is_down() {
-            host.spawn(host.model.clone().serve_connection(stream));
-        }
-    }
+    crate::turmoil::serve_model(host, REDIS_PORT).await
 }
 
 /// One host a client, running the work its process is handed.
