@@ -20,12 +20,13 @@
 mod catalogue;
 
 use amnesia::internal::check::ViolationClass;
+use amnesia::internal::engine::event::EventEngine;
 use amnesia::internal::plan::scenario::TENANTS_MAX;
 use amnesia::internal::plan::{Plan, ScenarioConfig};
 use amnesia::internal::runner::run::judge;
 use amnesia::internal::runner::sweep::SweepEvent;
 use amnesia::internal::runner::{run_seed, sweep, EngineKind, SeedRange, SweepConfig};
-use amnesia::internal::sim::{event_engine::EventEngine, Engine};
+use amnesia::internal::world::Engine;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

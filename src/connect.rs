@@ -5,8 +5,11 @@
 //! stream into a real `redis::aio::MultiplexedConnection` (spawning its driver), keeps it,
 //! and replaces it after a timeout or a broken stream: a black-holed connection never
 //! recovers by itself, so the connector must not wait for it to.
+//!
+//! The [`StoreError`]s of the store contract live here, with [`classify`]: the connectors
+//! produce them, and the contract (whose [`StoreContext`](crate::StoreContext) holds the
+//! connectors) re-exports them.
 
-use crate::contract::StoreError;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -163,6 +166,42 @@ impl Connector {
     }
 }
 
+/// Why a store operation did not succeed. `Timeout` and `ConnectionLost` leave the outcome
+/// unknown (the write may or may not have been applied); the others mean it was not.
+///
+/// The variant is what the checker believes, so choose it by what may have happened, not
+/// by the library's wording: a `redis::RedisError` goes through [`crate::connect::classify`]
+/// (which [`crate::Connector::run`] applies for you); a library that hands back only text
+/// maps its own cases: a deadline passed → `Timeout`, the connection dropped mid-request →
+/// `ConnectionLost`, Redis answered an error → `Redis`. Calling a definite failure unknown
+/// only makes the checker more lenient; calling an unknown one definite makes it report
+/// writes that did land as `failed-append-visible` information.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// No reply in time: the outcome is unknown.
+    #[error("timed out")]
+    Timeout,
+    /// The connection broke before the reply: the outcome is unknown.
+    #[error("connection lost: {0}")]
+    ConnectionLost(String),
+    /// No connection could be opened: nothing was sent.
+    #[error("could not connect: {0}")]
+    Unavailable(String),
+    /// Redis answered with an error reply: not applied.
+    #[error("redis error: {0}")]
+    Redis(String),
+    /// The store does not offer this optional capability.
+    #[error("not supported by this store")]
+    Unsupported,
+}
+
+impl StoreError {
+    /// True when the operation may have been applied although it reported failure.
+    pub fn is_indeterminate(&self) -> bool {
+        matches!(self, StoreError::Timeout | StoreError::ConnectionLost(_))
+    }
+}
+
 /// A redis error as a store failure: timeouts and broken connections leave the outcome
 /// unknown; an error reply means the command was not applied.
 pub fn classify(error: &redis::RedisError) -> StoreError {
@@ -173,41 +212,5 @@ pub fn classify(error: &redis::RedisError) -> StoreError {
         StoreError::ConnectionLost(error.to_string())
     } else {
         StoreError::Redis(error.to_string())
-    }
-}
-
-/// The connectors of one client process: `first` reaches the run's first server (Redis,
-/// or PostgreSQL in a pgvector run, where the Redis connector reaches nothing);
-/// `postgres`, a PostgreSQL beside a Redis one.
-pub(crate) fn connectors(
-    (backend, first): (crate::contract::Backend, Arc<dyn Dialer>),
-    postgres: Option<Arc<dyn Dialer>>,
-    config: ConnectorConfig,
-) -> (Arc<Connector>, Option<Arc<crate::postgres::PgConnector>>) {
-    let (redis, postgres) = match backend {
-        crate::contract::Backend::Pgvector => (Arc::new(NoRedis) as Arc<dyn Dialer>, Some(first)),
-        _ => (first, postgres),
-    };
-    #[cfg(feature = "real")]
-    let postgres =
-        postgres.map(|dialer| Arc::new(crate::postgres::PgConnector::new(dialer, config)));
-    // Only the real tier runs a PostgreSQL, and a build without it has none to dial.
-    #[cfg(not(feature = "real"))]
-    let postgres = postgres.and(None);
-    let info = redis::RedisConnectionInfo::default();
-    (Arc::new(Connector::new(redis, info, config)), postgres)
-}
-
-/// The Redis dialer of a run without Redis: every connect fails as unavailable.
-pub(crate) struct NoRedis;
-
-impl Dialer for NoRedis {
-    fn dial(&self) -> DialFuture<'_> {
-        Box::pin(async {
-            Err(std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "this run has no Redis (backend pgvector)",
-            ))
-        })
     }
 }

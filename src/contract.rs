@@ -5,7 +5,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::sync::Arc;
+
+use crate::connect::{Connector, ConnectorConfig, DialFuture, Dialer};
 use crate::domain::{Memory, Message, SessionKey, Summary, UserKey};
+use crate::postgres::PgConnector;
+
+// The failures a store returns are defined beside the connector that produces most of
+// them, so that the connectors depend on nothing of the contract built on them.
+pub use crate::connect::StoreError;
 
 /// How a store expires a session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,42 +76,6 @@ pub struct Policy {
     pub ttl: TtlPolicy,
     /// What the store promises to keep across a Redis restart.
     pub durability: Durability,
-}
-
-/// Why a store operation did not succeed. `Timeout` and `ConnectionLost` leave the outcome
-/// unknown (the write may or may not have been applied); the others mean it was not.
-///
-/// The variant is what the checker believes, so choose it by what may have happened, not
-/// by the library's wording: a `redis::RedisError` goes through [`crate::connect::classify`]
-/// (which [`crate::Connector::run`] applies for you); a library that hands back only text
-/// maps its own cases: a deadline passed → `Timeout`, the connection dropped mid-request →
-/// `ConnectionLost`, Redis answered an error → `Redis`. Calling a definite failure unknown
-/// only makes the checker more lenient; calling an unknown one definite makes it report
-/// writes that did land as `failed-append-visible` information.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum StoreError {
-    /// No reply in time: the outcome is unknown.
-    #[error("timed out")]
-    Timeout,
-    /// The connection broke before the reply: the outcome is unknown.
-    #[error("connection lost: {0}")]
-    ConnectionLost(String),
-    /// No connection could be opened: nothing was sent.
-    #[error("could not connect: {0}")]
-    Unavailable(String),
-    /// Redis answered with an error reply: not applied.
-    #[error("redis error: {0}")]
-    Redis(String),
-    /// The store does not offer this optional capability.
-    #[error("not supported by this store")]
-    Unsupported,
-}
-
-impl StoreError {
-    /// True when the operation may have been applied although it reported failure.
-    pub fn is_indeterminate(&self) -> bool {
-        matches!(self, StoreError::Timeout | StoreError::ConnectionLost(_))
-    }
 }
 
 /// The contract of a chat memory store: conversation history per session and, optionally,
@@ -266,10 +238,10 @@ impl Backend {
 pub struct StoreContext {
     /// Hands out live `redis::aio::MultiplexedConnection`s to the Redis under test (in a
     /// pgvector run there is no Redis: every connect fails as unavailable).
-    pub connector: std::sync::Arc<crate::connect::Connector>,
+    pub connector: Arc<Connector>,
     /// Hands out connections to the PostgreSQL under test in a pgvector (or
     /// redis-then-pgvector) run; `None` on Redis alone.
-    pub postgres: Option<std::sync::Arc<crate::postgres::PgConnector>>,
+    pub postgres: Option<Arc<PgConnector>>,
     /// Where a store that dials its own Redis (`redis::Client::open(url)`, a
     /// `ConnectionManager`) connects: on the madsim engine, a name only the simulation
     /// resolves, one per client process, reaching the same simulated link the connector
@@ -292,3 +264,38 @@ pub struct StoreContext {
 /// Builds one client's store; called again whenever a client process (re)starts.
 pub type StoreFactory =
     std::sync::Arc<dyn Fn(StoreContext) -> std::sync::Arc<dyn MemoryStore> + Send + Sync>;
+
+/// The connectors of one client process: `first` reaches the run's first server (Redis,
+/// or PostgreSQL in a pgvector run, where the Redis connector reaches nothing);
+/// `postgres`, a PostgreSQL beside a Redis one.
+pub(crate) fn connectors(
+    (backend, first): (Backend, Arc<dyn Dialer>),
+    postgres: Option<Arc<dyn Dialer>>,
+    config: ConnectorConfig,
+) -> (Arc<Connector>, Option<Arc<PgConnector>>) {
+    let (redis, postgres) = match backend {
+        Backend::Pgvector => (Arc::new(NoRedis) as Arc<dyn Dialer>, Some(first)),
+        _ => (first, postgres),
+    };
+    #[cfg(feature = "real")]
+    let postgres = postgres.map(|dialer| Arc::new(PgConnector::new(dialer, config)));
+    // Only the real tier runs a PostgreSQL, and a build without it has none to dial.
+    #[cfg(not(feature = "real"))]
+    let postgres = postgres.and(None);
+    let info = redis::RedisConnectionInfo::default();
+    (Arc::new(Connector::new(redis, info, config)), postgres)
+}
+
+/// The Redis dialer of a run without Redis: every connect fails as unavailable.
+pub(crate) struct NoRedis;
+
+impl Dialer for NoRedis {
+    fn dial(&self) -> DialFuture<'_> {
+        Box::pin(async {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "this run has no Redis (backend pgvector)",
+            ))
+        })
+    }
+}

@@ -18,8 +18,8 @@ pub mod connect;
 pub mod contract;
 #[path = "domain.rs"]
 pub mod domain;
-#[path = "history.rs"]
-pub mod history;
+#[path = "engine/mod.rs"]
+pub mod engine;
 // The Redis model's items are its command handlers and wire details, documented per
 // module (see `model`'s own docs); its entry points are `Model` and `ModelConfig`.
 #[allow(missing_docs)]
@@ -35,8 +35,8 @@ pub mod postgres;
 pub mod postgres;
 #[path = "runner/mod.rs"]
 pub mod runner;
-#[path = "sim/mod.rs"]
-pub mod sim;
+#[path = "world/mod.rs"]
+pub mod world;
 // The built-in stores stay at the crate root (`amnesia::store`, hidden): their log lines'
 // target is their module path, which `--log amnesia::store=debug` filters on.
 pub use crate::store;

@@ -59,14 +59,15 @@ compile_error!(
 pub mod internal;
 
 pub(crate) use internal::{
-    buggify, builder, check, clock, connect, contract, domain, model, plan, postgres, runner, sim,
-    task, trace,
+    buggify, builder, check, clock, connect, contract, domain, engine, model, plan, postgres,
+    runner, task, trace, world,
 };
 // Hidden, and at the root only because its stores' log target is their module path
 // (`amnesia::store::reference`), which `--log amnesia::store=debug` names.
 #[doc(hidden)]
 pub mod store;
 
+pub mod history;
 #[cfg(feature = "real")]
 pub mod real;
 #[cfg(feature = "turmoil")]
@@ -89,14 +90,6 @@ pub use runner::shrink::{ShrinkError, Shrunk};
 pub use runner::{EngineKind, LogFilter, RunReport, SeedRange, Snapshot, SweepReport};
 pub use store::{decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore};
 pub use trace::{Trace, TraceEvent};
-
-/// What a run recorded: every operation with its outcome, the servers' restarts and key
-/// expiries, the state at quiescence. [`RunReport::history`] holds one.
-pub mod history {
-    pub use crate::internal::history::{
-        History, Kept, KeyExpiry, Op, OpKind, OpValue, Outcome, Quiescence, Restart,
-    };
-}
 
 /// A sweep's parts: its configuration, each seed's result, the summary by class.
 /// [`Builder::sweep`](crate::Builder::sweep) is the usual way in.

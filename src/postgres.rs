@@ -4,8 +4,7 @@
 //! operations. Each operation has a connection of its own while it runs, so a
 //! transaction's statements never interleave with another task's.
 
-use crate::connect::{ConnectorConfig, Dialer};
-use crate::contract::StoreError;
+use crate::connect::{ConnectorConfig, Dialer, StoreError};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};

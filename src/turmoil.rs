@@ -44,8 +44,8 @@ use crate::contract::{Policy, StoreContext, StoreError};
 use crate::domain::Persistence;
 use crate::history::{History, OpKind, OpValue, Outcome, Restart};
 use crate::model::{Model, ModelConfig};
-use crate::sim::clock::{TurmoilTime, WorldClock, WORLD_EPOCH_UNIX_MS};
-use crate::sim::host::RedisHost;
+use crate::world::clock::{TurmoilTime, WorldClock, WORLD_EPOCH_UNIX_MS};
+use crate::world::host::RedisHost;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -131,12 +131,7 @@ impl RedisModel {
                 alive_us.store(clock.now_us(), Ordering::Relaxed);
             }
         });
-        let listener = ::turmoil::net::TcpListener::bind(("0.0.0.0", 6379)).await?;
-        loop {
-            let (stream, _) = listener.accept().await?;
-            self.host
-                .spawn(self.host.model.clone().serve_connection(stream));
-        }
+        serve_model(self.host.clone(), 6379).await
     }
 
     /// Every crash so far: when, with which persistence, what the model's log had on disk.
@@ -173,6 +168,20 @@ impl RedisModel {
     }
 }
 
+/// The Redis model's listener on `port` of its turmoil host: each connection served on a
+/// task of the host, until turmoil tears the host's runtime down. A host that crashed
+/// serves nothing more (the turmoil engine marks the crash before the end of the step
+/// tears it down). The one serve loop of [`RedisModel`] and of the turmoil engine.
+pub(crate) async fn serve_model(host: Arc<RedisHost>, port: u16) -> ::turmoil::Result {
+    let listener = ::turmoil::net::TcpListener::bind(("0.0.0.0", port)).await?;
+    loop {
+        let (stream, _) = listener.accept().await?;
+        if !host.is_down() {
+            host.spawn(host.model.clone().serve_connection(stream));
+        }
+    }
+}
+
 /// Records the crash of the Redis host when its software is dropped with its runtime.
 /// It is dated one millisecond after the process last noted the time: at or after the
 /// crash (the checker excuses a loss only of writes invoked by then, so a date before the
@@ -183,7 +192,7 @@ impl Drop for CrashOnDrop {
     fn drop(&mut self) {
         let redis = &self.0;
         if redis.host.crash() {
-            let mut restart = crate::sim::node::restart_fact(&redis.host, &redis.clock);
+            let mut restart = crate::world::node::restart_fact(&redis.host, &redis.clock);
             restart.at_us = redis.alive_us.load(Ordering::Relaxed) + 1_000;
             redis.restarts.lock().expect("never poisoned").push(restart);
         }
@@ -211,7 +220,7 @@ fn turmoil_clock() -> WorldClock {
 /// The history of what your clients did, on the simulation's time. Cloning shares it.
 #[derive(Clone)]
 pub struct Recorder {
-    recorder: crate::sim::recorder::Recorder,
+    recorder: crate::world::recorder::Recorder,
 }
 
 impl Default for Recorder {
@@ -224,7 +233,7 @@ impl Recorder {
     /// An empty history.
     pub fn new() -> Self {
         Self {
-            recorder: crate::sim::recorder::Recorder::new(turmoil_clock(), crate::Trace::new()),
+            recorder: crate::world::recorder::Recorder::new(turmoil_clock(), crate::Trace::new()),
         }
     }
 
@@ -239,7 +248,7 @@ impl Recorder {
         value: impl FnOnce(T) -> OpValue,
     ) -> bool {
         let index = self.recorder.invoke(client, kind);
-        let outcome = crate::sim::driver::outcome_of(operation.await, value);
+        let outcome = crate::world::driver::outcome_of(operation.await, value);
         let ok = matches!(outcome, Outcome::Ok(_));
         self.recorder.complete(index, outcome);
         ok

@@ -4,10 +4,10 @@
 //! [`Builder::shrink`] for a minimal failing plan.
 
 mod check;
-mod store;
 mod validate;
 
-pub use store::{Store, UnknownStore};
+pub use crate::runner::store::Store;
+pub use crate::store::UnknownStore;
 pub use validate::BuildError;
 
 use std::path::Path;

@@ -16,11 +16,11 @@
 //! # Ok::<(), amnesia::real::RealError>(())
 //! ```
 
-use crate::builder::Store;
 use crate::connect::{BoxStream, ConnectorConfig, DialFuture, Dialer};
 use crate::contract::{MemoryStore, StoreContext};
 use crate::domain::{Memory, UserKey};
 use crate::real::server::{Provider, RealError};
+use crate::runner::store::Store;
 use crate::store::embed::{cosine, embed};
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
@@ -141,7 +141,8 @@ pub fn run_golden(
 fn build(store: &Store, address: SocketAddr) -> Arc<dyn MemoryStore> {
     let dialer: Arc<dyn Dialer> = Arc::new(TcpDialer(address));
     let config = ConnectorConfig::default();
-    let (connector, postgres) = crate::connect::connectors((store.backend(), dialer), None, config);
+    let (connector, postgres) =
+        crate::contract::connectors((store.backend(), dialer), None, config);
     (store.factory())(StoreContext {
         connector,
         postgres,

@@ -16,12 +16,13 @@
 //! counted apart. Every other reply is compared byte for byte. A restart of the model is a
 //! kill and start of the real server, whose connections start anew.
 
-use crate::builder::Store;
 use crate::domain::Persistence;
+use crate::engine::event::run_with;
 use crate::model::{Journaled, Protocol, JOURNAL_ENTRIES_MAX};
 use crate::plan::{FaultKind, Plan};
 use crate::real::server::{Provider, RealError, Server};
-use crate::sim::event_engine::{run_with, EventOptions};
+use crate::runner::store::Store;
+use crate::world::assemble::WorldOptions;
 use redis_protocol::resp2::types::{OwnedFrame, Resp2Frame};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -103,7 +104,7 @@ pub fn lockstep_plan(mut plan: Plan) -> Plan {
 /// journal, and replay the journal on a real server of `provider`.
 pub fn lockstep(plan: Plan, store: &Store, provider: &Provider) -> Result<Lockstep, RealError> {
     let plan = Arc::new(lockstep_plan(plan));
-    let options = EventOptions {
+    let options = WorldOptions {
         epoch_unix_ms: Some(crate::real::run::unix_now_ms()),
         journal: true,
     };

@@ -6,9 +6,9 @@
 //! `inject.rs` answers injected error replies.
 
 use crate::real::server::Server;
-use crate::sim::clock::WorldClock;
-use crate::sim::net::Link;
 use crate::trace::Trace;
+use crate::world::clock::WorldClock;
+use crate::world::net::Link;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::io::copy_bidirectional;

@@ -3,7 +3,6 @@
 //! around a [`RealNode`] on a real-time runtime, and the simulator's checker on the
 //! history.
 
-use crate::builder::Store;
 use crate::check::Verdict;
 use crate::contract::{Backend, Policy, StoreFactory};
 use crate::history::History;
@@ -12,11 +11,12 @@ use crate::real::node::RealNode;
 use crate::real::progress::{RealProgress, PROGRESS_PERIOD_MS};
 use crate::real::proxy::{self, ProxyWorld};
 use crate::real::server::{Provider, RealError, Server};
-use crate::sim::clock::WorldClock;
-use crate::sim::node::ServerNode;
-use crate::sim::world::World;
-use crate::sim::SimOutput;
+use crate::runner::store::Store;
 use crate::trace::Trace;
+use crate::world::clock::WorldClock;
+use crate::world::node::ServerNode;
+use crate::world::shared::World;
+use crate::world::SimOutput;
 use std::sync::Arc;
 
 /// How to run the real tier.
@@ -150,7 +150,7 @@ fn run_observed(
     })?;
     drop(runtime);
     let plan = Arc::try_unwrap(plan).unwrap_or_else(|shared| (*shared).clone());
-    let op_budget_ms = crate::real::scale::scale_ms(crate::sim::OP_BUDGET_MS, options.time_scale);
+    let op_budget_ms = crate::real::scale::scale_ms(crate::world::OP_BUDGET_MS, options.time_scale);
     let verdict = crate::runner::run::judge_with_budget(&plan, &output, op_budget_ms);
     Ok(RealReport {
         plan,
@@ -181,7 +181,7 @@ async fn world(
 ) -> Result<SimOutput, RealError> {
     let clock = WorldClock::start_at(unix_now_ms());
     let trace = Trace::new();
-    let _entered = crate::sim::context::enter_run(&clock, &trace, &plan, time_scale);
+    let _entered = crate::world::context::enter_run(&clock, &trace, &plan, time_scale);
     let links = World::links_of(&plan);
     let mut nodes: Vec<Arc<dyn ServerNode>> = Vec::with_capacity(servers.len());
     for (server, backend) in servers {
@@ -223,7 +223,7 @@ fn report_progress(progress: Arc<RealProgress>, world: &World) -> tokio::task::J
 /// A server behind one fault-proxy listener per client link.
 async fn real_node(
     (server, backend): (Arc<dyn Server>, Backend),
-    links: &[Arc<crate::sim::net::Link>],
+    links: &[Arc<crate::world::net::Link>],
     (clock, trace): (&WorldClock, &Trace),
     plan: &Plan,
 ) -> Result<RealNode, RealError> {

@@ -9,8 +9,8 @@
 //! `tracing::subscriber::with_default`, which is thread-local: seeds running in parallel
 //! on other threads never mix their events. Log events stay out of the trace hash.
 
-use crate::sim::context;
-use crate::sim::driver::HOST_SPAN_TARGET;
+use crate::world::context;
+use crate::world::driver::HOST_SPAN_TARGET;
 use std::fmt::Write as _;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};

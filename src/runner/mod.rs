@@ -16,6 +16,9 @@ pub mod run;
 pub mod seeds;
 pub mod shrink;
 pub mod snapshot;
+// The front door re-exports `Store` (`amnesia::Store`, `amnesia::builder::Store`): it
+// lives here, below the builder, because every path that runs seeds takes one.
+pub(crate) mod store;
 pub mod sweep;
 pub mod text;
 

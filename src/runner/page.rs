@@ -332,10 +332,10 @@ fn ops(report: &RunReport, layout: &Layout, out: &mut String) {
         let top = layout.y(op.invoke_us);
         let bottom = layout.y(op.complete_us.unwrap_or(layout.end_us));
         let mut label = String::new();
-        crate::sim::recorder::describe(&mut label, &op.kind);
-        let word = crate::sim::recorder::outcome_word(&op.outcome);
+        crate::world::recorder::describe(&mut label, &op.kind);
+        let word = crate::world::recorder::outcome_word(&op.outcome);
         let mut returned = String::new();
-        crate::sim::recorder::describe_outcome(&mut returned, &op.outcome);
+        crate::world::recorder::describe_outcome(&mut returned, &op.outcome);
         let proves = violating.get(&op.index);
         let detail = format!(
             "#{index} {label} on {host}: invoked {inv}, {word} {done} {returned}{proves}",

@@ -1,14 +1,14 @@
 //! One run: plan → world (an engine) → history and trace → checker → verdict.
 
-use crate::builder::Store;
 use crate::check::{check_input, CheckInput, LivenessSpec, Verdict};
 use crate::contract::Policy;
+use crate::engine::event::EventEngine;
 use crate::history::History;
 use crate::plan::{Plan, ScenarioConfig};
 use crate::runner::log::LogFilter;
-use crate::sim::event_engine::EventEngine;
-use crate::sim::{Engine, SimOutput, OP_BUDGET_MS};
+use crate::runner::store::Store;
 use crate::trace::Trace;
+use crate::world::{Engine, SimOutput, OP_BUDGET_MS};
 
 /// Which engine runs the plan.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,9 +33,9 @@ impl EngineKind {
         match self {
             EngineKind::Event => &EventEngine,
             #[cfg(madsim)]
-            EngineKind::Madsim => &crate::sim::madsim_engine::MadsimEngine,
+            EngineKind::Madsim => &crate::engine::madsim::MadsimEngine,
             #[cfg(feature = "turmoil")]
-            EngineKind::Turmoil => &crate::sim::turmoil_engine::TurmoilEngine,
+            EngineKind::Turmoil => &crate::engine::turmoil::TurmoilEngine,
         }
     }
 

@@ -22,13 +22,13 @@
 //! traffic for the failure to find another way to show). The plan with fewer operations
 //! wins, removals first on a tie, so a shrink is never larger than removals alone gave.
 
-use crate::builder::Store;
 use crate::check::ViolationClass;
 use crate::plan::Plan;
 use crate::runner::edit;
 use crate::runner::guard::{run_guarded, Guarded, SEED_TIMEOUT_MS_DEFAULT};
 use crate::runner::log::LogFilter;
 use crate::runner::run::{run_plan_with, EngineKind, RunOptions};
+use crate::runner::store::Store;
 use std::collections::BTreeSet;
 use std::time::Duration;
 

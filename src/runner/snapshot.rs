@@ -9,7 +9,7 @@
 
 use super::run::{replay_command, RunReport};
 use super::text::verdict_text;
-use crate::builder::Store;
+use crate::runner::store::Store;
 use std::path::Path;
 
 /// One run, ready for a snapshot assertion.

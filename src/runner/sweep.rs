@@ -2,7 +2,6 @@
 //! current-thread runtime, guarded by a wall-clock limit ([`super::guard`]). Results are
 //! ordered by seed, so a sweep's verdicts and hashes are the same whatever the job count.
 
-use crate::builder::Store;
 use crate::check::{Excused, Subject, Verdict, Violation, ViolationClass};
 use crate::plan::{Plan, ScenarioConfig};
 use crate::runner::determinism::{first_divergence, Divergence};
@@ -10,6 +9,7 @@ use crate::runner::guard::{run_guarded, Guarded, SEED_TIMEOUT_MS_DEFAULT};
 use crate::runner::log::LogFilter;
 use crate::runner::run::{replay_command, run_plan_with, EngineKind, RunOptions};
 use crate::runner::seeds::{SeedRange, Shard};
+use crate::runner::store::Store;
 use crate::trace::TraceEvent;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicUsize, Ordering};

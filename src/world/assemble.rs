@@ -1,64 +1,35 @@
-//! The event-driven engine: one `current_thread` tokio runtime with a paused, seeded clock.
-//! When every task waits, tokio jumps to the next timer, so idle virtual time costs nothing.
-//! Hosts are sets of tasks; the network is in-memory connections ([`super::net`]).
+//! The world around the Redis model, assembled on the current executor: the model on its
+//! host, the links, the world of the plan's clients, run to its end. Every engine that
+//! simulates the server runs this same world (the event engine on a paused tokio
+//! runtime, the madsim engine on madsim's), or builds it from these pieces (the turmoil
+//! engine, which hosts the model itself).
 
 use crate::clock::Clock;
 use crate::contract::StoreFactory;
 use crate::model::{Journaled, Model, ModelConfig};
 use crate::plan::Plan;
-use crate::sim::clock::WorldClock;
-use crate::sim::host::RedisHost;
-use crate::sim::node::ModelNode;
-use crate::sim::world::{World, WorldEnd};
-use crate::sim::{Engine, SimOutput};
 use crate::trace::Trace;
+use crate::world::clock::WorldClock;
+use crate::world::host::RedisHost;
+use crate::world::node::ModelNode;
+use crate::world::run::WorldEnd;
+use crate::world::shared::World;
+use crate::world::SimOutput;
 use std::sync::Arc;
-
-/// The default engine.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct EventEngine;
-
-impl Engine for EventEngine {
-    fn name(&self) -> &'static str {
-        "event"
-    }
-
-    fn run(&self, plan: Arc<Plan>, store: &StoreFactory) -> SimOutput {
-        run_with(plan, store, &EventOptions::default()).0
-    }
-}
 
 /// What the real tier's lockstep asks of a simulated run besides the plan.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct EventOptions {
-    /// Unix milliseconds the world starts at; `None`: [`crate::sim::clock::WORLD_EPOCH_UNIX_MS`].
+pub struct WorldOptions {
+    /// Unix milliseconds the world starts at; `None`: [`crate::world::clock::WORLD_EPOCH_UNIX_MS`].
     pub epoch_unix_ms: Option<u64>,
     /// Keep the model's journal of commands and replies.
     pub journal: bool,
 }
 
-/// Run `plan` on the event-driven engine with `options`; the model's journal (empty
-/// unless asked for) comes back beside the output.
-pub fn run_with(
-    plan: Arc<Plan>,
-    store: &StoreFactory,
-    options: &EventOptions,
-) -> (SimOutput, Vec<Journaled>) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .rng_seed(tokio::runtime::RngSeed::from_bytes(
-            &plan.seed.to_le_bytes(),
-        ))
-        .build()
-        .expect("a current-thread runtime always builds");
-    runtime.block_on(world(plan, store.clone(), options, &WorldHooks::default()))
-}
-
 /// Called with the world before it runs.
 pub(crate) type OnWorld<'a> = &'a dyn Fn(&Arc<World>);
 
-/// What another engine that runs this engine's world on its own executor changes in it.
+/// What an engine that runs this world on its own executor changes in it.
 #[derive(Default)]
 pub(crate) struct WorldHooks<'a> {
     /// The Redis URL each client process's store is given (client, generation).
@@ -71,15 +42,15 @@ pub(crate) struct WorldHooks<'a> {
 pub(crate) async fn world(
     plan: Arc<Plan>,
     store: StoreFactory,
-    options: &EventOptions,
+    options: &WorldOptions,
     hooks: &WorldHooks<'_>,
 ) -> (SimOutput, Vec<Journaled>) {
     let epoch_unix_ms = options
         .epoch_unix_ms
-        .unwrap_or(crate::sim::clock::WORLD_EPOCH_UNIX_MS);
+        .unwrap_or(crate::world::clock::WORLD_EPOCH_UNIX_MS);
     let clock = WorldClock::start_at(epoch_unix_ms);
     let trace = Trace::new();
-    let _entered = crate::sim::context::enter_run(&clock, &trace, &plan, 1.0);
+    let _entered = crate::world::context::enter_run(&clock, &trace, &plan, 1.0);
     let host = Arc::new(RedisHost::new(model_of(&plan, options, &clock)));
     host.start_cycle();
     let links = World::links_of(&plan);
@@ -102,7 +73,7 @@ pub(crate) async fn world(
 }
 
 /// The Redis model of `plan`'s world, on the world's clock.
-pub(crate) fn model_of(plan: &Plan, options: &EventOptions, clock: &WorldClock) -> Model {
+pub(crate) fn model_of(plan: &Plan, options: &WorldOptions, clock: &WorldClock) -> Model {
     let model_clock = {
         let clock = clock.clone();
         Clock::from_fn(move || clock.unix_ms())

@@ -3,13 +3,14 @@
 //! ([`ModelNode`]); the real tier's is a real server behind a fault proxy. The schedule
 //! (`faults.rs`) and the driver are the same for both.
 
-use crate::connect::Dialer;
+use crate::connect::{BoxStream, DialFuture, Dialer};
 use crate::history::{Kept, Restart};
 use crate::model::persistence::Durable;
-use crate::sim::clock::WorldClock;
-use crate::sim::host::{ClientHost, RedisHost};
-use crate::sim::net::{Link, SimDialer};
 use crate::trace::Trace;
+use crate::world::clock::WorldClock;
+use crate::world::host::{ClientHost, RedisHost};
+use crate::world::net::Link;
+use std::io;
 use std::sync::{Arc, Weak};
 
 /// One generation of one app client's process, for which a dialer is made.
@@ -24,13 +25,13 @@ pub struct DialFrom {
 
 impl DialFrom {
     /// `Ok` while the process this dialer was made for still runs.
-    pub fn still_running(&self) -> std::io::Result<()> {
+    pub fn still_running(&self) -> io::Result<()> {
         let current = self.client.upgrade().map(|client| client.generation());
         if current == Some(self.generation) {
             return Ok(());
         }
-        Err(std::io::Error::new(
-            std::io::ErrorKind::NotConnected,
+        Err(io::Error::new(
+            io::ErrorKind::NotConnected,
             "the client process is gone",
         ))
     }
@@ -138,5 +139,34 @@ pub fn restart_fact(host: &RedisHost, clock: &WorldClock) -> Restart {
         at_us: clock.now_us(),
         persistence: node.aof.mode(),
         kept,
+    }
+}
+
+/// Dials the Redis model from one client through the simulated network. A dialer belongs
+/// to one generation of its client host: after a crash it refuses, so nothing the dead
+/// process left behind reaches Redis again.
+pub struct SimDialer {
+    pub from: DialFrom,
+    pub redis: Arc<RedisHost>,
+    pub clock: WorldClock,
+    pub trace: Trace,
+    pub seed: u64,
+}
+
+impl Dialer for SimDialer {
+    fn dial(&self) -> DialFuture<'_> {
+        Box::pin(async move {
+            self.from.still_running()?;
+            if self.redis.is_down() {
+                return Err(io::Error::new(
+                    io::ErrorKind::ConnectionRefused,
+                    "redis is down",
+                ));
+            }
+            let (client_end, server_end) = self.from.link.open(&self.clock, &self.trace, self.seed);
+            self.redis
+                .spawn(self.redis.model.clone().serve_connection(server_end));
+            Ok(Box::new(client_end) as BoxStream)
+        })
     }
 }

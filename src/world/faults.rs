@@ -1,8 +1,9 @@
-//! Carrying out the plan's fault schedule on the world at virtual times.
+//! Carrying out the plan's fault schedule on the world at its times (virtual in the
+//! simulating engines, real in the real tier).
 
 use crate::history::Kept;
 use crate::plan::{Fault, FaultKind};
-use crate::sim::world::World;
+use crate::world::shared::World;
 use std::sync::Arc;
 
 /// Start and end every fault of the plan at its time.

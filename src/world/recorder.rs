@@ -3,9 +3,9 @@
 
 use crate::domain::Message;
 use crate::history::{History, Op, OpKind, OpValue, Outcome};
-use crate::sim::clock::WorldClock;
-use crate::sim::host::client_host_name;
 use crate::trace::Trace;
+use crate::world::clock::WorldClock;
+use crate::world::host::client_host_name;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 

@@ -1,32 +1,38 @@
-//! Simulated worlds: a plan becomes a run of the store's real code against the Redis model
-//! on virtual time, and yields a history and a trace.
+//! The shared world every tier runs: a plan becomes a run of the store's real code
+//! against a Redis server (the model on virtual time in the engines of
+//! [`crate::engine`], a real server on real time in the real tier), and yields a history
+//! and a trace.
+//!
+//! Its layers, each depending only on those before it: clocks ([`clock`]), the run's
+//! context ([`context`]), hosts ([`host`]), links ([`net`]), server nodes ([`node`]), the
+//! deploy's gate ([`gate`]), the recorder ([`recorder`]), the world's shared state
+//! ([`shared`]), the driver of the turns ([`driver`]) and the fault schedule ([`faults`])
+//! working on it, the run ([`run`]), and the world around the model as the simulating
+//! engines assemble it ([`assemble`]).
 //!
 //! The plan, the stores, the checker and the runner see only [`Engine`] and [`SimOutput`];
-//! an engine's own types stay behind this module's boundary, so every engine runs the same
+//! an engine's own types stay behind its module's boundary, so every engine runs the same
 //! plans and must reach the same verdicts.
 
+pub mod assemble;
 pub mod clock;
 pub mod context;
 pub mod driver;
-pub mod event_engine;
 pub mod faults;
 pub mod gate;
 pub mod host;
-#[cfg(madsim)]
-pub mod madsim_engine;
 pub mod net;
 pub mod node;
 pub mod recorder;
-#[cfg(feature = "turmoil")]
-pub mod turmoil_engine;
-pub mod world;
+pub mod run;
+pub mod shared;
 
 use crate::contract::{Policy, StoreFactory};
 use crate::history::History;
 use crate::plan::Plan;
 use crate::trace::Trace;
 
-/// What one simulated run produced.
+/// What one run of the world produced.
 pub struct SimOutput {
     /// Every operation the clients invoked, and the Redis restarts observed.
     pub history: History,
@@ -40,7 +46,7 @@ pub struct SimOutput {
     pub quiescence: Option<crate::history::Quiescence>,
 }
 
-/// A simulation engine.
+/// A simulation engine: runs the world on its executor (`crate::engine`).
 pub trait Engine: Send + Sync {
     /// The name `--engine` takes.
     fn name(&self) -> &'static str;

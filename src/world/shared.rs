@@ -1,19 +1,18 @@
 //! The world of one run: its hosts, links, clock, trace and recorder, the one place app
-//! client processes are (re)started, and the run itself (clients, fault schedule, deploy,
-//! driver, deadline). The event-driven engine builds it on virtual time around the model;
-//! the real tier on real time around a real server.
+//! client processes are (re)started, and the deploy. The simulating engines build it on
+//! virtual time around the model ([`super::assemble`]); the real tier on real time around
+//! a real server. The run itself is [`super::run`], above the driver and the fault
+//! schedule that work on this world.
 
 use crate::connect::ConnectorConfig;
 use crate::contract::{Policy, StoreContext, StoreFactory};
-use crate::history::{History, Quiescence};
 use crate::plan::Plan;
-use crate::sim::clock::WorldClock;
-use crate::sim::driver::Driver;
-use crate::sim::host::ClientHost;
-use crate::sim::net::Link;
-use crate::sim::node::{DialFrom, ServerNode};
-use crate::sim::recorder::Recorder;
 use crate::trace::Trace;
+use crate::world::clock::WorldClock;
+use crate::world::host::ClientHost;
+use crate::world::net::Link;
+use crate::world::node::{DialFrom, ServerNode};
+use crate::world::recorder::Recorder;
 use std::sync::Arc;
 
 /// Everything a run's tasks share.
@@ -33,7 +32,7 @@ pub struct World {
     /// The version of the code the clients run: 2 once the plan's deploy happened.
     pub code_version: std::sync::atomic::AtomicU32,
     /// Where requests wait while a deploy drains the clients.
-    pub gate: crate::sim::gate::Gate,
+    pub gate: crate::world::gate::Gate,
     /// What the store declares, read once when the clients first start.
     pub policy: std::sync::OnceLock<Policy>,
     /// The timeouts of every client's connector.
@@ -43,15 +42,6 @@ pub struct World {
     /// The Redis URL of a (client, generation) process, on an engine whose stores may dial
     /// their own Redis ([`StoreContext::redis_url`]); `None`: only the connector reaches it.
     pub redis_url_of: Option<fn(u32, u64) -> String>,
-}
-
-/// What a finished run leaves for the checker.
-pub struct WorldEnd {
-    pub history: History,
-    pub policy: Policy,
-    /// Microseconds from the world's start to its end.
-    pub end_us: u64,
-    pub quiescence: Option<Quiescence>,
 }
 
 impl World {
@@ -77,10 +67,10 @@ impl World {
             links,
             store,
             policy: std::sync::OnceLock::new(),
-            gate: crate::sim::gate::Gate::default(),
+            gate: crate::world::gate::Gate::default(),
             code_version: std::sync::atomic::AtomicU32::new(1),
             connector: ConnectorConfig::default(),
-            grace_ms: crate::sim::RUN_GRACE_MS,
+            grace_ms: crate::world::RUN_GRACE_MS,
             redis_url_of: None,
         }
     }
@@ -90,41 +80,6 @@ impl World {
         (0..plan.clients)
             .map(|c| Arc::new(Link::new(c, plan.links[c as usize])))
             .collect()
-    }
-
-    /// Run the plan: start the clients, the fault schedule and the deploy, drive every
-    /// turn and the final reads, and audit the memories; operations still pending at the
-    /// deadline (the plan's end plus the world's `grace_ms`) are cut off.
-    pub async fn run(self: Arc<Self>) -> WorldEnd {
-        let (plan, clock, trace) = (&self.plan, &self.clock, &self.trace);
-        (0..plan.clients).for_each(|client| self.start_client(client));
-        let policy = self.policy();
-        tokio::spawn(crate::sim::faults::run_schedule(self.clone()));
-        if let Some(at_ms) = plan.deploy_at_ms {
-            let world = self.clone();
-            tokio::spawn(async move { world.deploy(at_ms).await });
-        }
-        let driver = Driver {
-            world: self.clone(),
-        };
-        let deadline_ms = plan.duration_ms + plan.quiet_ms + self.grace_ms;
-        let mut quiescence = None;
-        let run = async {
-            driver.clone().run().await;
-            quiescence = driver.audit_memories().await;
-        };
-        let deadline = std::time::Duration::from_millis(deadline_ms);
-        if tokio::time::timeout(deadline, run).await.is_err() {
-            let text = "run deadline reached: pending operations cut off";
-            trace.record(clock.now_us(), "driver", text);
-        }
-        trace.record(clock.now_us(), "driver", "world ends");
-        WorldEnd {
-            history: self.recorder.take_history(),
-            policy,
-            end_us: clock.now_us(),
-            quiescence,
-        }
     }
 
     /// Start (or restart) the process of `client`: a fresh store over a fresh connector
@@ -140,7 +95,7 @@ impl World {
             .postgres
             .as_ref()
             .map(|node| self.dialer(node, client, generation));
-        let (connector, postgres) = crate::connect::connectors(first, postgres, self.connector);
+        let (connector, postgres) = crate::contract::connectors(first, postgres, self.connector);
         let store = (self.store)(StoreContext {
             connector,
             postgres,

@@ -5,8 +5,8 @@
 //! included, runs on the thread that entered it: a thread-local is exact, and parallel
 //! worlds on other threads never see each other.
 
-use crate::sim::clock::WorldClock;
 use crate::trace::Trace;
+use crate::world::clock::WorldClock;
 use std::cell::RefCell;
 
 thread_local! {

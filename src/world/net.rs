@@ -1,5 +1,7 @@
-//! The event-driven engine's network: in-memory connections between an app client and
-//! the Redis node, each direction a queue of chunks that applies the plan's link faults.
+//! The world's links: each client's latency and faults ([`Link`]), which the real tier's
+//! proxy applies too, and the event and madsim engines' network: in-memory connections
+//! between an app client and the Redis node, each direction a queue of chunks that
+//! applies the plan's link faults.
 //!
 //! A write becomes a chunk stamped with its delivery time (send time plus a seeded
 //! latency, never before the previous chunk: a stream does not reorder); the far end can
@@ -10,11 +12,9 @@
 //! for good, and only a new connection gets through. A clog (or a paused Redis) holds
 //! chunks and releases them in a burst; a reset closes both ends.
 
-use crate::connect::{BoxStream, DialFuture, Dialer};
 use crate::plan::{Direction, LatencyModel};
-use crate::sim::clock::WorldClock;
-use crate::sim::host::RedisHost;
 use crate::trace::Trace;
+use crate::world::clock::WorldClock;
 use bytes::Bytes;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -128,7 +128,7 @@ impl Link {
         Self {
             client,
             latency,
-            host: crate::sim::host::client_host_name(client),
+            host: crate::world::host::client_host_name(client),
             faults: Mutex::new(LinkFaults::default()),
             held: Mutex::new(Vec::new()),
             connections: Mutex::new(Vec::new()),
@@ -553,35 +553,6 @@ impl Link {
             reads: Flow::FromRedis,
         };
         (client_end, server_end)
-    }
-}
-
-/// Dials the Redis model from one client through the simulated network. A dialer belongs
-/// to one generation of its client host: after a crash it refuses, so nothing the dead
-/// process left behind reaches Redis again.
-pub struct SimDialer {
-    pub from: crate::sim::node::DialFrom,
-    pub redis: Arc<RedisHost>,
-    pub clock: WorldClock,
-    pub trace: Trace,
-    pub seed: u64,
-}
-
-impl Dialer for SimDialer {
-    fn dial(&self) -> DialFuture<'_> {
-        Box::pin(async move {
-            self.from.still_running()?;
-            if self.redis.is_down() {
-                return Err(io::Error::new(
-                    io::ErrorKind::ConnectionRefused,
-                    "redis is down",
-                ));
-            }
-            let (client_end, server_end) = self.from.link.open(&self.clock, &self.trace, self.seed);
-            self.redis
-                .spawn(self.redis.model.clone().serve_connection(server_end));
-            Ok(Box::new(client_end) as BoxStream)
-        })
     }
 }
 

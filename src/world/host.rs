@@ -1,11 +1,11 @@
-//! Hosts of the event-driven world. A host is a set of tasks and the state faults act on:
+//! Hosts of a world, in every tier. A host is a set of tasks and the state faults act on:
 //! the Redis node (crash and restart, pause) and the app clients (crash and restart,
 //! clock skew). Crashing a host aborts its tasks and closes its connections.
 
 use crate::clock::Clock;
 use crate::contract::MemoryStore;
 use crate::model::Model;
-use crate::sim::clock::WorldClock;
+use crate::world::clock::WorldClock;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;

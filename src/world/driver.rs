@@ -13,7 +13,7 @@ use crate::domain::{Memory, Message, SessionKey, UserKey};
 use crate::history::Quiescence;
 use crate::history::{OpKind, OpValue, Outcome};
 use crate::plan::{Recall, Revision, Turn};
-use crate::sim::world::World;
+use crate::world::shared::World;
 use std::sync::Arc;
 use tracing::Instrument;
 

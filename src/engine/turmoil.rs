@@ -1,11 +1,11 @@
-//! The turmoil engine: the event engine's world with its network and hosts in a turmoil
+//! The turmoil engine: the shared world with its network and hosts in a turmoil
 //! `Sim`. The Redis model serves on host `redis` over `turmoil::net::TcpListener`; each
 //! app client is host `client-N`, its store's connections `turmoil::net::TcpStream`s
 //! (handshakes, FIN and RST, per-segment latency, segments lost in a partition stall the
 //! stream); the driver, recorder and fault schedule run on host `driver`.
 //!
 //! A turmoil host's sockets work only on its own runtime, so the driver hands each store
-//! call to the client's host ([`crate::sim::host::Process`]) and awaits its answer. The
+//! call to the client's host ([`crate::world::host::Process`]) and awaits its answer. The
 //! driver ticks first, so the client starts the call in the same step; the answer reaches
 //! the driver a step (1 ms) later, which the event engine does not spend. The plan's
 //! faults act through turmoil: partitions with `partition`/`partition_oneway`, clogs and
@@ -16,14 +16,15 @@
 use crate::contract::StoreFactory;
 use crate::history::Restart;
 use crate::plan::{Direction, Plan};
-use crate::sim::clock::{TurmoilTime, WorldClock, WORLD_EPOCH_UNIX_MS};
-use crate::sim::event_engine::{model_of, output_of, EventOptions};
-use crate::sim::host::{client_host_name, Job, Process, RedisHost};
-use crate::sim::net::{Link, LinkFaults, Resettable};
-use crate::sim::node::{recovered_text, DialFrom, ModelNode, ServerNode};
-use crate::sim::world::{World, WorldEnd};
-use crate::sim::{Engine, SimOutput};
 use crate::trace::Trace;
+use crate::world::assemble::{model_of, output_of, WorldOptions};
+use crate::world::clock::{TurmoilTime, WorldClock, WORLD_EPOCH_UNIX_MS};
+use crate::world::host::{client_host_name, Job, Process, RedisHost};
+use crate::world::net::{Link, LinkFaults, Resettable};
+use crate::world::node::{recovered_text, DialFrom, ModelNode, ServerNode};
+use crate::world::run::WorldEnd;
+use crate::world::shared::World;
+use crate::world::{Engine, SimOutput};
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -90,10 +91,10 @@ fn run(plan: Arc<Plan>, store: &StoreFactory) -> SimOutput {
     });
     let clock = WorldClock::turmoil(WORLD_EPOCH_UNIX_MS, time.clone());
     let trace = Trace::new();
-    let _entered = crate::sim::context::enter_run(&clock, &trace, &plan, 1.0);
+    let _entered = crate::world::context::enter_run(&clock, &trace, &plan, 1.0);
     let host = Arc::new(RedisHost::new(model_of(
         &plan,
-        &EventOptions::default(),
+        &WorldOptions::default(),
         &clock,
     )));
     let links = World::links_of(&plan);
@@ -142,7 +143,7 @@ fn run(plan: Arc<Plan>, store: &StoreFactory) -> SimOutput {
 /// A turmoil simulation for `plan`: its seed, amnesia's epoch, 1 ms ticks, long enough for
 /// the world's deadline.
 fn simulation<'a>(plan: &Plan) -> turmoil::Sim<'a> {
-    let deadline_ms = plan.duration_ms + plan.quiet_ms + crate::sim::RUN_GRACE_MS;
+    let deadline_ms = plan.duration_ms + plan.quiet_ms + crate::world::RUN_GRACE_MS;
     turmoil::Builder::new()
         .rng_seed(plan.seed)
         .epoch(std::time::UNIX_EPOCH + Duration::from_millis(WORLD_EPOCH_UNIX_MS))
@@ -193,14 +194,7 @@ fn add_redis(sim: &mut turmoil::Sim<'_>, host: &Arc<RedisHost>) {
 
 async fn serve_redis(host: Arc<RedisHost>) -> turmoil::Result {
     host.start_cycle();
-    let listener = turmoil::net::TcpListener::bind(("0.0.0.0", REDIS_PORT)).await?;
-    loop {
-        let (stream, _) = listener.accept().await?;
-        // Crashed, and torn down at the end of this step: nothing more is served.
-        if !host.is_down() {
-            host.spawn(host.model.clone().serve_connection(stream));
-        }
-    }
+    crate::turmoil::serve_model(host, REDIS_PORT).await
 }
 
 /// One host a client, running the work its process is handed.
@@ -392,7 +386,7 @@ impl LinkStream {
             conn: self.number,
             flow,
             bytes: bytes::Bytes::copy_from_slice(bytes),
-            render: crate::sim::net::render_chunk,
+            render: crate::world::net::render_chunk,
         };
         self.trace.record_chunk(now_us, &self.host, chunk);
     }

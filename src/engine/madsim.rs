@@ -1,4 +1,4 @@
-//! The madsim engine: the event engine's world (the Redis model, the links and their
+//! The madsim engine: the shared world (the Redis model, the links and their
 //! faults, the driver, the recorder) on madsim's seeded executor, so a store that was
 //! never written for amnesia runs unchanged. Only in a `--cfg madsim` build whose `tokio`
 //! is amnesia's `madsim/tokio` (docs/madsim.md): there the store's own
@@ -12,9 +12,9 @@
 
 use crate::contract::StoreFactory;
 use crate::plan::Plan;
-use crate::sim::event_engine::{EventOptions, WorldHooks};
-use crate::sim::world::World;
-use crate::sim::{Engine, SimOutput};
+use crate::world::assemble::{WorldHooks, WorldOptions};
+use crate::world::shared::World;
+use crate::world::{Engine, SimOutput};
 use std::cell::RefCell;
 use std::io;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
@@ -81,8 +81,8 @@ fn run_on_this_thread(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
                     RUN_WORLD.with(|slot| *slot.borrow_mut() = Some(world.clone()))
                 }),
             };
-            let options = EventOptions::default();
-            crate::sim::event_engine::world(plan, store, &options, &hooks)
+            let options = WorldOptions::default();
+            crate::world::assemble::world(plan, store, &options, &hooks)
                 .await
                 .0
         })

@@ -4,8 +4,7 @@
 use std::sync::Arc;
 
 use crate::contract::{Backend, MemoryStore, StoreContext, StoreFactory};
-
-pub use crate::store::UnknownStore;
+use crate::store::UnknownStore;
 
 /// The store under test: a built-in store by name ([`Store::named`]) or the user's own
 /// ([`Store::new`]). Cloning shares the factory.
