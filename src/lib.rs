@@ -1,20 +1,27 @@
-//! amnesia: deterministic simulation testing of LLM memory stores kept in Redis.
+//! amnesia: deterministic simulation testing of LLM memory stores kept in Redis (and, in
+//! the real tier, PostgreSQL + pgvector).
 //!
-//! A seed becomes a [`Plan`] (workload and faults); the plan runs in a
-//! simulated world where your store's real code talks to a Redis model over virtual time,
-//! through the real `redis` crate; the recorded [`History`](history::History) is judged by
-//! the checker into a [`Verdict`]. One seed is one exact execution: it replays byte for
-//! byte and shrinks to a minimal failing plan.
+//! A seed becomes a [`Plan`] (workload and faults); the plan runs in a simulated world
+//! where your store's real code talks to a Redis model over virtual time, through the real
+//! `redis` crate; the recorded [`History`](history::History) is judged by the checker into
+//! a [`Verdict`]. One seed is one exact execution: it replays byte for byte and shrinks to
+//! a minimal failing plan.
 //!
-//! The front door is the [`Builder`]: a [`Store`] (built in by name, or your own), a
-//! scenario, seeds and an engine, then [`check`](Builder::check) from `cargo test`,
-//! [`sweep`](Builder::sweep), [`run`](Builder::run), [`replay`](Builder::replay) or
-//! [`shrink`](Builder::shrink).
+//! # The front door
+//!
+//! A [`Builder`] names what to test: a [`Store`] (built in by name, or yours), a
+//! [`ScenarioConfig`], seeds and an [`EngineKind`]. Then [`check`](Builder::check) from
+//! `cargo test`, [`sweep`](Builder::sweep) for a [`SweepReport`], [`run`](Builder::run)
+//! for one seed's [`RunReport`], [`replay`](Builder::replay) a saved plan,
+//! [`shrink`](Builder::shrink) a failure to a few operations, or
+//! [`snapshot`](Builder::snapshot) it for review ([`assert_seed_snapshot!`]).
+//! [`Builder::validate`] (and `try_run`, `try_sweep`) refuse what cannot run, such as an
+//! invalid scenario, with a [`BuildError`].
 //!
 //! ```
-//! use amnesia::{Builder, ChatStoreConfig, MemoryStore, RedisChatStore, Store, StoreContext};
+//! use amnesia::{Builder, ChatStoreConfig, RedisChatStore, Store, StoreContext};
 //!
-//! // Your store, built per client process from what amnesia hands it: a connector to
+//! // A store, built per client process from what amnesia hands it: a connector to
 //! // (simulated) Redis, the host's clock, the session TTL, the code version.
 //! let mine = Store::new("my-store", |context: StoreContext| {
 //!     let config = ChatStoreConfig { messages_max: 16, ttl_ms: context.session_ttl_ms };
@@ -27,13 +34,88 @@
 //!
 //! // One seed, one exact execution: the same trace, byte for byte.
 //! let report = builder.run(42);
-//! assert!(report.verdict.is_pass());
+//! assert!(report.verdict.is_pass(), "{report}");
 //! assert_eq!(report.trace.hash(), builder.run(42).trace.hash());
 //!
-//! // A buggy store fails, and its failure shrinks to a few operations.
+//! // A buggy store fails; its verdict prints as `amnesia run` prints it.
 //! let buggy = Builder::new().store(Store::named("write-behind").unwrap());
-//! assert!(!buggy.run(1).verdict.is_pass());
+//! let failed = buggy.run(1);
+//! assert!(failed.verdict.to_string().starts_with("verdict: FAIL"));
 //! ```
+//!
+//! # Your own store
+//!
+//! Implement [`MemoryStore`] over your store's code (three methods are required; the rest
+//! default to unsupported) and declare the [`Policy`] the checker holds it to. Reach Redis
+//! through [`StoreContext::connector`]: the same code runs on every engine and in the real
+//! tier. `examples/own-store` is a whole project; README's "Test your own store" walks
+//! through it.
+//!
+//! ```no_run
+//! use amnesia::{
+//!     decode_message, encode_message, Builder, Durability, MemoryStore, Message, Policy,
+//!     SessionKey, Store, StoreContext, StoreError, TtlPolicy,
+//! };
+//!
+//! struct ListStore {
+//!     context: StoreContext,
+//! }
+//!
+//! #[async_trait::async_trait]
+//! impl MemoryStore for ListStore {
+//!     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
+//!         let (key, value) = (format!("chat:{session}"), encode_message(msg));
+//!         self.context
+//!             .connector
+//!             .run(|mut conn| async move {
+//!                 redis::cmd("RPUSH").arg(key).arg(value).query_async::<()>(&mut conn).await
+//!             })
+//!             .await
+//!     }
+//!
+//!     async fn context(&self, session: &SessionKey, limit: usize) -> Result<Vec<Message>, StoreError> {
+//!         let key = format!("chat:{session}");
+//!         let start = -(limit as isize);
+//!         let raw: Vec<Vec<u8>> = self
+//!             .context
+//!             .connector
+//!             .run(|mut conn| async move {
+//!                 redis::cmd("LRANGE").arg(key).arg(start).arg(-1).query_async(&mut conn).await
+//!             })
+//!             .await?;
+//!         raw.iter().map(|data| decode_message(data)).collect()
+//!     }
+//!
+//!     fn policy(&self) -> Policy {
+//!         Policy {
+//!             messages_max: None,
+//!             keep_first: false,
+//!             summarizes: false,
+//!             ttl: TtlPolicy::None,
+//!             durability: Durability::AsRedis,
+//!         }
+//!     }
+//! }
+//!
+//! let store = Store::new("list-store", |context| ListStore { context });
+//! Builder::new().store(store).seeds(0..200).check();
+//! ```
+//!
+//! # Reading a failure
+//!
+//! [`RunReport`], [`Verdict`], [`Violation`] and [`ViolationClass`] implement `Display`
+//! (`{:#}` on a report prints every event, bytes on the wire included); a
+//! [`RunReport::history`] holds every operation ([`history`]). A failing
+//! [`check`](Builder::check) prints each seed's violations and the command that replays
+//! it.
+//!
+//! # Features
+//!
+//! The default features are the simulator and the checker. `turmoil` adds
+//! `EngineKind::Turmoil` and the `turmoil` module (amnesia's model and checker in your own
+//! turmoil simulation); `real` adds the `real` module: the same plans against real
+//! Redis and PostgreSQL + pgvector servers. The `amnesia` command line (package
+//! `amnesia-cli`) turns both on.
 //!
 //! amnesia needs tokio's seeded scheduler, which exists only under `--cfg
 //! tokio_unstable`: a crate that depends on amnesia puts this in its
@@ -43,6 +125,9 @@
 //! [build]
 //! rustflags = ["--cfg", "tokio_unstable"]
 //! ```
+//!
+//! How the crate is built (the pipeline, the layers, where each concept lives) is in
+//! ARCHITECTURE.md, beside this crate's Cargo.toml.
 
 #![warn(missing_docs)]
 
@@ -98,3 +183,8 @@ pub mod sweep {
     pub use crate::internal::runner::seeds::Shard;
     pub use crate::internal::runner::sweep::{Replay, SeedResult, SeedStatus, SweepConfig};
 }
+
+// README's Rust examples compile as doc tests, so they cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

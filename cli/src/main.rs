@@ -1,4 +1,4 @@
-//! The `amnesia` command line: parse, run, map errors to exit codes (DESIGN.md: 0 pass,
+//! The `amnesia` command line: parse, run, map errors to exit codes (ARCHITECTURE.md: 0 pass,
 //! 1 violation, 2 bad usage or input, 3 determinism broken, 4 environment missing; 130 and
 //! 143 when SIGINT or SIGTERM ended a real run after removing its servers).
 

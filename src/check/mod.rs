@@ -28,7 +28,7 @@ pub use crate::history::Quiescence;
 
 pub use expiry::EXPIRY_SLACK_US;
 
-/// The classes of DESIGN.md's "Checker: violation classes" table, in that order.
+/// The violation classes (ARCHITECTURE.md, vocabulary), in the order reports list them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ViolationClass {
@@ -130,7 +130,7 @@ pub enum Info {
         restart_at_us: u64,
     },
     /// A message whose append reported a definite failure shows up in a read: the store
-    /// misclassified an error. DESIGN has no class for it, so it is treated like an
+    /// misclassified an error. No class covers it, so it is treated like an
     /// unknown outcome and only noted.
     FailedAppendVisible {
         /// The session the message was appended to.

@@ -8,7 +8,7 @@
 //!   append was invoked. An unknown append has no upper bound on its application time,
 //!   so it never proves an order; overlapping appends prove nothing either.
 //! - Across reads of one session: one read shows x before y, another y before x. This
-//!   relies on each append being applied at most once (DESIGN: unknown = at most once),
+//!   relies on each append being applied at most once (ARCHITECTURE.md: unknown = at most once),
 //!   so a stored history's relative order can never flip.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -2,7 +2,7 @@
 //! of fault kinds at its own rates, so rare combinations get explored), the per-link
 //! latency models, and the timed fault schedule.
 //!
-//! Adding a kind of DESIGN's catalogue (clog, reset, redis crash, pause, client crash,
+//! Adding a kind of the fault catalogue (clog, reset, redis crash, pause, client crash,
 //! clock skew, error replies) takes: a `FaultClass` variant with a new stream id, a
 //! `FaultKind` variant, one generator function, and the match arms the compiler asks for.
 //! Each class draws from its own seeded stream, so a new class changes no other class's

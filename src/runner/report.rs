@@ -19,7 +19,7 @@
 //!   "results": [                           one per seed, ordered by seed
 //!     {"seed": 4,
 //!      "status": "fail",                   pass | fail | stuck | panic | nondeterministic
-//!      "classes": ["lost"],                violation classes (kebab-case, DESIGN's names)
+//!      "classes": ["lost"],                violation classes (kebab-case, ViolationClass's names)
 //!      "violations": [{"class": "lost", "subject": {"kind": "session", "tenant": "t0",
 //!                      "session": "s0"}, "op_indexes": [47], "message_ids": ["m26"],
 //!                      "explanation": "..."}],

@@ -138,7 +138,7 @@ pub struct SeedResult {
     pub seed: u64,
     /// How the seed ended.
     pub status: SeedStatus,
-    /// The distinct violation classes, in DESIGN's table order (`stuck` for a run that
+    /// The distinct violation classes, in `ViolationClass`'s order (`stuck` for a run that
     /// hit the wall-clock limit).
     pub classes: Vec<ViolationClass>,
     /// The violations found, sorted.

@@ -3,7 +3,7 @@
 use crate::check::{Info, Subject, Verdict, Violation, ViolationClass};
 use crate::runner::run::RunReport;
 
-/// The kebab-case name DESIGN uses for a class (`premature-expiry`).
+/// The kebab-case name of a class (`premature-expiry`).
 pub fn class_name(class: ViolationClass) -> String {
     serde_json::to_value(class)
         .ok()

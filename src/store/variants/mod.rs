@@ -1,4 +1,4 @@
-//! Buggy variants of the reference store, one file per bug class of DESIGN.md's catalogue.
+//! Buggy variants of the reference store, one file per bug class of the catalogue (`store/registry.rs` lists them).
 //! Each is an honest rendition of a bug real memory stores shipped: production-shaped code
 //! over the real `redis` crate, with the same declared [`Policy`] and configuration as the
 //! reference, so the checker judges it by the same promise. None of them fails on purpose;
