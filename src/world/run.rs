@@ -1,7 +1,7 @@
 //! The run of a world: start the clients, the fault schedule and the deploy, drive every
 //! turn and the final reads, audit the memories, cut off what is pending at the deadline.
 //! It sits above the driver and the fault schedule, which work on the
-//! [`World`](super::shared::World) without running it.
+//! [`World`] without running it.
 
 use crate::contract::Policy;
 use crate::history::{History, Quiescence};

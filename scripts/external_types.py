@@ -4,7 +4,7 @@ path named in a public item's signature (fields, variants, function signatures, 
 and trait impls of public types, type aliases, trait items), when it belongs to another
 crate than std/core/alloc. Prints one `crate::path` per line, sorted, each once.
 
-Usage: external-types.py target/doc/amnesia.json"""
+Usage: external-types.py amnesia.json (rustdoc JSON built with --document-hidden-items)"""
 import json
 import sys
 
@@ -48,7 +48,7 @@ def walk(id_, seen, found):
         return
     seen.add(id_)
     it = item(id_)
-    if it is None or it["crate_id"] != 0:
+    if it is None or it["crate_id"] != 0 or hidden(it):
         return
     kind, inner = next(iter(it["inner"].items()))
     if kind == "module":
@@ -80,6 +80,12 @@ def walk(id_, seen, found):
         if child_kind == "struct_field" and child_item["visibility"] != "public":
             continue
         walk(child, seen, found)
+
+
+def hidden(it):
+    """`#[doc(hidden)]`: the JSON is built with hidden items (a re-export of a hidden
+    module's item points into it), which are not part of the public API themselves."""
+    return any("doc(hidden)" in json.dumps(attr) for attr in it.get("attrs", []))
 
 
 def children(inner):
