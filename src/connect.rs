@@ -187,9 +187,12 @@ pub enum StoreError {
     /// No connection could be opened: nothing was sent.
     #[error("could not connect: {0}")]
     Unavailable(String),
-    /// Redis answered with an error reply: not applied.
+    /// The server (Redis or PostgreSQL) answered with an error reply, or the store read
+    /// back data it cannot use: not applied. (Named `Redis` before the pgvector backend;
+    /// its text still says `redis error`, which recorded traces and reviewed snapshots
+    /// hold.)
     #[error("redis error: {0}")]
-    Redis(String),
+    Server(String),
     /// The store does not offer this optional capability.
     #[error("not supported by this store")]
     Unsupported,
@@ -211,6 +214,6 @@ pub fn classify(error: &redis::RedisError) -> StoreError {
     {
         StoreError::ConnectionLost(error.to_string())
     } else {
-        StoreError::Redis(error.to_string())
+        StoreError::Server(error.to_string())
     }
 }

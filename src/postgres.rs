@@ -121,13 +121,13 @@ impl PgConnector {
 }
 
 /// A tokio-postgres error as a store failure. A statement the server rejected was not
-/// applied ([`StoreError::Redis`] carries any server's error reply); a broken connection,
+/// applied ([`StoreError::Server`] carries any server's error reply); a broken connection,
 /// or a server shutting down or starting (SQLSTATE classes 08 and 57), leaves the outcome
 /// unknown.
 pub fn classify(error: &tokio_postgres::Error) -> StoreError {
     match error.as_db_error() {
         Some(db) if !is_connection_class(db.code().code()) => {
-            StoreError::Redis(format!("postgres: {}", db.message()))
+            StoreError::Server(format!("postgres: {}", db.message()))
         }
         _ => StoreError::ConnectionLost(error.to_string()),
     }

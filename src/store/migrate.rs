@@ -185,7 +185,7 @@ impl Job {
                     continue;
                 }
                 let memory: Memory = serde_json::from_slice(&encoded)
-                    .map_err(|e| StoreError::Redis(format!("undecodable memory {id}: {e}")))?;
+                    .map_err(|e| StoreError::Server(format!("undecodable memory {id}: {e}")))?;
                 export.memories.push((user.clone(), memory));
             }
         }

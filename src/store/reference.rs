@@ -194,14 +194,14 @@ pub fn encode_message(message: &Message) -> Vec<u8> {
 }
 
 /// A message from the bytes [`encode_message`] wrote; anything else is a
-/// [`StoreError::Redis`] (the store read data it cannot use).
+/// [`StoreError::Server`] (the store read data it cannot use).
 pub fn decode_message(data: &[u8]) -> Result<Message, StoreError> {
     // Validate UTF-8 once, with SIMD, then parse from a str: serde_json's byte parser runs
     // std's validator over every string again, a visible share of a run with CJK and emoji
     // contents.
     let text = simdutf8::basic::from_utf8(data)
-        .map_err(|_| StoreError::Redis("undecodable message: not UTF-8".into()))?;
-    serde_json::from_str(text).map_err(|e| StoreError::Redis(format!("undecodable message: {e}")))
+        .map_err(|_| StoreError::Server("undecodable message: not UTF-8".into()))?;
+    serde_json::from_str(text).map_err(|e| StoreError::Server(format!("undecodable message: {e}")))
 }
 
 /// Queue the reference append on `pipe`: drop any earlier copy of the message (a retry
@@ -313,7 +313,7 @@ async fn delete_watched(
 }
 
 fn decode_memory(data: &[u8]) -> Result<Memory, StoreError> {
-    serde_json::from_slice(data).map_err(|e| StoreError::Redis(format!("undecodable memory: {e}")))
+    serde_json::from_slice(data).map_err(|e| StoreError::Server(format!("undecodable memory: {e}")))
 }
 
 /// The `k` memories most similar to `query`; ties go to the smaller id.
@@ -396,7 +396,7 @@ impl MemoryStore for RedisChatStore {
             })
             .await?;
         if !deleted {
-            return Err(StoreError::Redis(format!(
+            return Err(StoreError::Server(format!(
                 "delete of {id} lost {DELETE_ATTEMPTS_MAX} optimistic transactions in a row"
             )));
         }

@@ -38,7 +38,7 @@ macro_rules! store_error {
         } else if unknown {
             StoreError::ConnectionLost(error.to_string())
         } else {
-            StoreError::Redis(error.to_string())
+            StoreError::Server(error.to_string())
         }
     }};
 }

@@ -98,7 +98,7 @@ super::memory_store!(ContextCacheStore, forward inner [remember, recall, audit_m
             return self.inner.context(session, limit).await;
         };
         let (head, window): Cached = serde_json::from_str(&raw)
-            .map_err(|e| StoreError::Redis(format!("undecodable context cache: {e}")))?;
+            .map_err(|e| StoreError::Server(format!("undecodable context cache: {e}")))?;
         let from = window.len().saturating_sub(limit);
         let window = window[from..]
             .iter()

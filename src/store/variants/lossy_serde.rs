@@ -36,7 +36,7 @@ fn encode(message: &Message) -> String {
 
 fn decode(data: &[u8]) -> Result<Message, StoreError> {
     let record: Record = serde_json::from_slice(data)
-        .map_err(|e| StoreError::Redis(format!("undecodable message: {e}")))?;
+        .map_err(|e| StoreError::Server(format!("undecodable message: {e}")))?;
     // The bug: a JSON value serialized again is not the text that was parsed.
     let content = match (record.content, record.content_json) {
         (Some(text), _) => text,

@@ -41,7 +41,7 @@ impl MemoryIndexRmwStore {
         match raw {
             None => Ok(Vec::new()),
             Some(json) => serde_json::from_str(&json)
-                .map_err(|e| StoreError::Redis(format!("undecodable memory index: {e}"))),
+                .map_err(|e| StoreError::Server(format!("undecodable memory index: {e}"))),
         }
     }
 
@@ -123,7 +123,7 @@ super::memory_store!(MemoryIndexRmwStore, forward inner [append, context, policy
             .filter(|(id, _)| indexed.contains(id))
             .map(|(_, encoded)| {
                 serde_json::from_slice(encoded)
-                    .map_err(|e| StoreError::Redis(format!("undecodable memory: {e}")))
+                    .map_err(|e| StoreError::Server(format!("undecodable memory: {e}")))
             })
             .collect::<Result<Vec<Memory>, _>>()?;
         Ok(rank_memories(memories, query, k))

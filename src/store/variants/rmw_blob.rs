@@ -51,7 +51,7 @@ impl RmwBlobStore {
         let mut document: Document = match data {
             None => Document::default(),
             Some(data) => serde_json::from_slice(&data)
-                .map_err(|e| StoreError::Redis(format!("undecodable document: {e}")))?,
+                .map_err(|e| StoreError::Server(format!("undecodable document: {e}")))?,
         };
         document
             .sessions
