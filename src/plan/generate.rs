@@ -9,7 +9,7 @@ use super::{Plan, PLAN_VERSION};
 
 impl Plan {
     /// The plan of `seed` under `scenario`: a pure function of both. Panics on a scenario
-    /// outside the limits (check `ScenarioConfig::validate` first for user input).
+    /// outside the limits ([`Plan::try_generate`] returns the error instead).
     ///
     /// ```
     /// use amnesia::{Plan, ScenarioConfig};
@@ -18,10 +18,27 @@ impl Plan {
     /// // A plan file replays without the seed: it round-trips through JSON.
     /// assert_eq!(Plan::from_json(&plan.to_json_pretty()).unwrap(), plan);
     /// ```
+    #[track_caller]
     pub fn generate(seed: u64, scenario: &ScenarioConfig) -> Plan {
-        if let Err(error) = scenario.validate() {
-            panic!("{error}");
+        match Plan::try_generate(seed, scenario) {
+            Ok(plan) => plan,
+            Err(error) => panic!("invalid scenario: {error}"),
         }
+    }
+
+    /// [`Plan::generate`], refusing a scenario outside the limits with its one-line error.
+    ///
+    /// ```
+    /// use amnesia::{Plan, ScenarioConfig};
+    /// let empty = ScenarioConfig { tenants: 0, ..ScenarioConfig::standard() };
+    /// assert!(Plan::try_generate(7, &empty).unwrap_err().contains("tenants"));
+    /// ```
+    pub fn try_generate(seed: u64, scenario: &ScenarioConfig) -> Result<Plan, String> {
+        scenario.validate()?;
+        Ok(Plan::generate_valid(seed, scenario))
+    }
+
+    fn generate_valid(seed: u64, scenario: &ScenarioConfig) -> Plan {
         let mut workload_rng = stream(seed, Stream::Workload);
         let mut content_rng = stream(seed, Stream::Content);
         let mut workload = workload::generate(&mut workload_rng, &mut content_rng, scenario);
