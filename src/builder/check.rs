@@ -47,6 +47,7 @@ impl super::Builder {
     /// [`Self::check`] with the variables read from `env` instead of the process
     /// environment (for tests of the check itself).
     #[doc(hidden)]
+    #[track_caller]
     pub fn check_env(&self, env: &dyn Fn(&str) -> Option<String>) {
         let mut config = config_from_env(self, env).unwrap_or_else(|e| panic!("amnesia: {e}"));
         let verbose = env("AMNESIA_VERBOSE").is_some_and(|v| !matches!(v.trim(), "" | "0"));
@@ -170,7 +171,7 @@ fn seed_text(result: &SeedResult, violations_max: usize) -> String {
         out.push_str(&violation_text(violation));
     }
     if count > violations_max {
-        let _ = write!(out, "\n  … and {} more", count - violations_max);
+        let _ = write!(out, "\n  … and {} more violations", count - violations_max);
     }
     if let Some(panic) = &result.panic {
         let _ = write!(out, "\n  panicked: {panic}");
