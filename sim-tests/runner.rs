@@ -468,7 +468,7 @@ fn a_failing_check_is_short_unless_verbose() {
     let builder = Builder::new()
         .store(named("write-behind"))
         .scenario(ScenarioConfig::smoke())
-        .seeds(0..40)
+        .seeds(0..16)
         .jobs(2);
     let message = |env: &dyn Fn(&str) -> Option<String>| {
         let panic =
@@ -491,7 +491,7 @@ fn a_failing_check_is_short_unless_verbose() {
     let verbose = message(&|name| (name == "AMNESIA_VERBOSE").then(|| "1".to_string()));
     assert!(verbose.lines().count() > short.lines().count(), "{verbose}");
     assert!(
-        verbose.contains("sweep 0..40: store write-behind"),
+        verbose.contains("sweep 0..16: store write-behind"),
         "{verbose}"
     );
     let failing = verbose.lines().filter(|l| l.starts_with("seed ")).count();
