@@ -439,6 +439,63 @@ fn check_seeds_passes_and_panics_with_the_replay_command() {
         "{message}"
     );
     assert!(message.contains("lost on session"), "{message}");
+    // Short: the count, the first seeds' first violations, where everything is.
+    assert!(
+        message.starts_with("amnesia: 1 of 1 seeds failed (store write-behind"),
+        "{message}"
+    );
+    let saved = message
+        .lines()
+        .last()
+        .and_then(|l| l.strip_prefix("everything (each failing seed, each violation): "))
+        .and_then(|l| l.split(" (or rerun").next())
+        .expect("the path of the whole report");
+    let everything = std::fs::read_to_string(saved).unwrap();
+    assert!(
+        everything.contains("sweep 4..5: store write-behind"),
+        "{everything}"
+    );
+    assert!(
+        everything.contains("replay: amnesia replay --seed 4 --store write-behind"),
+        "{everything}"
+    );
+}
+
+/// A failing check of many seeds panics with a few of them, not every violation of every
+/// seed; `AMNESIA_VERBOSE=1` gives the whole report in the panic.
+#[test]
+fn a_failing_check_is_short_unless_verbose() {
+    let builder = Builder::new()
+        .store(named("write-behind"))
+        .scenario(ScenarioConfig::smoke())
+        .seeds(0..16)
+        .jobs(2);
+    let message = |env: &dyn Fn(&str) -> Option<String>| {
+        let panic =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| builder.check_env(env)))
+                .expect_err("fails");
+        panic
+            .downcast_ref::<String>()
+            .expect("a formatted panic")
+            .clone()
+    };
+    let short = message(&|_| None);
+    let seeds = short.lines().filter(|l| l.starts_with("seed ")).count();
+    let replays = short
+        .lines()
+        .filter(|l| l.starts_with("  replay: "))
+        .count();
+    assert_eq!((seeds, replays), (3, 3), "{short}");
+    assert!(short.lines().count() < 40, "{short}");
+    assert!(short.contains("more failing seeds ("), "{short}");
+    let verbose = message(&|name| (name == "AMNESIA_VERBOSE").then(|| "1".to_string()));
+    assert!(verbose.lines().count() > short.lines().count(), "{verbose}");
+    assert!(
+        verbose.contains("sweep 0..16: store write-behind"),
+        "{verbose}"
+    );
+    let failing = verbose.lines().filter(|l| l.starts_with("seed ")).count();
+    assert!(failing > 3, "{verbose}");
 }
 
 /// Shrinking is generic: two more variants shrink to a handful of operations that still
@@ -565,11 +622,23 @@ fn a_custom_scenario_never_prints_a_command_for_the_standard_one() {
     })
     .expect_err("the seed fails");
     let message = panic.downcast_ref::<String>().expect("a formatted panic");
+    // The test binary itself (its profile and features), then the cargo form after `#`.
+    let test = "a_custom_scenario_never_prints_a_command_for_the_standard_one";
+    let exe = std::env::current_exe().unwrap();
     assert!(
         message.contains(&format!(
-            "replay: AMNESIA_SEED={} cargo test -- --exact a_custom_scenario_never_prints_a_command_for_the_standard_one",
-            failing.seed
+            "replay: AMNESIA_SEED={seed} {} --exact {test}  # or: AMNESIA_SEED={seed} cargo test",
+            exe.display(),
+            seed = failing.seed,
         )),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("-- --exact {test}, with the features of this run")),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("trace {}", failing.trace_hash.clone().unwrap())),
         "{message}"
     );
 }

@@ -1,22 +1,37 @@
 //! The `cargo test` entry, [`Builder::check`](super::Builder::check): a range of seeds
-//! against a store from a test, with madsim's environment conventions, and a panic with
-//! the replay commands on failure.
+//! against a store from a test, with madsim's environment conventions, and a short panic
+//! with the replay lines on failure (the whole report in a file).
 
 use crate::runner::log::LogFilter;
 use crate::runner::report::SweepReport;
 use crate::runner::seeds::SeedRange;
-use crate::runner::sweep::{Replay, SweepConfig, SweepEvent};
+use crate::runner::sweep::{Replay, SeedResult, SweepConfig, SweepEvent};
+use crate::runner::text::{class_name, violation_text};
+use std::fmt::Write as _;
 use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Failing seeds a failing check shows in its panic.
+const SEEDS_SHOWN: usize = 3;
+/// Violations shown of each of those seeds.
+const VIOLATIONS_SHOWN: usize = 2;
 
 impl super::Builder {
-    /// The `cargo test` entry: sweep the seeds and panic with every failing seed's
-    /// violations and the one line that replays it.
+    /// The `cargo test` entry: sweep the seeds and, if any fails, panic with the count of
+    /// failing seeds and, for the first few, their first violations and the line that
+    /// replays each; the whole report goes to a file whose path the panic prints.
     ///
     /// - `AMNESIA_SEED=N` runs that seed alone; `AMNESIA_SEEDS=A..B` runs the range
     ///   (default: [`Builder::seeds`](super::Builder::seeds)); `AMNESIA_JOBS=J` sets the
     ///   worker threads; `RUST_LOG` filters the store's log events in the timelines.
-    /// - Each seed is printed to stderr before it runs, unbuffered and past the test
-    ///   harness's capture, so a test killed by a timeout still tells its seed.
+    /// - A passing check prints one line to stderr (`amnesia: 200 seeds passed (store …)`).
+    /// - `AMNESIA_VERBOSE=1` prints each seed to stderr before it runs, unbuffered and past
+    ///   the test harness's capture, so a test killed by a timeout still tells its seed
+    ///   (one seed, `AMNESIA_SEED`, is always printed so), and a failure panics with the
+    ///   whole report.
+    /// - In a test, the replay line runs the test binary itself on the seed (it has the
+    ///   profile and features it was built with), with the `cargo test` form after `#`;
+    ///   [`Builder::replay_hint`](super::Builder::replay_hint) words it your way.
     /// - A malformed variable panics with a one-line message.
     ///
     /// ```
@@ -32,24 +47,137 @@ impl super::Builder {
     /// [`Self::check`] with the variables read from `env` instead of the process
     /// environment (for tests of the check itself).
     #[doc(hidden)]
+    #[track_caller]
     pub fn check_env(&self, env: &dyn Fn(&str) -> Option<String>) {
         let mut config = config_from_env(self, env).unwrap_or_else(|e| panic!("amnesia: {e}"));
-        if let Some(test) = std::thread::current().name().filter(|n| *n != "main") {
-            config.replay = Replay::CargoTest {
-                test: test.to_string(),
-            };
+        let verbose = env("AMNESIA_VERBOSE").is_some_and(|v| !matches!(v.trim(), "" | "0"));
+        let test = std::thread::current()
+            .name()
+            .filter(|n| *n != "main")
+            .map(str::to_string);
+        if let (Some(test), Replay::Library) = (&test, &config.replay) {
+            config.replay = Replay::CargoTest { test: test.clone() };
         }
         let store = config.store.label().to_string();
+        let one_seed = config.seeds.seeds(config.shard).len() == 1;
         let report = SweepReport::sweep(&config, &|event| {
             if let SweepEvent::Start(seed) = event {
-                let mut stderr = std::io::stderr().lock();
-                let _ = writeln!(stderr, "amnesia: seed {seed} (store {store})");
+                if verbose || one_seed {
+                    let mut stderr = std::io::stderr().lock();
+                    let _ = writeln!(stderr, "amnesia: seed {seed} (store {store})");
+                }
             }
         });
-        if !report.is_pass() {
-            panic!("amnesia: {}\n{}", report.text(), failures_text(&report));
+        let everything = || format!("amnesia: {}\n{}", report.text(), failures_text(&report));
+        if report.is_pass() {
+            if !one_seed {
+                let mut stderr = std::io::stderr().lock();
+                let _ = writeln!(
+                    stderr,
+                    "amnesia: {} seeds passed (store {store})",
+                    report.summary.seeds
+                );
+            }
+        } else if verbose {
+            panic!("{}", everything());
+        } else {
+            let saved = save_everything(&everything(), test.as_deref().unwrap_or(&store));
+            panic!("{}", concise_text(&report, saved));
         }
     }
+}
+
+/// The panic of a failing check: how many seeds failed, the first few with their first
+/// violations and replay lines, and where everything is.
+fn concise_text(report: &SweepReport, saved: Result<PathBuf, String>) -> String {
+    let failing: Vec<&SeedResult> = report.results.iter().filter(|r| !r.is_pass()).collect();
+    let classes: Vec<String> = report
+        .summary
+        .by_class
+        .iter()
+        .map(|group| format!("{} {}", class_name(group.class), group.seeds.len()))
+        .collect();
+    let mut out = format!(
+        "amnesia: {} of {} seeds failed (store {}, scenario {}, engine {}){}",
+        failing.len(),
+        report.summary.seeds,
+        report.store,
+        report.scenario,
+        report.engine,
+        if classes.is_empty() {
+            String::new()
+        } else {
+            format!("; seeds by class: {}", classes.join(", "))
+        }
+    );
+    for result in failing.iter().take(SEEDS_SHOWN) {
+        out.push('\n');
+        out.push_str(&seed_text(result, VIOLATIONS_SHOWN));
+    }
+    if failing.len() > SEEDS_SHOWN {
+        let more: Vec<String> = failing[SEEDS_SHOWN..]
+            .iter()
+            .take(10)
+            .map(|r| r.seed.to_string())
+            .collect();
+        let etc = if failing.len() > SEEDS_SHOWN + 10 {
+            ", …"
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            "\n… and {} more failing seeds ({}{etc})",
+            failing.len() - SEEDS_SHOWN,
+            more.join(", ")
+        );
+    }
+    match saved {
+        Ok(path) => {
+            let _ = write!(
+                out,
+                "\neverything (each failing seed, each violation): {} (or rerun with AMNESIA_VERBOSE=1)",
+                path.display()
+            );
+        }
+        Err(e) => {
+            let _ = write!(
+                out,
+                "\neverything (each failing seed, each violation): rerun with AMNESIA_VERBOSE=1 ({e})"
+            );
+        }
+    }
+    out
+}
+
+/// One failing seed: status and trace hash, its first `violations_max` violations (or
+/// its panic), and the line that replays it.
+fn seed_text(result: &SeedResult, violations_max: usize) -> String {
+    let mut out = format!("seed {} {}", result.seed, result.status.name());
+    if let Some(hash) = &result.trace_hash {
+        let _ = write!(out, ", trace {hash}");
+    }
+    let count = result.violations.len();
+    if count > 0 {
+        let _ = write!(
+            out,
+            ", {count} violation{}",
+            if count == 1 { "" } else { "s" }
+        );
+    }
+    out.push(':');
+    for violation in result.violations.iter().take(violations_max) {
+        out.push('\n');
+        out.push_str(&violation_text(violation));
+    }
+    if count > violations_max {
+        let _ = write!(out, "\n  … and {} more violations", count - violations_max);
+    }
+    if let Some(panic) = &result.panic {
+        let _ = write!(out, "\n  panicked: {panic}");
+    }
+    let _ = write!(out, "\n  replay: {}", result.replay);
+    out
 }
 
 /// Every failing seed: its violations and the line that replays it.
@@ -58,22 +186,39 @@ fn failures_text(report: &SweepReport) -> String {
         .results
         .iter()
         .filter(|result| !result.is_pass())
-        .map(|result| {
-            let violations: Vec<String> = result
-                .violations
-                .iter()
-                .map(crate::runner::text::violation_text)
-                .collect();
-            format!(
-                "seed {} {}:\n{}\n  replay: {}",
-                result.seed,
-                result.status.name(),
-                violations.join("\n"),
-                result.replay
-            )
-        })
+        .map(|result| seed_text(result, usize::MAX))
         .collect();
     failures.join("\n")
+}
+
+/// Write the whole failure text to `<target>/amnesia/check-<name>.txt` (the cargo target
+/// directory of the test binary, else the system temp directory).
+fn save_everything(text: &str, name: &str) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().ok();
+    let target = exe
+        .as_deref()
+        .and_then(|exe| {
+            exe.ancestors()
+                .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+        })
+        .map(Path::to_path_buf)
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = target.join("amnesia");
+    let file: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let path = dir.join(format!("check-{file}.txt"));
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&path, format!("{text}\n")))
+        .map_err(|e| format!("{} not written: {e}", path.display()))?;
+    Ok(path)
 }
 
 /// The sweep the environment asks for.

@@ -18,7 +18,7 @@ use crate::runner::report::SweepReport;
 use crate::runner::run::{run_plan_with, EngineKind, RunOptions, RunReport};
 use crate::runner::seeds::SeedRange;
 use crate::runner::shrink::{shrink, ShrinkConfig, ShrinkError, Shrunk};
-use crate::runner::sweep::{jobs_default, SweepConfig};
+use crate::runner::sweep::{jobs_default, Replay, SweepConfig};
 
 /// Seeds [`Builder::check`] and [`Builder::sweep`] run unless told otherwise.
 pub const SEEDS_DEFAULT: SeedRange = SeedRange { start: 0, end: 64 };
@@ -45,6 +45,7 @@ pub struct Builder {
     jobs: usize,
     engine: EngineKind,
     log: LogFilter,
+    replay_hint: Option<String>,
 }
 
 impl Default for Builder {
@@ -64,6 +65,7 @@ impl Builder {
             jobs: jobs_default(),
             engine: EngineKind::Event,
             log: LogFilter::default(),
+            replay_hint: None,
         }
     }
 
@@ -136,6 +138,25 @@ impl Builder {
     /// ```
     pub fn log(mut self, log: LogFilter) -> Builder {
         self.log = log;
+        self
+    }
+
+    /// Your own wording of the line that replays a failing seed (a `just` recipe, a CI
+    /// job), `{seed}` standing for the seed: it replaces the line [`Builder::check`] and
+    /// [`Builder::sweep`] print otherwise (the test binary and `cargo test` form in a
+    /// test, the `amnesia` command for a built-in store).
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new()
+    ///     .store(amnesia::Store::named("write-behind").unwrap())
+    ///     .replay_hint("AMNESIA_SEED={seed} just test-memory")
+    ///     .seeds(0..4)
+    ///     .sweep();
+    /// let failing = report.results.iter().find(|r| !r.is_pass()).unwrap();
+    /// assert_eq!(failing.replay, format!("AMNESIA_SEED={} just test-memory", failing.seed));
+    /// ```
+    pub fn replay_hint(mut self, template: impl Into<String>) -> Builder {
+        self.replay_hint = Some(template.into());
         self
     }
 
@@ -252,6 +273,12 @@ impl Builder {
             engine: self.engine,
             scenario: self.scenario.clone(),
             log: self.log.clone(),
+            replay: match &self.replay_hint {
+                Some(template) => Replay::Hint {
+                    template: template.clone(),
+                },
+                None => Replay::default(),
+            },
             ..SweepConfig::new(seeds, self.store.clone())
         }
     }

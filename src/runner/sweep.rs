@@ -45,37 +45,96 @@ pub struct SweepConfig {
 }
 
 /// How to replay a seed the `amnesia` binary cannot regenerate (a user's store, or a
-/// scenario the binary does not know by name).
+/// scenario the binary does not know by name), or a user's own wording.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Replay {
     /// Through the library: `Builder::run(seed)` with the same scenario and store.
     #[default]
     Library,
-    /// The test that ran the sweep, alone, on that seed: `AMNESIA_SEED=N cargo test NAME`.
+    /// The test that ran the sweep, alone, on that seed: the test binary itself
+    /// (`AMNESIA_SEED=N <test binary> --exact NAME`, the profile and features it was built
+    /// with), and beside it, after `#`, the `cargo test` form in the binary's profile.
     CargoTest {
         /// The test's name, as `cargo test -- --exact` takes it.
         test: String,
+    },
+    /// A user's own wording (`Builder::replay_hint`): `{seed}` becomes the seed. It
+    /// replaces every other line, the `amnesia` command of a built-in store's included.
+    Hint {
+        /// The line, with `{seed}` where the seed goes.
+        template: String,
     },
 }
 
 impl Replay {
     /// The one line that reproduces `seed` of `config`.
     pub fn command(&self, seed: u64, config: &SweepConfig) -> String {
+        if let Replay::Hint { template } = self {
+            return template.replace("{seed}", &seed.to_string());
+        }
         if let Some(command) = replay_command(seed, &config.scenario, &config.store, config.engine)
         {
             return command;
         }
         match self {
-            Replay::Library => format!(
+            Replay::Library | Replay::Hint { .. } => format!(
                 "Builder::run({seed}) with scenario '{}', store '{}', engine {}",
                 config.scenario.name,
                 config.store.label(),
                 config.engine.name()
             ),
             Replay::CargoTest { test } => {
-                format!("AMNESIA_SEED={seed} cargo test -- --exact {test}")
+                cargo_test_replay(seed, test, std::env::current_exe().ok().as_deref())
             }
         }
+    }
+}
+
+/// The line that reruns `test` on `seed`: the test binary `exe` itself when it is known
+/// (it has the profile and features it was built with; the line runs as it is in `sh`),
+/// then after `#` the `cargo test` form in the profile the binary's path shows.
+fn cargo_test_replay(seed: u64, test: &str, exe: Option<&std::path::Path>) -> String {
+    let Some(exe) = exe else {
+        return format!(
+            "AMNESIA_SEED={seed} cargo test -- --exact {test} (with the profile and features of this run)"
+        );
+    };
+    let cargo = match cargo_profile(exe) {
+        Some(flags) => format!(
+            "AMNESIA_SEED={seed} cargo test{flags} -- --exact {test}, with the features of this run"
+        ),
+        None => format!(
+            "AMNESIA_SEED={seed} cargo test -- --exact {test}, with the profile and features of this run"
+        ),
+    };
+    format!(
+        "AMNESIA_SEED={seed} {} --exact {test}  # or: {cargo}",
+        shell_word(&exe.display().to_string())
+    )
+}
+
+/// The `cargo test` flags of the profile a test binary was built in, from its path
+/// (`<target>/<profile>/deps/<name>-<hash>`): `""` for `debug`, ` --release`, or
+/// ` --profile NAME`; `None` when the path is not a cargo build's.
+fn cargo_profile(exe: &std::path::Path) -> Option<String> {
+    let dir = exe.parent()?;
+    if !matches!(dir.file_name()?.to_str()?, "deps" | "examples") {
+        return None;
+    }
+    Some(match dir.parent()?.file_name()?.to_str()? {
+        "debug" => String::new(),
+        "release" => " --release".to_string(),
+        profile => format!(" --profile {profile}"),
+    })
+}
+
+/// `word` as one `sh` word: as it is when it needs no quoting, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -313,5 +372,46 @@ fn stuck_violation(timeout: Duration) -> Violation {
              its thread or busy-loops); its thread was left behind",
             timeout.as_millis()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cargo_profile, cargo_test_replay};
+    use std::path::Path;
+
+    #[test]
+    fn the_profile_of_a_test_binary_is_read_from_its_path() {
+        let profile = |p: &str| cargo_profile(Path::new(p));
+        assert_eq!(
+            profile("/p/target/debug/deps/chat-0a1b").as_deref(),
+            Some("")
+        );
+        assert_eq!(
+            profile("/p/target/release/deps/chat-0a1b").as_deref(),
+            Some(" --release")
+        );
+        assert_eq!(
+            profile("/p/target/test-release/deps/chat-0a1b").as_deref(),
+            Some(" --profile test-release")
+        );
+        assert_eq!(
+            profile("/p/target/release/examples/demo-0a1b").as_deref(),
+            Some(" --release")
+        );
+        assert_eq!(profile("/tmp/rustdoctest/rust_out"), None);
+    }
+
+    #[test]
+    fn the_replay_line_runs_the_binary_and_names_the_cargo_form() {
+        let exe = Path::new("/p/target/release/deps/chat-0a1b");
+        assert_eq!(
+            cargo_test_replay(17, "survives", Some(exe)),
+            "AMNESIA_SEED=17 /p/target/release/deps/chat-0a1b --exact survives  \
+             # or: AMNESIA_SEED=17 cargo test --release -- --exact survives, with the features of this run"
+        );
+        let spaced = Path::new("/my dir/target/debug/deps/it's-0a1b");
+        assert!(cargo_test_replay(1, "t", Some(spaced))
+            .starts_with("AMNESIA_SEED=1 '/my dir/target/debug/deps/it'\\''s-0a1b' --exact t  # or: AMNESIA_SEED=1 cargo test -- --exact t,"));
     }
 }

@@ -203,6 +203,76 @@ fn the_boundary_bug_is_caught_and_shrinks() {
         .contains(&amnesia::ViolationClass::Lost));
 }
 
+/// The check a user writes, as it fails on the boundary bug. It runs only as the child of
+/// the test below (`OWN_STORE_FAILING_CHECK` set), which reads what it prints.
+#[cfg(feature = "boundary-bug")]
+#[test]
+fn failing_check() {
+    if std::env::var_os("OWN_STORE_FAILING_CHECK").is_some() {
+        builder().seeds(0..3).check();
+    }
+}
+
+/// The replay line a failing check prints, run literally in `sh`, fails the same seed
+/// the same way: the same execution (trace hash), from the same test binary (this one,
+/// in the profile and with the features `scripts/test` built it with).
+#[cfg(feature = "boundary-bug")]
+#[test]
+fn the_printed_replay_line_reproduces_the_failure() {
+    use std::process::Command;
+    let exe = std::env::current_exe().unwrap();
+    let output = |command: &mut Command| {
+        let output = command
+            .env("OWN_STORE_FAILING_CHECK", "1")
+            .env_remove("AMNESIA_SEED")
+            .env_remove("AMNESIA_SEEDS")
+            .env_remove("AMNESIA_VERBOSE")
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "the check must fail");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let first = output(Command::new(&exe).args(["--exact", "failing_check"]));
+    // `seed N fail, trace H, K violations:` … `  replay: LINE`
+    let seed_line = first
+        .lines()
+        .find(|l| l.starts_with("seed ") && l.contains(", trace "))
+        .unwrap_or_else(|| panic!("a failing seed with its trace hash:\n{first}"));
+    let seed = seed_line.split(' ').nth(1).unwrap();
+    let replay = first
+        .lines()
+        .find_map(|l| l.strip_prefix("  replay: "))
+        .unwrap_or_else(|| panic!("a replay line:\n{first}"));
+    assert!(
+        replay.starts_with(&format!(
+            "AMNESIA_SEED={seed} {} --exact failing_check  # or: AMNESIA_SEED={seed} cargo test",
+            exe.display()
+        )),
+        "{replay}"
+    );
+    let profile = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    let cargo = match profile.file_name().unwrap().to_str().unwrap() {
+        "debug" => String::new(),
+        "release" => " --release".into(),
+        name => format!(" --profile {name}"),
+    };
+    assert!(
+        replay.contains(&format!(
+            "cargo test{cargo} -- --exact failing_check, with the features of this run"
+        )),
+        "{replay}"
+    );
+    let again = output(Command::new("sh").args(["-c", replay]));
+    assert!(
+        again.contains("amnesia: 1 of 1 seeds failed (store own-store"),
+        "{replay} ran:\n{again}"
+    );
+    assert!(
+        again.lines().any(|l| l == seed_line),
+        "{replay} gave another run than `{seed_line}`:\n{again}"
+    );
+}
+
 /// The sweep exercises the fold: reads show summaries that cover older messages (the
 /// boundary bug's fold takes one message fewer than falls out of the window: none).
 #[cfg(not(feature = "boundary-bug"))]
