@@ -273,45 +273,7 @@ fn run_in_lua(
     let function = compile(&lua, script.code)?;
     let result = lua.scope(|scope| {
         let raw = lua.create_table()?;
-        raw.raw_set(
-            "call",
-            scope.create_function(|lua, args: MultiValue| state.borrow_mut().call(lua, args))?,
-        )?;
-        raw.raw_set(
-            "pcall",
-            scope.create_function(|lua, args: MultiValue| {
-                state.borrow_mut().call(lua, args).map(|(_, value)| value)
-            })?,
-        )?;
-        raw.raw_set(
-            "acl_check_cmd",
-            scope
-                .create_function(|lua, args: MultiValue| state.borrow().acl_check_cmd(lua, args))?,
-        )?;
-        raw.raw_set(
-            "setresp",
-            scope.create_function(|lua, args: Variadic<Value>| {
-                state.borrow_mut().setresp(lua, &args)
-            })?,
-        )?;
-        raw.raw_set(
-            "set_repl",
-            scope.create_function(|lua, args: Variadic<Value>| {
-                state.borrow_mut().set_repl(lua, &args)
-            })?,
-        )?;
-        raw.raw_set(
-            "random",
-            scope.create_function(|lua, args: Variadic<Value>| {
-                state.borrow_mut().random(lua, &args)
-            })?,
-        )?;
-        raw.raw_set(
-            "randomseed",
-            scope.create_function(|lua, args: Variadic<Value>| {
-                state.borrow_mut().randomseed(lua, &args)
-            })?,
-        )?;
+        install_node_functions(scope, &raw, state)?;
         install_plain_functions(&lua, &raw, killed)?;
         let keys = string_array(&lua, keys)?;
         let argv = string_array(&lua, argv)?;
@@ -321,21 +283,7 @@ fn run_in_lua(
         lua.globals()
             .raw_set("__redis__err__handler", handler.clone())?;
         lua.set_memory_limit(LUA_MEMORY_MAX)?;
-        let ticks = AtomicU64::new(0);
-        let hook_killed = killed.clone();
-        lua.set_global_hook(
-            HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
-            move |_, _| {
-                let ticks = ticks.fetch_add(1, Ordering::Relaxed) + 1;
-                if hook_killed.load(Ordering::Relaxed)
-                    || ticks * u64::from(HOOK_INTERVAL) >= INSTRUCTIONS_MAX
-                {
-                    hook_killed.store(true, Ordering::Relaxed);
-                    return Err(mlua::Error::runtime(String::from_utf8_lossy(KILLED)));
-                }
-                Ok(VmState::Continue)
-            },
-        )?;
+        install_instruction_hook(&lua, killed)?;
         let results: MultiValue = xpcall.call((function, handler))?;
         lua.remove_global_hook();
         let mut results = results.into_iter();
@@ -349,6 +297,72 @@ fn run_in_lua(
         })
     });
     result.map_err(internal_error)
+}
+
+/// The functions that reach the node through the run's state (`redis.call` and friends):
+/// scoped, because they borrow `state`, which lives only as long as the run.
+fn install_node_functions<'scope, 'env: 'scope>(
+    scope: &'scope mlua::Scope<'scope, 'env>,
+    raw: &Table,
+    state: &'env RefCell<RunState>,
+) -> mlua::Result<()> {
+    raw.raw_set(
+        "call",
+        scope.create_function(|lua, args: MultiValue| state.borrow_mut().call(lua, args))?,
+    )?;
+    raw.raw_set(
+        "pcall",
+        scope.create_function(|lua, args: MultiValue| {
+            state.borrow_mut().call(lua, args).map(|(_, value)| value)
+        })?,
+    )?;
+    raw.raw_set(
+        "acl_check_cmd",
+        scope.create_function(|lua, args: MultiValue| state.borrow().acl_check_cmd(lua, args))?,
+    )?;
+    raw.raw_set(
+        "setresp",
+        scope
+            .create_function(|lua, args: Variadic<Value>| state.borrow_mut().setresp(lua, &args))?,
+    )?;
+    raw.raw_set(
+        "set_repl",
+        scope.create_function(|lua, args: Variadic<Value>| {
+            state.borrow_mut().set_repl(lua, &args)
+        })?,
+    )?;
+    raw.raw_set(
+        "random",
+        scope
+            .create_function(|lua, args: Variadic<Value>| state.borrow_mut().random(lua, &args))?,
+    )?;
+    raw.raw_set(
+        "randomseed",
+        scope.create_function(|lua, args: Variadic<Value>| {
+            state.borrow_mut().randomseed(lua, &args)
+        })?,
+    )?;
+    Ok(())
+}
+
+/// Stops a runaway script: every `HOOK_INTERVAL` instructions the hook counts, and raises
+/// the kill error once `killed` is set (`SCRIPT KILL`) or the budget is spent.
+fn install_instruction_hook(lua: &Lua, killed: &Arc<AtomicBool>) -> mlua::Result<()> {
+    let ticks = AtomicU64::new(0);
+    let hook_killed = killed.clone();
+    lua.set_global_hook(
+        HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
+        move |_, _| {
+            let ticks = ticks.fetch_add(1, Ordering::Relaxed) + 1;
+            if hook_killed.load(Ordering::Relaxed)
+                || ticks * u64::from(HOOK_INTERVAL) >= INSTRUCTIONS_MAX
+            {
+                hook_killed.store(true, Ordering::Relaxed);
+                return Err(mlua::Error::runtime(String::from_utf8_lossy(KILLED)));
+            }
+            Ok(VmState::Continue)
+        },
+    )
 }
 
 /// The error reply of a script that failed (Redis's `luaCallFunction`).
