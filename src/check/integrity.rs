@@ -74,6 +74,12 @@ fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
             findings.duplicate.add(id, own());
         }
     }
+    report(read, findings, verdict);
+}
+
+/// One violation per class with findings, each naming the read and its ids: apart from
+/// `check_read` so the judging and the wording read separately.
+fn report(read: &Read<'_>, findings: Findings, verdict: &mut Verdict) {
     let classes = [
         (
             ViolationClass::Leak,

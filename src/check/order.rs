@@ -91,39 +91,12 @@ fn check_across(idx: &Index<'_>, reads: &[(&Read<'_>, Vec<usize>)], verdict: &mu
     // other order only when there are some. (x, y, read op): a read showed x before y
     // although y's append came first; after sorting and deduplication, the first read
     // (lowest op) that did.
-    let mut inverted: Vec<(usize, usize, usize)> = Vec::new();
-    for (read, entries) in reads {
-        for (i, &x) in entries.iter().enumerate() {
-            for &y in &entries[i + 1..] {
-                if x > y {
-                    inverted.push((x, y, read.op));
-                }
-            }
-        }
-    }
+    let inverted = inverted_pairs(reads);
     if inverted.is_empty() {
         return;
     }
-    inverted.sort_unstable();
-    inverted.dedup_by_key(|&mut (x, y, _)| (x, y));
     // The pairs in append order to look for, each with the first read that showed it.
-    let mut wanted: Vec<(usize, usize, Option<usize>)> =
-        inverted.iter().map(|&(x, y, _)| (y, x, None)).collect();
-    wanted.sort_unstable();
-    let mut wanted_firsts: Vec<usize> = wanted.iter().map(|&(y, _, _)| y).collect();
-    wanted_firsts.dedup();
-    for (read, entries) in reads {
-        for (i, &y) in entries.iter().enumerate() {
-            if wanted_firsts.binary_search(&y).is_err() {
-                continue;
-            }
-            for &x in &entries[i + 1..] {
-                if let Ok(at) = wanted.binary_search_by(|&(a, b, _)| (a, b).cmp(&(y, x))) {
-                    wanted[at].2.get_or_insert(read.op);
-                }
-            }
-        }
-    }
+    let wanted = first_in_order(reads, &inverted);
     // (read showing a<b, read showing b<a) with a<b by id → ids involved.
     let mut conflicts: BTreeMap<(usize, usize), BTreeSet<&str>> = BTreeMap::new();
     for &(x, y, read_xy) in &inverted {
@@ -165,4 +138,49 @@ fn check_across(idx: &Index<'_>, reads: &[(&Read<'_>, Vec<usize>)], verdict: &mu
             text,
         ));
     }
+}
+
+/// The pairs some read shows against append order, as (x, y, read op): x shown before y
+/// although y's append came first; sorted, and deduplicated to the first read (lowest
+/// op) that showed each. A correct store yields none, so `check_across` stops there.
+fn inverted_pairs(reads: &[(&Read<'_>, Vec<usize>)]) -> Vec<(usize, usize, usize)> {
+    let mut inverted: Vec<(usize, usize, usize)> = Vec::new();
+    for (read, entries) in reads {
+        for (i, &x) in entries.iter().enumerate() {
+            for &y in &entries[i + 1..] {
+                if x > y {
+                    inverted.push((x, y, read.op));
+                }
+            }
+        }
+    }
+    inverted.sort_unstable();
+    inverted.dedup_by_key(|&mut (x, y, _)| (x, y));
+    inverted
+}
+
+/// For each inverted pair, the same pair in append order (y, x), sorted, with the first
+/// read that showed it in that order, if any: the other side of a disagreement.
+fn first_in_order(
+    reads: &[(&Read<'_>, Vec<usize>)],
+    inverted: &[(usize, usize, usize)],
+) -> Vec<(usize, usize, Option<usize>)> {
+    let mut wanted: Vec<(usize, usize, Option<usize>)> =
+        inverted.iter().map(|&(x, y, _)| (y, x, None)).collect();
+    wanted.sort_unstable();
+    let mut wanted_firsts: Vec<usize> = wanted.iter().map(|&(y, _, _)| y).collect();
+    wanted_firsts.dedup();
+    for (read, entries) in reads {
+        for (i, &y) in entries.iter().enumerate() {
+            if wanted_firsts.binary_search(&y).is_err() {
+                continue;
+            }
+            for &x in &entries[i + 1..] {
+                if let Ok(at) = wanted.binary_search_by(|&(a, b, _)| (a, b).cmp(&(y, x))) {
+                    wanted[at].2.get_or_insert(read.op);
+                }
+            }
+        }
+    }
+    wanted
 }

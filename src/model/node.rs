@@ -400,27 +400,10 @@ impl Node {
             "the request decoder never yields an empty command"
         );
         self.stats.commands_processed += 1;
-        let Some(command) = command::lookup(&args[0]) else {
-            return self.reject(client, unknown_command(&args));
+        let command = match self.admit(client, &args) {
+            Ok(command) => command,
+            Err(rejected) => return rejected,
         };
-        if !command.arity_ok(args.len()) {
-            return self.reject_command(client, command, arity_error(command.name));
-        }
-        if let Some(rejection) = command::subcommand_rejection(command, &args) {
-            return self.reject_command(client, command, rejection);
-        }
-        if !client.authenticated && !command.flags.contains(Flags::NO_AUTH) {
-            let reply = Reply::error("NOAUTH Authentication required.");
-            return self.reject_command(client, command, reply);
-        }
-        if self.busy_script.is_some() && !allowed_while_busy(command, &args) {
-            return self.reject_command(client, command, Reply::error(BUSY));
-        }
-        if command.flags.contains(Flags::DATA) {
-            if let Some(error) = self.injected_error.take() {
-                return self.reject(client, Reply::Error(error));
-            }
-        }
         if client.in_multi() && !command.flags.contains(Flags::TX_CONTROL) {
             client.queued.as_mut().expect("in multi").push(args);
             return Execution {
@@ -466,6 +449,39 @@ impl Node {
             close,
             blocked: false,
         }
+    }
+
+    /// The checks a request passes before it runs or is queued, in Redis's order: a known
+    /// command, its arity and subcommand, authentication, a busy script, an injected
+    /// error. Apart from `execute_request` so the gate reads as one list; the error is the
+    /// rejection's `Execution`.
+    fn admit(
+        &mut self,
+        client: &mut ClientState,
+        args: &[Bytes],
+    ) -> Result<&'static Command, Execution> {
+        let Some(command) = command::lookup(&args[0]) else {
+            return Err(self.reject(client, unknown_command(args)));
+        };
+        if !command.arity_ok(args.len()) {
+            return Err(self.reject_command(client, command, arity_error(command.name)));
+        }
+        if let Some(rejection) = command::subcommand_rejection(command, args) {
+            return Err(self.reject_command(client, command, rejection));
+        }
+        if !client.authenticated && !command.flags.contains(Flags::NO_AUTH) {
+            let reply = Reply::error("NOAUTH Authentication required.");
+            return Err(self.reject_command(client, command, reply));
+        }
+        if self.busy_script.is_some() && !allowed_while_busy(command, args) {
+            return Err(self.reject_command(client, command, Reply::error(BUSY)));
+        }
+        if command.flags.contains(Flags::DATA) {
+            if let Some(error) = self.injected_error.take() {
+                return Err(self.reject(client, Reply::Error(error)));
+            }
+        }
+        Ok(command)
     }
 
     /// Run a command's handler, flattening its result. A blocking command does not

@@ -218,32 +218,15 @@ impl ScenarioConfig {
 
     /// Checks the scenario against the limits; the error is one line.
     pub fn validate(&self) -> Result<(), String> {
-        fn range<T: PartialOrd + std::fmt::Display>(
-            name: &str,
-            value: T,
-            min: T,
-            max: T,
-        ) -> Result<(), String> {
-            if value < min || value > max {
-                return Err(format!(
-                    "scenario {name} = {value} is outside {min}..={max}"
-                ));
-            }
-            Ok(())
-        }
-        fn ordered<T: PartialOrd + std::fmt::Display>(
-            name_min: &str,
-            min: T,
-            name_max: &str,
-            max: T,
-        ) -> Result<(), String> {
-            if min > max {
-                return Err(format!(
-                    "scenario {name_min} = {min} is above {name_max} = {max}"
-                ));
-            }
-            Ok(())
-        }
+        self.validate_sizes()?;
+        self.validate_think()?;
+        self.validate_context_and_ttl()?;
+        self.validate_gaps_and_rates()?;
+        Ok(())
+    }
+
+    /// The scenario's sizes: nodes, clients, tenants, sessions, turns and phases.
+    fn validate_sizes(&self) -> Result<(), String> {
         range("redis_nodes", self.redis_nodes, 1, REDIS_NODES_MAX)?;
         range("clients", self.clients, 1, CLIENTS_MAX)?;
         range("tenants", self.tenants, 1, TENANTS_MAX)?;
@@ -257,6 +240,11 @@ impl ScenarioConfig {
         range("turns", self.turns as usize, 0, TURNS_MAX)?;
         range("duration_ms", self.duration_ms, 1, DURATION_MS_MAX)?;
         range("quiet_ms", self.quiet_ms, 0, QUIET_MS_MAX)?;
+        Ok(())
+    }
+
+    /// The think-time knobs: the range and the tail.
+    fn validate_think(&self) -> Result<(), String> {
         range("think_ms_min", self.think_ms_min, 0, THINK_MS_MAX)?;
         range("think_ms_max", self.think_ms_max, 0, THINK_MS_MAX)?;
         ordered(
@@ -273,6 +261,11 @@ impl ScenarioConfig {
             THINK_MS_MAX,
         )?;
         range("think_tail_ms_max", self.think_tail_ms_max, 0, THINK_MS_MAX)?;
+        Ok(())
+    }
+
+    /// The context-limit and session-TTL ranges.
+    fn validate_context_and_ttl(&self) -> Result<(), String> {
         range(
             "context_limit_min",
             self.context_limit_min as usize,
@@ -309,6 +302,11 @@ impl ScenarioConfig {
             "session_ttl_ms_max",
             self.session_ttl_ms_max,
         )?;
+        Ok(())
+    }
+
+    /// The gap range and the per-million rates.
+    fn validate_gaps_and_rates(&self) -> Result<(), String> {
         range("gap_ms_min", self.gap_ms_min, 0, GAP_MS_MAX)?;
         range("gap_ms_max", self.gap_ms_max, 0, GAP_MS_MAX)?;
         ordered("gap_ms_min", self.gap_ms_min, "gap_ms_max", self.gap_ms_max)?;
@@ -317,6 +315,36 @@ impl ScenarioConfig {
         range("colliding_names_ppm", self.colliding_names_ppm, 0, PPM)?;
         Ok(())
     }
+}
+
+/// One scenario knob against its limits, with the one-line error `validate` promises.
+fn range<T: PartialOrd + std::fmt::Display>(
+    name: &str,
+    value: T,
+    min: T,
+    max: T,
+) -> Result<(), String> {
+    if value < min || value > max {
+        return Err(format!(
+            "scenario {name} = {value} is outside {min}..={max}"
+        ));
+    }
+    Ok(())
+}
+
+/// Two scenario knobs that bound a range: the minimum may not be above the maximum.
+fn ordered<T: PartialOrd + std::fmt::Display>(
+    name_min: &str,
+    min: T,
+    name_max: &str,
+    max: T,
+) -> Result<(), String> {
+    if min > max {
+        return Err(format!(
+            "scenario {name_min} = {min} is above {name_max} = {max}"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -178,97 +178,73 @@ impl Plan {
             "{} turns exceed {TURNS_MAX}",
             self.turns.len()
         );
-        let mut ids = FxHashSet::with_capacity_and_hasher(self.turns.len() * 3, Default::default());
-        let mut seq_last: Option<u64> = None;
-        let mut content_bytes: usize = 0;
+        let mut tally = MessageTally {
+            ids: FxHashSet::with_capacity_and_hasher(self.turns.len() * 3, Default::default()),
+            seq_last: None,
+            content_bytes: 0,
+        };
         // Per session: the previous turn's index and think end.
         let mut previous: FxHashMap<&crate::domain::SessionKey, (usize, u64)> =
             FxHashMap::default();
         let mut start_last_ms = 0;
         for (position, turn) in self.turns.iter().enumerate() {
-            let i = turn.index;
-            ensure!(i == position, "turn at position {position} has index {i}");
-            ensure!(
-                sessions.contains(&turn.session),
-                "turn {i}: session {} is not among the plan's sessions",
-                turn.session
-            );
-            ensure!(
-                turn.client < self.clients,
-                "turn {i}: client {} is out of range (plan has {} clients)",
-                turn.client,
-                self.clients
-            );
-            ensure!(
-                turn.start_ms >= start_last_ms,
-                "turn {i}: start_ms {} is before the previous turn's {start_last_ms} (turns must be sorted by start_ms)",
-                turn.start_ms
-            );
+            self.validate_turn_fields(position, turn, sessions, start_last_ms)?;
             start_last_ms = turn.start_ms;
-            ensure!(
-                (1..=CONTEXT_LIMIT_MAX).contains(&turn.context_limit),
-                "turn {i}: context_limit {} is outside 1..={CONTEXT_LIMIT_MAX}",
-                turn.context_limit
-            );
-            ensure!(
-                turn.think_ms <= THINK_MS_MAX,
-                "turn {i}: think_ms {} exceeds {THINK_MS_MAX}",
-                turn.think_ms
-            );
-            ensure!(
-                turn.think_end_ms() <= self.duration_ms,
-                "turn {i}: start_ms {} + think_ms {} ends after the busy phase ({} ms)",
-                turn.start_ms,
-                turn.think_ms,
-                self.duration_ms
-            );
-            // One lookup per turn: the entry is both the check and the update.
-            let entry = previous.entry(&turn.session);
-            let first = matches!(entry, Entry::Vacant(_));
-            if let (Entry::Occupied(ref occupied), false) = (&entry, turn.overlaps) {
-                let &(prev, think_end_ms) = occupied.get();
-                ensure!(
-                    turn.start_ms >= think_end_ms,
-                    "turn {i}: starts at {} ms, before turn {prev} of session {} ends thinking at {think_end_ms} ms",
-                    turn.start_ms,
-                    turn.session
-                );
-            }
-            entry.insert_entry((i, turn.think_end_ms()));
-            ensure!(
-                first || turn.system.is_none(),
-                "turn {i}: a system message on a turn that is not its session's first"
-            );
+            validate_session_order(turn, &mut previous)?;
             self.validate_extras(turn)?;
-
-            let expected = [
-                (turn.system.as_ref(), Role::System),
-                (Some(&turn.user), Role::User),
-                (Some(&turn.assistant), Role::Assistant),
-            ];
-            for (message, role) in expected {
-                let Some(message) = message else { continue };
-                check_message(i, message, role)?;
-                ensure!(
-                    ids.insert(message.id.as_str()),
-                    "turn {i}: message id {} is used twice",
-                    message.id
-                );
-                if let Some(last) = seq_last {
-                    ensure!(
-                        message.seq > last,
-                        "turn {i}: message {} has seq {}, not above the previous {last}",
-                        message.id,
-                        message.seq
-                    );
-                }
-                seq_last = Some(message.seq);
-                content_bytes += message.content.len();
-            }
+            tally.check_turn(turn)?;
         }
+        let content_bytes = tally.content_bytes;
         ensure!(
             content_bytes <= PLAN_CONTENT_BYTES_MAX,
             "contents total {content_bytes} bytes, above {PLAN_CONTENT_BYTES_MAX}"
+        );
+        Ok(())
+    }
+
+    /// The checks of one turn that need nothing but the turn, the plan and the previous
+    /// turn's start: kept apart so `validate_turns` reads as the walk over the turns.
+    fn validate_turn_fields(
+        &self,
+        position: usize,
+        turn: &super::Turn,
+        sessions: &FxHashSet<&crate::domain::SessionKey>,
+        start_last_ms: u64,
+    ) -> Result<(), PlanError> {
+        let i = turn.index;
+        ensure!(i == position, "turn at position {position} has index {i}");
+        ensure!(
+            sessions.contains(&turn.session),
+            "turn {i}: session {} is not among the plan's sessions",
+            turn.session
+        );
+        ensure!(
+            turn.client < self.clients,
+            "turn {i}: client {} is out of range (plan has {} clients)",
+            turn.client,
+            self.clients
+        );
+        ensure!(
+            turn.start_ms >= start_last_ms,
+            "turn {i}: start_ms {} is before the previous turn's {start_last_ms} (turns must be sorted by start_ms)",
+            turn.start_ms
+        );
+        ensure!(
+            (1..=CONTEXT_LIMIT_MAX).contains(&turn.context_limit),
+            "turn {i}: context_limit {} is outside 1..={CONTEXT_LIMIT_MAX}",
+            turn.context_limit
+        );
+        ensure!(
+            turn.think_ms <= THINK_MS_MAX,
+            "turn {i}: think_ms {} exceeds {THINK_MS_MAX}",
+            turn.think_ms
+        );
+        ensure!(
+            turn.think_end_ms() <= self.duration_ms,
+            "turn {i}: start_ms {} + think_ms {} ends after the busy phase ({} ms)",
+            turn.start_ms,
+            turn.think_ms,
+            self.duration_ms
         );
         Ok(())
     }
@@ -324,6 +300,74 @@ impl Plan {
                 *until_ms
             );
             *until_ms = fault.end_ms();
+        }
+        Ok(())
+    }
+}
+
+/// A turn of a session starts only after the session's previous turn ends thinking (unless
+/// it is marked overlapping), and only a session's first turn carries a system message:
+/// both need the per-session memory `previous`, which this check also updates.
+fn validate_session_order<'a>(
+    turn: &'a super::Turn,
+    previous: &mut FxHashMap<&'a crate::domain::SessionKey, (usize, u64)>,
+) -> Result<(), PlanError> {
+    let i = turn.index;
+    // One lookup per turn: the entry is both the check and the update.
+    let entry = previous.entry(&turn.session);
+    let first = matches!(entry, Entry::Vacant(_));
+    if let (Entry::Occupied(ref occupied), false) = (&entry, turn.overlaps) {
+        let &(prev, think_end_ms) = occupied.get();
+        ensure!(
+            turn.start_ms >= think_end_ms,
+            "turn {i}: starts at {} ms, before turn {prev} of session {} ends thinking at {think_end_ms} ms",
+            turn.start_ms,
+            turn.session
+        );
+    }
+    entry.insert_entry((i, turn.think_end_ms()));
+    ensure!(
+        first || turn.system.is_none(),
+        "turn {i}: a system message on a turn that is not its session's first"
+    );
+    Ok(())
+}
+
+/// What the plan's messages share across turns: ids unique, seqs rising, contents bounded
+/// in total. Held in one place so the turn walk carries one value, not three.
+struct MessageTally<'a> {
+    ids: FxHashSet<&'a str>,
+    seq_last: Option<u64>,
+    content_bytes: usize,
+}
+
+impl<'a> MessageTally<'a> {
+    /// Checks one turn's messages, in role order, and counts them into the tally.
+    fn check_turn(&mut self, turn: &'a super::Turn) -> Result<(), PlanError> {
+        let i = turn.index;
+        let expected = [
+            (turn.system.as_ref(), Role::System),
+            (Some(&turn.user), Role::User),
+            (Some(&turn.assistant), Role::Assistant),
+        ];
+        for (message, role) in expected {
+            let Some(message) = message else { continue };
+            check_message(i, message, role)?;
+            ensure!(
+                self.ids.insert(message.id.as_str()),
+                "turn {i}: message id {} is used twice",
+                message.id
+            );
+            if let Some(last) = self.seq_last {
+                ensure!(
+                    message.seq > last,
+                    "turn {i}: message {} has seq {}, not above the previous {last}",
+                    message.id,
+                    message.seq
+                );
+            }
+            self.seq_last = Some(message.seq);
+            self.content_bytes += message.content.len();
         }
         Ok(())
     }

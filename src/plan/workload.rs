@@ -231,19 +231,29 @@ pub(crate) fn generate(
         scenario.session_ttl_ms_min,
         scenario.session_ttl_ms_max,
     );
+    let counts = turn_counts(rng, sessions.len(), scenario.turns as usize);
+    let (slots, system) = draw_slots(rng, scenario, session_ttl_ms, &counts);
+    let turns = draw_turns(rng, content_rng, scenario, &sessions, &slots, &system);
+    Workload {
+        sessions,
+        session_ttl_ms,
+        turns,
+    }
+}
 
-    // How many turns each session gets: one each while turns last, the rest by a weight
-    // per session so some sessions are busy and others nearly idle.
-    let turns_total = scenario.turns as usize;
-    let weights: Vec<u32> = sessions.iter().map(|_| rng.random_range(1..=4)).collect();
+/// How many turns each session gets: one each while turns last, the rest by a weight
+/// per session so some sessions are busy and others nearly idle. Apart from `generate`
+/// because it is the one step that shapes load across sessions.
+fn turn_counts(rng: &mut impl Rng, sessions: usize, turns_total: usize) -> Vec<usize> {
+    let weights: Vec<u32> = (0..sessions).map(|_| rng.random_range(1..=4)).collect();
     let weight_total: u32 = weights.iter().sum();
-    let mut counts = vec![0usize; sessions.len()];
+    let mut counts = vec![0usize; sessions];
     for (i, count) in counts.iter_mut().enumerate() {
         if i < turns_total {
             *count = 1;
         }
     }
-    for _ in sessions.len().min(turns_total)..turns_total {
+    for _ in sessions.min(turns_total)..turns_total {
         let mut pick = rng.random_range(0..weight_total);
         for (i, &w) in weights.iter().enumerate() {
             if pick < w {
@@ -254,15 +264,38 @@ pub(crate) fn generate(
         }
     }
     assert_eq!(counts.iter().sum::<usize>(), turns_total);
+    counts
+}
 
-    let mut slots = Vec::with_capacity(turns_total);
-    let mut system = vec![false; sessions.len()];
+/// Draws, per session in order, whether it opens with a system message and where its
+/// turns fall in time; returns the slots sorted by start, and the system flags by session.
+fn draw_slots(
+    rng: &mut impl Rng,
+    scenario: &ScenarioConfig,
+    session_ttl_ms: u64,
+    counts: &[usize],
+) -> (Vec<Slot>, Vec<bool>) {
+    let mut slots = Vec::with_capacity(counts.iter().sum());
+    let mut system = vec![false; counts.len()];
     for (session, &count) in counts.iter().enumerate() {
         system[session] = chance(rng, scenario.system_message_ppm);
         place_session(rng, scenario, session_ttl_ms, session, count, &mut slots);
     }
     slots.sort_by_key(|slot| (slot.start_ms, slot.session, slot.nth));
+    (slots, system)
+}
 
+/// Turns the sorted slots into turns: per slot, a client and a context limit from `rng`,
+/// then the messages (system if the session opens with one, user, assistant) from
+/// `content_rng`, numbered in that order.
+fn draw_turns(
+    rng: &mut impl Rng,
+    content_rng: &mut impl Rng,
+    scenario: &ScenarioConfig,
+    sessions: &[SessionKey],
+    slots: &[Slot],
+    system: &[bool],
+) -> Vec<Turn> {
     let mut seq: u64 = 0;
     let mut scratch = String::new();
     let mut message = |role: Role, content_rng: &mut dyn rand::RngCore| {
@@ -308,11 +341,7 @@ pub(crate) fn generate(
             revise: None,
         });
     }
-    Workload {
-        sessions,
-        session_ttl_ms,
-        turns,
-    }
+    turns
 }
 
 /// Places the `count` turns of one session in the busy phase: think, then a gap (the user

@@ -84,30 +84,7 @@ pub fn run(args: Args) -> Result<u8, CliError> {
             "--lockstep compares the Redis model with Redis: pgvector has no model".into(),
         ));
     }
-    let (plan, reproduce) = match (&args.plan, args.seed) {
-        (Some(path), _) => {
-            let reproduce = format!(
-                "amnesia real --plan {} --store {}{}",
-                path.display(),
-                store.label(),
-                time_scale_flag(args.time_scale)
-            );
-            (load_plan(path)?, reproduce)
-        }
-        (None, seed) => {
-            let seed = seed.expect("clap requires --seed or --plan");
-            let default = match backend {
-                Backend::Redis => "standard",
-                Backend::Pgvector => "replay",
-                Backend::RedisThenPgvector => "migrate",
-            };
-            let name = args.scenario.as_deref().unwrap_or(default);
-            let scenario = ScenarioConfig::parse_name(name).map_err(CliError::Usage)?;
-            let reproduce = real_command(seed, &scenario, &store, args.time_scale)
-                .expect("a built-in store on a named scenario");
-            (Plan::generate(seed, &scenario), reproduce)
-        }
-    };
+    let (plan, reproduce) = plan_for(&args, &store)?;
     let provider = Provider::from_env()?;
     provider.check(backend)?;
     if args.lockstep {
@@ -154,6 +131,38 @@ pub fn run(args: Args) -> Result<u8, CliError> {
     };
     crate::cli::emit(&out);
     Ok(code)
+}
+
+/// The plan to run and the command that reproduces the run: loaded from `--plan`, or
+/// generated from `--seed` and the scenario (by default the backend's). Apart from `run`
+/// because it is the one place the two ways in differ.
+fn plan_for(args: &Args, store: &amnesia::Store) -> Result<(Plan, String), CliError> {
+    let backend = store.backend();
+    let plan_and_command = match (&args.plan, args.seed) {
+        (Some(path), _) => {
+            let reproduce = format!(
+                "amnesia real --plan {} --store {}{}",
+                path.display(),
+                store.label(),
+                time_scale_flag(args.time_scale)
+            );
+            (load_plan(path)?, reproduce)
+        }
+        (None, seed) => {
+            let seed = seed.expect("clap requires --seed or --plan");
+            let default = match backend {
+                Backend::Redis => "standard",
+                Backend::Pgvector => "replay",
+                Backend::RedisThenPgvector => "migrate",
+            };
+            let name = args.scenario.as_deref().unwrap_or(default);
+            let scenario = ScenarioConfig::parse_name(name).map_err(CliError::Usage)?;
+            let reproduce = real_command(seed, &scenario, store, args.time_scale)
+                .expect("a built-in store on a named scenario");
+            (Plan::generate(seed, &scenario), reproduce)
+        }
+    };
+    Ok(plan_and_command)
 }
 
 /// Elapsed against planned time and the operations so far on stderr, until the run is

@@ -50,8 +50,6 @@ pub fn info(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
 }
 
 fn section_text(ctx: &Ctx, section: &str) -> String {
-    let node = &*ctx.node;
-    let stats = &node.stats;
     let title = match section {
         "cpu" => "CPU".to_string(),
         "errorstats" => "Errorstats".to_string(),
@@ -59,22 +57,19 @@ fn section_text(ctx: &Ctx, section: &str) -> String {
     };
     let mut lines = vec![format!("# {title}")];
     let mut field = |name: &str, value: String| lines.push(format!("{name}:{value}"));
+    section_fields(ctx, section, &mut field);
+    let mut text = lines.join("\r\n");
+    text.push_str("\r\n");
+    text
+}
+
+/// The `field:value` pairs of one section, in Redis's order: apart from `section_text` so
+/// the framing (title, line ends) and the contents read separately.
+fn section_fields(ctx: &Ctx, section: &str, field: &mut dyn FnMut(&str, String)) {
+    let node = &*ctx.node;
+    let stats = &node.stats;
     match section {
-        "server" => {
-            field("redis_version", REDIS_VERSION.into());
-            field("redis_mode", "standalone".into());
-            field("arch_bits", "64".into());
-            // Redis draws a random 40-hex-digit id per process start; here it counts
-            // starts, so a store can tell a restarted server and every run stays the same.
-            field("run_id", format!("{:040x}", stats.restarts + 1));
-            let uptime_s = ctx.now_ms.saturating_sub(stats.started_ms) / 1000;
-            field("uptime_in_seconds", uptime_s.to_string());
-            field("uptime_in_days", (uptime_s / 86_400).to_string());
-            let hz = node.config.expire_cycles_per_second.to_string();
-            field("hz", hz.clone());
-            field("configured_hz", hz);
-            field("amnesia_model", "1".into());
-        }
+        "server" => server_fields(ctx, field),
         "clients" => {
             field("connected_clients", stats.connected_clients.to_string());
             field("blocked_clients", node.blocked.len().to_string());
@@ -130,9 +125,25 @@ fn section_text(ctx: &Ctx, section: &str) -> String {
             }
         }
     }
-    let mut text = lines.join("\r\n");
-    text.push_str("\r\n");
-    text
+}
+
+/// The `server` section: the longest, and the one with the restart count and the clock.
+fn server_fields(ctx: &Ctx, field: &mut dyn FnMut(&str, String)) {
+    let node = &*ctx.node;
+    let stats = &node.stats;
+    field("redis_version", REDIS_VERSION.into());
+    field("redis_mode", "standalone".into());
+    field("arch_bits", "64".into());
+    // Redis draws a random 40-hex-digit id per process start; here it counts
+    // starts, so a store can tell a restarted server and every run stays the same.
+    field("run_id", format!("{:040x}", stats.restarts + 1));
+    let uptime_s = ctx.now_ms.saturating_sub(stats.started_ms) / 1000;
+    field("uptime_in_seconds", uptime_s.to_string());
+    field("uptime_in_days", (uptime_s / 86_400).to_string());
+    let hz = node.config.expire_cycles_per_second.to_string();
+    field("hz", hz.clone());
+    field("configured_hz", hz);
+    field("amnesia_model", "1".into());
 }
 
 pub fn time(ctx: &mut Ctx, _args: &[Bytes]) -> CmdResult {

@@ -273,45 +273,7 @@ fn run_in_lua(
     let function = compile(&lua, script.code)?;
     let result = lua.scope(|scope| {
         let raw = lua.create_table()?;
-        raw.raw_set(
-            "call",
-            scope.create_function(|lua, args: MultiValue| state.borrow_mut().call(lua, args))?,
-        )?;
-        raw.raw_set(
-            "pcall",
-            scope.create_function(|lua, args: MultiValue| {
-                state.borrow_mut().call(lua, args).map(|(_, value)| value)
-            })?,
-        )?;
-        raw.raw_set(
-            "acl_check_cmd",
-            scope
-                .create_function(|lua, args: MultiValue| state.borrow().acl_check_cmd(lua, args))?,
-        )?;
-        raw.raw_set(
-            "setresp",
-            scope.create_function(|lua, args: Variadic<Value>| {
-                state.borrow_mut().setresp(lua, &args)
-            })?,
-        )?;
-        raw.raw_set(
-            "set_repl",
-            scope.create_function(|lua, args: Variadic<Value>| {
-                state.borrow_mut().set_repl(lua, &args)
-            })?,
-        )?;
-        raw.raw_set(
-            "random",
-            scope.create_function(|lua, args: Variadic<Value>| {
-                state.borrow_mut().random(lua, &args)
-            })?,
-        )?;
-        raw.raw_set(
-            "randomseed",
-            scope.create_function(|lua, args: Variadic<Value>| {
-                state.borrow_mut().randomseed(lua, &args)
-            })?,
-        )?;
+        install_node_functions(scope, &raw, state)?;
         install_plain_functions(&lua, &raw, killed)?;
         let keys = string_array(&lua, keys)?;
         let argv = string_array(&lua, argv)?;
@@ -321,21 +283,7 @@ fn run_in_lua(
         lua.globals()
             .raw_set("__redis__err__handler", handler.clone())?;
         lua.set_memory_limit(LUA_MEMORY_MAX)?;
-        let ticks = AtomicU64::new(0);
-        let hook_killed = killed.clone();
-        lua.set_global_hook(
-            HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
-            move |_, _| {
-                let ticks = ticks.fetch_add(1, Ordering::Relaxed) + 1;
-                if hook_killed.load(Ordering::Relaxed)
-                    || ticks * u64::from(HOOK_INTERVAL) >= INSTRUCTIONS_MAX
-                {
-                    hook_killed.store(true, Ordering::Relaxed);
-                    return Err(mlua::Error::runtime(String::from_utf8_lossy(KILLED)));
-                }
-                Ok(VmState::Continue)
-            },
-        )?;
+        install_instruction_hook(&lua, killed)?;
         let results: MultiValue = xpcall.call((function, handler))?;
         lua.remove_global_hook();
         let mut results = results.into_iter();
@@ -349,6 +297,72 @@ fn run_in_lua(
         })
     });
     result.map_err(internal_error)
+}
+
+/// The functions that reach the node through the run's state (`redis.call` and friends):
+/// scoped, because they borrow `state`, which lives only as long as the run.
+fn install_node_functions<'scope, 'env: 'scope>(
+    scope: &'scope mlua::Scope<'scope, 'env>,
+    raw: &Table,
+    state: &'env RefCell<RunState>,
+) -> mlua::Result<()> {
+    raw.raw_set(
+        "call",
+        scope.create_function(|lua, args: MultiValue| state.borrow_mut().call(lua, args))?,
+    )?;
+    raw.raw_set(
+        "pcall",
+        scope.create_function(|lua, args: MultiValue| {
+            state.borrow_mut().call(lua, args).map(|(_, value)| value)
+        })?,
+    )?;
+    raw.raw_set(
+        "acl_check_cmd",
+        scope.create_function(|lua, args: MultiValue| state.borrow().acl_check_cmd(lua, args))?,
+    )?;
+    raw.raw_set(
+        "setresp",
+        scope
+            .create_function(|lua, args: Variadic<Value>| state.borrow_mut().setresp(lua, &args))?,
+    )?;
+    raw.raw_set(
+        "set_repl",
+        scope.create_function(|lua, args: Variadic<Value>| {
+            state.borrow_mut().set_repl(lua, &args)
+        })?,
+    )?;
+    raw.raw_set(
+        "random",
+        scope
+            .create_function(|lua, args: Variadic<Value>| state.borrow_mut().random(lua, &args))?,
+    )?;
+    raw.raw_set(
+        "randomseed",
+        scope.create_function(|lua, args: Variadic<Value>| {
+            state.borrow_mut().randomseed(lua, &args)
+        })?,
+    )?;
+    Ok(())
+}
+
+/// Stops a runaway script: every `HOOK_INTERVAL` instructions the hook counts, and raises
+/// the kill error once `killed` is set (`SCRIPT KILL`) or the budget is spent.
+fn install_instruction_hook(lua: &Lua, killed: &Arc<AtomicBool>) -> mlua::Result<()> {
+    let ticks = AtomicU64::new(0);
+    let hook_killed = killed.clone();
+    lua.set_global_hook(
+        HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
+        move |_, _| {
+            let ticks = ticks.fetch_add(1, Ordering::Relaxed) + 1;
+            if hook_killed.load(Ordering::Relaxed)
+                || ticks * u64::from(HOOK_INTERVAL) >= INSTRUCTIONS_MAX
+            {
+                hook_killed.store(true, Ordering::Relaxed);
+                return Err(mlua::Error::runtime(String::from_utf8_lossy(KILLED)));
+            }
+            Ok(VmState::Continue)
+        },
+    )
 }
 
 /// The error reply of a script that failed (Redis's `luaCallFunction`).
@@ -456,106 +470,111 @@ fn install_plain_functions(lua: &Lua, raw: &Table, killed: &Arc<AtomicBool>) -> 
         "killed",
         lua.create_function(move |_, ()| Ok(killed.load(Ordering::Relaxed)))?,
     )?;
-    raw.raw_set(
-        "sha1hex",
-        lua.create_function(|lua, args: Variadic<Value>| {
-            if args.len() != 1 {
-                return fail(lua, b"wrong number of arguments");
-            }
-            let bytes = match &args[0] {
-                Value::String(s) => s.as_bytes().to_vec(),
-                Value::Integer(_) | Value::Number(_) => lua
-                    .coerce_string(args[0].clone())?
-                    .map(|s| s.as_bytes().to_vec())
-                    .unwrap_or_default(),
-                _ => Vec::new(),
-            };
-            let hex = sha1_smol::Sha1::from(&bytes).digest().to_string();
-            Ok((true, Value::String(lua.create_string(hex)?)))
-        })?,
-    )?;
-    raw.raw_set(
-        "error_reply",
-        lua.create_function(|lua, args: Variadic<Value>| match &args[..] {
-            [Value::String(s)] => {
-                let s = s.as_bytes();
-                let mut text = Vec::with_capacity(s.len() + 1);
-                if !s.starts_with(b"-") {
-                    text.push(b'-');
-                }
-                text.extend_from_slice(&s);
-                error_table(lua, &text)
-            }
-            _ => error_table(lua, b"wrong number or type of arguments"),
-        })?,
-    )?;
-    raw.raw_set(
-        "status_reply",
-        lua.create_function(|lua, args: Variadic<Value>| match &args[..] {
-            [Value::String(s)] => {
-                let table = lua.create_table()?;
-                table.raw_set("ok", s.clone())?;
-                Ok(table)
-            }
-            _ => error_table(lua, b"wrong number or type of arguments"),
-        })?,
-    )?;
-    raw.raw_set(
-        "log",
-        lua.create_function(|lua, args: Variadic<Value>| {
-            if args.len() < 2 {
-                return fail(lua, b"redis.log() requires two arguments or more.");
-            }
-            let Some(level) = lua_number(lua, &args[0]) else {
-                return fail(lua, b"First argument must be a number (log level).");
-            };
-            if !(0.0..4.0).contains(&level.trunc()) {
-                return fail(lua, b"Invalid debug level.");
-            }
-            Ok((true, Value::Nil)) // the model keeps no log
-        })?,
-    )?;
-    raw.raw_set(
-        "cjson_encode",
-        lua.create_function(|lua, args: Variadic<Value>| {
-            if args.len() != 1 {
-                return fail_text(lua, "bad argument #1 to 'encode' (expected 1 argument)");
-            }
-            match cjson::encode(&args[0]) {
-                Ok(json) => Ok((true, Value::String(lua.create_string(json)?))),
-                Err(message) => fail_text(lua, &message),
-            }
-        })?,
-    )?;
-    raw.raw_set(
-        "cjson_decode",
-        lua.create_function(|lua, args: Variadic<Value>| {
-            if args.len() != 1 {
-                return fail_text(lua, "bad argument #1 to 'decode' (expected 1 argument)");
-            }
-            let text = match &args[0] {
-                Value::String(s) => s.as_bytes().to_vec(),
-                value @ (Value::Integer(_) | Value::Number(_)) => lua
-                    .coerce_string(value.clone())?
-                    .map(|s| s.as_bytes().to_vec())
-                    .unwrap_or_default(),
-                other => {
-                    let message = format!(
-                        "bad argument #1 to 'decode' (string expected, got {})",
-                        other.type_name()
-                    );
-                    return fail_text(lua, &message);
-                }
-            };
-            match cjson::decode(lua, &text) {
-                Ok(value) => Ok((true, value)),
-                Err(message) => fail_text(lua, &message),
-            }
-        })?,
-    )?;
+    raw.raw_set("sha1hex", lua.create_function(sha1hex)?)?;
+    raw.raw_set("error_reply", lua.create_function(error_reply)?)?;
+    raw.raw_set("status_reply", lua.create_function(status_reply)?)?;
+    raw.raw_set("log", lua.create_function(redis_log)?)?;
+    raw.raw_set("cjson_encode", lua.create_function(cjson_encode)?)?;
+    raw.raw_set("cjson_decode", lua.create_function(cjson_decode)?)?;
     raw.raw_set("null", cjson::null())?;
     raw.raw_set("bit", bit::register(lua)?)?;
     Ok(())
+}
+
+/// `redis.sha1hex`: named rather than a closure so `install_plain_functions` stays a list.
+fn sha1hex(lua: &Lua, args: Variadic<Value>) -> mlua::Result<(bool, Value)> {
+    if args.len() != 1 {
+        return fail(lua, b"wrong number of arguments");
+    }
+    let bytes = match &args[0] {
+        Value::String(s) => s.as_bytes().to_vec(),
+        Value::Integer(_) | Value::Number(_) => lua
+            .coerce_string(args[0].clone())?
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let hex = sha1_smol::Sha1::from(&bytes).digest().to_string();
+    Ok((true, Value::String(lua.create_string(hex)?)))
+}
+
+/// `redis.error_reply`: named rather than a closure so `install_plain_functions` stays a list.
+fn error_reply(lua: &Lua, args: Variadic<Value>) -> mlua::Result<Table> {
+    match &args[..] {
+        [Value::String(s)] => {
+            let s = s.as_bytes();
+            let mut text = Vec::with_capacity(s.len() + 1);
+            if !s.starts_with(b"-") {
+                text.push(b'-');
+            }
+            text.extend_from_slice(&s);
+            error_table(lua, &text)
+        }
+        _ => error_table(lua, b"wrong number or type of arguments"),
+    }
+}
+
+/// `redis.status_reply`: named rather than a closure so `install_plain_functions` stays a list.
+fn status_reply(lua: &Lua, args: Variadic<Value>) -> mlua::Result<Table> {
+    match &args[..] {
+        [Value::String(s)] => {
+            let table = lua.create_table()?;
+            table.raw_set("ok", s.clone())?;
+            Ok(table)
+        }
+        _ => error_table(lua, b"wrong number or type of arguments"),
+    }
+}
+
+/// `redis.log`: checks its arguments as Redis does, then drops the line (the model keeps no
+/// log).
+fn redis_log(lua: &Lua, args: Variadic<Value>) -> mlua::Result<(bool, Value)> {
+    if args.len() < 2 {
+        return fail(lua, b"redis.log() requires two arguments or more.");
+    }
+    let Some(level) = lua_number(lua, &args[0]) else {
+        return fail(lua, b"First argument must be a number (log level).");
+    };
+    if !(0.0..4.0).contains(&level.trunc()) {
+        return fail(lua, b"Invalid debug level.");
+    }
+    Ok((true, Value::Nil)) // the model keeps no log
+}
+
+/// `cjson.encode`: named rather than a closure so `install_plain_functions` stays a list.
+fn cjson_encode(lua: &Lua, args: Variadic<Value>) -> mlua::Result<(bool, Value)> {
+    if args.len() != 1 {
+        return fail_text(lua, "bad argument #1 to 'encode' (expected 1 argument)");
+    }
+    match cjson::encode(&args[0]) {
+        Ok(json) => Ok((true, Value::String(lua.create_string(json)?))),
+        Err(message) => fail_text(lua, &message),
+    }
+}
+
+/// `cjson.decode`: named rather than a closure so `install_plain_functions` stays a list.
+fn cjson_decode(lua: &Lua, args: Variadic<Value>) -> mlua::Result<(bool, Value)> {
+    if args.len() != 1 {
+        return fail_text(lua, "bad argument #1 to 'decode' (expected 1 argument)");
+    }
+    let text = match &args[0] {
+        Value::String(s) => s.as_bytes().to_vec(),
+        value @ (Value::Integer(_) | Value::Number(_)) => lua
+            .coerce_string(value.clone())?
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_default(),
+        other => {
+            let message = format!(
+                "bad argument #1 to 'decode' (string expected, got {})",
+                other.type_name()
+            );
+            return fail_text(lua, &message);
+        }
+    };
+    match cjson::decode(lua, &text) {
+        Ok(value) => Ok((true, value)),
+        Err(message) => fail_text(lua, &message),
+    }
 }
 
 /// `lua_tonumber`'s view of a value: numbers, and strings that read as one.
