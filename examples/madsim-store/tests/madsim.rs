@@ -4,11 +4,11 @@
 #![cfg(madsim)]
 
 use amnesia::sweep::{Replay, SeedResult, SeedStatus, SweepConfig};
-use amnesia::{SeedRange, SweepReport};
 use amnesia::{
     Builder, Durability, EngineKind, MemoryStore, Message, Policy, Role, SessionKey, Store,
     StoreContext, StoreError, TtlPolicy,
 };
+use amnesia::{SeedRange, SweepReport};
 use madsim_store::{ChatLog, Entry};
 
 #[path = "../../../sim-tests/catalogue.rs"]
@@ -217,9 +217,7 @@ fn failing(report: &SweepReport) -> Vec<String> {
 
 /// One line per seed: `seed hash`, the determinism fingerprint of a range.
 fn hash_lines(report: &SweepReport) -> String {
-    let line = |r: &SeedResult| {
-        format!("{} {}\n", r.seed, r.trace_hash.as_deref().unwrap_or("-"))
-    };
+    let line = |r: &SeedResult| format!("{} {}\n", r.seed, r.trace_hash.as_deref().unwrap_or("-"));
     report.results.iter().map(line).collect()
 }
 
