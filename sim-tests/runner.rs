@@ -277,6 +277,71 @@ fn bad_input_is_one_line_and_exit_2() {
     assert!(version.contains("version 99"), "{version}");
 }
 
+/// A report path that cannot be written fails before any seed runs: one line, exit 2, in
+/// far less time than the sweep it would have waited for.
+#[test]
+fn an_unwritable_output_path_fails_before_the_work() {
+    let unwritable = "/nonexistent/dir/x.json";
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["sweep", "--seeds", "0..100000", "--json", unwritable],
+        vec!["sweep", "--seeds", "0..100000", "--junit", unwritable],
+        vec!["run", "--seed", "1", "--html", unwritable],
+        vec![
+            "shrink",
+            "--seed",
+            "7",
+            "--store",
+            "write-behind",
+            "-o",
+            unwritable,
+        ],
+    ];
+    for args in cases {
+        let started = std::time::Instant::now();
+        let output = amnesia(&args);
+        let error = stderr(&output);
+        assert_eq!(code(&output), EXIT_USAGE, "{args:?}: {error}");
+        assert_eq!(
+            error.trim_end().lines().count(),
+            1,
+            "{args:?}: not one line: {error}"
+        );
+        assert!(
+            error.starts_with("amnesia: cannot write /nonexistent/dir/x.json: "),
+            "{args:?}: {error}"
+        );
+        assert!(stdout(&output).is_empty(), "{args:?}: work was done");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{args:?}: took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// An unknown store name lists the built-in ones and points a store of one's own to the
+/// library, in one line; `--help` lists the stores and the engines.
+#[test]
+fn store_names_and_engines_are_listed() {
+    let error = stderr(&amnesia(&["run", "--seed", "1", "--store", "mine"]));
+    assert_eq!(error.trim_end().lines().count(), 1, "{error}");
+    assert!(
+        error.contains("unknown store 'mine' (known: reference, ")
+            && error.contains("amnesia::Builder"),
+        "{error}"
+    );
+    for command in ["run", "replay", "sweep", "shrink"] {
+        let help = stdout(&amnesia(&[command, "--help"]));
+        for name in amnesia::internal::store::STORE_NAMES {
+            assert!(help.contains(name), "{command} --help lacks store {name}");
+        }
+        assert!(
+            help.contains("event (") && help.contains("turmoil ("),
+            "{command} --help lacks the engines:\n{help}"
+        );
+    }
+}
+
 #[test]
 fn shrinking_write_behind_gives_a_small_plan_that_replays() {
     // Seed 7: write-behind's acknowledged writes die in a Redis restart.

@@ -5,12 +5,13 @@
 //! points per seed), and an enabled point then fires with some probability each time it is
 //! reached. Every decision is drawn from the seed and written to the trace. Outside a
 //! simulation (production, the real tier) no point is ever enabled and the calls cost a
-//! thread-local lookup.
+//! thread-local lookup. A user's store reaches [`fires`] and [`delay`] as
+//! `amnesia::buggify` (documented there).
 //!
 //! ```
 //! async fn append_somewhere() {
 //!     // Give the simulator a chance to delay the write, as a slow network would.
-//!     amnesia::internal::buggify::delay("mystore.append.before_write").await;
+//!     amnesia::buggify::delay("mystore.append.before_write").await;
 //!     // ... send the write ...
 //! }
 //! ```

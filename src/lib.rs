@@ -144,8 +144,8 @@ compile_error!(
 pub mod internal;
 
 pub(crate) use internal::{
-    buggify, builder, check, clock, connect, contract, domain, engine, model, plan, postgres,
-    runner, task, trace, world,
+    builder, check, clock, connect, contract, domain, engine, model, plan, postgres, runner, task,
+    trace, world,
 };
 // Hidden, and at the root only because its stores' log target is their module path
 // (`amnesia::store::reference`), which `--log amnesia::store=debug` names.
@@ -175,6 +175,40 @@ pub use runner::shrink::{ShrinkError, Shrunk};
 pub use runner::{EngineKind, LogFilter, RunReport, SeedRange, Snapshot, SweepReport};
 pub use store::{decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore};
 pub use trace::{Trace, TraceEvent};
+
+/// Buggify points for your own store's code, after FoundationDB's `BUGGIFY`: the ones
+/// amnesia's built-in stores have.
+///
+/// A point is a name at a place in your store where production timing hides a race: the
+/// gap between two round trips, a read and the write it decides. In a simulated run the
+/// seed enables some points (a quarter of them, each with its own rate: 10, 25, 50 or 90 %
+/// of visits) and an enabled point then fires at that rate: [`delay`](buggify::delay)
+/// sleeps a seeded 1 ms to 3 s of virtual time (a slow network, a GC pause, so that a
+/// crash, a failover or another client lands in the gap), [`fires`](buggify::fires)
+/// answers `true` and your code injects a failure of its own. Every decision is drawn from
+/// the seed and the point's name and written to the trace (host `buggify`): a seed replays
+/// the same decisions. Outside a simulated run (production, plain tests) no point is ever
+/// enabled: `fires` is `false`, `delay` returns at once, each costs a thread-local lookup.
+/// A shrunk plan turns every point off.
+///
+/// ```
+/// async fn append(conn: &mut redis::aio::MultiplexedConnection) -> redis::RedisResult<()> {
+///     redis::cmd("RPUSH").arg("chat:1").arg("hi").query_async::<()>(conn).await?;
+///     // The TTL follows in a second round trip: let the simulator stretch the gap.
+///     amnesia::buggify::delay("mystore.append.before-expire").await;
+///     redis::cmd("EXPIRE").arg("chat:1").arg(60).query_async::<()>(conn).await
+/// }
+///
+/// // Outside a simulated run a point never fires.
+/// assert!(!amnesia::buggify::fires("mystore.append.drop-connection"));
+/// ```
+///
+/// Name points `store.operation.place`, unique and stable: a renamed point draws other
+/// decisions. amnesia needs `--cfg tokio_unstable`, so production code usually calls it
+/// behind a cargo feature that only the tests turn on (README's "Test your own store").
+pub mod buggify {
+    pub use crate::internal::buggify::{delay, fires};
+}
 
 /// A sweep's parts: its configuration, each seed's result, the summary by class.
 /// [`Builder::sweep`](crate::Builder::sweep) is the usual way in.

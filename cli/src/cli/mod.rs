@@ -103,6 +103,37 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
     }
 }
 
+/// Check, before any work, that a file the command writes at the end can be written: an
+/// unwritable path is a one-line usage error (exit 2) before any seed runs. A file that
+/// did not exist is removed again.
+pub fn check_writable(path: &std::path::Path) -> Result<(), CliError> {
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
+/// `--store`'s long help: the simulator's built-in stores, and where a store of one's own
+/// goes.
+pub fn store_help() -> String {
+    format!(
+        "The built-in store under test: {}. A store of your own runs through \
+         `amnesia::Builder` (README, \"Test your own store\"), not this command line.",
+        amnesia::internal::store::STORE_NAMES.join(", ")
+    )
+}
+
+/// `--engine`'s long help: the engines.
+pub const ENGINE_HELP: &str = "The simulation engine: event (amnesia's own executor, the \
+    default) or turmoil (the turmoil network simulator); madsim needs a `--cfg madsim` build \
+    (docs/madsim.md).";
+
 /// Write to stdout; a closed pipe (`amnesia run ... | head`) ends the output quietly
 /// instead of panicking.
 pub fn emit(text: &str) {

@@ -22,7 +22,7 @@ pub struct Args {
 #[derive(clap::Args, Debug)]
 pub struct ShowArgs {
     /// The store under test.
-    #[arg(long, default_value = "reference")]
+    #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     pub store: String,
     /// The scenario the seed's plan is generated from (standard, smoke); a plan file
     /// carries its own.
@@ -35,7 +35,7 @@ pub struct ShowArgs {
     #[arg(long)]
     pub trace: bool,
     /// The simulation engine.
-    #[arg(long, default_value = "event", value_parser = EngineKind::parse)]
+    #[arg(long, default_value = "event", value_parser = EngineKind::parse, long_help = crate::cli::ENGINE_HELP)]
     pub engine: EngineKind,
     /// Run twice and compare the trace hashes (exit 3 if they differ).
     #[arg(long)]
@@ -81,7 +81,11 @@ pub fn store_named(name: &str) -> Result<Store, CliError> {
 
 /// A built-in store of any backend.
 pub fn any_store_named(name: &str) -> Result<Store, CliError> {
-    Store::named(name).map_err(|e| CliError::Usage(e.to_string()))
+    Store::named(name).map_err(|e| {
+        CliError::Usage(format!(
+            "{e}; a store of your own runs through amnesia::Builder, not this command line"
+        ))
+    })
 }
 
 /// The timeline (every event with `full`, bytes on the wire included) and the verdict, as
@@ -104,6 +108,9 @@ pub fn timeline_and_verdict(
 /// printed on failure.
 pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError> {
     let store = args.store()?;
+    if let Some(path) = &args.html {
+        crate::cli::check_writable(path)?;
+    }
     let options = RunOptions {
         log: LogFilter::from_env().map_err(CliError::Usage)?,
     };

@@ -14,7 +14,7 @@ pub struct Args {
     #[arg(long)]
     seed: u64,
     /// The store under test.
-    #[arg(long, default_value = "reference")]
+    #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     store: String,
     /// The scenario the seed's plan is generated from (standard, smoke).
     #[arg(long, default_value = "standard")]
@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
     /// The simulation engine.
-    #[arg(long, default_value = "event", value_parser = EngineKind::parse)]
+    #[arg(long, default_value = "event", value_parser = EngineKind::parse, long_help = crate::cli::ENGINE_HELP)]
     engine: EngineKind,
     /// Wall-clock limit of one run, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = amnesia::internal::runner::guard::SEED_TIMEOUT_MS_DEFAULT)]
@@ -39,6 +39,13 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         log: LogFilter::from_env().map_err(CliError::Usage)?,
         ..ShrinkConfig::new(store)
     };
+    let path = args.output.clone().unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "amnesia-shrunk-{}-seed-{}.json",
+            args.store, args.seed
+        ))
+    });
+    crate::cli::check_writable(&path)?;
     let plan = Plan::generate(args.seed, &scenario);
     let before = plan.clone();
     let shrunk = match shrink(plan, &config) {
@@ -51,12 +58,6 @@ pub fn run(args: Args) -> Result<u8, CliError> {
             return Ok(EXIT_PASS);
         }
     };
-    let path = args.output.unwrap_or_else(|| {
-        PathBuf::from(format!(
-            "amnesia-shrunk-{}-seed-{}.json",
-            args.store, args.seed
-        ))
-    });
     std::fs::write(&path, shrunk.plan.to_json_pretty())
         .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
     let after = &shrunk.plan;

@@ -26,19 +26,19 @@ pub struct Args {
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
     /// The store under test.
-    #[arg(long, default_value = "reference")]
+    #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     store: String,
     /// The scenario plans are generated from (standard, smoke).
     #[arg(long, default_value = "standard")]
     scenario: String,
-    /// Write the JSON report (schema: README, "Sweep reports") to this file.
+    /// Write the JSON report (schema: README, "The JSON report") to this file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Write a JUnit XML report (one test case per seed) to this file.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
     /// The simulation engine.
-    #[arg(long, default_value = "event", value_parser = EngineKind::parse)]
+    #[arg(long, default_value = "event", value_parser = EngineKind::parse, long_help = crate::cli::ENGINE_HELP)]
     engine: EngineKind,
     /// Run every seed twice and compare trace hashes (exit 3 if one differs).
     #[arg(long)]
@@ -50,6 +50,9 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8, CliError> {
     let config = config(&args)?;
+    for path in args.json.iter().chain(&args.junit) {
+        crate::cli::check_writable(path)?;
+    }
     let progress = progress_bar(config.seeds.seeds(config.shard).len() as u64);
     let failures = AtomicUsize::new(0);
     let report = SweepReport::sweep(&config, &|event| {

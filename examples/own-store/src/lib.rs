@@ -91,15 +91,16 @@ impl<S: Summarizer> ChatHistory<S> {
                     .set(&summary_key, encode_summary(&summary))
                     .ignore();
             }
-            let ttl = self.ttl_secs as i64;
-            transaction
-                .expire(&window_key, ttl)
-                .ignore()
-                .expire(&summary_key, ttl)
-                .ignore();
+            if !EXPIRE_SEPARATE {
+                add_expires(&mut transaction, &window_key, &summary_key, self.ttl_secs);
+            }
             // EXEC answers nil when a watched key changed since WATCH: read again.
             let applied: Option<()> = transaction.query_async(conn).await?;
             if applied.is_some() {
+                if EXPIRE_SEPARATE {
+                    self.expire_separately(conn, &window_key, &summary_key)
+                        .await?;
+                }
                 return Ok(());
             }
         }
@@ -107,6 +108,23 @@ impl<S: Summarizer> ChatHistory<S> {
             redis::ErrorKind::Client,
             "conversation too contended",
         )))
+    }
+
+    /// The two-round-trip bug: the TTLs in a round trip of their own, after the message is
+    /// stored. The gap between the two is a buggify point (with the `buggify` feature):
+    /// in a simulated run the seed may stretch it, so that a crash or a lost connection
+    /// lands there and leaves the keys without a TTL.
+    async fn expire_separately(
+        &self,
+        conn: &mut MultiplexedConnection,
+        window_key: &str,
+        summary_key: &str,
+    ) -> RedisResult<()> {
+        #[cfg(feature = "buggify")]
+        amnesia::buggify::delay("own-store.append.before-expire").await;
+        let mut expires = redis::pipe();
+        add_expires(&mut expires, window_key, summary_key, self.ttl_secs);
+        expires.query_async(conn).await
     }
 
     /// The summary and the newest `limit` messages, oldest first, as one snapshot.
@@ -132,6 +150,18 @@ impl<S: Summarizer> ChatHistory<S> {
         let summary = summary.map(|b| decode_summary(&b)).unwrap_or_default();
         Ok((summary, raw.iter().filter_map(|b| decode(b)).collect()))
     }
+}
+
+/// Whether the TTLs are set after the transaction, in a second round trip (the bug).
+const EXPIRE_SEPARATE: bool = cfg!(feature = "expire-separate-bug");
+
+/// Slide both keys' TTL.
+fn add_expires(pipe: &mut redis::Pipeline, window_key: &str, summary_key: &str, ttl_secs: u64) {
+    let ttl = ttl_secs as i64;
+    pipe.expire(window_key, ttl)
+        .ignore()
+        .expire(summary_key, ttl)
+        .ignore();
 }
 
 /// How many of the `excess` oldest messages the fold takes: all of them.

@@ -1,7 +1,9 @@
 //! The store under amnesia: an adapter from amnesia's contract to the application's API
 //! (with amnesia's deterministic stand-in for the LLM summarizer), a sweep that must pass,
-//! and (with `--features boundary-bug`) a sweep that must catch the boundary bug and
-//! shrink it.
+//! (with `--features boundary-bug`) a sweep that must catch the boundary bug and shrink
+//! it, and (with `--features expire-separate-bug`) the share of seeds that catch a
+//! two-round-trip EXPIRE bug, with the store's buggify point (`--features buggify`) and
+//! without.
 
 use amnesia::{
     Builder, Context, Durability, MemoryStore, Message, Policy, Role, SessionKey, Store,
@@ -149,7 +151,7 @@ fn builder() -> Builder {
         .seeds(0..200)
 }
 
-#[cfg(not(feature = "boundary-bug"))]
+#[cfg(not(any(feature = "boundary-bug", feature = "expire-separate-bug")))]
 #[test]
 fn the_store_survives_every_seed() {
     builder().check();
@@ -158,7 +160,7 @@ fn the_store_survives_every_seed() {
 /// Seed 3, pinned as a reviewed snapshot (`tests/snapshots/`): a change of the store's
 /// behaviour under this seed's faults shows in review (`cargo insta review`) as the
 /// events and the verdict that changed.
-#[cfg(not(feature = "boundary-bug"))]
+#[cfg(not(any(feature = "boundary-bug", feature = "expire-separate-bug")))]
 #[test]
 fn pinned_seed() {
     amnesia::assert_seed_snapshot!(builder(), 3);
@@ -275,7 +277,7 @@ fn the_printed_replay_line_reproduces_the_failure() {
 
 /// The sweep exercises the fold: reads show summaries that cover older messages (the
 /// boundary bug's fold takes one message fewer than falls out of the window: none).
-#[cfg(not(feature = "boundary-bug"))]
+#[cfg(not(any(feature = "boundary-bug", feature = "expire-separate-bug")))]
 #[test]
 fn reads_show_summaries_of_older_messages() {
     let report = builder().run(0);
@@ -292,4 +294,45 @@ fn reads_show_summaries_of_older_messages() {
         })
         .max();
     assert!(folded.unwrap_or(0) > 0, "no read showed a folded message");
+}
+
+/// The two-round-trip EXPIRE bug: the share of seeds that catch it (`OWN_STORE_SEEDS=A..B`,
+/// 0..200 by default). With the store's buggify point in the gap (`--features buggify`)
+/// the seed may stretch the gap so that a crash or a lost connection lands in it: caught
+/// in far more seeds than without (README's "Test your own store" has the measured rates).
+#[cfg(feature = "expire-separate-bug")]
+#[test]
+fn the_expire_separate_bug_is_caught() {
+    let seeds = match std::env::var("OWN_STORE_SEEDS") {
+        Ok(range) => {
+            let (start, end) = range.split_once("..").expect("OWN_STORE_SEEDS=A..B");
+            start.parse().unwrap()..end.parse().unwrap()
+        }
+        Err(_) => 0..200,
+    };
+    let report = builder().seeds(seeds.clone()).sweep();
+    let failing: Vec<&amnesia::sweep::SeedResult> =
+        report.results.iter().filter(|r| !r.is_pass()).collect();
+    let point = if cfg!(feature = "buggify") {
+        "on"
+    } else {
+        "off"
+    };
+    let mut classes = std::collections::BTreeMap::new();
+    for class in failing.iter().flat_map(|r| &r.classes) {
+        *classes.entry(class.to_string()).or_insert(0) += 1;
+    }
+    eprintln!(
+        "expire-separate bug, buggify point {point}: {} of {} seeds fail ({:.1} %), first {:?}, by class {classes:?}",
+        failing.len(),
+        seeds.end - seeds.start,
+        100.0 * failing.len() as f64 / (seeds.end - seeds.start) as f64,
+        failing.first().map(|r| r.seed)
+    );
+    if cfg!(feature = "buggify") {
+        // Stated budget: caught within the first 20 seeds (a key that outlives its TTL, or
+        // one whose old TTL runs out in the stretched gap: the acknowledged message lost).
+        let first = failing.first().expect("the bug is caught").seed;
+        assert!(first < seeds.start + 20, "first caught at seed {first}");
+    }
 }
