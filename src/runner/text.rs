@@ -118,7 +118,8 @@ fn info_lines(verdict: &Verdict) -> Vec<String> {
     for ((subject, restart_at_us), (reads, ids)) in losses {
         let ids: Vec<&str> = ids.into_iter().collect();
         lines.push(format!(
-            "  info: expected loss on {subject} across the restart at {restart_at_us}us ({reads} reads): {}",
+            "  info: expected loss on {subject} across the restart at {} ({reads} reads): {}",
+            crate::check::time::at(restart_at_us),
             ids.join(" ")
         ));
     }
