@@ -174,8 +174,8 @@ fn running_max(values: impl Iterator<Item = u64>) -> Vec<u64> {
 
 /// The keys of `session` the history saw Redis expire within `from_us..=to_us`, for an
 /// explanation (`key chat:v1:t0:s1:messages expired at 8.923 s`), or `None`. Words only:
-/// no rule judges a key. A key is the session's when its segments (split at anything
-/// but letters and digits) include the session's tenant and name.
+/// no rule judges a key. A key is the session's when its segments (split at `:`, `/` and
+/// hash-tag braces) hold the session's tenant and name in a row.
 pub(crate) fn recorded_key_expiries(
     idx: &Index<'_>,
     session: &SessionKey,
@@ -205,9 +205,16 @@ pub(crate) fn recorded_key_expiries(
 }
 
 fn names_session(key: &str, session: &SessionKey) -> bool {
-    let segment = |name: &str| {
-        key.split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|part| part == name)
-    };
-    segment(&session.tenant) && segment(&session.session)
+    // `chat2:{t0}:s1:log` reads `:chat2:t0:s1:log:`: the session is a run of segments.
+    let mut segments = String::with_capacity(key.len() + 2);
+    for c in std::iter::once(':')
+        .chain(key.chars())
+        .chain(std::iter::once(':'))
+    {
+        let c = if matches!(c, '{' | '}' | '/') { ':' } else { c };
+        if !(c == ':' && segments.ends_with(':')) {
+            segments.push(c);
+        }
+    }
+    segments.contains(&format!(":{}:{}:", session.tenant, session.session))
 }
