@@ -79,6 +79,27 @@ fn the_page_draws_every_operation_and_marks_the_violations() {
         .count();
     assert!(!report.history.expiries.is_empty());
     assert_eq!(expiries, report.history.expiries.len());
+    // On the run's clock, like the operations: seconds since the world started, not since
+    // the unix epoch (the Redis model's clock).
+    let last_op_s = report
+        .history
+        .ops
+        .iter()
+        .filter_map(|op| op.complete_us)
+        .max()
+        .unwrap() as f64
+        / 1e6;
+    for mark in doc
+        .descendants()
+        .filter(|n| classes(n).iter().any(|c| c == "expiry"))
+    {
+        let detail = mark.attribute("data-detail").unwrap();
+        let seconds: f64 = detail.split('s').next().unwrap().parse().unwrap();
+        assert!(
+            seconds <= last_op_s,
+            "{detail} after the last op ({last_op_s} s)"
+        );
+    }
     assert!(ops.iter().all(|n| n.attribute("data-detail").is_some()));
     // Self-contained: nothing is fetched.
     for remote in ["http://", "https://", "src=", "<link"] {

@@ -204,7 +204,8 @@ pub struct Quiescence {
 /// One key Redis deleted because its TTL ran out.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyExpiry {
-    /// When, in virtual microseconds (the start of the node's millisecond).
+    /// When, in virtual microseconds since world start, like an operation's times (the
+    /// start of the node's millisecond).
     pub at_us: u64,
     /// The key, lossily as UTF-8.
     pub key: String,
@@ -218,8 +219,9 @@ pub struct History {
     /// Redis restarts, in time order.
     #[serde(default)]
     pub restarts: Vec<Restart>,
-    /// Keys Redis deleted by expiry, in time order: a fact the page draws, never judged
-    /// (the checker reasons from the declared TTL policy, not from keys).
+    /// Keys Redis deleted by expiry, in time order: a fact the timelines and the page show
+    /// and explanations name, never judged (the checker reasons from the declared TTL
+    /// policy, not from keys).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expiries: Vec<KeyExpiry>,
 }

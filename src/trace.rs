@@ -235,29 +235,40 @@ impl Trace {
 
     /// The full timeline: one line per event, network detail included.
     pub fn timeline(&self) -> String {
-        self.render(true)
+        self.timeline_with(TimelineKind::Full, &[])
     }
 
     /// The operation-level timeline: ops, faults and connections, without wire detail.
     pub fn summary_timeline(&self) -> String {
-        self.render(false)
+        self.timeline_with(TimelineKind::Summary, &[])
     }
 
     /// The timeline a reviewed snapshot holds: [`Trace::summary_timeline`] without the
     /// store's log events, so `RUST_LOG` never changes a snapshot.
     pub fn review_timeline(&self) -> String {
-        self.render_where(|event| !event.detail && !event.log)
+        self.timeline_with(TimelineKind::Review, &[])
     }
 
-    fn render(&self, with_detail: bool) -> String {
-        self.render_where(|event| with_detail || !event.detail)
-    }
-
-    fn render_where(&self, keep: impl Fn(&Stored) -> bool) -> String {
+    /// The timeline of `kind` with `marks` (facts recorded outside the trace, such as key
+    /// expiries, in time order) merged in by time: each mark before the first event
+    /// after it. The marks are rendered, never recorded: the hash does not see them.
+    pub(crate) fn timeline_with(&self, kind: TimelineKind, marks: &[TraceEvent]) -> String {
+        let keep = |event: &Stored| match kind {
+            TimelineKind::Full => true,
+            TimelineKind::Summary => !event.detail,
+            TimelineKind::Review => !event.detail && !event.log,
+        };
         let events = self.events.lock().expect("never poisoned");
-        let mut out = String::with_capacity(events.len() * 64);
+        let mut out = String::with_capacity((events.len() + marks.len()) * 64);
+        let mut marks = marks.iter().peekable();
         for event in events.iter().filter(|event| keep(event)) {
+            while let Some(mark) = marks.next_if(|mark| mark.at_us < event.at_us) {
+                let _ = writeln!(out, "{}", format_event(mark));
+            }
             let _ = writeln!(out, "{}", format_event(&event.event()));
+        }
+        for mark in marks {
+            let _ = writeln!(out, "{}", format_event(mark));
         }
         out
     }
@@ -273,6 +284,17 @@ impl Trace {
             .filter(|event| !event.log)
             .fold(FNV_OFFSET, |hash, event| event.hash_into(hash))
     }
+}
+
+/// Which events a timeline shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TimelineKind {
+    /// Every event, network detail included ([`Trace::timeline`]).
+    Full,
+    /// Without wire detail ([`Trace::summary_timeline`]).
+    Summary,
+    /// Without wire detail and log events ([`Trace::review_timeline`]).
+    Review,
 }
 
 /// `[  12.345678s] client-1   text`

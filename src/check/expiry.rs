@@ -7,6 +7,7 @@
 //! append as possibly applied at the worst moment.
 
 use super::index::{Append, Index};
+use crate::domain::SessionKey;
 
 /// Tolerance on every expiry judgement. Redis expires at millisecond resolution and its
 /// active cycle may delete keys ~100 ms late (lazy expiry is on time); one second keeps
@@ -169,4 +170,51 @@ fn running_max(values: impl Iterator<Item = u64>) -> Vec<u64> {
             Some(*max)
         })
         .collect()
+}
+
+/// The keys of `session` the history saw Redis expire within `from_us..=to_us`, for an
+/// explanation (`key chat:v1:t0:s1:messages expired at 8.923 s`), or `None`. Words only:
+/// no rule judges a key. A key is the session's when its segments (split at `:`, `/` and
+/// hash-tag braces) hold the session's tenant and name in a row.
+pub(crate) fn recorded_key_expiries(
+    idx: &Index<'_>,
+    session: &SessionKey,
+    from_us: u64,
+    to_us: u64,
+) -> Option<String> {
+    let mut latest: Vec<(&str, u64)> = Vec::new();
+    for expiry in idx.expiries {
+        if expiry.at_us < from_us || expiry.at_us > to_us || !names_session(&expiry.key, session) {
+            continue;
+        }
+        match latest.iter_mut().find(|(key, _)| *key == expiry.key) {
+            Some(seen) => seen.1 = seen.1.max(expiry.at_us),
+            None => latest.push((&expiry.key, expiry.at_us)),
+        }
+    }
+    const SHOWN: usize = 3;
+    let mut parts: Vec<String> = latest
+        .iter()
+        .take(SHOWN)
+        .map(|(key, at_us)| format!("key {key} expired at {}", super::time::at(*at_us)))
+        .collect();
+    if latest.len() > SHOWN {
+        parts.push(format!("{} more keys", latest.len() - SHOWN));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+fn names_session(key: &str, session: &SessionKey) -> bool {
+    // `chat2:{t0}:s1:log` reads `:chat2:t0:s1:log:`: the session is a run of segments.
+    let mut segments = String::with_capacity(key.len() + 2);
+    for c in std::iter::once(':')
+        .chain(key.chars())
+        .chain(std::iter::once(':'))
+    {
+        let c = if matches!(c, '{' | '}' | '/') { ':' } else { c };
+        if !(c == ':' && segments.ends_with(':')) {
+            segments.push(c);
+        }
+    }
+    segments.contains(&format!(":{}:{}:", session.tenant, session.session))
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::contract::{Policy, TtlPolicy};
 use crate::domain::{Memory, Message, SessionKey, Summary, UserKey};
-use crate::history::{History, Op, OpKind, OpValue, Outcome};
+use crate::history::{History, KeyExpiry, Op, OpKind, OpValue, Outcome};
 
 /// What an append's outcome says about its application.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,6 +207,8 @@ pub(crate) struct Index<'a> {
     /// Per Redis restart, by time: when it happened, and the instant before which every
     /// applied write survived it, by what Redis kept and what the store promises.
     pub restarts: Vec<RestartBound>,
+    /// The keys Redis expired, in time order: named by explanations, never judged.
+    pub expiries: &'a [KeyExpiry],
 }
 
 /// One restart as the checker weighs it.
@@ -256,6 +258,7 @@ impl<'a> Index<'a> {
             forgets: Vec::new(),
             timings: Vec::new(),
             restarts,
+            expiries: &history.expiries,
         };
         for op in ops {
             idx.add(op);

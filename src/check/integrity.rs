@@ -106,9 +106,8 @@ fn report(read: &Read<'_>, findings: Findings, verdict: &mut Verdict) {
         evidence.ids.dedup();
         // Built only for a finding: most reads have none.
         let text = format!(
-            "read at {}..{} us {what}: {}",
-            read.invoke_us,
-            read.complete_us,
+            "read at {} {what}: {}",
+            super::time::span(read.invoke_us, read.complete_us),
             evidence.ids.join(", ")
         );
         verdict.violations.push(Violation::new(

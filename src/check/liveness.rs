@@ -8,6 +8,7 @@
 //! missing acked data is `lost`).
 
 use super::index::{Index, Timing};
+use super::time::at;
 use super::{LivenessSpec, Subject, Verdict, Violation, ViolationClass};
 
 pub(crate) fn check(idx: &Index<'_>, spec: LivenessSpec, verdict: &mut Verdict) {
@@ -31,12 +32,18 @@ fn judge(timing: &Timing, spec: LivenessSpec) -> Option<String> {
         .saturating_add(spec.op_budget_us);
     match timing.complete_us {
         Some(done_us) if done_us > deadline_us => Some(format!(
-            "op {} invoked at {} us completed at {done_us} us, after its quiet-period deadline {deadline_us} us",
-            timing.op, timing.invoke_us
+            "op {} invoked at {} completed at {}, after its quiet-period deadline {}",
+            timing.op,
+            at(timing.invoke_us),
+            at(done_us),
+            at(deadline_us)
         )),
         None if deadline_us < spec.run_end_us => Some(format!(
-            "op {} invoked at {} us never completed; its quiet-period deadline was {deadline_us} us, the run ended at {} us",
-            timing.op, timing.invoke_us, spec.run_end_us
+            "op {} invoked at {} never completed; its quiet-period deadline was {}, the run ended at {}",
+            timing.op,
+            at(timing.invoke_us),
+            at(deadline_us),
+            at(spec.run_end_us)
         )),
         _ => None,
     }

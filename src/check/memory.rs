@@ -28,6 +28,7 @@
 //! - `index-drift`: given a [`Quiescence`], the stored and indexed id sets differ, or a
 //!   memory a forget certainly removed is still stored or indexed.
 
+use super::time::span;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::index::{Forget, Index, Recall, Remember};
@@ -124,9 +125,8 @@ fn check_superseded(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict)
         return;
     }
     let text = format!(
-        "recall at {}..{} us returned memories in a form that was gone before it began: {}",
-        recall.invoke_us,
-        recall.complete_us,
+        "recall at {} returned memories in a form that was gone before it began: {}",
+        span(recall.invoke_us, recall.complete_us),
         why.join(", ")
     );
     let subject = Subject::User(recall.user.clone());
@@ -285,9 +285,8 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
     ops.extend(missed.iter().map(|r| r.write.op));
     let ids: Vec<String> = missed.iter().map(|r| r.memory.id.clone()).collect();
     let text = format!(
-        "recall at {}..{} us (k {}) for its exact text did not return {}",
-        recall.invoke_us,
-        recall.complete_us,
+        "recall at {} (k {}) for its exact text did not return {}",
+        span(recall.invoke_us, recall.complete_us),
         recall.k,
         ids.join(", ")
     );
@@ -348,10 +347,9 @@ fn check_short(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
     ops.extend(missing.iter().map(|(_, op)| *op));
     let ids: Vec<String> = missing.iter().map(|(id, _)| id.to_string()).collect();
     let text = format!(
-        "recall at {}..{} us (k {}) returned {} memories although the user certainly held \
+        "recall at {} (k {}) returned {} memories although the user certainly held \
          {} more; not returned: {}",
-        recall.invoke_us,
-        recall.complete_us,
+        span(recall.invoke_us, recall.complete_us),
         recall.k,
         recall.memories.len(),
         ids.len(),
@@ -403,9 +401,8 @@ fn check_integrity(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) 
     for (class, (mut ops, ids)) in found {
         ops.push(recall.op);
         let text = format!(
-            "recall at {}..{} us returned memories that break isolation or integrity ({class:?}): {}",
-            recall.invoke_us,
-            recall.complete_us,
+            "recall at {} returned memories that break isolation or integrity ({class:?}): {}",
+            span(recall.invoke_us, recall.complete_us),
             ids.join(", ")
         );
         let subject = Subject::User(recall.user.clone());

@@ -18,6 +18,7 @@ mod order;
 mod presence;
 #[cfg(test)]
 mod tests;
+pub(crate) mod time;
 
 use serde::{Deserialize, Serialize};
 

@@ -65,9 +65,8 @@ fn check_within(idx: &Index<'_>, read: &Read<'_>, entries: &[usize], verdict: &m
         return;
     }
     let text = format!(
-        "read at {}..{} us shows {}, though the latter was acked before the former was invoked",
-        read.invoke_us,
-        read.complete_us,
+        "read at {} shows {}, though the latter was acked before the former was invoked",
+        super::time::span(read.invoke_us, read.complete_us),
         pairs.join(", ")
     );
     let subject = Subject::Session(read.session.clone());

@@ -41,8 +41,9 @@
 
 use std::collections::BTreeMap;
 
-use super::expiry::Expiry;
+use super::expiry::{recorded_key_expiries, Expiry};
 use super::index::{Append, Index, Read, WriteStatus};
+use super::time::{at, span};
 use super::{Info, Subject, Verdict, Violation, ViolationClass};
 
 pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
@@ -334,7 +335,7 @@ fn check_missing<'i, 'a>(
             .is_some_and(|a| acked_before_read(read, a))
     });
     let premature = idx.ttl_us().is_some() && all_gone;
-    report_lost(read, &missing.lost, premature, verdict);
+    report_lost(idx, read, &missing.lost, premature, verdict);
 }
 
 fn classify_missing<'i, 'a>(
@@ -401,17 +402,31 @@ fn report_first(read: &Read<'_>, missing: &Missing<'_, '_>, verdict: &mut Verdic
         ops,
         ids,
         format!(
-            "keep-first policy: first message {} (acked at {} us) missing from read at {}..{} us",
+            "keep-first policy: first message {} (acked at {}) missing from read at {}",
             first.msg.id,
-            first.write.complete_us.unwrap_or_default(),
-            read.invoke_us,
-            read.complete_us
+            at(first.write.complete_us.unwrap_or_default()),
+            span(read.invoke_us, read.complete_us)
         ),
     ));
 }
 
-fn report_lost(read: &Read<'_>, lost: &[&Append<'_>], premature: bool, verdict: &mut Verdict) {
+fn report_lost(
+    idx: &Index<'_>,
+    read: &Read<'_>,
+    lost: &[&Append<'_>],
+    premature: bool,
+    verdict: &mut Verdict,
+) {
     let (ops, ids) = ops_and_ids(read, lost);
+    // What Redis did to the session's keys meanwhile: the rule judges by the TTL policy,
+    // the reader wants the fact.
+    let since_us = lost.iter().map(|a| a.write.invoke_us).min().unwrap_or(0);
+    let seen = recorded_key_expiries(idx, read.session, since_us, read.complete_us)
+        .map(|keys| match premature {
+            true => format!("; {keys}"),
+            false => format!("; yet Redis expired them: {keys}"),
+        })
+        .unwrap_or_default();
     let (class, why) = if premature {
         (
             ViolationClass::PrematureExpiry,
@@ -429,9 +444,8 @@ fn report_lost(read: &Read<'_>, lost: &[&Append<'_>], premature: bool, verdict: 
         ops,
         ids.clone(),
         format!(
-            "read at {}..{} us (limit {}) is missing {}: {why}",
-            read.invoke_us,
-            read.complete_us,
+            "read at {} (limit {}) is missing {}: {why}{seen}",
+            span(read.invoke_us, read.complete_us),
             read.limit,
             ids.join(", ")
         ),
@@ -471,14 +485,18 @@ fn check_zombies(idx: &Index<'_>, expiry: &Expiry, read: &Read<'_>, verdict: &mu
     if ids.is_empty() {
         return;
     }
+    let seen = recorded_key_expiries(idx, read.session, 0, read.complete_us)
+        .map(|keys| format!("; {keys}"))
+        .unwrap_or_default();
     verdict.violations.push(Violation::new(
         ViolationClass::Zombie,
         subject(read),
         ops,
         ids,
         format!(
-            "read at {}..{} us returned messages applied before the session certainly expired (at {expired_at_us} us at the latest)",
-            read.invoke_us, read.complete_us
+            "read at {} returned messages applied before the session certainly expired (at {} at the latest){seen}",
+            span(read.invoke_us, read.complete_us),
+            at(expired_at_us)
         ),
     ));
 }
@@ -532,9 +550,8 @@ fn check_erased(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
         ops,
         ids,
         format!(
-            "read at {}..{} us returned messages erased after their last append and before the read: {}",
-            read.invoke_us,
-            read.complete_us,
+            "read at {} returned messages erased after their last append and before the read: {}",
+            span(read.invoke_us, read.complete_us),
             what.join(", ")
         ),
     ));

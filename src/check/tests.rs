@@ -1591,3 +1591,33 @@ fn a_memory_updated_after_it_was_forgotten_is_back_in_its_new_form() {
     recall_of(&mut h, &u, "likes coffee", 400, vec![]);
     assert_eq!(classes(&h, plain()), [ViolationClass::RecallMiss]);
 }
+
+/// An explanation names the session's keys Redis expired, in seconds; the verdict is the
+/// one without them (words only), and another session's or a longer id's key is not named.
+#[test]
+fn explanations_name_the_keys_redis_expired() {
+    let mut history = History::new();
+    history.push_acked_append(0, &sk("s1"), msg("m1", 0), 0, MS);
+    history.push_context(1, &sk("s1"), 10, 8_923 * MS, 8_927 * MS, vec![]);
+    let without = check(&history, &plain());
+    for (at_us, key) in [
+        (2_500 * MS, "chat:v1:t1:s1:messages"),
+        (2_600 * MS, "chat:v1:t1:s11:messages"),
+        (2_700 * MS, "chat:v1:t2:s1:messages"),
+    ] {
+        history.expiries.push(crate::history::KeyExpiry {
+            at_us,
+            key: key.into(),
+        });
+    }
+    let verdict = check(&history, &plain());
+    assert_eq!(verdict.classes(), without.classes());
+    let explanation = &verdict.violations[0].explanation;
+    assert_eq!(
+        explanation,
+        "read at 8.923..8.927 s (limit 10) is missing m1: acked before the read, within the \
+         limit window, not trimmable and not expired; yet Redis expired them: key \
+         chat:v1:t1:s1:messages expired at 2.500 s"
+    );
+    assert!(!without.violations[0].explanation.contains("expired at"));
+}

@@ -137,7 +137,7 @@ fn run(plan: Arc<Plan>, store: &StoreFactory) -> SimOutput {
     step_to_end(&mut sim, &time, &requests);
     let end = end.borrow_mut().take().expect("the driver finished");
     drop(sim);
-    output_of(end, &host, trace)
+    output_of(end, &host, trace, WORLD_EPOCH_UNIX_MS)
 }
 
 /// A turmoil simulation for `plan`: its seed, amnesia's epoch, 1 ms ticks, long enough for

@@ -8,8 +8,9 @@
 //! timeline already shows which.
 
 use super::run::{replay_command, RunReport};
-use super::text::verdict_text;
+use super::text::{timeline_of, verdict_text};
 use crate::runner::store::Store;
+use crate::trace::TimelineKind;
 use std::path::Path;
 
 /// One run, ready for a snapshot assertion.
@@ -65,7 +66,7 @@ impl Snapshot {
         let text = format!(
             "{summary}\n--- timeline ---\n{timeline}--- verdict ---\n{verdict}\n",
             summary = plan.summary(),
-            timeline = report.trace.review_timeline(),
+            timeline = timeline_of(&report.trace, &report.history, TimelineKind::Review),
             verdict = verdict_text(&report.verdict).trim_end(),
         );
         Snapshot {

@@ -1,7 +1,9 @@
 //! Human-readable renderings of a run for the terminal.
 
 use crate::check::{Info, Subject, Verdict, Violation, ViolationClass};
+use crate::history::History;
 use crate::runner::run::RunReport;
+use crate::trace::{TimelineKind, Trace, TraceEvent};
 
 /// The kebab-case name of a class (`premature-expiry`).
 pub fn class_name(class: ViolationClass) -> String {
@@ -17,6 +19,34 @@ fn subject_text(subject: &Subject) -> String {
         Subject::User(user) => format!("user {user}"),
         Subject::Store => "store".into(),
     }
+}
+
+/// A run's timeline as `amnesia run` prints it: the summary, or with `full` every event
+/// (bytes on the wire included); the keys the run saw expire are marks in it.
+pub fn run_timeline(trace: &Trace, history: &History, full: bool) -> String {
+    let kind = match full {
+        true => TimelineKind::Full,
+        false => TimelineKind::Summary,
+    };
+    timeline_of(trace, history, kind)
+}
+
+/// The timeline of `kind` with a mark per key expiry of `history`
+/// (`[  12.345000s] redis     expired chat:v1:t0:s1:messages`): rendered from the history,
+/// never recorded in the trace, so the trace hash does not change.
+pub(crate) fn timeline_of(trace: &Trace, history: &History, kind: TimelineKind) -> String {
+    let marks: Vec<TraceEvent> = history
+        .expiries
+        .iter()
+        .map(|expiry| TraceEvent {
+            at_us: expiry.at_us,
+            host: "redis".into(),
+            text: format!("expired {}", expiry.key),
+            detail: false,
+            log: false,
+        })
+        .collect();
+    trace.timeline_with(kind, &marks)
 }
 
 /// One violation with its evidence, indented for a verdict listing.
@@ -88,7 +118,8 @@ fn info_lines(verdict: &Verdict) -> Vec<String> {
     for ((subject, restart_at_us), (reads, ids)) in losses {
         let ids: Vec<&str> = ids.into_iter().collect();
         lines.push(format!(
-            "  info: expected loss on {subject} across the restart at {restart_at_us}us ({reads} reads): {}",
+            "  info: expected loss on {subject} across the restart at {} ({reads} reads): {}",
+            crate::check::time::at(restart_at_us),
             ids.join(" ")
         ));
     }
@@ -136,11 +167,7 @@ impl std::fmt::Display for Verdict {
 /// ```
 impl std::fmt::Display for RunReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let timeline = if f.alternate() {
-            self.trace.timeline()
-        } else {
-            self.trace.summary_timeline()
-        };
+        let timeline = run_timeline(&self.trace, &self.history, f.alternate());
         let verdict = verdict_text(&self.verdict);
         write!(f, "--- timeline ---\n{timeline}--- verdict ---\n{verdict}")
     }

@@ -68,7 +68,7 @@ pub(crate) async fn world(
         on_world(&world);
     }
     let end = world.run().await;
-    let output = output_of(end, &host, trace);
+    let output = output_of(end, &host, trace, epoch_unix_ms);
     (output, host.model.journal())
 }
 
@@ -92,8 +92,13 @@ pub(crate) fn model_of(plan: &Plan, options: &WorldOptions, clock: &WorldClock) 
 }
 
 /// What a world around the model `host` leaves: its history with the keys the model
-/// expired, its trace.
-pub(crate) fn output_of(end: WorldEnd, host: &RedisHost, trace: Trace) -> SimOutput {
+/// expired (on the run's clock: the model's is unix time from `epoch_unix_ms`), its trace.
+pub(crate) fn output_of(
+    end: WorldEnd,
+    host: &RedisHost,
+    trace: Trace,
+    epoch_unix_ms: u64,
+) -> SimOutput {
     let mut history = end.history;
     history.expiries = host
         .model
@@ -101,7 +106,7 @@ pub(crate) fn output_of(end: WorldEnd, host: &RedisHost, trace: Trace) -> SimOut
         .expired_log
         .iter()
         .map(|expired| crate::history::KeyExpiry {
-            at_us: expired.at_ms * 1_000,
+            at_us: expired.at_ms.saturating_sub(epoch_unix_ms) * 1_000,
             key: String::from_utf8_lossy(&expired.key).into_owned(),
         })
         .collect();

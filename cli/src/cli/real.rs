@@ -119,6 +119,7 @@ pub fn run(args: Args) -> Result<u8, CliError> {
     ));
     out.push_str(&timeline_and_verdict(
         &report.trace,
+        &report.history,
         &report.verdict,
         args.trace,
     ));

@@ -92,14 +92,11 @@ pub fn any_store_named(name: &str) -> Result<Store, CliError> {
 /// `run`, `replay` and `real` print them.
 pub fn timeline_and_verdict(
     trace: &amnesia::Trace,
+    history: &amnesia::history::History,
     verdict: &amnesia::Verdict,
     full: bool,
 ) -> String {
-    let timeline = if full {
-        trace.timeline()
-    } else {
-        trace.summary_timeline()
-    };
+    let timeline = text::run_timeline(trace, history, full);
     let verdict = text::verdict_text(verdict);
     format!("--- timeline ---\n{timeline}--- verdict ---\n{verdict}")
 }
@@ -124,6 +121,7 @@ pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError
     let report = run_plan_with(plan, &store, args.engine, &options);
     out.push_str(&timeline_and_verdict(
         &report.trace,
+        &report.history,
         &report.verdict,
         args.trace,
     ));
