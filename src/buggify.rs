@@ -5,8 +5,7 @@
 //! points per seed), and an enabled point then fires with some probability each time it is
 //! reached. Every decision is drawn from the seed and written to the trace. Outside a
 //! simulation (production, the real tier) no point is ever enabled and the calls cost a
-//! thread-local lookup. A user's store reaches [`fires`] and [`delay`] as
-//! `amnesia::buggify` (documented there).
+//! thread-local lookup.
 //!
 //! ```
 //! async fn append_somewhere() {
@@ -23,16 +22,21 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+#[doc(hidden)]
 /// Share of points a seed enables, in percent.
 pub const ENABLED_PERCENT: u32 = 25;
+#[doc(hidden)]
 /// Shares of visits at which an enabled point fires, in percent: each enabled point draws
 /// one per seed (swarm-style), so some seeds hit a rare path nearly every time.
 pub const FIRE_PERCENTS: [u32; 4] = [10, 25, 50, 90];
+#[doc(hidden)]
 /// Longest injected delay.
 pub const DELAY_MS_MAX: u64 = 3_000;
+#[doc(hidden)]
 /// Distinct points remembered per run.
 pub const POINTS_MAX: usize = 1_024;
 
+#[doc(hidden)]
 /// The buggify state of one simulated run.
 pub struct Buggify {
     seed: u64,
@@ -126,6 +130,7 @@ impl Buggify {
     }
 }
 
+#[doc(hidden)]
 /// Removes the run's state when dropped.
 pub struct BuggifyGuard {
     _not_send: std::marker::PhantomData<*const ()>,

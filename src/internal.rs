@@ -4,8 +4,6 @@
 //! may move between releases. ARCHITECTURE.md says which module holds what and who may
 //! import whom.
 
-#[path = "buggify.rs"]
-pub mod buggify;
 #[path = "builder/mod.rs"]
 pub mod builder;
 #[path = "check/mod.rs"]

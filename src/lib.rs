@@ -206,9 +206,7 @@ pub use trace::{Trace, TraceEvent};
 /// Name points `store.operation.place`, unique and stable: a renamed point draws other
 /// decisions. amnesia needs `--cfg tokio_unstable`, so production code usually calls it
 /// behind a cargo feature that only the tests turn on (README's "Test your own store").
-pub mod buggify {
-    pub use crate::internal::buggify::{delay, fires};
-}
+pub mod buggify;
 
 /// A sweep's parts: its configuration, each seed's result, the summary by class.
 /// [`Builder::sweep`](crate::Builder::sweep) is the usual way in.

@@ -27,7 +27,7 @@ pub fn enter(clock: &WorldClock, trace: &Trace) -> WorldEntered {
 /// A world entered on this thread with the plan's buggify points installed (when its
 /// scenario turns them on), both undone when dropped.
 pub struct RunEntered {
-    _buggify: Option<crate::internal::buggify::BuggifyGuard>,
+    _buggify: Option<crate::buggify::BuggifyGuard>,
     _entered: WorldEntered,
 }
 
@@ -42,7 +42,7 @@ pub fn enter_run(
     let entered = enter(clock, trace);
     let buggify = plan.scenario.buggify.then(|| {
         let clock = clock.clone();
-        crate::internal::buggify::Buggify::new(plan.seed, trace.clone(), move || clock.now_us())
+        crate::buggify::Buggify::new(plan.seed, trace.clone(), move || clock.now_us())
             .time_scale(time_scale)
             .install()
     });
