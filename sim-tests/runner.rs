@@ -261,20 +261,24 @@ fn bad_input_is_one_line_and_exit_2() {
     ];
     for args in cases {
         let output = amnesia(&args);
-        let error = stderr(&output);
-        assert_eq!(code(&output), EXIT_USAGE, "{args:?}: {error}");
-        assert_eq!(
-            error.trim_end().lines().count(),
-            1,
-            "{args:?}: not one line: {error}"
-        );
-        assert!(
-            error.starts_with("amnesia: ") && !error.contains("panicked"),
-            "{args:?}: {error}"
-        );
+        let error = one_line_usage_error(&args, &output);
+        assert!(!error.contains("panicked"), "{args:?}: {error}");
     }
     let version = stderr(&amnesia(&["replay", "--plan", path_str(&other_version)]));
     assert!(version.contains("version 99"), "{version}");
+}
+
+/// The run's stderr, asserted to be a usage error: exit 2, one line, `amnesia: …`.
+fn one_line_usage_error(args: &[&str], output: &Output) -> String {
+    let error = stderr(output);
+    assert_eq!(code(output), EXIT_USAGE, "{args:?}: {error}");
+    assert_eq!(
+        error.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {error}"
+    );
+    assert!(error.starts_with("amnesia: "), "{args:?}: {error}");
+    error
 }
 
 /// A report path that cannot be written fails before any seed runs: one line, exit 2, in
@@ -299,13 +303,7 @@ fn an_unwritable_output_path_fails_before_the_work() {
     for args in cases {
         let started = std::time::Instant::now();
         let output = amnesia(&args);
-        let error = stderr(&output);
-        assert_eq!(code(&output), EXIT_USAGE, "{args:?}: {error}");
-        assert_eq!(
-            error.trim_end().lines().count(),
-            1,
-            "{args:?}: not one line: {error}"
-        );
+        let error = one_line_usage_error(&args, &output);
         assert!(
             error.starts_with("amnesia: cannot write /nonexistent/dir/x.json: "),
             "{args:?}: {error}"

@@ -167,8 +167,20 @@ impl std::fmt::Display for Verdict {
 /// ```
 impl std::fmt::Display for RunReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let timeline = run_timeline(&self.trace, &self.history, f.alternate());
-        let verdict = verdict_text(&self.verdict);
-        write!(f, "--- timeline ---\n{timeline}--- verdict ---\n{verdict}")
+        let text = timeline_and_verdict(&self.trace, &self.history, &self.verdict, f.alternate());
+        f.write_str(&text)
     }
+}
+
+/// The timeline (every event with `full`, bytes on the wire included) and the verdict, as
+/// `run`, `replay`, `real` and a report's `Display` print them.
+pub fn timeline_and_verdict(
+    trace: &Trace,
+    history: &History,
+    verdict: &Verdict,
+    full: bool,
+) -> String {
+    let timeline = run_timeline(trace, history, full);
+    let verdict = verdict_text(verdict);
+    format!("--- timeline ---\n{timeline}--- verdict ---\n{verdict}")
 }

@@ -4,9 +4,10 @@
 //! as `run`: plan summary, timeline, verdict, reproduce line.
 
 use crate::cli::replay::load_plan;
-use crate::cli::run::{any_store_named, timeline_and_verdict};
+use crate::cli::run::any_store_named;
 use crate::cli::{CliError, EXIT_PASS, EXIT_VIOLATION};
 use amnesia::internal::plan::{Plan, ScenarioConfig};
+use amnesia::internal::runner::text::timeline_and_verdict;
 use amnesia::real::{
     parse_time_scale, real_command, run_real_with_progress, time_scale_flag, Provider, RealOptions,
     RealProgress,

@@ -88,19 +88,6 @@ pub fn any_store_named(name: &str) -> Result<Store, CliError> {
     })
 }
 
-/// The timeline (every event with `full`, bytes on the wire included) and the verdict, as
-/// `run`, `replay` and `real` print them.
-pub fn timeline_and_verdict(
-    trace: &amnesia::Trace,
-    history: &amnesia::history::History,
-    verdict: &amnesia::Verdict,
-    full: bool,
-) -> String {
-    let timeline = text::run_timeline(trace, history, full);
-    let verdict = text::verdict_text(verdict);
-    format!("--- timeline ---\n{timeline}--- verdict ---\n{verdict}")
-}
-
 /// Run `plan` and print its summary, timeline and verdict; `reproduce` is the command
 /// printed on failure.
 pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError> {
@@ -119,7 +106,7 @@ pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError
     out.push('\n');
     let again = args.check_determinism.then(|| plan.clone());
     let report = run_plan_with(plan, &store, args.engine, &options);
-    out.push_str(&timeline_and_verdict(
+    out.push_str(&text::timeline_and_verdict(
         &report.trace,
         &report.history,
         &report.verdict,
