@@ -1,10 +1,12 @@
 //! The trace: every event of a run in order, stamped with virtual time and the host it
 //! happened on. Its hash is the determinism fingerprint (same seed → same trace bytes);
-//! its text is the timeline a user reads when debugging a seed.
+//! its text is the timeline a user reads when debugging a seed. (FNV-1a, below, stays for
+//! the small stable hashes of names and features; it is not the fingerprint.)
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
+use xxhash_rust::xxh3::Xxh3;
 
 /// Events kept per run; past this the trace records that it overflowed and stops growing.
 pub const TRACE_EVENTS_MAX: usize = 1_000_000;
@@ -29,7 +31,40 @@ pub struct TraceEvent {
 /// An append-only, shareable event log. Cloning shares it.
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
-    events: Arc<Mutex<Vec<Stored>>>,
+    inner: Arc<Mutex<Inner>>,
+}
+
+/// The events kept, and the fingerprint of every event recorded (kept or not).
+struct Inner {
+    events: Vec<Stored>,
+    /// XXH3-64 streamed over each non-log event's canonical encoding as it is recorded,
+    /// so the events past the cap change the fingerprint although they are not kept.
+    fingerprint: Xxh3,
+    /// Non-log events recorded, kept or not: hashed last, so two traces that differ only
+    /// in how many events reached the cap still differ.
+    hashed_count: u64,
+    /// Events kept before the trace overflows ([`TRACE_EVENTS_MAX`]; smaller in tests).
+    events_max: usize,
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Self {
+            events: Vec::new(),
+            fingerprint: Xxh3::new(),
+            hashed_count: 0,
+            events_max: TRACE_EVENTS_MAX,
+        }
+    }
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trace")
+            .field("events", &self.events)
+            .field("hashed_count", &self.hashed_count)
+            .finish()
+    }
 }
 
 /// Bytes that crossed the simulated network, kept raw: a run delivers thousands of chunks
@@ -100,24 +135,24 @@ impl Stored {
         }
     }
 
-    /// FNV-1a continued over the event's canonical encoding: every field, each variable
-    /// length one prefixed with its length, so two different events never encode alike.
-    fn hash_into(&self, mut hash: u64) -> u64 {
-        hash = mix_words(hash, &self.at_us.to_le_bytes());
-        hash = mix_words(hash, &(self.host.len() as u64).to_le_bytes());
-        hash = mix_words(hash, self.host.as_bytes());
-        hash = mix_words(hash, &[u8::from(self.detail)]);
+    /// Feed the event's canonical encoding to `hasher`: every field, each variable-length
+    /// one prefixed with its length, so two different events never encode alike.
+    fn hash_into(&self, hasher: &mut Xxh3) {
+        hasher.update(&self.at_us.to_le_bytes());
+        hasher.update(&(self.host.len() as u64).to_le_bytes());
+        hasher.update(self.host.as_bytes());
+        hasher.update(&[u8::from(self.detail)]);
         match &self.body {
             Body::Text(text) => {
-                hash = mix_words(hash, &[0]);
-                hash = mix_words(hash, &(text.len() as u64).to_le_bytes());
-                mix_words(hash, text.as_bytes())
+                hasher.update(&[0]);
+                hasher.update(&(text.len() as u64).to_le_bytes());
+                hasher.update(text.as_bytes());
             }
             Body::Chunk(chunk) => {
-                hash = mix_words(hash, &[1, chunk.flow]);
-                hash = mix_words(hash, &chunk.conn.to_le_bytes());
-                hash = mix_words(hash, &(chunk.bytes.len() as u64).to_le_bytes());
-                mix_words(hash, &chunk.bytes)
+                hasher.update(&[1, chunk.flow]);
+                hasher.update(&chunk.conn.to_le_bytes());
+                hasher.update(&(chunk.bytes.len() as u64).to_le_bytes());
+                hasher.update(&chunk.bytes);
             }
         }
     }
@@ -174,10 +209,16 @@ impl Trace {
     }
 
     fn push(&self, event: Stored) {
-        let mut events = self.events.lock().expect("never poisoned");
-        if events.len() < TRACE_EVENTS_MAX {
+        let mut inner = self.inner.lock().expect("never poisoned");
+        let inner = &mut *inner;
+        if !event.log {
+            event.hash_into(&mut inner.fingerprint);
+            inner.hashed_count += 1;
+        }
+        let events = &mut inner.events;
+        if events.len() < inner.events_max {
             events.push(event);
-        } else if events.len() == TRACE_EVENTS_MAX {
+        } else if events.len() == inner.events_max {
             let text = "trace full: later events dropped".to_string();
             events.push(Stored {
                 at_us: event.at_us,
@@ -191,13 +232,15 @@ impl Trace {
 
     /// Every event with its text (chunks rendered).
     pub fn events(&self) -> Vec<TraceEvent> {
-        let events = self.events.lock().expect("never poisoned");
+        let inner = self.inner.lock().expect("never poisoned");
+        let events = &inner.events;
         events.iter().map(Stored::event).collect()
     }
 
     /// Every event but the network detail, without rendering any chunk.
     pub fn text_events(&self) -> Vec<TraceEvent> {
-        let events = self.events.lock().expect("never poisoned");
+        let inner = self.inner.lock().expect("never poisoned");
+        let events = &inner.events;
         events
             .iter()
             .filter(|event| !event.detail)
@@ -207,7 +250,8 @@ impl Trace {
 
     /// Every chunk of bytes that crossed the network, as hops between a client and Redis.
     pub fn hops(&self) -> Vec<Hop> {
-        let events = self.events.lock().expect("never poisoned");
+        let inner = self.inner.lock().expect("never poisoned");
+        let events = &inner.events;
         events
             .iter()
             .filter_map(|event| match &event.body {
@@ -225,7 +269,7 @@ impl Trace {
 
     /// How many events the trace holds.
     pub fn len(&self) -> usize {
-        self.events.lock().expect("never poisoned").len()
+        self.inner.lock().expect("never poisoned").events.len()
     }
 
     /// Whether the trace holds no event.
@@ -258,7 +302,8 @@ impl Trace {
             TimelineKind::Summary => !event.detail,
             TimelineKind::Review => !event.detail && !event.log,
         };
-        let events = self.events.lock().expect("never poisoned");
+        let inner = self.inner.lock().expect("never poisoned");
+        let events = &inner.events;
         let mut out = String::with_capacity((events.len() + marks.len()) * 64);
         let mut marks = marks.iter().peekable();
         for event in events.iter().filter(|event| keep(event)) {
@@ -273,16 +318,25 @@ impl Trace {
         out
     }
 
-    /// FNV-1a over a canonical encoding of every event, log events excepted (time,
-    /// host, text, or a chunk's raw bytes): equal for equal traces, in any process,
-    /// whatever `RUST_LOG` shows. Hashing the fields instead of the rendered timeline
-    /// spares formatting every event of every run of a sweep.
+    /// The run's fingerprint: XXH3-64 (`xxhash-rust`) over the canonical encoding of
+    /// every event recorded, log events excepted (time, host, text, or a chunk's raw
+    /// bytes, each length-prefixed), then the count of events: equal for equal traces, in
+    /// any process, whatever `RUST_LOG` shows. Events past [`TRACE_EVENTS_MAX`] are not
+    /// kept but are hashed. Hashing the fields instead of the rendered timeline spares
+    /// formatting every event of every run of a sweep.
     pub fn hash(&self) -> u64 {
-        let events = self.events.lock().expect("never poisoned");
-        events
-            .iter()
-            .filter(|event| !event.log)
-            .fold(FNV_OFFSET, |hash, event| event.hash_into(hash))
+        let inner = self.inner.lock().expect("never poisoned");
+        let mut fingerprint = inner.fingerprint.clone();
+        fingerprint.update(&inner.hashed_count.to_le_bytes());
+        fingerprint.digest()
+    }
+
+    /// A trace that keeps at most `events_max` events (the overflow path, in tests).
+    #[cfg(test)]
+    fn with_events_max(events_max: usize) -> Self {
+        let trace = Self::default();
+        trace.inner.lock().expect("never poisoned").events_max = events_max;
+        trace
     }
 }
 
@@ -305,30 +359,6 @@ pub fn format_event(event: &TraceEvent) -> String {
         "[{seconds:>4}.{micros:06}s] {:<9} {}",
         event.host, event.text
     )
-}
-
-/// FNV-1a's step over 8-byte little-endian words in four independent lanes (one
-/// multiply chain would wait on itself; four keep the multiplier busy), the lanes then
-/// folded in order, then the remaining bytes: a chunk's payload (up to 16 KiB) hashed at
-/// a small fraction of the byte-wise cost, the same on every platform.
-fn mix_words(hash: u64, bytes: &[u8]) -> u64 {
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
-    let blocks = bytes.chunks_exact(32);
-    let tail = blocks.remainder();
-    let mut lanes = [hash, hash ^ 1, hash ^ 2, hash ^ 3];
-    for block in blocks {
-        for (lane, bytes) in lanes.iter_mut().zip(block.chunks_exact(8)) {
-            *lane = (*lane ^ word(bytes)).wrapping_mul(PRIME);
-        }
-    }
-    let hash = lanes
-        .iter()
-        .fold(hash, |hash, &lane| (hash ^ lane).wrapping_mul(PRIME));
-    let words = tail.chunks_exact(8);
-    let rest = words.remainder();
-    let hash = words.fold(hash, |hash, bytes| (hash ^ word(bytes)).wrapping_mul(PRIME));
-    fnv1a_from(hash, rest)
 }
 
 /// 64-bit FNV-1a: tiny, stable across platforms and processes.
@@ -372,5 +402,50 @@ mod tests {
         trace.record_log(1_600_000, "client-0", "log DEBUG store: append");
         assert_eq!(trace.hash(), hash, "log events stay out of the hash");
         assert!(trace.timeline().contains("log DEBUG"));
+    }
+
+    fn chunk_trace(payload: &[u8]) -> Trace {
+        let trace = Trace::new();
+        let chunk = Chunk {
+            sent_us: 0,
+            conn: 1,
+            flow: 0,
+            bytes: bytes::Bytes::copy_from_slice(payload),
+            render: |chunk| format!("{} bytes", chunk.bytes.len()),
+        };
+        trace.record_chunk(10, "client-0", chunk);
+        trace
+    }
+
+    #[test]
+    fn payloads_that_fooled_the_lane_hash_differ() {
+        // The old fingerprint multiplied each 8-byte lane by an odd constant: bit 63 of
+        // two words of one lane (bit 7 of bytes 7 and 39) flipped together cancelled out.
+        let payload = [0x2a_u8; 64];
+        let mut flipped = payload;
+        flipped[7] ^= 0x80;
+        flipped[39] ^= 0x80;
+        assert_ne!(chunk_trace(&payload).hash(), chunk_trace(&flipped).hash());
+        assert_eq!(chunk_trace(&payload).hash(), chunk_trace(&payload).hash());
+    }
+
+    #[test]
+    fn events_past_the_cap_are_hashed_though_not_kept() {
+        let full = |last: &str| {
+            let trace = Trace::with_events_max(3);
+            for text in ["a", "b", "c", "d", last] {
+                trace.record(1, "driver", text);
+            }
+            trace
+        };
+        let (one, other) = (full("e"), full("f"));
+        assert_eq!(one.len(), 4, "three events and the overflow line are kept");
+        assert_eq!(one.timeline(), other.timeline());
+        assert_ne!(one.hash(), other.hash(), "the dropped events still count");
+        let shorter = Trace::with_events_max(3);
+        for text in ["a", "b", "c", "d"] {
+            shorter.record(1, "driver", text);
+        }
+        assert_ne!(shorter.hash(), one.hash());
     }
 }
