@@ -531,6 +531,7 @@ impl MemoryStore for ExpireAtProbe {
             summarizes: false,
             ttl: amnesia::internal::store::TtlPolicy::None,
             durability: amnesia::internal::store::Durability::Volatile,
+            appends_idempotent: true,
         }
     }
 }
@@ -599,6 +600,7 @@ impl MemoryStore for HangingReads {
             summarizes: false,
             ttl: amnesia::internal::store::TtlPolicy::None,
             durability: amnesia::internal::store::Durability::Volatile,
+            appends_idempotent: true,
         }
     }
 }

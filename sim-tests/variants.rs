@@ -8,11 +8,13 @@
 #[path = "catalogue.rs"]
 mod catalogue;
 
+use amnesia::history::{OpKind, Outcome};
 use amnesia::internal::check::ViolationClass;
 use amnesia::internal::plan::ScenarioConfig;
-use amnesia::internal::runner::{run_seed, EngineKind};
-use amnesia::Store;
+use amnesia::internal::runner::{run_seed, EngineKind, RunReport};
+use amnesia::{Retries, Store};
 use catalogue::catalogue;
+use std::collections::BTreeMap;
 
 fn classes(seed: u64, store: &str) -> Vec<ViolationClass> {
     let store = Store::named(store).expect("a known store");
@@ -55,9 +57,106 @@ fn every_variant_is_caught_within_its_budget_and_replays() {
 #[test]
 fn the_catalogue_names_every_variant() {
     let mut named: Vec<&str> = catalogue().iter().map(|(store, ..)| *store).collect();
-    named.push("reference");
+    named.extend(["reference", "plain-list"]);
     let mut known = amnesia::internal::store::STORE_NAMES.to_vec();
     named.sort_unstable();
     known.sort_unstable();
     assert_eq!(named, known);
+}
+
+fn with_retries(retries: Retries) -> ScenarioConfig {
+    ScenarioConfig {
+        retries,
+        ..ScenarioConfig::standard()
+    }
+}
+
+/// Seeds of `store` under `scenario` that fail, with their classes.
+fn failing(store: &str, scenario: &ScenarioConfig, seeds: std::ops::Range<u64>) -> Vec<String> {
+    let store = Store::named(store).expect("a known store");
+    seeds
+        .filter_map(|seed| {
+            let report = run_seed(seed, scenario, &store, EngineKind::Event);
+            let classes = report.verdict.classes();
+            (!classes.is_empty()).then(|| format!("seed {seed}: {classes:?}"))
+        })
+        .collect()
+}
+
+/// A store that stores every send (a plain `RPUSH`) and says so passes, whichever
+/// retries its application sends: the checker allows a copy per send that may have been
+/// applied, and nothing else changes.
+#[test]
+fn a_store_that_is_not_idempotent_passes_under_every_retry_mode() {
+    for (retries, seeds) in [
+        (Retries::Auto, 0..300),
+        (Retries::Racing, 0..200),
+        (Retries::None, 0..100),
+    ] {
+        let failed = failing("plain-list", &with_retries(retries), seeds);
+        assert!(failed.is_empty(), "{retries:?}: {failed:?}");
+    }
+}
+
+/// The sends of one message id to one session, as (invoke, complete, acked).
+fn sends_by_message(report: &RunReport) -> Vec<Vec<(u64, Option<u64>, bool)>> {
+    let mut sends: BTreeMap<(String, String), Vec<(u64, Option<u64>, bool)>> = BTreeMap::new();
+    for op in &report.history.ops {
+        if let OpKind::Append { session, msg } = &op.kind {
+            let acked = matches!(op.outcome, Outcome::Ok(_));
+            sends
+                .entry((session.to_string(), msg.id.clone()))
+                .or_default()
+                .push((op.invoke_us, op.complete_us, acked));
+        }
+    }
+    sends
+        .into_values()
+        .filter(|sends| sends.len() > 1)
+        .collect()
+}
+
+/// `Auto` sends a non-idempotent store's retries only after its first send failed or
+/// timed out, and an idempotent store's racing their first send.
+#[test]
+fn retries_follow_the_declared_idempotency() {
+    let (mut after_failure, mut racing) = (0, 0);
+    let scenario = ScenarioConfig::standard();
+    for seed in 0..200 {
+        let plain = run_seed(
+            seed,
+            &scenario,
+            &Store::named("plain-list").unwrap(),
+            EngineKind::Event,
+        );
+        for sends in sends_by_message(&plain) {
+            let (_, first_done, first_acked) = sends[0];
+            assert!(
+                !first_acked,
+                "seed {seed}: a retry after an acked send: {sends:?}"
+            );
+            let first_done = first_done.expect("a failed send completed");
+            assert!(
+                sends[1..].iter().all(|&(invoke, ..)| invoke >= first_done),
+                "seed {seed}: {sends:?}"
+            );
+            after_failure += 1;
+        }
+        let reference = run_seed(
+            seed,
+            &scenario,
+            &Store::named("reference").unwrap(),
+            EngineKind::Event,
+        );
+        racing += sends_by_message(&reference)
+            .iter()
+            .filter(|sends| sends[1].0 < sends[0].1.unwrap_or(u64::MAX))
+            .count();
+    }
+    assert!(
+        after_failure > 0,
+        "no retry after a failed send in 200 seeds"
+    );
+    assert!(racing > 0, "no retry racing its first send in 200 seeds");
+    println!("retries after a failure: {after_failure}; racing: {racing}");
 }

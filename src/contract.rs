@@ -76,6 +76,18 @@ pub struct Policy {
     pub ttl: TtlPolicy,
     /// What the store promises to keep across a Redis restart.
     pub durability: Durability,
+    /// Appends are idempotent by message id: a message sent again (a retry whose first
+    /// send timed out) is stored once. `false` for a store that stores every send (a plain
+    /// `RPUSH`, as most chat-history libraries do): the checker then lets a read show a
+    /// message as often as it was sent with an outcome that may have applied it (not a
+    /// certain failure), and the plans' retries are only those such an application sends,
+    /// after a failed or unknown append (the scenario's `retries`, `Retries::Auto`).
+    #[serde(default = "idempotent_default")]
+    pub appends_idempotent: bool,
+}
+
+fn idempotent_default() -> bool {
+    true
 }
 
 /// The contract of a chat memory store: conversation history per session and, optionally,
@@ -85,7 +97,8 @@ pub struct Policy {
 /// Requests overlap as in production: appends of one session from several clients at
 /// once, retries of one message (same id) racing the first send, memory writes of one
 /// user from several sessions. An append is idempotent by message id: a message shows at
-/// most once in a read however often it was sent (the `retry-dup` bug otherwise).
+/// most once in a read however often it was sent (the `retry-dup` bug otherwise), unless
+/// the store declares otherwise ([`Policy::appends_idempotent`]).
 #[async_trait::async_trait]
 pub trait MemoryStore: Send + Sync {
     /// Store `msg` at the end of `session`'s history.

@@ -93,6 +93,7 @@
 //!             summarizes: false,
 //!             ttl: TtlPolicy::None,
 //!             durability: Durability::AsRedis,
+//!             appends_idempotent: true,
 //!         }
 //!     }
 //! }
@@ -167,7 +168,7 @@ pub use contract::{
     StoreFactory, TtlPolicy,
 };
 pub use domain::{Memory, Message, Persistence, Role, SessionKey, Summary, UserKey};
-pub use plan::{Plan, PlanError, ScenarioConfig};
+pub use plan::{Plan, PlanError, Retries, ScenarioConfig};
 pub use postgres::PgConnector;
 #[cfg(feature = "real")]
 pub use postgres::PgFuture;

@@ -8,11 +8,13 @@
 //!   role, content or seq match none of the appends of that id to s.
 //! - `duplicate`: an id occurring in R (its window and its summary's folded ids
 //!   together) more than once, however often it was sent: appends are idempotent by id
-//!   (a retry stores nothing new). Only same-read duplicates are judged: a copy seen across two reads cannot be
+//!   (a retry stores nothing new). A store that declares they are not
+//!   (`Policy::appends_idempotent`) may show an id once per send of it to s invoked
+//!   before R completed and not certainly failed: more copies than that are `duplicate`. Only same-read duplicates are judged: a copy seen across two reads cannot be
 //!   told apart from the same stored copy seen twice, so cross-read duplicates are left
 //!   to the order rules (a second copy usually shows up as a contradicting order).
 
-use super::index::{Index, Read};
+use super::index::{Index, Read, WriteStatus};
 use super::{Subject, Verdict, Violation, ViolationClass};
 use crate::domain::Message;
 
@@ -65,8 +67,7 @@ fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
                 .filter(|a| a.session_no == read.session_no)
                 .map(|a| a.write.op)
         };
-        // Once, however often it was sent: an append is idempotent by id.
-        if group.len() > 1 {
+        if group.len() > copies_allowed(idx, read, n) {
             let id = match n {
                 Some(n) => idx.appends[idx.by_id[n][0]].msg.id.as_str(),
                 None => group[0].1,
@@ -75,6 +76,23 @@ fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
         }
     }
     report(read, findings, verdict);
+}
+
+/// How often the read may show the id numbered `n`: once, however often it was sent, for
+/// a store whose appends are idempotent by id; otherwise once per send to the read's
+/// session, invoked before the read completed, that may have been applied (every outcome
+/// but a certain failure), and at least once.
+fn copies_allowed(idx: &Index<'_>, read: &Read<'_>, n: Option<usize>) -> usize {
+    if idx.policy.appends_idempotent {
+        return 1;
+    }
+    let sends = idx
+        .id_appends(n)
+        .filter(|a| a.session_no == read.session_no)
+        .filter(|a| a.write.invoke_us < read.complete_us)
+        .filter(|a| a.write.status != WriteStatus::Failed)
+        .count();
+    sends.max(1)
 }
 
 /// One violation per class with findings, each naming the read and its ids: apart from

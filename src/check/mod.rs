@@ -274,6 +274,7 @@ impl<'a> CheckInput<'a> {
 ///     summarizes: false,
 ///     ttl: TtlPolicy::None,
 ///     durability: Durability::AsRedis,
+///     appends_idempotent: true,
 /// };
 /// let verdict = amnesia::internal::check::check(&history, &policy);
 /// assert_eq!(verdict.classes(), [ViolationClass::Lost]);

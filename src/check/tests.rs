@@ -43,6 +43,7 @@ fn plain() -> Policy {
         summarizes: false,
         ttl: TtlPolicy::None,
         durability: Durability::AsRedis,
+        appends_idempotent: true,
     }
 }
 
@@ -490,6 +491,65 @@ fn duplicate_same_id_twice_in_one_read() {
     appends(&mut h, &s, &["m2"], 20);
     read(&mut h, &s, 10, 100, &["m1", "m1", "m2"]);
     assert_eq!(classes(&h, plain()), vec![ViolationClass::Duplicate]);
+}
+
+fn not_idempotent() -> Policy {
+    Policy {
+        appends_idempotent: false,
+        ..plain()
+    }
+}
+
+/// m1 sent twice to `s` (the first with `first`, the retry acked), then read.
+fn retried(first: Outcome, shown: &[&str]) -> History {
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_append(1, &s, msg("m1", 0), 0, Some(10 * MS), first);
+    h.push_acked_append(2, &s, msg("m1", 0), 20 * MS, 30 * MS);
+    appends(&mut h, &s, &["m2"], 40);
+    read(&mut h, &s, 10, 100, shown);
+    h
+}
+
+#[test]
+fn a_store_that_is_not_idempotent_may_show_each_applied_send() {
+    // The first send timed out but may have been applied: two copies are what a store
+    // that pushes every send keeps.
+    assert_pass(&retried(unknown(), &["m1", "m1", "m2"]), not_idempotent());
+    assert_pass(
+        &retried(Outcome::Ok(OpValue::None), &["m1", "m1", "m2"]),
+        not_idempotent(),
+    );
+    // The same history is a duplicate for a store that promised idempotent appends.
+    let h = retried(unknown(), &["m1", "m1", "m2"]);
+    assert_eq!(classes(&h, plain()), vec![ViolationClass::Duplicate]);
+}
+
+#[test]
+fn a_store_that_is_not_idempotent_still_shows_no_more_copies_than_sends() {
+    // A certain failure applied nothing: one copy only.
+    let failed = Outcome::Fail("OOM".into());
+    let h = retried(failed, &["m1", "m1", "m2"]);
+    assert_eq!(
+        classes(&h, not_idempotent()),
+        vec![ViolationClass::Duplicate]
+    );
+    // Three copies of two sends.
+    let h = retried(unknown(), &["m1", "m1", "m1", "m2"]);
+    assert_eq!(
+        classes(&h, not_idempotent()),
+        vec![ViolationClass::Duplicate]
+    );
+    // A send invoked after the read cannot be one of its copies.
+    let s = sk("a");
+    let mut h = History::new();
+    h.push_acked_append(1, &s, msg("m1", 0), 0, 10 * MS);
+    read(&mut h, &s, 10, 100, &["m1", "m1"]);
+    h.push_acked_append(2, &s, msg("m1", 0), 200 * MS, 210 * MS);
+    assert_eq!(
+        classes(&h, not_idempotent()),
+        vec![ViolationClass::Duplicate]
+    );
 }
 
 #[test]

@@ -28,7 +28,7 @@ pub use faults::{
 pub use file::PlanError;
 pub use generate::MIGRATION_RESET_MS_MAX;
 pub use overlap::{OVERLAP_SEEDS_PPM, OVERLAP_TURN_PPM, RETRY_AFTER_MS_MAX, RETRY_TURN_PPM};
-pub use scenario::ScenarioConfig;
+pub use scenario::{Retries, ScenarioConfig};
 pub use twins::{TwinForm, TWIN_NAMES_PPM};
 pub use users::SHARED_USERS_PPM;
 pub use workload::{sessions, Recall, Retry, Revision, Turn};

@@ -108,6 +108,53 @@ pub struct ScenarioConfig {
     /// within [`crate::plan::MIGRATION_RESET_MS_MAX`] of its start.
     #[serde(default)]
     pub migration: bool,
+    /// Which of the plan's retries of a user message the driver sends ([`Retries`]).
+    #[serde(default, skip_serializing_if = "Retries::is_auto")]
+    pub retries: Retries,
+}
+
+/// Which retries of a user message (same id) a run sends. A plan draws them for some
+/// turns ([`crate::plan::Retry`]); this decides when they go out. Left out of a saved plan
+/// when it is `Auto`, so plans written before it load and replay alike.
+///
+/// ```
+/// use amnesia::{Retries, ScenarioConfig};
+/// // An application that resends a message only when its first send errored or timed out.
+/// let scenario = ScenarioConfig { retries: Retries::AfterFailure, ..ScenarioConfig::standard() };
+/// assert_eq!(Retries::Auto.resolve(false), Retries::AfterFailure);
+/// assert_eq!(Retries::Auto.resolve(true), Retries::Racing);
+/// # let _ = scenario;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Retries {
+    /// `Racing` for a store whose appends are idempotent by id, `AfterFailure` for one
+    /// that declares they are not (`Policy::appends_idempotent`).
+    #[default]
+    Auto,
+    /// The retry goes out on its own timer, racing the first send whatever becomes of
+    /// it: a client timeout shorter than the request, a double submit of one id.
+    Racing,
+    /// The retry goes out only when the first send failed or timed out, its delay after
+    /// that: an application that resends on error.
+    AfterFailure,
+    /// No retry goes out: an application that never resends a message.
+    None,
+}
+
+impl Retries {
+    /// The mode a run uses for a store whose appends are (or are not) idempotent.
+    pub fn resolve(self, appends_idempotent: bool) -> Retries {
+        match (self, appends_idempotent) {
+            (Retries::Auto, true) => Retries::Racing,
+            (Retries::Auto, false) => Retries::AfterFailure,
+            (mode, _) => mode,
+        }
+    }
+
+    fn is_auto(&self) -> bool {
+        *self == Retries::Auto
+    }
 }
 
 fn buggify_default() -> bool {
@@ -150,6 +197,7 @@ impl ScenarioConfig {
             buggify: true,
             replay_memories: false,
             migration: false,
+            retries: Retries::Auto,
         }
     }
 

@@ -7,6 +7,7 @@ pub(crate) mod embed;
 mod migrate;
 #[cfg(feature = "real")]
 pub mod pgvector;
+pub(crate) mod plain_list;
 mod reference;
 mod registry;
 #[doc(hidden)]

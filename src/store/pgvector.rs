@@ -484,6 +484,7 @@ impl MemoryStore for PgVectorStore {
                 ttl_ms: self.config.ttl_ms,
             },
             durability: Durability::AsRedis,
+            appends_idempotent: true,
         }
     }
 }

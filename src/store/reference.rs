@@ -485,6 +485,7 @@ impl MemoryStore for RedisChatStore {
                 ttl_ms: self.config.ttl_ms,
             },
             durability: Durability::AsRedis,
+            appends_idempotent: true,
         }
     }
 }

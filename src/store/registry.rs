@@ -65,6 +65,14 @@ impl Parts {
         RedisChatStore::new(self.connector(), self.config).with_key_scheme(self.key_scheme)
     }
 
+    /// The `plain-list` store of this client (not idempotent, untrimmed).
+    fn plain_list(&self) -> crate::store::plain_list::PlainListStore {
+        crate::store::plain_list::PlainListStore {
+            connector: self.connector(),
+            ttl_ms: self.config.ttl_ms,
+        }
+    }
+
     fn connector(&self) -> Arc<crate::connect::Connector> {
         self.context.connector.clone()
     }
@@ -217,6 +225,12 @@ pub(crate) const REGISTRY: &[Entry] = &[
             config: p.config,
         })
     }),
+    entry("plain-list", Redis, &[], |p| Arc::new(p.plain_list())),
+    entry("plain-list-rewrite", Redis, &[Lost], |p| {
+        Arc::new(plain_list_rewrite::PlainListRewriteStore {
+            inner: p.plain_list(),
+        })
+    }),
     #[cfg(feature = "real")]
     entry("pgvector-reference", Pgvector, &[], |p| {
         super::pgvector::build(p.context, |_, _| {})
@@ -324,6 +338,7 @@ mod tests {
         for entry in REGISTRY {
             let plain = entry.name.contains("reference")
                 || entry.name == "migrate-to-pgvector"
+                || entry.name == "plain-list"
                 || entry.kind == Kind::Test;
             assert_eq!(entry.expected.is_empty(), plain, "{}", entry.name);
         }

@@ -2,7 +2,7 @@
 //! client's store, and records every invocation and completion in the history and trace.
 //!
 //! A turn is (clear) → read context → (recall) → think → append the user message (and its
-//! retry, racing it) → append the assistant message → (remember, revise a memory, delete a
+//! retry, racing it or after a failure) → append the assistant message → (remember, revise a memory, delete a
 //! message). Turns of one session run in plan order (a user waits for the answer), each on
 //! the client the plan's load balancer chose, except turns the plan marks as overlapping
 //! (a double submit, a second tab), which start at their time whatever the previous one
@@ -12,7 +12,7 @@ use crate::contract::{Context, MemoryStore, StoreError};
 use crate::domain::{Memory, Message, SessionKey, UserKey};
 use crate::history::Quiescence;
 use crate::history::{OpKind, OpValue, Outcome};
-use crate::plan::{Recall, Revision, Turn};
+use crate::plan::{Recall, Retries, Revision, Turn};
 use crate::world::shared::World;
 use std::sync::Arc;
 use tracing::Instrument;
@@ -205,19 +205,27 @@ impl Driver {
         }
     }
 
-    /// The turn's user message, and its retry (same message) racing it when the plan has
-    /// one: the request goes on if either send succeeded.
+    /// The turn's user message, and its retry (same message) when the plan has one and
+    /// the run's [`Retries`] mode sends it: racing the first send, or after it failed.
+    /// The request goes on if either send succeeded.
     async fn send_user(&self, turn: &Turn) -> bool {
         let first = self.append(turn.client, &turn.session, &turn.user);
         let Some(retry) = turn.retry else {
             return first.await;
         };
+        let idempotent = self.world.policy().appends_idempotent;
         let again = async {
             tokio::time::sleep(std::time::Duration::from_millis(retry.after_ms)).await;
             self.append(retry.client, &turn.session, &turn.user).await
         };
-        let (first, again) = tokio::join!(first, again);
-        first || again
+        match self.world.plan.scenario.retries.resolve(idempotent) {
+            Retries::Racing => {
+                let (first, again) = tokio::join!(first, again);
+                first || again
+            }
+            Retries::AfterFailure => first.await || again.await,
+            Retries::None | Retries::Auto => first.await,
+        }
     }
 
     /// One chatbot turn; stops at the first failed step.

@@ -152,6 +152,7 @@ impl<L: Log> MemoryStore for Adapter<L> {
                 ttl_ms: self.log.ttl_secs() * 1_000,
             },
             durability: Durability::AsRedis,
+            appends_idempotent: true,
         }
     }
 }

@@ -151,6 +151,7 @@ pub mod key_scheme_v2;
 pub mod lossy_serde;
 pub mod memory_index_rmw;
 pub mod pipeline_partial;
+pub mod plain_list_rewrite;
 pub mod prefix_collision;
 pub mod rebuild_nonatomic;
 pub mod retry_check_then_append;
@@ -202,6 +203,7 @@ pub(crate) fn reference_policy(config: &ChatStoreConfig) -> Policy {
             ttl_ms: config.ttl_ms,
         },
         durability: Durability::AsRedis,
+        appends_idempotent: true,
     }
 }
 
