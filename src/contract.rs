@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 use crate::connect::{Connector, ConnectorConfig, DialFuture, Dialer};
-use crate::domain::{Memory, Message, SessionKey, Summary, UserKey};
+use crate::domain::{IndexedEmbedding, Memory, Message, SessionKey, Summary, UserKey};
 use crate::postgres::PgConnector;
 
 // The failures a store returns are defined beside the connector that produces most of
@@ -190,6 +190,11 @@ pub struct MemoryAudit {
     /// by their own text; `None` for a store without one. Beside `indexed`, it tells an
     /// index that lost an entry from an embedding that is not its text's.
     pub exact: Option<Vec<String>>,
+    /// For a store that keeps a vector per memory: for every stored memory, what its index
+    /// holds against the embedding of its stored text ([`IndexedEmbedding::compare`]); a
+    /// stale or missing vector is `index-drift`. `None` for a store whose index holds no
+    /// vectors (one that embeds at query time).
+    pub embeddings: Option<Vec<IndexedEmbedding>>,
 }
 
 /// The server a store keeps its data in. The simulator hosts Redis only; PostgreSQL with

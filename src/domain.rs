@@ -100,6 +100,63 @@ pub enum Persistence {
 /// writes. Where the durable point cannot be observed (a real server), it stands in.
 pub const EVERYSEC_LOSS_US_MAX: u64 = 2_000_000;
 
+/// What a store's vector index holds for one stored memory, set against the embedding of
+/// the memory's stored text by the store's own model: the quiescence audit's evidence of
+/// an embedding left stale by an update, or never written.
+///
+/// ```
+/// use amnesia::IndexedEmbedding;
+/// let fresh = [0.6, 0.8];
+/// assert_eq!(IndexedEmbedding::compare("m1", Some(&fresh), &fresh).similarity_ppm, Some(1_000_000));
+/// let stale = IndexedEmbedding::compare("m2", Some(&[1.0, 0.0]), &fresh);
+/// assert_eq!(stale.similarity_ppm, Some(600_000));
+/// assert!(stale.is_stale());
+/// assert!(IndexedEmbedding::compare("m3", None, &fresh).is_stale());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexedEmbedding {
+    /// The memory's id.
+    pub id: String,
+    /// Cosine similarity of the indexed vector to the embedding of the stored text, in
+    /// parts per million (1,000,000: the same direction); `None` when the index holds no
+    /// vector for the memory. Integers, so a history's JSON round-trips exactly.
+    pub similarity_ppm: Option<i32>,
+}
+
+/// Below this similarity an indexed vector is not its text's embedding: f32 rounding of
+/// one vector stored and read back stays far above it.
+pub const EMBEDDING_SIMILARITY_PPM_MIN: i32 = 999_000;
+
+impl IndexedEmbedding {
+    /// The comparison of `indexed` (what the index holds for memory `id`, if anything)
+    /// with `of_text` (the embedding of the memory's stored text, computed now).
+    pub fn compare(id: &str, indexed: Option<&[f32]>, of_text: &[f32]) -> IndexedEmbedding {
+        let similarity_ppm = indexed.map(|indexed| {
+            assert_eq!(indexed.len(), of_text.len(), "embeddings of one model");
+            let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+            let dot: f64 = indexed
+                .iter()
+                .zip(of_text)
+                .map(|(a, b)| f64::from(*a) * f64::from(*b))
+                .sum();
+            let norms = norm(indexed) * norm(of_text);
+            let cosine = if norms > 0.0 { dot / norms } else { 0.0 };
+            (cosine.clamp(-1.0, 1.0) * 1e6).round() as i32
+        });
+        IndexedEmbedding {
+            id: id.to_string(),
+            similarity_ppm,
+        }
+    }
+
+    /// True when the index holds no vector for the memory, or one that is not the
+    /// embedding of its text.
+    pub fn is_stale(&self) -> bool {
+        self.similarity_ppm
+            .is_none_or(|ppm| ppm < EMBEDDING_SIMILARITY_PPM_MIN)
+    }
+}
+
 /// What a summarizing store keeps in place of the older messages of a session: the ids it
 /// folded, oldest first, and the summary text. [`Summary::fold`] is the deterministic
 /// stand-in for the LLM summarizer such a store calls in production.

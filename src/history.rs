@@ -199,6 +199,10 @@ pub struct Quiescence {
     /// `None` when the store has no such search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memories_exact: Option<Vec<String>>,
+    /// What every user's index holds for each stored memory against the embedding of its
+    /// text, for a store that keeps vectors (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory_embeddings: Vec<crate::domain::IndexedEmbedding>,
 }
 
 /// One key Redis deleted because its TTL ran out.

@@ -167,7 +167,9 @@ pub use contract::{
     Backend, Context, Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError,
     StoreFactory, TtlPolicy,
 };
-pub use domain::{Memory, Message, Persistence, Role, SessionKey, Summary, UserKey};
+pub use domain::{
+    IndexedEmbedding, Memory, Message, Persistence, Role, SessionKey, Summary, UserKey,
+};
 pub use plan::{Plan, PlanError, Retries, ScenarioConfig};
 pub use postgres::PgConnector;
 #[cfg(feature = "real")]

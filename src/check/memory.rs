@@ -25,8 +25,10 @@
 //!   restart since may have lost the update or forget.
 //! - `lost`: given a [`Quiescence`], a memory with an acked write, never forgotten and
 //!   kept by every restart, is not stored.
-//! - `index-drift`: given a [`Quiescence`], the stored and indexed id sets differ, or a
-//!   memory a forget certainly removed is still stored or indexed.
+//! - `index-drift`: given a [`Quiescence`], the stored and indexed id sets differ, a
+//!   memory a forget certainly removed is still stored or indexed, or the index holds for a
+//!   stored memory no vector or one that is not the embedding of its stored text
+//!   (`IndexedEmbedding::is_stale`, for stores that keep vectors).
 
 use super::time::span;
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,6 +46,7 @@ pub(crate) fn check(idx: &Index<'_>, quiescence: Option<&Quiescence>, verdict: &
     }
     if let Some(q) = quiescence {
         check_drift(q, verdict);
+        check_embeddings(idx, q, verdict);
         check_forgotten_held(idx, q, verdict);
         check_acked_stored(idx, q, verdict);
     }
@@ -410,6 +413,41 @@ fn check_integrity(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) 
             .violations
             .push(Violation::new(class, subject, ops, ids, text));
     }
+}
+
+/// A stored memory whose index entry is not the embedding of its stored text (stale after
+/// an update, or never written): recall ranks it by another text, or never finds it.
+fn check_embeddings(idx: &Index<'_>, q: &Quiescence, verdict: &mut Verdict) {
+    let stored: BTreeSet<&str> = q.memories_stored.iter().map(String::as_str).collect();
+    let mut stale: Vec<&crate::domain::IndexedEmbedding> = q
+        .memory_embeddings
+        .iter()
+        .filter(|e| e.is_stale() && stored.contains(e.id.as_str()))
+        .collect();
+    if stale.is_empty() {
+        return;
+    }
+    stale.sort_by(|a, b| a.id.cmp(&b.id));
+    let held = |e: &crate::domain::IndexedEmbedding| match e.similarity_ppm {
+        None => format!("{}: no vector", e.id),
+        Some(ppm) => format!("{}: a vector {:.3} similar", e.id, f64::from(ppm) / 1e6),
+    };
+    let text = format!(
+        "at quiescence, the index does not hold the embedding of the stored text of [{}]",
+        stale.iter().map(|e| held(e)).collect::<Vec<_>>().join("; ")
+    );
+    let ops = stale
+        .iter()
+        .flat_map(|e| remembers_of(idx, &e.id).map(|r| r.write.op))
+        .collect();
+    let ids = stale.iter().map(|e| e.id.clone()).collect();
+    verdict.violations.push(Violation::new(
+        ViolationClass::IndexDrift,
+        Subject::Store,
+        ops,
+        ids,
+        text,
+    ));
 }
 
 fn check_drift(q: &Quiescence, verdict: &mut Verdict) {

@@ -56,7 +56,9 @@ pub enum ViolationClass {
     Truncation,
     /// `recall-miss`: a recall for a memory's exact text did not return that memory.
     RecallMiss,
-    /// `index-drift`: at quiescence, the stored memories and the memory index disagree.
+    /// `index-drift`: at quiescence, the stored memories and the memory index disagree: ids
+    /// missing on one side, a forgotten memory still held, or (for a store that keeps
+    /// vectors) an indexed vector that is not the embedding of its memory's stored text.
     IndexDrift,
     /// `stuck`: an operation did not complete within its budget during the final quiet
     /// period.

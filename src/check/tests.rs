@@ -907,12 +907,65 @@ fn leak_and_corrupt_in_recall_results() {
 // ---------------------------------------------------------------- index-drift
 
 #[test]
+fn a_stale_or_missing_embedding_is_index_drift() {
+    let h = History::new();
+    let fresh = [0.6, 0.8];
+    let quiescence = |embeddings: Vec<crate::domain::IndexedEmbedding>| Quiescence {
+        memories_stored: vec!["r1".into(), "r2".into()],
+        memories_indexed: vec!["r1".into(), "r2".into()],
+        memories_exact: None,
+        memory_embeddings: embeddings,
+    };
+    let judge = |q: &Quiescence| {
+        check_input(&CheckInput {
+            quiescence: Some(q),
+            ..CheckInput::new(&h, plain())
+        })
+    };
+    let compare = crate::domain::IndexedEmbedding::compare;
+    let agree = quiescence(vec![
+        compare("r1", Some(&fresh), &fresh),
+        compare("r2", Some(&fresh), &fresh),
+    ]);
+    assert!(judge(&agree).is_pass());
+    let stale = quiescence(vec![
+        compare("r1", Some(&fresh), &fresh),
+        compare("r2", Some(&[1.0, 0.0]), &fresh),
+    ]);
+    let v = judge(&stale);
+    assert_eq!(v.classes(), vec![ViolationClass::IndexDrift]);
+    assert_eq!(v.violations[0].message_ids, vec!["r2".to_string()]);
+    assert!(
+        v.violations[0]
+            .explanation
+            .contains("r2: a vector 0.600 similar"),
+        "{}",
+        v.violations[0].explanation
+    );
+    let missing = quiescence(vec![compare("r1", None, &fresh)]);
+    assert!(judge(&missing).violations[0]
+        .explanation
+        .contains("r1: no vector"));
+    // A memory no longer stored is the id sets' business, not this rule's.
+    let gone = Quiescence {
+        memories_stored: vec!["r1".into()],
+        memories_indexed: vec!["r1".into()],
+        ..quiescence(vec![
+            compare("r1", Some(&fresh), &fresh),
+            compare("r9", None, &fresh),
+        ])
+    };
+    assert!(judge(&gone).is_pass());
+}
+
+#[test]
 fn index_drift_at_quiescence() {
     let h = History::new();
     let q = Quiescence {
         memories_stored: vec!["r1".into(), "r2".into()],
         memories_indexed: vec!["r1".into()],
         memories_exact: None,
+        memory_embeddings: vec![],
     };
     let input = CheckInput {
         quiescence: Some(&q),
@@ -925,6 +978,7 @@ fn index_drift_at_quiescence() {
         memories_stored: vec!["r2".into(), "r1".into()],
         memories_indexed: vec!["r1".into(), "r2".into()],
         memories_exact: None,
+        memory_embeddings: vec![],
     };
     let input = CheckInput {
         quiescence: Some(&agree),
@@ -944,6 +998,7 @@ fn an_acked_memory_missing_from_the_store_at_quiescence_is_lost() {
         memories_stored: vec![],
         memories_indexed: vec![],
         memories_exact: None,
+        memory_embeddings: vec![],
     };
     let input = CheckInput {
         quiescence: Some(&q),
@@ -956,6 +1011,7 @@ fn an_acked_memory_missing_from_the_store_at_quiescence_is_lost() {
         memories_stored: vec!["r1".into()],
         memories_indexed: vec!["r1".into()],
         memories_exact: None,
+        memory_embeddings: vec![],
     };
     let input = CheckInput {
         quiescence: Some(&held),
@@ -971,6 +1027,7 @@ fn index_drift_tells_a_lost_entry_from_a_stale_embedding() {
         memories_stored: vec!["r1".into(), "r2".into(), "r3".into()],
         memories_indexed: vec!["r1".into()],
         memories_exact: Some(vec!["r1".into(), "r2".into()]),
+        memory_embeddings: vec![],
     };
     let input = CheckInput {
         quiescence: Some(&q),
@@ -1614,6 +1671,7 @@ fn a_forgotten_memory_may_not_be_recalled_or_held() {
         memories_stored: vec!["k1".into()],
         memories_indexed: vec!["k1".into()],
         memories_exact: None,
+        memory_embeddings: vec![],
     };
     assert_eq!(judge(&held).classes(), [ViolationClass::IndexDrift]);
     recall_of(&mut h, &u, "likes tea", 300, vec![mem("k1", "likes tea")]);

@@ -12,7 +12,7 @@
 //! message's position is its commit order.
 
 use crate::contract::{Durability, MemoryAudit, MemoryStore, Policy, StoreError, TtlPolicy};
-use crate::domain::{Memory, Message, SessionKey, UserKey};
+use crate::domain::{IndexedEmbedding, Memory, Message, SessionKey, UserKey};
 use crate::postgres::PgConnector;
 use crate::store::reference::{encode_message, with_head};
 use pgvector::Vector;
@@ -450,13 +450,22 @@ impl MemoryStore for PgVectorStore {
                         .await?;
                     let rows = tx
                         .query(
-                            "SELECT id, text FROM memories WHERE tenant = $1 AND user_name = $2
-                             ORDER BY id",
+                            "SELECT id, text, embedding FROM memories
+                             WHERE tenant = $1 AND user_name = $2 ORDER BY id",
                             &[&tenant, &name],
                         )
                         .await?;
                     let stored: Vec<(String, String)> =
                         rows.iter().map(|row| (row.get(0), row.get(1))).collect();
+                    let embeddings = rows
+                        .iter()
+                        .map(|row| {
+                            let (id, text, vector): (String, String, Vector) =
+                                (row.get(0), row.get(1), row.get(2));
+                            let of_text = crate::store::embed::embed_with_model(&text, model);
+                            IndexedEmbedding::compare(&id, Some(vector.as_slice()), &of_text)
+                        })
+                        .collect();
                     let mut found = [Vec::new(), Vec::new()];
                     for (settings, ids) in [&index_scan, &exact_scan].into_iter().zip(&mut found) {
                         tx.batch_execute(settings).await?;
@@ -469,6 +478,7 @@ impl MemoryStore for PgVectorStore {
                         stored,
                         indexed,
                         exact: Some(exact),
+                        embeddings: Some(embeddings),
                     })
                 })
             })

@@ -473,6 +473,7 @@ impl MemoryStore for RedisChatStore {
             stored,
             indexed,
             exact: None,
+            embeddings: None,
         })
     }
 

@@ -5,6 +5,7 @@
 
 use crate::check::ViolationClass::{self, *};
 use crate::contract::{Backend, MemoryStore, StoreContext};
+use crate::store::variants::update_keeps_embedding::UpdateKeepsEmbeddingStore;
 use crate::store::variants::*;
 use crate::store::{testing, ChatStoreConfig, KeyScheme, RedisChatStore, MESSAGES_MAX};
 use std::sync::Arc;
@@ -70,6 +71,15 @@ impl Parts {
         crate::store::plain_list::PlainListStore {
             connector: self.connector(),
             ttl_ms: self.config.ttl_ms,
+        }
+    }
+
+    /// The reference chat store with vector-keeping memories (`update-keeps-embedding`).
+    fn vector_index(&self, reembed_on_update: bool) -> UpdateKeepsEmbeddingStore {
+        update_keeps_embedding::UpdateKeepsEmbeddingStore {
+            inner: self.reference(),
+            connector: self.connector(),
+            reembed_on_update,
         }
     }
 
@@ -225,6 +235,12 @@ pub(crate) const REGISTRY: &[Entry] = &[
             config: p.config,
         })
     }),
+    entry(
+        "update-keeps-embedding",
+        Redis,
+        &[IndexDrift, RecallMiss],
+        |p| Arc::new(p.vector_index(false)),
+    ),
     entry("plain-list", Redis, &[], |p| Arc::new(p.plain_list())),
     entry("plain-list-rewrite", Redis, &[Lost], |p| {
         Arc::new(plain_list_rewrite::PlainListRewriteStore {
@@ -273,12 +289,16 @@ pub(crate) const REGISTRY: &[Entry] = &[
     // `test-hang` blocks its thread for good on `testing::HANG_SEED`;
     // `test-nondeterministic` changes its timing on every build, so no seed replays;
     // `test-amnesiac` flushes Redis whenever it sees a restarted server, losing history
-    // that Redis's persistence kept.
+    // that Redis's persistence kept; `test-vector-index` is `update-keeps-embedding`
+    // without its bug (a correct store that keeps vectors, for the embedding audit).
     entry("test-hang", Test, &[], |p| {
         Arc::new(testing::HangStore::new(p.reference(), p.context.seed))
     }),
     entry("test-nondeterministic", Test, &[], |p| {
         Arc::new(testing::NondeterministicStore::new(p.reference()))
+    }),
+    entry("test-vector-index", Test, &[], |p| {
+        Arc::new(p.vector_index(true))
     }),
     entry("test-amnesiac", Test, &[], |p| {
         Arc::new(testing::AmnesiacStore::new(p.reference(), p.connector()))

@@ -353,6 +353,9 @@ impl Driver {
             let audit = audit.await?.ok()?;
             quiescence.memories_stored.extend(audit.stored);
             quiescence.memories_indexed.extend(audit.indexed);
+            quiescence
+                .memory_embeddings
+                .extend(audit.embeddings.into_iter().flatten());
             if let Some(exact) = audit.exact {
                 quiescence
                     .memories_exact

@@ -144,6 +144,7 @@ super::memory_store!(MemoryIndexRmwStore, forward inner [append, context, policy
             stored,
             indexed,
             exact: None,
+            embeddings: None,
         })
     }
 });

@@ -161,6 +161,7 @@ pub mod silent_read_cap;
 pub mod skewed_expireat;
 pub mod timestamp_id;
 pub mod trim_off_by_one;
+pub mod update_keeps_embedding;
 pub mod write_behind;
 
 use crate::connect::Connector;
