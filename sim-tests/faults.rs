@@ -532,6 +532,7 @@ impl MemoryStore for ExpireAtProbe {
             ttl: amnesia::internal::store::TtlPolicy::None,
             durability: amnesia::internal::store::Durability::Volatile,
             appends_idempotent: true,
+            recovery_grace_ms: 0,
         }
     }
 }
@@ -601,6 +602,7 @@ impl MemoryStore for HangingReads {
             ttl: amnesia::internal::store::TtlPolicy::None,
             durability: amnesia::internal::store::Durability::Volatile,
             appends_idempotent: true,
+            recovery_grace_ms: 0,
         }
     }
 }

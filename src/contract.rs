@@ -84,6 +84,20 @@ pub struct Policy {
     /// after a failed or unknown append (the scenario's `retries`, `Retries::Auto`).
     #[serde(default = "idempotent_default")]
     pub appends_idempotent: bool,
+    /// How long the store may still fail operations after the plan's last fault healed,
+    /// and again after it first meets what the faults broke (a reconnect backoff, a circuit
+    /// breaker that stays open): past that, in the final quiet period, an operation that
+    /// fails or times out is `unavailable`. The built-in stores declare 0: they replace a
+    /// broken connection on the next call.
+    #[serde(default = "recovery_grace_ms_default")]
+    pub recovery_grace_ms: u64,
+}
+
+/// The recovery grace the built-in stores declare ([`Policy::recovery_grace_ms`]).
+pub const RECOVERY_GRACE_MS_DEFAULT: u64 = 0;
+
+fn recovery_grace_ms_default() -> u64 {
+    RECOVERY_GRACE_MS_DEFAULT
 }
 
 fn idempotent_default() -> bool {

@@ -187,6 +187,22 @@ pub enum Kept {
     Everything,
 }
 
+impl OpKind {
+    /// The operation's name as timelines and explanations print it (`append`, `recall`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            OpKind::Append { .. } => "append",
+            OpKind::Context { .. } => "context",
+            OpKind::Clear { .. } => "clear",
+            OpKind::Delete { .. } => "delete",
+            OpKind::Remember { .. } => "remember",
+            OpKind::UpdateMemory { .. } => "update-memory",
+            OpKind::Forget { .. } => "forget",
+            OpKind::Recall { .. } => "recall",
+        }
+    }
+}
+
 /// Index state observed once the system is quiet; the history alone cannot show an index
 /// that drifted from the data it indexes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

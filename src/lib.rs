@@ -94,6 +94,7 @@
 //!             ttl: TtlPolicy::None,
 //!             durability: Durability::AsRedis,
 //!             appends_idempotent: true,
+//!             recovery_grace_ms: 0,
 //!         }
 //!     }
 //! }

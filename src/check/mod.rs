@@ -16,6 +16,7 @@ mod liveness;
 mod memory;
 mod order;
 mod presence;
+mod recovery;
 #[cfg(test)]
 mod tests;
 pub(crate) mod time;
@@ -63,6 +64,10 @@ pub enum ViolationClass {
     /// `stuck`: an operation did not complete within its budget during the final quiet
     /// period.
     Stuck,
+    /// `unavailable`: the faults healed, the store's declared recovery grace passed, and in
+    /// the final quiet period it still failed operations (an error or a timeout): a store
+    /// that never replaces a broken connection.
+    Unavailable,
 }
 
 /// What a violation or an info is about, so reports can group by session or user.
@@ -232,6 +237,12 @@ pub struct LivenessSpec {
     pub op_budget_us: u64,
     /// When the history ends: a pending op is stuck only if its budget ran out before this.
     pub run_end_us: u64,
+    /// When the plan's last fault window ended (0: a plan without faults), for
+    /// `unavailable`.
+    pub healed_us: u64,
+    /// That fault's kind (`partition`, `redis-restart`, ...), named by the explanation.
+    #[serde(skip)]
+    pub healed_fault: &'static str,
 }
 
 /// Everything the checker can use; `check` is the common case with history and policy.
@@ -277,6 +288,7 @@ impl<'a> CheckInput<'a> {
 ///     ttl: TtlPolicy::None,
 ///     durability: Durability::AsRedis,
 ///     appends_idempotent: true,
+///     recovery_grace_ms: 0,
 /// };
 /// let verdict = amnesia::internal::check::check(&history, &policy);
 /// assert_eq!(verdict.classes(), [ViolationClass::Lost]);
@@ -295,6 +307,7 @@ pub fn check_input(input: &CheckInput<'_>) -> Verdict {
     memory::check(&idx, input.quiescence, &mut verdict);
     if let Some(spec) = input.liveness {
         liveness::check(&idx, spec, &mut verdict);
+        recovery::check(input.history, input.policy, spec, &mut verdict);
     }
     verdict.violations.sort();
     verdict.violations.dedup();

@@ -44,6 +44,7 @@ fn plain() -> Policy {
         ttl: TtlPolicy::None,
         durability: Durability::AsRedis,
         appends_idempotent: true,
+        recovery_grace_ms: 0,
     }
 }
 
@@ -496,6 +497,7 @@ fn duplicate_same_id_twice_in_one_read() {
 fn not_idempotent() -> Policy {
     Policy {
         appends_idempotent: false,
+        recovery_grace_ms: 0,
         ..plain()
     }
 }
@@ -1058,6 +1060,8 @@ fn stuck_pending_after_quiet_period() {
         quiet_from_us: 1_000 * MS,
         op_budget_us: 2_000 * MS,
         run_end_us: 10_000 * MS,
+        healed_us: 0,
+        healed_fault: "",
     };
     let input = CheckInput {
         liveness: Some(spec),
@@ -1078,12 +1082,85 @@ fn near_miss_run_ended_before_budget() {
         quiet_from_us: 1_000 * MS,
         op_budget_us: 2_000 * MS,
         run_end_us: 2_950 * MS,
+        healed_us: 0,
+        healed_fault: "",
     };
     let input = CheckInput {
         liveness: Some(spec),
         ..CheckInput::new(&h, plain())
     };
     assert!(check_input(&input).is_pass());
+}
+
+/// A history with `client`'s quiet-period operations: contexts at `ats_ms` with the
+/// outcomes given, after an acked append at 0.
+fn quiet_ops(outcomes: &[(u32, u64, Outcome)]) -> History {
+    let s = sk("a");
+    let mut h = History::new();
+    appends(&mut h, &s, &["m1"], 0);
+    for (client, at_ms, outcome) in outcomes {
+        let kind = OpKind::Context {
+            session: s.clone(),
+            limit: 10,
+        };
+        let value = match outcome {
+            Outcome::Ok(_) => Outcome::Ok(OpValue::Messages(vec![msg("m1", 0)])),
+            other => other.clone(),
+        };
+        h.push(*client, kind, at_ms * MS, Some((at_ms + 5) * MS), value);
+    }
+    h
+}
+
+fn recovery_classes(h: &History, grace_ms: u64) -> Vec<ViolationClass> {
+    let spec = LivenessSpec {
+        quiet_from_us: 1_000 * MS,
+        op_budget_us: 5_000 * MS,
+        run_end_us: 10_000 * MS,
+        healed_us: 900 * MS,
+        healed_fault: "reset",
+    };
+    let policy = Policy {
+        recovery_grace_ms: grace_ms,
+        ..plain()
+    };
+    let input = CheckInput {
+        liveness: Some(spec),
+        ..CheckInput::new(h, policy)
+    };
+    check_input(&input).classes()
+}
+
+#[test]
+fn a_store_that_fails_after_the_faults_healed_is_unavailable() {
+    let lost = || Outcome::Unknown("connection lost: broken pipe".into());
+    // Client 1 fails, then fails again after its first failure completed: never recovered.
+    let h = quiet_ops(&[(1, 1_100, lost()), (1, 1_200, lost())]);
+    assert_eq!(recovery_classes(&h, 0), vec![ViolationClass::Unavailable]);
+    // A refusal is a failure too.
+    let refused = Outcome::Fail("could not connect: refused".into());
+    let h = quiet_ops(&[(1, 1_100, lost()), (1, 1_200, refused)]);
+    assert_eq!(recovery_classes(&h, 0), vec![ViolationClass::Unavailable]);
+}
+
+#[test]
+fn near_misses_of_unavailable_pass() {
+    let lost = || Outcome::Unknown("timed out".into());
+    let ok = || Outcome::Ok(OpValue::None);
+    // The first failure finds the dead connection; the next call is served.
+    assert!(recovery_classes(&quiet_ops(&[(1, 1_100, lost()), (1, 1_200, ok())]), 0).is_empty());
+    // Failures of different clients are each one's first.
+    assert!(recovery_classes(&quiet_ops(&[(1, 1_100, lost()), (2, 1_200, lost())]), 0).is_empty());
+    // Before the quiet period, faults may still be at work.
+    assert!(recovery_classes(&quiet_ops(&[(1, 500, lost()), (1, 600, lost())]), 0).is_empty());
+    // Within the declared grace after the first failure (a breaker still open).
+    assert!(
+        recovery_classes(&quiet_ops(&[(1, 1_100, lost()), (1, 1_200, lost())]), 500).is_empty()
+    );
+    // An operation the store does not offer is not a failure.
+    let unsupported = Outcome::Fail(crate::contract::StoreError::Unsupported.to_string());
+    let h = quiet_ops(&[(1, 1_100, unsupported.clone()), (1, 1_200, unsupported)]);
+    assert!(recovery_classes(&h, 0).is_empty());
 }
 
 // ---------------------------------------------------------------- info, serde, determinism

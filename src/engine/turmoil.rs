@@ -321,6 +321,10 @@ impl ServerNode for TurmoilNode {
     fn inject_error(&self, error: &str) -> bool {
         self.model.inject_error(error)
     }
+
+    fn withdraw_error(&self) -> bool {
+        self.model.withdraw_error()
+    }
 }
 
 /// Dials Redis over turmoil's TCP from one client process; refuses once that process has

@@ -238,6 +238,11 @@ impl Node {
         self.injected_error = Some(error.to_string());
     }
 
+    /// Drop the injected error if no command has met it yet; true when there was one.
+    pub fn withdraw_injected_error(&mut self) -> bool {
+        self.injected_error.take().is_some()
+    }
+
     /// The scripts the instruction budget stopped (the model's `lua-time-limit`), oldest
     /// first, up to a bound; see `cmd::scripting`.
     pub fn scripts_stopped(&self) -> &[StoppedScript] {

@@ -31,7 +31,7 @@ impl PendingError {
         *self.error.lock().expect("never poisoned") = Some(error.to_string());
     }
 
-    fn take(&self) -> Option<String> {
+    pub(crate) fn take(&self) -> Option<String> {
         self.error.lock().expect("never poisoned").take()
     }
 }

@@ -108,6 +108,12 @@ impl ServerNode for RealNode {
         pending.set(error);
         true
     }
+
+    fn withdraw_error(&self) -> bool {
+        self.pending_error
+            .as_ref()
+            .is_some_and(|pending| pending.take().is_some())
+    }
 }
 
 /// Dials the client's proxy listener over real TCP; refuses once the client process it

@@ -495,6 +495,7 @@ impl MemoryStore for PgVectorStore {
             },
             durability: Durability::AsRedis,
             appends_idempotent: true,
+            recovery_grace_ms: crate::contract::RECOVERY_GRACE_MS_DEFAULT,
         }
     }
 }

@@ -28,15 +28,14 @@ impl PlainListStore {
         )
     }
 
-    /// The whole list, oldest first (`LRANGE from -1`).
+    /// The list from index `from` to its end, oldest first (`LRANGE from -1`).
     pub(crate) async fn range(&self, key: &str, from: isize) -> Result<Vec<Message>, StoreError> {
-        let mut pipe = redis::pipe();
-        pipe.lrange(key, from, -1);
+        let pipe = range_pipe(key, from);
         let (raw,): (Vec<Vec<u8>>,) = self
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
-        raw.iter().map(|data| decode_message(data)).collect()
+        decode_all(&raw)
     }
 
     /// What the store declares: no trimming, no kept first message, a sliding TTL, only
@@ -49,20 +48,46 @@ impl PlainListStore {
             ttl: TtlPolicy::Sliding { ttl_ms },
             durability: crate::contract::Durability::AsRedis,
             appends_idempotent: false,
+            recovery_grace_ms: crate::contract::RECOVERY_GRACE_MS_DEFAULT,
         }
     }
+}
+
+/// An append: the `RPUSH` and the session's `PEXPIRE` in one `MULTI`.
+pub(crate) fn append_pipe(session: &SessionKey, msg: &Message, ttl_ms: u64) -> redis::Pipeline {
+    let key = PlainListStore::key(session);
+    let mut pipe = redis::pipe();
+    pipe.atomic()
+        .rpush(&key, encode_message(msg))
+        .ignore()
+        .pexpire(&key, ttl_ms as i64)
+        .ignore();
+    pipe
+}
+
+/// A read of the list from index `from` to its end.
+pub(crate) fn range_pipe(key: &str, from: isize) -> redis::Pipeline {
+    let mut pipe = redis::pipe();
+    pipe.lrange(key, from, -1);
+    pipe
+}
+
+/// A clear: the list deleted.
+pub(crate) fn clear_pipe(session: &SessionKey) -> redis::Pipeline {
+    let mut pipe = redis::pipe();
+    pipe.del(PlainListStore::key(session)).ignore();
+    pipe
+}
+
+/// The messages of a list read.
+pub(crate) fn decode_all(raw: &[Vec<u8>]) -> Result<Vec<Message>, StoreError> {
+    raw.iter().map(|data| decode_message(data)).collect()
 }
 
 #[async_trait::async_trait]
 impl MemoryStore for PlainListStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
-        let key = Self::key(session);
-        let mut pipe = redis::pipe();
-        pipe.atomic()
-            .rpush(&key, encode_message(msg))
-            .ignore()
-            .pexpire(&key, self.ttl_ms as i64)
-            .ignore();
+        let pipe = append_pipe(session, msg, self.ttl_ms);
         self.connector
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
@@ -80,14 +105,9 @@ impl MemoryStore for PlainListStore {
     }
 
     async fn clear(&self, session: &SessionKey) -> Result<(), StoreError> {
-        let key = Self::key(session);
+        let pipe = clear_pipe(session);
         self.connector
-            .run(|mut connection| async move {
-                redis::cmd("DEL")
-                    .arg(&key)
-                    .query_async::<()>(&mut connection)
-                    .await
-            })
+            .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await
     }
 

@@ -235,6 +235,13 @@ pub(crate) const REGISTRY: &[Entry] = &[
             config: p.config,
         })
     }),
+    entry("cached-connection", Redis, &[Unavailable], |p| {
+        Arc::new(cached_connection::CachedConnectionStore {
+            connector: p.connector(),
+            ttl_ms: p.config.ttl_ms,
+            cached: tokio::sync::Mutex::new(None),
+        })
+    }),
     entry(
         "update-keeps-embedding",
         Redis,

@@ -74,6 +74,12 @@ async fn run_fault(world: &World, fault: Fault) {
                     "redis will answer the next data command with {}",
                     error.text()
                 ));
+                // The quiet period is fault-free: an error no command met by then is
+                // withdrawn, or a final read would meet it.
+                world.clock.sleep_until_ms(world.plan.duration_ms).await;
+                if world.server.withdraw_error() {
+                    note("an error reply no command met is withdrawn: the quiet period is fault-free".into());
+                }
             } else {
                 note(format!(
                     "error reply {} not reproduced here: skipped",

@@ -63,6 +63,9 @@ pub trait ServerNode: Send + Sync {
     /// Make the node answer its next data command with `error`; false where this cannot
     /// be done (a real server).
     fn inject_error(&self, error: &str) -> bool;
+
+    /// Drop an injected error no command has met yet; true when there was one.
+    fn withdraw_error(&self) -> bool;
 }
 
 /// The simulator's node: the Redis model on a host of tasks, reached through the
@@ -112,6 +115,10 @@ impl ServerNode for ModelNode {
     fn inject_error(&self, error: &str) -> bool {
         self.host.model.node().inject_error(error);
         true
+    }
+
+    fn withdraw_error(&self) -> bool {
+        self.host.model.node().withdraw_injected_error()
     }
 }
 

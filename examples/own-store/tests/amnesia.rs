@@ -142,6 +142,7 @@ impl MemoryStore for Adapter {
             // It acknowledges only what Redis applied, and adds no loss of its own.
             durability: Durability::AsRedis,
             appends_idempotent: true,
+            recovery_grace_ms: 0,
         }
     }
 }

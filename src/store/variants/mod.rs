@@ -139,6 +139,7 @@ macro_rules! memory_store {
 }
 pub(crate) use memory_store;
 
+pub mod cached_connection;
 pub mod case_folded_ids;
 pub mod clear_keeps_head;
 pub mod client_clock_order;
@@ -205,6 +206,7 @@ pub(crate) fn reference_policy(config: &ChatStoreConfig) -> Policy {
         },
         durability: Durability::AsRedis,
         appends_idempotent: true,
+        recovery_grace_ms: crate::contract::RECOVERY_GRACE_MS_DEFAULT,
     }
 }
 
