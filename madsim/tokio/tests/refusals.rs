@@ -105,6 +105,7 @@ fn files_refuse_inside_a_simulation_and_touch_nothing() {
         let error = tokio::fs::OpenOptions::new()
             .write(true)
             .create(true)
+            .truncate(true)
             .open(&path)
             .await
             .unwrap_err();
