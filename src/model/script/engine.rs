@@ -786,11 +786,9 @@ impl RunState<'_, '_> {
         };
         // A subcommand Redis has and the model does not (CLIENT HELP, CLIENT LIST) answers
         // the model's unknown-subcommand error, as it does outside a script.
-        if let Some(rejection) = command::subcommand_rejection(
-            command,
-            &args,
-            self.ctx.node.config.client_commands_7_2,
-        ) {
+        if let Some(rejection) =
+            command::subcommand_rejection(command, &args, self.ctx.node.config.client_commands_7_2)
+        {
             return Ok((false, reply_to_lua(lua, &rejection, self.resp3)?));
         }
         let write = command.flags.contains(Flags::WRITE);
