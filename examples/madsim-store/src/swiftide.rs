@@ -3,9 +3,11 @@
 //! writing a chatbot on swiftide would write: one `Redis` built from the URL, a history
 //! key per conversation (`with_message_history_key` on a clone, which shares the clone's
 //! lazily made `ConnectionManager`), and each operation through the `MessageHistory`
-//! trait: append is `push_owned` (one RPUSH), a context read `history` (LRANGE 0 -1), a
-//! clear `overwrite(vec![])` and a delete `history` then `overwrite` of the rest. amnesia
-//! is a normal dependency here: an adapter in `src/` is library code.
+//! trait as swiftide-agents 0.32.1's `DefaultContext` calls it: a system message is
+//! `extend_owned(vec![message])` (the agent's `add_messages` of its system prompt), any
+//! other `push_owned` (its `add_message`, one RPUSH); a context read is `history`
+//! (LRANGE 0 -1), a clear `overwrite(vec![])` and a delete `history` then `overwrite` of
+//! the rest. amnesia is a normal dependency here: an adapter in `src/` is library code.
 
 use amnesia::{
     Durability, MemoryStore, Message, Policy, Role, SessionKey, StoreContext, StoreError, TtlPolicy,
@@ -124,10 +126,18 @@ fn message(chat: ChatMessage) -> Result<Message, StoreError> {
 impl MemoryStore for SwiftideHistory {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         let history = self.history_of(session);
-        history
-            .push_owned(chat_message(msg))
-            .await
-            .map_err(|e| classify(&e))
+        match msg.role {
+            // swiftide's Redis `extend_owned` is a DEL (its error ignored) and an RPUSH:
+            // its error may come after the DEL applied.
+            Role::System => history
+                .extend_owned(vec![chat_message(msg)])
+                .await
+                .map_err(|e| partial(&e)),
+            Role::User | Role::Assistant => history
+                .push_owned(chat_message(msg))
+                .await
+                .map_err(|e| classify(&e)),
+        }
     }
 
     async fn context(

@@ -553,8 +553,10 @@ fn classes_found(report: &SweepReport) -> std::collections::BTreeMap<String, Vec
 /// ignores: the clear reports success and the messages stay), `stuck` (at seed 7 a read
 /// issued 1 ms after a Redis crash never completes, though Redis is back 2.8 s later:
 /// swiftide makes its `ConnectionManager` with redis 0.32's defaults, no response or
-/// connection timeout), `lost` (a delete is `overwrite` of the rest, DEL then RPUSH: an
-/// append racing it, or an RPUSH that fails, loses messages; not seen in 0..200).
+/// connection timeout), `lost` (a delete is `overwrite` of the rest, and a system
+/// message `extend_owned`, each a DEL then an RPUSH: an append racing one, or an RPUSH
+/// that fails after its DEL, loses messages; not seen in 0..200, where a session's system
+/// message is its first).
 #[cfg(feature = "swiftide")]
 const SWIFTIDE_CLASSES: &[&str] = &["duplicate", "zombie", "stuck", "lost"];
 
