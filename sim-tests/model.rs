@@ -10,6 +10,8 @@ mod bad_input;
 mod client;
 #[path = "model/command_table.rs"]
 mod command_table;
+#[path = "model/connect_commands.rs"]
+mod connect_commands;
 #[path = "model/effects.rs"]
 mod effects;
 #[path = "model/parser_invariants.rs"]

@@ -818,6 +818,9 @@ fn run_both_protocols(scripts: &[&str]) -> usize {
     cases
 }
 
+/// `CLIENT SETINFO` and `NO-TOUCH` are Redis 7.2's: here (the model's default
+/// configuration) they must answer 7.0.15's unknown-subcommand error; their 7.2 replies
+/// are unit-tested (`sim-tests/model/connect_commands.rs`).
 const CONNECTION: &str = r#"
 PING
 PING hello
@@ -844,6 +847,17 @@ CLIENT GETNAME
 CLIENT SETINFO lib-name mylib
 CLIENT SETINFO lib-ver 1.0
 CLIENT SETINFO bogus x
+CLIENT NO-TOUCH on
+CLIENT NO-EVICT on
+CLIENT no-evict OFF
+CLIENT NO-EVICT maybe
+CLIENT NO-EVICT
+CLIENT NO-EVICT on off
+HELLO 2 SETNAME a\sb
+HELLO 3 SETNAME n1 SETNAME n2
+CLIENT GETNAME
+HELLO 2 AUTH default anything SETNAME n3
+CLIENT GETNAME
 CLIENT NOSUCH
 CLIENT
 AUTH foo
@@ -2206,6 +2220,8 @@ EVAL return\sredis.call('eval','return\s1','0') 0
 EVAL return\sredis.call('script','load','return\s1') 0
 EVAL return\sredis.call('script','nosuch') 0
 EVAL return\sredis.call('client','id') 0
+EVAL return\sredis.pcall('client','no-evict','on')['err'] 0
+EVAL return\sredis.pcall('client','list')['err'] 0
 EVAL return\sredis.call('client','nosuch') 0
 EVAL return\sredis.call('client') 0
 EVAL return\sredis.call('auth','x') 0

@@ -81,7 +81,12 @@ fn run_on_this_thread(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
                     RUN_WORLD.with(|slot| *slot.borrow_mut() = Some(world.clone()))
                 }),
             };
-            let options = WorldOptions::default();
+            // Stores here connect with their own clients (redis-py-like ones included):
+            // `CLIENT SETINFO` at connect is answered as Redis 7.2 answers it.
+            let options = WorldOptions {
+                client_commands_7_2: true,
+                ..WorldOptions::default()
+            };
             crate::world::assemble::world(plan, store, &options, &hooks)
                 .await
                 .0

@@ -11,6 +11,9 @@ pub struct ClientState {
     pub db: usize,
     pub authenticated: bool,
     pub name: Option<Bytes>,
+    /// `CLIENT NO-TOUCH ON`: this client's commands (but `TOUCH`) leave keys' access
+    /// times as they were.
+    pub no_touch: bool,
     /// Commands queued since MULTI; `None` outside a transaction.
     pub queued: Option<Vec<Vec<Bytes>>>,
     /// A command was rejected while queueing: EXEC answers EXECABORT.
@@ -25,6 +28,7 @@ impl ClientState {
             db: 0,
             authenticated,
             name: None,
+            no_touch: false,
             queued: None,
             queue_failed: false,
         }

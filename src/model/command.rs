@@ -247,7 +247,10 @@ static COMMANDS: &[Command] = commands![
 /// an unknown one, or one with the wrong argument count, is rejected before it runs or
 /// queues, as Redis's `processCommand` rejects it.
 static SUBCOMMANDS: &[(&str, &[(&str, i32)])] = &[
-    ("client", &[("getname", 2), ("id", 2), ("setname", 3)]),
+    (
+        "client",
+        &[("getname", 2), ("id", 2), ("no-evict", 3), ("setname", 3)],
+    ),
     (
         "config",
         &[
@@ -281,14 +284,28 @@ static SUBCOMMANDS: &[(&str, &[(&str, i32)])] = &[
     ),
 ];
 
-/// Redis's rejection of an unknown subcommand or its wrong arity, if `args` has one.
-pub fn subcommand_rejection(command: &Command, args: &[Bytes]) -> Option<Reply> {
+/// Redis 7.2's subcommands of the model's containers, with [`SUBCOMMANDS`] when
+/// `ModelConfig::client_commands_7_2` is on.
+static SUBCOMMANDS_7_2: &[(&str, &[(&str, i32)])] =
+    &[("client", &[("no-touch", 3), ("setinfo", 4)])];
+
+/// Redis's rejection of an unknown subcommand or its wrong arity, if `args` has one;
+/// Redis 7.2's subcommands are known when `redis_7_2` is.
+pub fn subcommand_rejection(command: &Command, args: &[Bytes], redis_7_2: bool) -> Option<Reply> {
     let (_, subs) = SUBCOMMANDS.iter().find(|(name, _)| *name == command.name)?;
     let sub = args.get(1)?;
-    let Some((name, arity)) = subs
-        .iter()
-        .find(|(name, _)| sub.eq_ignore_ascii_case(name.as_bytes()))
-    else {
+    let known = |subs: &'static [(&'static str, i32)]| {
+        subs.iter()
+            .find(|(name, _)| sub.eq_ignore_ascii_case(name.as_bytes()))
+    };
+    let newer = || {
+        SUBCOMMANDS_7_2
+            .iter()
+            .filter(|_| redis_7_2)
+            .find(|(name, _)| *name == command.name)
+            .and_then(|(_, subs)| known(subs))
+    };
+    let Some((name, arity)) = known(subs).or_else(newer) else {
         let shown = String::from_utf8_lossy(&sub[..sub.len().min(128)]).into_owned();
         let container = command.name.to_ascii_uppercase();
         return Some(Reply::error(format!(

@@ -24,6 +24,15 @@ pub struct ModelConfig {
     /// Seeds the node's random choices (SPOP, SRANDMEMBER, RANDOMKEY, ...).
     #[serde(default)]
     pub random_seed: u64,
+    /// Answer Redis 7.2's client subcommands as 7.2 does: `CLIENT SETINFO` (which clients
+    /// send at connect: redis-rs, redis-py, Jedis, go-redis) and `CLIENT NO-TOUCH`. Off,
+    /// they get Redis 7.0.15's unknown-subcommand error, as the differential tests' server
+    /// answers. Off by default: amnesia's event and turmoil worlds hand stores
+    /// connections of the `redis` crate, which ignores either answer, and their pinned
+    /// traces hold 7.0.15's bytes; the madsim world (stores bring their own clients) and
+    /// `amnesia serve-model` turn it on.
+    #[serde(default)]
+    pub client_commands_7_2: bool,
 }
 
 impl Default for ModelConfig {
@@ -38,6 +47,7 @@ impl Default for ModelConfig {
             expire_cycle_keys_max: 1_000,
             aof_rewrite_commands_min: 10_000,
             random_seed: 0,
+            client_commands_7_2: false,
         }
     }
 }

@@ -41,6 +41,9 @@ pub struct Db {
     expired: Vec<Bytes>,
     /// The latest time any access gave: what a write without a time stamps.
     now_ms: u64,
+    /// Lookups leave access times as they were: a `CLIENT NO-TOUCH` client's command
+    /// is running (the node sets and clears it around the command).
+    pub(crate) untouched: bool,
 }
 
 impl Db {
@@ -96,7 +99,9 @@ impl Db {
     pub fn get_mut(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
         self.expire_if_needed(key, now_ms);
         let entry = self.entries.get_mut(key)?;
-        entry.accessed_ms = now_ms;
+        if !self.untouched {
+            entry.accessed_ms = now_ms;
+        }
         Some(entry)
     }
 

@@ -471,7 +471,9 @@ impl Node {
         if !command.arity_ok(args.len()) {
             return Err(self.reject_command(client, command, arity_error(command.name)));
         }
-        if let Some(rejection) = command::subcommand_rejection(command, args) {
+        if let Some(rejection) =
+            command::subcommand_rejection(command, args, self.config.client_commands_7_2)
+        {
             return Err(self.reject_command(client, command, rejection));
         }
         if !client.authenticated && !command.flags.contains(Flags::NO_AUTH) {
@@ -509,6 +511,15 @@ impl Node {
         now_ms: u64,
         may_block: bool,
     ) -> Ran {
+        // Redis 7.2's `lookupKey`: the current client's NO-TOUCH spares keys' access
+        // times, but for TOUCH itself (a TOUCH inside EXEC touches; one in a script, whose
+        // current client ran EVAL, does not: the script's own client never sets this).
+        let touch_before = client.no_touch.then(|| {
+            let untouched = command.name != "touch";
+            let before: Vec<bool> = self.dbs.iter().map(|db| db.untouched).collect();
+            self.dbs.iter_mut().for_each(|db| db.untouched = untouched);
+            before
+        });
         let mut ctx = Ctx {
             node: self,
             client,
@@ -521,12 +532,19 @@ impl Node {
         let reply = match (command.handler)(&mut ctx, args) {
             Ok(reply) | Err(reply) => reply,
         };
-        Ran {
+        let ran = Ran {
             reply,
             effects: ctx.effects,
             dirty: ctx.dirty,
             block: ctx.block,
+        };
+        if let Some(before) = touch_before {
+            self.dbs
+                .iter_mut()
+                .zip(before)
+                .for_each(|(db, untouched)| db.untouched = untouched);
         }
+        ran
     }
 
     /// A rejected EXEC discards the transaction and answers EXECABORT with the reason,

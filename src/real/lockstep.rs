@@ -107,6 +107,9 @@ pub fn lockstep(plan: Plan, store: &Store, provider: &Provider) -> Result<Lockst
     let options = WorldOptions {
         epoch_unix_ms: Some(crate::real::run::unix_now_ms()),
         journal: true,
+        // The journal replays on a real server: the model answers as the 7.0 it is
+        // compared with.
+        client_commands_7_2: false,
     };
     let (_, journal) = run_with(plan.clone(), store.factory(), &options);
     if journal.len() >= JOURNAL_ENTRIES_MAX {

@@ -17,9 +17,12 @@ use crate::world::shared::World;
 use crate::world::SimOutput;
 use std::sync::Arc;
 
-/// What the real tier's lockstep asks of a simulated run besides the plan.
+/// What the real tier's lockstep, or an engine, asks of a simulated run besides the plan.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WorldOptions {
+    /// The model answers Redis 7.2's client subcommands (`ModelConfig::client_commands_7_2`):
+    /// the madsim engine's stores bring their own clients, which may not ignore 7.0's error.
+    pub client_commands_7_2: bool,
     /// Unix milliseconds the world starts at; `None`: [`crate::world::clock::WORLD_EPOCH_UNIX_MS`].
     pub epoch_unix_ms: Option<u64>,
     /// Keep the model's journal of commands and replies.
@@ -82,6 +85,7 @@ pub(crate) fn model_of(plan: &Plan, options: &WorldOptions, clock: &WorldClock) 
         persistence: plan.persistence,
         // ChaCha stream 0 of the seed: no plan concern draws from it.
         random_seed: plan.seed,
+        client_commands_7_2: options.client_commands_7_2,
         ..ModelConfig::default()
     };
     let model = Model::new(config, model_clock);

@@ -40,10 +40,13 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         let bound = listener
             .local_addr()
             .map_err(|e| CliError::Environment(e.to_string()))?;
-        println!("amnesia model (Redis 7.0 semantics) listening on {bound}");
+        println!("amnesia model (Redis 7.0 semantics, 7.2's CLIENT SETINFO) listening on {bound}");
         let config = ModelConfig {
             password: args.password,
             persistence: args.persistence,
+            // Any client connects here (Jedis, redis-py, go-redis): they send Redis 7.2's
+            // `CLIENT SETINFO` at connect, and not all of them ignore an error.
+            client_commands_7_2: true,
             ..ModelConfig::default()
         };
         let model = Model::new(config, ModelClock::system());

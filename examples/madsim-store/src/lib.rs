@@ -4,7 +4,10 @@
 //! retried message (its first reply lost) is stored once. `tests/madsim.rs` runs it,
 //! unchanged, on amnesia's madsim engine.
 
+pub mod export;
 pub mod redis1;
+#[cfg(feature = "swiftide")]
+pub mod swiftide;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, RedisResult};

@@ -6,24 +6,33 @@
 //! `madsim-tokio` themselves, and `madsim-tokio` cannot be patched in for `tokio` (it is
 //! another package, and it depends on `tokio`). This crate can: a user's
 //! `[patch.crates-io]` points `tokio` here, every crate of the graph compiles against it,
-//! and it is tokio 1.37 (as the renamed `madsim-real-tokio` package) everywhere except
-//! where a simulation is running on the calling thread: there the network, the timers and
-//! spawned tasks go to the [`simulation::Simulator`] amnesia installs. The choice is made
-//! per call, so the same binary runs amnesia's event engine, its real tier and madsim seeds.
+//! and it is crates.io's tokio (1.54 and later, as the renamed `real`: Cargo.toml says how
+//! cargo takes both) everywhere except where a simulation is running on the calling
+//! thread: there the network, the timers and spawned tasks go to the
+//! [`simulation::Simulator`] amnesia installs. The choice is made per call, so the same
+//! binary runs amnesia's event engine, its real tier and madsim seeds.
 //!
 //! What is simulated: `net::{TcpStream, lookup_host}` (connect, read, write, addresses,
 //! `set_nodelay`), `time::{sleep, sleep_until, timeout, timeout_at, interval, interval_at}`
-//! and `task::{spawn, spawn_blocking, JoinHandle, AbortHandle, JoinSet}`. Everything else is
-//! tokio's own: `sync` and `io` need no runtime; a runtime-only API (`fs`, `process`,
-//! `signal`, `UdpSocket`, a `TcpListener`) called inside a simulation fails as tokio does
-//! without a runtime, or with [`simulation::unsupported`]'s error.
+//! and `task::{spawn, spawn_blocking, JoinHandle, AbortHandle, JoinSet}`. What refuses
+//! inside a simulation, naming it: `fs` (every function, `File`, `OpenOptions`,
+//! `DirBuilder`) and `process::Command` ([`simulation::refuse`]), a `TcpListener` and a
+//! `TcpSocket` connect ([`simulation::unsupported`]). `io`'s extension traits are tokio's
+//! but for their `bytes` buffers (see [`io`]). Everything else is tokio's own: `sync` and
+//! `io` need no runtime; `signal`, `UdpSocket` and `runtime::Handle::spawn` called inside
+//! a simulation reach a runtime that is never driven.
 
 pub use real::*;
 
+pub mod io;
 pub mod simulation;
 
+#[cfg(feature = "fs")]
+pub mod fs;
 #[cfg(feature = "net")]
 pub mod net;
+#[cfg(feature = "process")]
+pub mod process;
 #[cfg(feature = "rt")]
 pub mod task;
 #[cfg(feature = "time")]

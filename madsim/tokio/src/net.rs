@@ -239,8 +239,16 @@ impl TcpStream {
         self.real("SO_LINGER")?.linger()
     }
 
+    #[deprecated = "`SO_LINGER` causes the socket to block the thread on drop"]
     pub fn set_linger(&self, linger: Option<std::time::Duration>) -> io::Result<()> {
+        // tokio deprecates it too (and keeps it): passed on as it is.
+        #[allow(deprecated)]
         self.real("SO_LINGER")?.set_linger(linger)
+    }
+
+    /// tokio 1.50's replacement of `set_linger(Some(0))`.
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        self.real("SO_LINGER")?.set_zero_linger()
     }
 
     pub fn ttl(&self) -> io::Result<u32> {

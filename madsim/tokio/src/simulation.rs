@@ -63,3 +63,19 @@ pub fn unsupported(what: &str) -> io::Error {
         format!("{what} is not simulated by amnesia's madsim engine (docs/madsim.md)"),
     )
 }
+
+/// `Ok` outside a simulation; inside one, the error of a call it cannot answer
+/// deterministically (files, processes: tokio runs them on real threads, on state no seed
+/// decides), naming the call and the simulation.
+pub fn refuse(what: &str) -> io::Result<()> {
+    match current() {
+        None => Ok(()),
+        Some(_) => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!(
+                "{what} called inside a simulation: amnesia's madsim engine runs no files or \
+                 processes (docs/madsim.md)"
+            ),
+        )),
+    }
+}

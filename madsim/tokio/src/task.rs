@@ -284,6 +284,33 @@ impl<T: Send + 'static> JoinSet<T> {
         }
     }
 
+    /// Run blocking `f` as a task of the set ([`spawn_blocking`]'s way).
+    pub fn spawn_blocking<F>(&mut self, f: F) -> AbortHandle
+    where
+        F: FnOnce() -> T + Send + 'static,
+    {
+        match &mut self.inner {
+            SetInner::Real(set) => AbortHandle {
+                inner: AbortInner::Real(set.spawn_blocking(f)),
+            },
+            SetInner::Simulated(_) => self.spawn(async move { f() }),
+        }
+    }
+
+    /// tokio 1.40's: every task's output, in the order they finished; a task's panic
+    /// resumes here.
+    pub async fn join_all(mut self) -> Vec<T> {
+        let mut output = Vec::with_capacity(self.len());
+        while let Some(result) = self.join_next().await {
+            match result {
+                Ok(value) => output.push(value),
+                Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+                Err(error) => panic!("{error}"),
+            }
+        }
+        output
+    }
+
     /// The next task to finish; among several finished, the earliest spawned.
     pub async fn join_next(&mut self) -> Option<Result<T, JoinError>> {
         std::future::poll_fn(|cx| self.poll_join_next(cx)).await

@@ -238,6 +238,14 @@ impl Interval {
         self.delay.as_mut().reset(Instant::now() + self.period);
     }
 
+    /// The next tick `after` from now.
+    pub fn reset_after(&mut self, after: Duration) {
+        let deadline = Instant::now()
+            .checked_add(after)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365 * 30));
+        self.delay.as_mut().reset(deadline);
+    }
+
     pub fn reset_immediately(&mut self) {
         self.delay.as_mut().reset(Instant::now());
     }

@@ -1,4 +1,11 @@
 //! Connection commands: HELLO, AUTH, SELECT, PING, ECHO, CLIENT, QUIT, RESET.
+//!
+//! What clients send when they connect: redis-rs, redis-py, Jedis, go-redis and Lettuce
+//! open with `HELLO <2|3> [AUTH user pass] [SETNAME name]` (or `AUTH` and
+//! `CLIENT SETNAME`), then `CLIENT SETINFO LIB-NAME`/`LIB-VER` (Redis 7.2), `SELECT`.
+//! `CLIENT SETINFO` and `CLIENT NO-TOUCH` answer as Redis 7.2 does when
+//! [`ModelConfig::client_commands_7_2`](crate::model::ModelConfig) is on, else Redis
+//! 7.0.15's unknown-subcommand error (the command table decides, before the handler).
 
 use crate::model::args::{arity_error, int, is, CmdResult};
 use crate::model::node::Ctx;
@@ -31,10 +38,12 @@ pub fn hello(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
             credentials = Some((tail[0].clone(), tail[1].clone()));
             rest = &tail[2..];
         } else if is(option, "setname") && !tail.is_empty() {
-            name = Some(tail[0].clone());
+            // Checked in argument order, before authentication (Redis 7.0 and 7.2 alike);
+            // set only once authenticated (7.2: a refused HELLO leaves the name as it was).
+            name = Some(validated_name(tail[0].clone())?);
             rest = &tail[1..];
         } else {
-            let option = String::from_utf8_lossy(option);
+            let option = formatted(option);
             return Err(Reply::error(format!(
                 "ERR Syntax error in HELLO option '{option}'"
             )));
@@ -52,7 +61,7 @@ pub fn hello(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         ));
     }
     if let Some(name) = name {
-        ctx.client.name = validated_name(name)?;
+        ctx.client.name = name;
     }
     ctx.client.protocol = protocol;
     Ok(hello_map(ctx.client.id, protocol))
@@ -136,6 +145,15 @@ pub fn client(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         Ok(Reply::Integer(ctx.client.id as i64))
     } else if is(sub, "getname") {
         Ok(Reply::bulk_or_nil(ctx.client.name.clone()))
+    } else if is(sub, "setinfo") {
+        client_setinfo(&args[2], &args[3])
+    } else if is(sub, "no-evict") {
+        // Accepted and kept nowhere: the model never evicts a client (it has no
+        // `maxmemory-clients`), so the flag has nothing to exempt it from.
+        on_off(&args[2]).map(|_| Reply::ok())
+    } else if is(sub, "no-touch") {
+        ctx.client.no_touch = on_off(&args[2])?;
+        Ok(Reply::ok())
     } else {
         assert!(is(sub, "setname"));
         ctx.client.name = validated_name(args[2].clone())?;
@@ -143,12 +161,60 @@ pub fn client(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     }
 }
 
+/// `CLIENT SETINFO LIB-NAME|LIB-VER value` (Redis 7.2's `clientSetinfoCommand`): the
+/// attribute, then the value's characters. The model keeps neither (it has no
+/// `CLIENT LIST` or `CLIENT INFO` to show them).
+fn client_setinfo(attribute: &Bytes, value: &Bytes) -> CmdResult {
+    if !is(attribute, "lib-name") && !is(attribute, "lib-ver") {
+        let attribute = formatted(attribute);
+        return Err(Reply::error(format!(
+            "ERR Unrecognized option '{attribute}'"
+        )));
+    }
+    if !printable(value) {
+        // Redis formats the attribute as the client sent it.
+        let attribute = formatted(attribute);
+        return Err(Reply::error(format!(
+            "ERR {attribute} cannot contain spaces, newlines or special characters."
+        )));
+    }
+    Ok(Reply::ok())
+}
+
+/// `ON` or `OFF` (any case) as a flag; Redis's syntax error otherwise.
+fn on_off(value: &Bytes) -> Result<bool, Reply> {
+    if is(value, "on") {
+        Ok(true)
+    } else if is(value, "off") {
+        Ok(false)
+    } else {
+        Err(Reply::error(crate::model::args::SYNTAX))
+    }
+}
+
+/// Redis's `validateClientAttr`: printable ASCII without spaces (what keeps `CLIENT LIST`
+/// splittable on spaces), read as a C string: a NUL ends what is checked.
+fn printable(value: &[u8]) -> bool {
+    c_string(value).iter().all(|b| (b'!'..=b'~').contains(b))
+}
+
+/// The bytes up to the first NUL, as C's `%s` and `strlen` see them.
+fn c_string(value: &[u8]) -> &[u8] {
+    value.split(|&b| b == 0).next().unwrap_or(value)
+}
+
+/// An argument as `addReplyErrorFormat`'s `%s` prints it: up to a NUL, with CR and LF
+/// made spaces (an error reply is one line).
+fn formatted(value: &[u8]) -> String {
+    String::from_utf8_lossy(c_string(value)).replace(['\r', '\n'], " ")
+}
+
 /// A client name: printable ASCII without spaces; empty clears it.
 fn validated_name(name: Bytes) -> Result<Option<Bytes>, Reply> {
     if name.is_empty() {
         return Ok(None);
     }
-    if name.iter().any(|&b| !(b'!'..=b'~').contains(&b)) {
+    if !printable(&name) {
         return Err(Reply::error(
             "ERR Client names cannot contain spaces, newlines or special characters.",
         ));
@@ -166,6 +232,7 @@ pub fn reset(ctx: &mut Ctx, _args: &[Bytes]) -> CmdResult {
     ctx.client.protocol = Protocol::Resp2;
     ctx.client.db = 0;
     ctx.client.name = None;
+    ctx.client.no_touch = false;
     ctx.client.authenticated = ctx.node.config.password.is_none();
     Ok(Reply::status("RESET"))
 }

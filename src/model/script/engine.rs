@@ -651,16 +651,16 @@ const CLIENT_SUBCOMMANDS: &[(&str, i32, bool)] = &[
     ("help", 2, false),
     ("id", 2, true),
     ("info", 2, true),
-    ("kill", -3, false),
-    ("list", -2, false),
-    ("no-evict", 3, false),
-    ("pause", -3, false),
+    ("kill", -3, true),
+    ("list", -2, true),
+    ("no-evict", 3, true),
+    ("pause", -3, true),
     ("reply", 3, true),
     ("setname", 3, true),
     ("tracking", -3, true),
     ("trackinginfo", 2, true),
-    ("unblock", -3, false),
-    ("unpause", 2, false),
+    ("unblock", -3, true),
+    ("unpause", 2, true),
 ];
 const CONFIG_SUBCOMMANDS: &[(&str, i32, bool)] = &[
     ("get", -3, true),
@@ -701,10 +701,23 @@ fn arity_ok(arity: i32, args: usize) -> bool {
     }
 }
 
-/// Look a command up as Redis does from a script, subcommands included.
-fn script_lookup(args: &[Bytes]) -> Result<&'static Command, Refusal> {
+/// Redis 7.2's CLIENT subcommands, known when `ModelConfig::client_commands_7_2` is on:
+/// both `CMD_NOSCRIPT`.
+const CLIENT_SUBCOMMANDS_7_2: &[(&str, i32, bool)] = &[("no-touch", 3, true), ("setinfo", 4, true)];
+
+/// Look a command up as Redis does from a script, subcommands included (Redis 7.2's
+/// too when `redis_7_2`).
+fn script_lookup(args: &[Bytes], redis_7_2: bool) -> Result<&'static Command, Refusal> {
     let command = command::lookup(&args[0]).ok_or(Refusal::Unknown)?;
     let subcommands = match command.name {
+        "client"
+            if redis_7_2
+                && CLIENT_SUBCOMMANDS_7_2
+                    .iter()
+                    .any(|(name, _, _)| args.get(1).is_some_and(|sub| is(sub, name))) =>
+        {
+            CLIENT_SUBCOMMANDS_7_2
+        }
         "client" => CLIENT_SUBCOMMANDS,
         "script" => SCRIPT_SUBCOMMANDS,
         "config" => CONFIG_SUBCOMMANDS,
@@ -758,7 +771,7 @@ impl RunState<'_, '_> {
             Ok(args) => args,
             Err(message) => return fail(lua, message),
         };
-        let command = match script_lookup(&args) {
+        let command = match script_lookup(&args, self.ctx.node.config.client_commands_7_2) {
             Ok(command) => command,
             Err(Refusal::Unknown) => return fail(lua, b"Unknown Redis command called from script"),
             Err(Refusal::Arity) => {
@@ -771,6 +784,13 @@ impl RunState<'_, '_> {
                 return fail(lua, b"This Redis command is not allowed from script")
             }
         };
+        // A subcommand Redis has and the model does not (CLIENT HELP, CLIENT LIST) answers
+        // the model's unknown-subcommand error, as it does outside a script.
+        if let Some(rejection) =
+            command::subcommand_rejection(command, &args, self.ctx.node.config.client_commands_7_2)
+        {
+            return Ok((false, reply_to_lua(lua, &rejection, self.resp3)?));
+        }
         let write = command.flags.contains(Flags::WRITE);
         if write {
             if self.read_only {
@@ -804,7 +824,7 @@ impl RunState<'_, '_> {
             Ok(args) => args,
             Err(message) => return fail(lua, message),
         };
-        let known = match script_lookup(&args) {
+        let known = match script_lookup(&args, self.ctx.node.config.client_commands_7_2) {
             Ok(_) | Err(Refusal::Arity | Refusal::NoScript) => true,
             Err(Refusal::Unknown) => false,
         };
