@@ -170,13 +170,17 @@ impl MemoryStore for SwiftideHistory {
 
     fn policy(&self) -> Policy {
         // swiftide's history keeps every message, with no TTL; what Redis acknowledged is
-        // what it promises.
+        // what it promises. Its append is a bare RPUSH: not idempotent, and it says so
+        // nowhere, so the adapter declares it. Its ConnectionManager reconnects with redis
+        // 0.32's default backoff, which the grace covers.
         Policy {
             messages_max: None,
             keep_first: false,
             summarizes: false,
             ttl: TtlPolicy::None,
             durability: Durability::AsRedis,
+            appends_idempotent: false,
+            recovery_grace_ms: 1_000,
         }
     }
 }
