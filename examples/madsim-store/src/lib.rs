@@ -49,7 +49,8 @@ impl Entry {
 /// `ttl_secs` after the last append.
 pub struct ChatLog {
     client: redis::Client,
-    connection: tokio::sync::OnceCell<ConnectionManager>,
+    /// Built by the first call; dropped after a timeout (see [`ChatLog::checked`]).
+    connection: tokio::sync::Mutex<Option<ConnectionManager>>,
     pub ttl_secs: u64,
 }
 
@@ -68,7 +69,7 @@ impl ChatLog {
     pub fn open(url: &str, ttl_secs: u64) -> RedisResult<ChatLog> {
         Ok(ChatLog {
             client: redis::Client::open(url)?,
-            connection: tokio::sync::OnceCell::new(),
+            connection: tokio::sync::Mutex::new(None),
             ttl_secs,
         })
     }
@@ -84,11 +85,25 @@ impl ChatLog {
         // default-backoff`, seed 2); the cap is the fix.
         #[cfg(not(feature = "default-backoff"))]
         let config = config.set_max_delay(500);
-        let manager = self
-            .connection
-            .get_or_try_init(|| ConnectionManager::new_with_config(self.client.clone(), config))
-            .await?;
-        Ok(manager.clone())
+        let mut cached = self.connection.lock().await;
+        if let Some(manager) = cached.as_ref() {
+            return Ok(manager.clone());
+        }
+        let manager = ConnectionManager::new_with_config(self.client.clone(), config).await?;
+        *cached = Some(manager.clone());
+        Ok(manager)
+    }
+
+    /// A `ConnectionManager` reconnects when its connection fails, not when a reply never
+    /// comes: a connection a network fault left dead times out on every call, long after
+    /// the fault healed (amnesia's `unavailable`, `--features keep-dead-connection`, seed
+    /// 11). The fix: after a timeout, drop the manager so the next call builds a new one.
+    async fn checked<T>(&self, result: RedisResult<T>) -> RedisResult<T> {
+        let timed_out = result.as_ref().is_err_and(|error| error.is_timeout());
+        if timed_out && cfg!(not(feature = "keep-dead-connection")) {
+            *self.connection.lock().await = None;
+        }
+        result
     }
 
     /// Store a message at the end of `conversation`; a second append of the same id
@@ -104,14 +119,15 @@ impl ChatLog {
         let (entry, record) = Entry::stamped(id, role, content, turn);
         let (list, ids) = keys(conversation);
         let mut connection = self.connection().await?;
-        redis::Script::new(APPEND)
+        let applied = redis::Script::new(APPEND)
             .key(list)
             .key(ids)
             .arg(id)
             .arg(record)
             .arg(self.ttl_secs)
             .invoke_async::<i64>(&mut connection)
-            .await?;
+            .await;
+        self.checked(applied).await?;
         Ok(entry)
     }
 
@@ -122,7 +138,9 @@ impl ChatLog {
         }
         let (list, _) = keys(conversation);
         let mut connection = self.connection().await?;
-        let raw: Vec<String> = connection.lrange(list, -(limit as isize), -1).await?;
+        let raw: Vec<String> = self
+            .checked(connection.lrange(list, -(limit as isize), -1).await)
+            .await?;
         Ok(raw
             .iter()
             .filter_map(|r| serde_json::from_str(r).ok())

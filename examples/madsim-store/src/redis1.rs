@@ -10,7 +10,8 @@ use std::time::Duration;
 /// [`crate::ChatLog`] on redis 1.x.
 pub struct ChatLog {
     client: redis1::Client,
-    connection: tokio::sync::OnceCell<ConnectionManager>,
+    /// Built by the first call; dropped after a timeout (see [`ChatLog::checked`]).
+    connection: tokio::sync::Mutex<Option<ConnectionManager>>,
     pub ttl_secs: u64,
 }
 
@@ -19,7 +20,7 @@ impl ChatLog {
     pub fn open(url: &str, ttl_secs: u64) -> RedisResult<ChatLog> {
         Ok(ChatLog {
             client: redis1::Client::open(url)?,
-            connection: tokio::sync::OnceCell::new(),
+            connection: tokio::sync::Mutex::new(None),
             ttl_secs,
         })
     }
@@ -30,11 +31,23 @@ impl ChatLog {
             .set_response_timeout(Some(Duration::from_secs(2)))
             .set_number_of_retries(2)
             .set_max_delay(Duration::from_millis(500));
-        let manager = self
-            .connection
-            .get_or_try_init(|| ConnectionManager::new_with_config(self.client.clone(), config))
-            .await?;
-        Ok(manager.clone())
+        let mut cached = self.connection.lock().await;
+        if let Some(manager) = cached.as_ref() {
+            return Ok(manager.clone());
+        }
+        let manager = ConnectionManager::new_with_config(self.client.clone(), config).await?;
+        *cached = Some(manager.clone());
+        Ok(manager)
+    }
+
+    /// As on redis 0.27 ([`crate::ChatLog`]): a timeout drops the manager, whose dead
+    /// connection would otherwise time out on every call.
+    async fn checked<T>(&self, result: RedisResult<T>) -> RedisResult<T> {
+        let timed_out = result.as_ref().is_err_and(|error| error.is_timeout());
+        if timed_out && cfg!(not(feature = "keep-dead-connection")) {
+            *self.connection.lock().await = None;
+        }
+        result
     }
 
     /// Store a message at the end of `conversation`; a second append of the same id
@@ -50,14 +63,15 @@ impl ChatLog {
         let (entry, record) = Entry::stamped(id, role, content, turn);
         let (list, ids) = keys(conversation);
         let mut connection = self.connection().await?;
-        redis1::Script::new(APPEND)
+        let applied = redis1::Script::new(APPEND)
             .key(list)
             .key(ids)
             .arg(id)
             .arg(record)
             .arg(self.ttl_secs)
             .invoke_async::<i64>(&mut connection)
-            .await?;
+            .await;
+        self.checked(applied).await?;
         Ok(entry)
     }
 
@@ -68,7 +82,9 @@ impl ChatLog {
         }
         let (list, _) = keys(conversation);
         let mut connection = self.connection().await?;
-        let raw: Vec<String> = connection.lrange(list, -(limit as isize), -1).await?;
+        let raw: Vec<String> = self
+            .checked(connection.lrange(list, -(limit as isize), -1).await)
+            .await?;
         Ok(decode(&raw))
     }
 }

@@ -263,6 +263,25 @@ fn the_default_backoff_is_caught_as_stuck() {
     println!("default backoff: first stuck seed {first:?}");
 }
 
+/// The manager kept after a timeout (`--features keep-dead-connection`): after a partition
+/// leaves its connection dead, the store times out on every call, long after the heal.
+#[cfg(feature = "keep-dead-connection")]
+#[test]
+fn the_dead_connection_is_caught_as_unavailable() {
+    let test = "the_dead_connection_is_caught_as_unavailable";
+    let report = sweep(team_store(), EngineKind::Madsim, seeds(0..50), test, false);
+    let first = report
+        .results
+        .iter()
+        .find(|r| r.classes.contains(&amnesia::ViolationClass::Unavailable))
+        .map(|r| r.seed);
+    assert!(
+        first.is_some(),
+        "no seed of 0..50 caught the dead connection"
+    );
+    println!("dead connection: first unavailable seed {first:?}");
+}
+
 /// The child half of the two-process check: prints the range's hashes.
 #[test]
 #[ignore = "run by seeds_replay_to_the_same_trace_in_two_runs_and_two_processes"]
