@@ -98,9 +98,12 @@ fn a_store_that_is_not_idempotent_passes_under_every_retry_mode() {
     }
 }
 
-/// The sends of one message id to one session, as (invoke, complete, acked).
-fn sends_by_message(report: &RunReport) -> Vec<Vec<(u64, Option<u64>, bool)>> {
-    let mut sends: BTreeMap<(String, String), Vec<(u64, Option<u64>, bool)>> = BTreeMap::new();
+/// One send of a message: invoked, completed, acked.
+type Send = (u64, Option<u64>, bool);
+
+/// The sends of one message id to one session, for the ids sent more than once.
+fn sends_by_message(report: &RunReport) -> Vec<Vec<Send>> {
+    let mut sends: BTreeMap<(String, String), Vec<Send>> = BTreeMap::new();
     for op in &report.history.ops {
         if let OpKind::Append { session, msg } = &op.kind {
             let acked = matches!(op.outcome, Outcome::Ok(_));

@@ -37,6 +37,9 @@ fn keys(user: &UserKey) -> (String, String) {
     (format!("{base}:data"), format!("{base}:vectors"))
 }
 
+/// A hash's fields and values.
+type Fields = BTreeMap<String, Vec<u8>>;
+
 fn vector_bytes(text: &str) -> Vec<u8> {
     embed(text).iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -68,7 +71,7 @@ impl UpdateKeepsEmbeddingStore {
         let (data, vectors) = keys(user);
         let mut pipe = redis::pipe();
         pipe.atomic().hgetall(&data).hgetall(&vectors);
-        let (stored, held): (Vec<(String, Vec<u8>)>, BTreeMap<String, Vec<u8>>) = self
+        let (stored, held): (Vec<(String, Vec<u8>)>, Fields) = self
             .connector
             .run(|mut connection| async move { pipe.query_async(&mut connection).await })
             .await?;
