@@ -2,7 +2,7 @@
 //! simulating engines, real in the real tier).
 
 use crate::history::Kept;
-use crate::plan::{Fault, FaultKind};
+use crate::plan::{ErrorReply, Fault, FaultKind};
 use crate::world::shared::World;
 use std::sync::Arc;
 
@@ -68,25 +68,27 @@ async fn run_fault(world: &World, fault: Fault) {
             world.server.set_paused(false).await;
             note("redis resumed".into());
         }
-        FaultKind::ErrorReply { error } => {
-            if world.server.inject_error(error.text()) {
-                note(format!(
-                    "redis will answer the next data command with {}",
-                    error.text()
-                ));
-                // The quiet period is fault-free: an error no command met by then is
-                // withdrawn, or a final read would meet it.
-                world.clock.sleep_until_ms(world.plan.duration_ms).await;
-                if world.server.withdraw_error() {
-                    note("an error reply no command met is withdrawn: the quiet period is fault-free".into());
-                }
-            } else {
-                note(format!(
-                    "error reply {} not reproduced here: skipped",
-                    error.text()
-                ));
-            }
-        }
+        FaultKind::ErrorReply { error } => error_reply(world, error, &note).await,
+    }
+}
+
+/// Arm `error` for the next data command; withdraw it at the end of the busy phase if no
+/// command met it, since the quiet period is fault-free (a final read would meet it).
+async fn error_reply(world: &World, error: ErrorReply, note: &impl Fn(String)) {
+    if !world.server.inject_error(error.text()) {
+        note(format!(
+            "error reply {} not reproduced here: skipped",
+            error.text()
+        ));
+        return;
+    }
+    note(format!(
+        "redis will answer the next data command with {}",
+        error.text()
+    ));
+    world.clock.sleep_until_ms(world.plan.duration_ms).await;
+    if world.server.withdraw_error() {
+        note("an error reply no command met is withdrawn: the quiet period is fault-free".into());
     }
 }
 
