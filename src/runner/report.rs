@@ -36,6 +36,7 @@
 //! Everything but the wall times is the same whatever `--jobs` is.
 
 use crate::check::{Excused, ViolationClass};
+use crate::coverage::{Coverage, POINTS};
 use crate::runner::seeds::{SeedRange, Shard};
 use crate::runner::sweep::{SeedResult, SeedStatus, SweepConfig};
 use crate::runner::text::class_name;
@@ -49,6 +50,8 @@ pub const REPORT_SCHEMA: &str = "amnesia-sweep-report";
 pub const REPORT_VERSION: u32 = 1;
 /// Failing seeds listed per class in the terminal summary; the JSON report has them all.
 pub const SEEDS_SHOWN_PER_CLASS_MAX: usize = 10;
+/// Reached coverage points shown as the rarest in the terminal summary.
+pub const RARE_POINTS_SHOWN_MAX: usize = 5;
 
 /// A whole sweep, as written by `--json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,6 +104,95 @@ pub struct Summary {
     /// Acked messages over all seeds, and those excused as expected loss.
     #[serde(default)]
     pub excused: Excused,
+    /// How many runs reached each coverage point; the points no run reached.
+    #[serde(default)]
+    pub coverage: CoverageSummary,
+}
+
+/// How many runs of a sweep reached each coverage point.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoverageSummary {
+    /// amnesia's points, in [`POINTS`]' order, each with the runs that reached it (0:
+    /// none did).
+    pub points: Vec<PointRuns>,
+    /// The store's `sometimes!` points some run reached, by name, each with its runs.
+    pub sometimes: Vec<PointRuns>,
+}
+
+/// One coverage point and how many runs reached it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PointRuns {
+    /// The point's name.
+    pub point: String,
+    /// Runs that reached it at least once.
+    pub runs: usize,
+}
+
+impl CoverageSummary {
+    /// The summary of the runs whose coverage `runs` yields.
+    pub(crate) fn of<'a>(runs: impl Iterator<Item = &'a Coverage>) -> CoverageSummary {
+        let mut own: BTreeMap<&str, usize> = POINTS.iter().map(|(name, _)| (*name, 0)).collect();
+        let mut sometimes: BTreeMap<String, usize> = BTreeMap::new();
+        for coverage in runs {
+            for point in coverage.points.keys() {
+                if let Some(runs) = own.get_mut(point.as_str()) {
+                    *runs += 1;
+                }
+            }
+            for point in coverage.sometimes.keys() {
+                *sometimes.entry(point.clone()).or_default() += 1;
+            }
+        }
+        let runs = |point: &str, runs: usize| PointRuns {
+            point: point.to_string(),
+            runs,
+        };
+        CoverageSummary {
+            points: POINTS
+                .iter()
+                .map(|(name, _)| runs(name, own[name]))
+                .collect(),
+            sometimes: sometimes.iter().map(|(name, n)| runs(name, *n)).collect(),
+        }
+    }
+
+    /// The terminal lines: points no run reached, the rarest reached, the store's points.
+    pub fn text(&self) -> String {
+        let never: Vec<&str> = self
+            .points
+            .iter()
+            .filter(|p| p.runs == 0)
+            .map(|p| p.point.as_str())
+            .collect();
+        let reached = self.points.len() - never.len();
+        let mut out = format!(
+            "coverage: {reached} of {} points reached",
+            self.points.len()
+        );
+        if !never.is_empty() {
+            let _ = write!(out, "; never reached: {}", never.join(", "));
+        }
+        out.push('\n');
+        let mut rare: Vec<&PointRuns> = self.points.iter().filter(|p| p.runs > 0).collect();
+        rare.sort_by_key(|p| (p.runs, p.point.clone()));
+        if !rare.is_empty() {
+            let shown: Vec<String> = rare
+                .iter()
+                .take(RARE_POINTS_SHOWN_MAX)
+                .map(|p| format!("{} {}", p.point, p.runs))
+                .collect();
+            let _ = writeln!(out, "rarest (runs): {}", shown.join(", "));
+        }
+        if !self.sometimes.is_empty() {
+            let shown: Vec<String> = self
+                .sometimes
+                .iter()
+                .map(|p| format!("{} {}", p.point, p.runs))
+                .collect();
+            let _ = writeln!(out, "sometimes! reached (runs): {}", shown.join(", "));
+        }
+        out
+    }
 }
 
 /// The seeds that showed one violation class.
@@ -113,7 +205,7 @@ pub struct ClassSeeds {
 }
 
 impl Summary {
-    fn of(results: &[SeedResult]) -> Summary {
+    pub(crate) fn of(results: &[SeedResult]) -> Summary {
         let mut summary = Summary {
             seeds: results.len(),
             ..Summary::default()
@@ -132,6 +224,7 @@ impl Summary {
                 by_class.entry(*class).or_default().push(result.seed);
             }
         }
+        summary.coverage = CoverageSummary::of(results.iter().map(|r| &r.coverage));
         summary.by_class = by_class
             .into_iter()
             .map(|(class, seeds)| ClassSeeds { class, seeds })
@@ -212,6 +305,7 @@ impl SweepReport {
                 s.excused.excused_messages as f64 * 100.0 / s.excused.acked_messages.max(1) as f64
             );
         }
+        out.push_str(&s.coverage.text());
         for group in &s.by_class {
             let _ = writeln!(
                 out,
