@@ -48,4 +48,7 @@ const BUDGETS: &[(&str, u64)] = &[
     ("clear-keeps-head", 50),
     ("memory-index-rmw", 150),
     ("context-cache", 150),
+    // Rare races without a buggify point (issue 32): the guided search's yardsticks.
+    ("memory-index-rmw-plain", 200),
+    ("background-resend", 50),
 ];

@@ -208,6 +208,7 @@ pub(crate) const REGISTRY: &[Entry] = &[
         Arc::new(memory_index_rmw::MemoryIndexRmwStore {
             inner: p.reference(),
             connector: p.connector(),
+            buggify: true,
         })
     }),
     entry("context-cache", Redis, &[Lost], |p| {
@@ -215,6 +216,25 @@ pub(crate) const REGISTRY: &[Entry] = &[
             inner: p.reference(),
             connector: p.connector(),
             config: p.config,
+        })
+    }),
+    // Rare races: no buggify point opens their gap (issue 32's measure of guided search).
+    entry(
+        "memory-index-rmw-plain",
+        Redis,
+        &[RecallMiss, IndexDrift],
+        |p| {
+            Arc::new(memory_index_rmw::MemoryIndexRmwStore {
+                inner: p.reference(),
+                connector: p.connector(),
+                buggify: false,
+            })
+        },
+    ),
+    entry("background-resend", Redis, &[Zombie, Reorder], |p| {
+        Arc::new(background_resend::BackgroundResendStore {
+            inner: Arc::new(p.reference()),
+            clock: p.context.clock,
         })
     }),
     #[cfg(feature = "real")]

@@ -139,6 +139,7 @@ macro_rules! memory_store {
 }
 pub(crate) use memory_store;
 
+pub mod background_resend;
 pub mod case_folded_ids;
 pub mod clear_keeps_head;
 pub mod client_clock_order;
