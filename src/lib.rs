@@ -259,6 +259,7 @@ macro_rules! sometimes {
 /// A sweep's parts: its configuration, each seed's result, the summary by class.
 /// [`Builder::sweep`](crate::Builder::sweep) is the usual way in.
 pub mod sweep {
+    pub use crate::internal::runner::explore::{ExploreConfig, ExploreReport, ExploreRun, Origin};
     pub use crate::internal::runner::report::{ClassSeeds, CoverageSummary, PointRuns, Summary};
     pub use crate::internal::runner::seeds::Shard;
     pub use crate::internal::runner::sweep::{Replay, SeedResult, SeedStatus, SweepConfig};
