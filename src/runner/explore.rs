@@ -29,6 +29,8 @@ use std::sync::{Arc, Mutex};
 pub const BATCH_RUNS: usize = 16;
 /// Plans the corpus keeps at most.
 pub const CORPUS_MAX: usize = 64;
+/// A point reached by one run weighs this much as a parent; by `n` runs, this over n².
+const RARITY_SCALE: u64 = 1_000_000_000_000;
 /// The `schema` field of an explore report.
 pub const EXPLORE_SCHEMA: &str = "amnesia-explore-report";
 /// The explore report's format version.
@@ -219,13 +221,16 @@ impl Search<'_> {
         }
     }
 
-    /// How rare an entry's coverage is: its rarest feature's inverse frequency.
+    /// How rare an entry's coverage is: the inverse square of the runs that reached its
+    /// rarest point (points only: a count's bucket makes a plan new, not rare), so the
+    /// search dwells on the plans that reach what few runs reach.
     fn rarity(&self, entry: &Entry) -> u64 {
         let runs = |feature: &String| self.seen.get(feature).copied().unwrap_or(1).max(1);
         entry
             .features
             .iter()
-            .map(|feature| 1_000_000 / runs(feature))
+            .filter(|feature| !feature.contains('#'))
+            .map(|feature| RARITY_SCALE / (runs(feature) * runs(feature)))
             .max()
             .unwrap_or(1)
             .max(1)

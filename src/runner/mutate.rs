@@ -33,7 +33,8 @@ pub const OPERATORS: &[&str] = &[
     "reseed",
 ];
 
-/// A mutant of `plan`: 1 to `mutations_max` operators applied (each valid), and their
+/// A mutant of `plan`: 1 to `mutations_max` operators applied (each valid; `n` with
+/// chance 2^-n), and their
 /// names in order; an empty list when no operator gave a valid plan.
 pub(crate) fn mutate(
     plan: &Plan,
@@ -42,7 +43,11 @@ pub(crate) fn mutate(
 ) -> (Plan, Vec<&'static str>) {
     let mut mutant = plan.clone();
     let mut applied = Vec::new();
-    let count = rng.random_range(1..=mutations_max.clamp(1, MUTATIONS_MAX));
+    // One mutation half the time, two a quarter, ...: small steps keep a parent's race.
+    let mut count = 1;
+    while count < mutations_max.clamp(1, MUTATIONS_MAX) && rng.random_bool(0.5) {
+        count += 1;
+    }
     for _ in 0..count {
         for _ in 0..ATTEMPTS_MAX {
             let operator = OPERATORS[rng.random_range(0..OPERATORS.len())];
@@ -101,15 +106,15 @@ fn shift_turn(plan: &mut Plan, rng: &mut impl Rng) -> bool {
 }
 
 /// Two turns of one user on different sessions end thinking together, so their appends
-/// and memory writes race: a turn that writes a memory (half the time, when there is
-/// one), and a turn of the same user, else of another session of its tenant, whose
-/// session then takes that user.
+/// and memory writes race: a turn that writes a memory (nine times in ten, when there
+/// is one), and a turn that remembers, of the same user or else of another session of
+/// its tenant (whose session then takes that user), else any turn of such a session.
 fn align_user_turns(plan: &mut Plan, rng: &mut impl Rng) -> bool {
     let writes = |t: &Turn| t.remember.is_some() || t.revise.is_some();
     let writers: Vec<usize> = (0..plan.turns.len())
         .filter(|&i| writes(&plan.turns[i]))
         .collect();
-    let a = match writers.is_empty() || rng.random_bool(0.5) {
+    let a = match writers.is_empty() || rng.random_bool(0.1) {
         true => match pick_turn(plan, rng) {
             Some(a) => a,
             None => return false,
@@ -118,8 +123,9 @@ fn align_user_turns(plan: &mut Plan, rng: &mut impl Rng) -> bool {
     };
     let (user, session) = (plan.turns[a].user(), plan.turns[a].session.clone());
     let other = |t: &Turn| t.session != session && t.session.tenant == session.tenant;
-    let tiers: [fn(&Turn, &UserKey) -> bool; 3] = [
+    let tiers: [fn(&Turn, &UserKey) -> bool; 4] = [
         |t, user| t.user() == *user && t.remember.is_some(),
+        |t, _| t.remember.is_some(),
         |t, user| t.user() == *user,
         |_, _| true,
     ];
