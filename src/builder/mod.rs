@@ -13,6 +13,7 @@ pub use validate::BuildError;
 use std::path::Path;
 
 use crate::plan::{Plan, PlanError, ScenarioConfig};
+use crate::runner::explore::{explore, ExploreConfig, ExploreReport};
 use crate::runner::log::LogFilter;
 use crate::runner::report::SweepReport;
 use crate::runner::run::{run_plan_with, EngineKind, RunOptions, RunReport};
@@ -247,6 +248,24 @@ impl Builder {
     pub fn sweep(&self) -> SweepReport {
         self.valid();
         SweepReport::sweep(&self.sweep_config(self.seeds, self.jobs), &|_| {})
+    }
+
+    /// The guided search over the seeds (`amnesia sweep --explore`): as many runs as
+    /// seeds, most of them mutants of plans that reached new or rare coverage, the same
+    /// runs on every call. A failing mutant's plan is written under
+    /// `target/amnesia/explore/` (relative to the working directory) and its replay line
+    /// names the file.
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new().seeds(0..32).explore();
+    /// assert!(report.is_pass(), "{}", report.text());
+    /// assert!(report.mutants > 0);
+    /// ```
+    #[track_caller]
+    pub fn explore(&self) -> ExploreReport {
+        self.valid();
+        let config = self.sweep_config(self.seeds, self.jobs);
+        explore(&config, &ExploreConfig::default(), &|_| {})
     }
 
     /// Shrink a failing seed to a minimal plan that fails with the same class.

@@ -37,6 +37,12 @@ pub const EXPLORE_SCHEMA: &str = "amnesia-explore-report";
 pub const EXPLORE_VERSION: u32 = 1;
 
 /// How the guided search runs.
+///
+/// ```
+/// use amnesia::sweep::ExploreConfig;
+/// let config = ExploreConfig { corpus_max: 16, ..ExploreConfig::default() };
+/// assert_eq!(config.plans_dir, std::path::Path::new("target/amnesia/explore"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExploreConfig {
     /// Plans kept in the corpus at most (1..=[`CORPUS_MAX`]).
@@ -161,6 +167,19 @@ fn features(coverage: &Coverage) -> Vec<String> {
 
 /// Run the guided search `explore` over `config`'s seeds: as many runs as seeds.
 /// `observe` sees each run start and finish.
+///
+/// ```
+/// use amnesia::internal::runner::{explore, ExploreConfig, SeedRange, SweepConfig};
+/// use amnesia::Store;
+/// let config = SweepConfig::new(SeedRange { start: 0, end: 32 }, Store::named("reference").unwrap());
+/// let report = explore(&config, &ExploreConfig::default(), &|_| {});
+/// assert_eq!(report.runs.len(), 32);
+/// assert!(report.is_pass());
+/// // Seeded: the same search gives the same runs.
+/// let again = explore(&config, &ExploreConfig::default(), &|_| {});
+/// assert_eq!(report.runs.iter().map(|r| &r.origin).collect::<Vec<_>>(),
+///            again.runs.iter().map(|r| &r.origin).collect::<Vec<_>>());
+/// ```
 pub fn explore(
     config: &SweepConfig,
     explore: &ExploreConfig,

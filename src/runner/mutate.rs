@@ -1,4 +1,4 @@
-//! Plan mutations for the guided search ([`super::explore`]): plans are data, so a plan
+//! Plan mutations for the guided search (`runner::explore`): plans are data, so a plan
 //! that reached rare coverage is changed a little to reach more of it. Each operator
 //! moves the plan toward the races rare bugs need (two turns of one user at the same
 //! instant, an erase right after an append, a fault where writes are in flight); every
