@@ -14,8 +14,10 @@
 //!   "summary": {
 //!     "seeds": 250, "pass": 240, "fail": 10, "stuck": 0, "panic": 0, "nondeterministic": 0,
 //!     "by_class": [{"class": "lost", "seeds": [4, 12]}],   failing seeds per class
-//!     "excused": {"acked_messages": 9120, "excused_messages": 31}  expected loss, all seeds
-//!   },
+//!     "excused": {"acked_messages": 9120, "excused_messages": 31}, expected loss, all seeds
+//!     "coverage": {"points": [{"point": "session.ops-in-flight", "runs": 212}, ...],
+//!                  "sometimes": [{"point": "mystore.exec-aborted", "runs": 3}]}
+//!   },                                     runs per coverage point (0: never reached)
 //!   "results": [                           one per seed, ordered by seed
 //!     {"seed": 4,
 //!      "status": "fail",                   pass | fail | stuck | panic | nondeterministic
@@ -28,7 +30,9 @@
 //!      "replay": "amnesia replay --seed 4 --store write-behind --engine event",
 //!      "divergence": {"index": 12, "first": "...", "second": "..."},  only if nondeterministic
 //!      "panic": "...",                     only if the run panicked
-//!      "excused": {"acked_messages": 96, "excused_messages": 2}}
+//!      "excused": {"acked_messages": 96, "excused_messages": 2},
+//!      "coverage": {"points": {"session.ops-in-flight": 3, ...},   each point reached, times
+//!                   "sometimes": {"mystore.exec-aborted": 1}}}     the store's own points
 //!   ]
 //! }
 //! ```
