@@ -47,6 +47,7 @@ pub struct Builder {
     engine: EngineKind,
     log: LogFilter,
     replay_hint: Option<String>,
+    sometimes: Vec<String>,
 }
 
 impl Default for Builder {
@@ -67,7 +68,25 @@ impl Builder {
             engine: EngineKind::Event,
             log: LogFilter::default(),
             replay_hint: None,
+            sometimes: Vec::new(),
         }
+    }
+
+    /// The store's [`sometimes!`](crate::sometimes!) points its sweeps should reach: a
+    /// sweep's report lists each with the runs that reached it, and names those no run
+    /// reached (amnesia knows a point otherwise only once it is reached).
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new()
+    ///     .sometimes(["reference.delete.exec-aborted", "mystore.never"])
+    ///     .seeds(0..4)
+    ///     .sweep();
+    /// assert!(report.text().contains("sometimes! never reached: "));
+    /// assert!(report.summary.coverage.sometimes.iter().any(|p| p.point == "mystore.never" && p.runs == 0));
+    /// ```
+    pub fn sometimes<S: Into<String>>(mut self, points: impl IntoIterator<Item = S>) -> Builder {
+        self.sometimes = points.into_iter().map(Into::into).collect();
+        self
     }
 
     /// The store under test.
@@ -298,6 +317,7 @@ impl Builder {
                 },
                 None => Replay::default(),
             },
+            sometimes_declared: self.sometimes.clone(),
             ..SweepConfig::new(seeds, self.store.clone())
         }
     }

@@ -328,7 +328,7 @@ impl Search<'_> {
             mutants: self.fresh_next.abs_diff(self.runs.len()),
             corpus: self.corpus.len(),
             first_failure,
-            summary: Summary::of(&numbered),
+            summary: Summary::of(&numbered, &config.sometimes_declared),
             runs: self.runs,
         }
     }

@@ -119,7 +119,8 @@ pub struct CoverageSummary {
     /// amnesia's points, in [`POINTS`]' order, each with the runs that reached it (0:
     /// none did).
     pub points: Vec<PointRuns>,
-    /// The store's `sometimes!` points some run reached, by name, each with its runs.
+    /// The store's `sometimes!` points that some run reached or that the sweep was told
+    /// to expect ([`SweepConfig::sometimes_declared`]), by name, each with its runs.
     pub sometimes: Vec<PointRuns>,
 }
 
@@ -134,9 +135,13 @@ pub struct PointRuns {
 
 impl CoverageSummary {
     /// The summary of the runs whose coverage `runs` yields.
-    pub(crate) fn of<'a>(runs: impl Iterator<Item = &'a Coverage>) -> CoverageSummary {
+    pub(crate) fn of<'a>(
+        runs: impl Iterator<Item = &'a Coverage>,
+        declared: &[String],
+    ) -> CoverageSummary {
         let mut own: BTreeMap<&str, usize> = POINTS.iter().map(|(name, _)| (*name, 0)).collect();
-        let mut sometimes: BTreeMap<String, usize> = BTreeMap::new();
+        let mut sometimes: BTreeMap<String, usize> =
+            declared.iter().map(|name| (name.clone(), 0)).collect();
         for coverage in runs {
             for point in coverage.points.keys() {
                 if let Some(runs) = own.get_mut(point.as_str()) {
@@ -187,13 +192,18 @@ impl CoverageSummary {
                 .collect();
             let _ = writeln!(out, "rarest (runs): {}", shown.join(", "));
         }
-        if !self.sometimes.is_empty() {
-            let shown: Vec<String> = self
-                .sometimes
+        let (reached, never): (Vec<&PointRuns>, Vec<&PointRuns>) =
+            self.sometimes.iter().partition(|p| p.runs > 0);
+        if !reached.is_empty() {
+            let shown: Vec<String> = reached
                 .iter()
                 .map(|p| format!("{} {}", p.point, p.runs))
                 .collect();
             let _ = writeln!(out, "sometimes! reached (runs): {}", shown.join(", "));
+        }
+        if !never.is_empty() {
+            let shown: Vec<&str> = never.iter().map(|p| p.point.as_str()).collect();
+            let _ = writeln!(out, "sometimes! never reached: {}", shown.join(", "));
         }
         out
     }
@@ -209,7 +219,9 @@ pub struct ClassSeeds {
 }
 
 impl Summary {
-    pub(crate) fn of(results: &[SeedResult]) -> Summary {
+    /// The summary of `results`; `declared` names the store's `sometimes!` points listed
+    /// even when no run reached them.
+    pub(crate) fn of(results: &[SeedResult], declared: &[String]) -> Summary {
         let mut summary = Summary {
             seeds: results.len(),
             ..Summary::default()
@@ -228,7 +240,7 @@ impl Summary {
                 by_class.entry(*class).or_default().push(result.seed);
             }
         }
-        summary.coverage = CoverageSummary::of(results.iter().map(|r| &r.coverage));
+        summary.coverage = CoverageSummary::of(results.iter().map(|r| &r.coverage), declared);
         summary.by_class = by_class
             .into_iter()
             .map(|(class, seeds)| ClassSeeds { class, seeds })
@@ -263,7 +275,7 @@ impl SweepReport {
             check_determinism: config.check_determinism,
             seed_timeout_ms: config.seed_timeout.as_millis() as u64,
             wall_ms,
-            summary: Summary::of(&results),
+            summary: Summary::of(&results, &config.sometimes_declared),
             results,
         }
     }

@@ -43,6 +43,9 @@ pub struct SweepConfig {
     pub log: LogFilter,
     /// How a failing seed is replayed where the `amnesia` binary cannot regenerate it.
     pub replay: Replay,
+    /// The store's `sometimes!` points a sweep should reach: the report names those no
+    /// run reached (a point is otherwise known only once reached).
+    pub sometimes_declared: Vec<String>,
 }
 
 /// How to replay a seed the `amnesia` binary cannot regenerate (a user's store, or a
@@ -153,6 +156,7 @@ impl SweepConfig {
             seed_timeout: Duration::from_millis(SEED_TIMEOUT_MS_DEFAULT),
             log: LogFilter::default(),
             replay: Replay::default(),
+            sometimes_declared: Vec::new(),
         }
     }
 }
