@@ -393,10 +393,15 @@ fn run_candidate(
     super::sweep::run_seed_checked(seed, config)
 }
 
-/// `<store>-<start>-<end>-run-<n>.json`: one name per run of one search.
+/// `<store>-<start>-<end>[-shard-<k>-of-<n>]-run-<i>.json`: one name per run of one
+/// search.
 fn plan_file_name(config: &SweepConfig, run: usize) -> String {
+    let shard = config
+        .shard
+        .map(|shard| format!("-shard-{}-of-{}", shard.index, shard.count))
+        .unwrap_or_default();
     format!(
-        "{}-{}-{}-run-{run}.json",
+        "{}-{}-{}{shard}-run-{run}.json",
         config.store.label(),
         config.seeds.start,
         config.seeds.end
