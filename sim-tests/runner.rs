@@ -1,6 +1,6 @@
 //! The runner end to end, mostly through the `amnesia` binary: sweeps and their reports,
 //! shards, exit codes, bad input, shrinking, the wall-clock guard, the store's log events
-//! in the timeline, and the `cargo test` entry point.
+//! in the timeline, the guided search (`sweep --explore`), and the `cargo test` entry point.
 
 use amnesia::internal::check::ViolationClass;
 use amnesia::internal::plan::{Plan, ScenarioConfig};
@@ -8,6 +8,7 @@ use amnesia::internal::runner::{
     edit, run_plan_with, shrink, EngineKind, LogFilter, RunOptions, SeedStatus, ShrinkConfig,
     SweepReport,
 };
+use amnesia::sweep::{ExploreReport, ExploreRun, Origin};
 use amnesia::{Builder, Store};
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -781,4 +782,79 @@ fn shrinking_a_timing_dependent_failure_drops_the_other_traffic() {
             "session {session} can go"
         );
     }
+}
+
+/// `sweep --explore` on JSON: the report of the guided search, and the output.
+fn explore_json(args: &[&str], dir: &std::path::Path, name: &str) -> (Output, ExploreReport) {
+    let json = dir.join(format!("{name}.json"));
+    let plans = dir.join("plans");
+    let mut all = vec!["sweep", "--explore", "--plans-dir", path_str(&plans)];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--json", path_str(&json)]);
+    let output = amnesia(&all);
+    let text = std::fs::read_to_string(&json).expect("the JSON report was written");
+    let report: ExploreReport = serde_json::from_str(&text).expect("the report parses");
+    (output, report)
+}
+
+/// The guided search is seeded: the same command gives the same runs whatever the job
+/// count; it reaches the rare background resend within its budget; and every failing
+/// run's printed line (a seed, or a mutant's plan file) replays that very run.
+#[test]
+fn guided_search_is_deterministic_and_its_replays_reproduce_each_run() {
+    let dir = scratch("explore");
+    let args = ["--seeds", "0..160", "--store", "background-resend"];
+    let (output, report) = explore_json(&[&args[..], &["--jobs", "2"]].concat(), &dir, "two");
+    assert_eq!(code(&output), EXIT_VIOLATION, "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("\ncoverage: "),
+        "{}",
+        stdout(&output)
+    );
+    let (_, again) = explore_json(&[&args[..], &["--jobs", "1"]].concat(), &dir, "one");
+    let runs = |r: &ExploreReport| -> Vec<_> {
+        r.runs
+            .iter()
+            .map(|run| (run.origin.clone(), run.result.trace_hash.clone()))
+            .collect()
+    };
+    assert_eq!(
+        runs(&report),
+        runs(&again),
+        "the same command gave other runs"
+    );
+    let first = report
+        .first_failure
+        .expect("the guided search fails the variant");
+    assert!(first < 160, "first failure at run {first}");
+    let failing: Vec<&ExploreRun> = report.runs.iter().filter(|r| !r.result.is_pass()).collect();
+    assert!(
+        failing
+            .iter()
+            .any(|r| matches!(r.origin, Origin::Mutant { .. })),
+        "a mutant fails too"
+    );
+    for run in failing.iter().take(4) {
+        let line = &run.result.replay;
+        assert!(line.starts_with("amnesia replay --"), "{line}");
+        let replayed = stdout(&amnesia(&line.split(' ').skip(1).collect::<Vec<_>>()));
+        let hash = run.result.trace_hash.as_deref().expect("the run ended");
+        assert!(
+            replayed.contains(&format!("trace hash: {hash}")),
+            "run {}: {line} gave another run:\n{replayed}",
+            run.run
+        );
+    }
+}
+
+#[test]
+fn guided_search_on_the_reference_store_passes() {
+    let dir = scratch("explore-reference");
+    let (output, report) = explore_json(&["--seeds", "0..160"], &dir, "reference");
+    assert_eq!(code(&output), EXIT_PASS, "{}", stdout(&output));
+    assert!(
+        report.mutants > 0 && report.corpus > 0,
+        "{}",
+        stdout(&output)
+    );
 }

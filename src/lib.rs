@@ -154,6 +154,7 @@ pub(crate) use internal::{
 #[doc(hidden)]
 pub mod store;
 
+pub mod coverage;
 pub mod history;
 #[cfg(feature = "real")]
 pub mod real;
@@ -212,10 +213,58 @@ pub use trace::{Trace, TraceEvent};
 /// behind a cargo feature that only the tests turn on (README's "Test your own store").
 pub mod buggify;
 
+/// Where a run reached the `sometimes!` points of a store's code; see [`sometimes!`].
+pub mod sometimes;
+
+/// Marks a place in your store's code that a good search reaches now and then, after
+/// Antithesis's `sometimes` assertions: `sometimes!("name")` records that the run got
+/// here, `sometimes!(condition, "name")` that it got here with `condition` true.
+///
+/// It judges nothing and changes nothing the run does; it writes nothing to the trace, so
+/// adding a point leaves trace hashes as they were. Each run's report counts the points
+/// it reached ([`RunReport::coverage`]); a sweep counts the runs that reached each point,
+/// and `amnesia sweep --explore` ([`Builder::explore`]) keeps the plans that reach a
+/// point few runs reach and mutates them. Outside a simulated run (production, a plain
+/// unit test) a point costs a thread-local lookup.
+///
+/// ```
+/// async fn remember(conn: &mut redis::aio::MultiplexedConnection) -> redis::RedisResult<()> {
+///     redis::cmd("WATCH").arg("memories:u1").query_async::<()>(conn).await?;
+///     let applied: Option<()> = redis::pipe()
+///         .atomic()
+///         .hset("memories:u1", "m1", "likes tea")
+///         .ignore()
+///         .query_async(conn)
+///         .await?;
+///     // A watched key changed: EXEC aborted and the caller tries again.
+///     amnesia::sometimes!(applied.is_none(), "mystore.remember.exec-aborted");
+///     Ok(())
+/// }
+///
+/// // Outside a simulated run a point records nothing and costs a lookup.
+/// amnesia::sometimes!("mystore.reached-in-a-doc-test");
+/// ```
+///
+/// Name points like buggify points, `store.operation.what`, unique and stable; a
+/// point's name is its identity in reports (at most [`sometimes::NAME_BYTES_MAX`] bytes,
+/// [`sometimes::POINTS_MAX`] distinct points per run).
+#[macro_export]
+macro_rules! sometimes {
+    ($condition:expr, $name:expr $(,)?) => {
+        if $condition {
+            $crate::sometimes::reached($name)
+        }
+    };
+    ($name:expr $(,)?) => {
+        $crate::sometimes::reached($name)
+    };
+}
+
 /// A sweep's parts: its configuration, each seed's result, the summary by class.
 /// [`Builder::sweep`](crate::Builder::sweep) is the usual way in.
 pub mod sweep {
-    pub use crate::internal::runner::report::{ClassSeeds, Summary};
+    pub use crate::internal::runner::explore::{ExploreConfig, ExploreReport, ExploreRun, Origin};
+    pub use crate::internal::runner::report::{ClassSeeds, CoverageSummary, PointRuns, Summary};
     pub use crate::internal::runner::seeds::Shard;
     pub use crate::internal::runner::sweep::{Replay, SeedResult, SeedStatus, SweepConfig};
 }

@@ -267,6 +267,19 @@ impl Trace {
             .collect()
     }
 
+    /// Calls `f` with the host, connection number and bytes of every chunk Redis sent
+    /// back, in delivery order, without rendering any (coverage reads the replies).
+    pub(crate) fn for_each_reply(&self, mut f: impl FnMut(&str, u64, &[u8])) {
+        let inner = self.inner.lock().expect("never poisoned");
+        for event in inner.events.iter() {
+            if let Body::Chunk(chunk) = &event.body {
+                if chunk.flow == 1 {
+                    f(&event.host, chunk.conn, &chunk.bytes);
+                }
+            }
+        }
+    }
+
     /// How many events the trace holds.
     pub fn len(&self) -> usize {
         self.inner.lock().expect("never poisoned").events.len()

@@ -13,6 +13,7 @@ pub use validate::BuildError;
 use std::path::Path;
 
 use crate::plan::{Plan, PlanError, ScenarioConfig};
+use crate::runner::explore::{explore, ExploreConfig, ExploreReport};
 use crate::runner::log::LogFilter;
 use crate::runner::report::SweepReport;
 use crate::runner::run::{run_plan_with, EngineKind, RunOptions, RunReport};
@@ -46,6 +47,7 @@ pub struct Builder {
     engine: EngineKind,
     log: LogFilter,
     replay_hint: Option<String>,
+    sometimes: Vec<String>,
 }
 
 impl Default for Builder {
@@ -66,7 +68,25 @@ impl Builder {
             engine: EngineKind::Event,
             log: LogFilter::default(),
             replay_hint: None,
+            sometimes: Vec::new(),
         }
+    }
+
+    /// The store's [`sometimes!`](crate::sometimes!) points its sweeps should reach: a
+    /// sweep's report lists each with the runs that reached it, and names those no run
+    /// reached (amnesia knows a point otherwise only once it is reached).
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new()
+    ///     .sometimes(["reference.delete.exec-aborted", "mystore.never"])
+    ///     .seeds(0..4)
+    ///     .sweep();
+    /// assert!(report.text().contains("sometimes! never reached: "));
+    /// assert!(report.summary.coverage.sometimes.iter().any(|p| p.point == "mystore.never" && p.runs == 0));
+    /// ```
+    pub fn sometimes<S: Into<String>>(mut self, points: impl IntoIterator<Item = S>) -> Builder {
+        self.sometimes = points.into_iter().map(Into::into).collect();
+        self
     }
 
     /// The store under test.
@@ -249,6 +269,24 @@ impl Builder {
         SweepReport::sweep(&self.sweep_config(self.seeds, self.jobs), &|_| {})
     }
 
+    /// The guided search over the seeds (`amnesia sweep --explore`): as many runs as
+    /// seeds, most of them mutants of plans that reached new or rare coverage, the same
+    /// runs on every call. A failing mutant's plan is written under
+    /// `target/amnesia/explore/` (relative to the working directory) and its replay line
+    /// names the file.
+    ///
+    /// ```
+    /// let report = amnesia::Builder::new().seeds(0..32).explore();
+    /// assert!(report.is_pass(), "{}", report.text());
+    /// assert!(report.mutants > 0);
+    /// ```
+    #[track_caller]
+    pub fn explore(&self) -> ExploreReport {
+        self.valid();
+        let config = self.sweep_config(self.seeds, self.jobs);
+        explore(&config, &ExploreConfig::default(), &|_| {})
+    }
+
     /// Shrink a failing seed to a minimal plan that fails with the same class.
     ///
     /// ```
@@ -279,6 +317,7 @@ impl Builder {
                 },
                 None => Replay::default(),
             },
+            sometimes_declared: self.sometimes.clone(),
             ..SweepConfig::new(seeds, self.store.clone())
         }
     }

@@ -1,15 +1,18 @@
 //! Running seeds: one seed to a verdict ([`run`]), sweeps over many seeds on worker
 //! threads ([`sweep`](mod@sweep)) with reports ([`report`], [`junit`]), the determinism check
 //! ([`determinism`]), the wall-clock guard ([`guard`]), shrinking a failing plan
-//! ([`shrink`](mod@shrink), [`edit`]) and the store's log events in the timeline ([`log`]). The
+//! ([`shrink`](mod@shrink), [`edit`]), the guided search ([`explore`](mod@explore),
+//! [`mutate`]) and the store's log events in the timeline ([`log`]). The
 //! `cargo test` entry lives with the front door, [`Builder::check`](crate::Builder::check);
 //! reviewed snapshots of one run are [`snapshot`](mod@snapshot), its picture [`page`].
 
 pub mod determinism;
 pub mod edit;
+pub mod explore;
 pub mod guard;
 pub mod junit;
 pub mod log;
+pub mod mutate;
 pub mod page;
 pub mod report;
 pub mod run;
@@ -22,6 +25,7 @@ pub(crate) mod store;
 pub mod sweep;
 pub mod text;
 
+pub use explore::{explore, ExploreConfig, ExploreReport};
 pub use log::LogFilter;
 pub use report::SweepReport;
 pub use run::{

@@ -14,8 +14,10 @@
 //!   "summary": {
 //!     "seeds": 250, "pass": 240, "fail": 10, "stuck": 0, "panic": 0, "nondeterministic": 0,
 //!     "by_class": [{"class": "lost", "seeds": [4, 12]}],   failing seeds per class
-//!     "excused": {"acked_messages": 9120, "excused_messages": 31}  expected loss, all seeds
-//!   },
+//!     "excused": {"acked_messages": 9120, "excused_messages": 31}, expected loss, all seeds
+//!     "coverage": {"points": [{"point": "session.ops-in-flight", "runs": 212}, ...],
+//!                  "sometimes": [{"point": "mystore.exec-aborted", "runs": 3}]}
+//!   },                                     runs per coverage point (0: never reached)
 //!   "results": [                           one per seed, ordered by seed
 //!     {"seed": 4,
 //!      "status": "fail",                   pass | fail | stuck | panic | nondeterministic
@@ -28,7 +30,9 @@
 //!      "replay": "amnesia replay --seed 4 --store write-behind --engine event",
 //!      "divergence": {"index": 12, "first": "...", "second": "..."},  only if nondeterministic
 //!      "panic": "...",                     only if the run panicked
-//!      "excused": {"acked_messages": 96, "excused_messages": 2}}
+//!      "excused": {"acked_messages": 96, "excused_messages": 2},
+//!      "coverage": {"points": {"session.ops-in-flight": 3, ...},   each point reached, times
+//!                   "sometimes": {"mystore.exec-aborted": 1}}}     the store's own points
 //!   ]
 //! }
 //! ```
@@ -36,6 +40,7 @@
 //! Everything but the wall times is the same whatever `--jobs` is.
 
 use crate::check::{Excused, ViolationClass};
+use crate::coverage::{Coverage, POINTS};
 use crate::runner::seeds::{SeedRange, Shard};
 use crate::runner::sweep::{SeedResult, SeedStatus, SweepConfig};
 use crate::runner::text::class_name;
@@ -49,6 +54,8 @@ pub const REPORT_SCHEMA: &str = "amnesia-sweep-report";
 pub const REPORT_VERSION: u32 = 1;
 /// Failing seeds listed per class in the terminal summary; the JSON report has them all.
 pub const SEEDS_SHOWN_PER_CLASS_MAX: usize = 10;
+/// Reached coverage points shown as the rarest in the terminal summary.
+pub const RARE_POINTS_SHOWN_MAX: usize = 5;
 
 /// A whole sweep, as written by `--json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,6 +108,105 @@ pub struct Summary {
     /// Acked messages over all seeds, and those excused as expected loss.
     #[serde(default)]
     pub excused: Excused,
+    /// How many runs reached each coverage point; the points no run reached.
+    #[serde(default)]
+    pub coverage: CoverageSummary,
+}
+
+/// How many runs of a sweep reached each coverage point.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoverageSummary {
+    /// amnesia's points, in [`POINTS`]' order, each with the runs that reached it (0:
+    /// none did).
+    pub points: Vec<PointRuns>,
+    /// The store's `sometimes!` points that some run reached or that the sweep was told
+    /// to expect ([`SweepConfig::sometimes_declared`]), by name, each with its runs.
+    pub sometimes: Vec<PointRuns>,
+}
+
+/// One coverage point and how many runs reached it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PointRuns {
+    /// The point's name.
+    pub point: String,
+    /// Runs that reached it at least once.
+    pub runs: usize,
+}
+
+impl CoverageSummary {
+    /// The summary of the runs whose coverage `runs` yields.
+    pub(crate) fn of<'a>(
+        runs: impl Iterator<Item = &'a Coverage>,
+        declared: &[String],
+    ) -> CoverageSummary {
+        let mut own: BTreeMap<&str, usize> = POINTS.iter().map(|(name, _)| (*name, 0)).collect();
+        let mut sometimes: BTreeMap<String, usize> =
+            declared.iter().map(|name| (name.clone(), 0)).collect();
+        for coverage in runs {
+            for point in coverage.points.keys() {
+                if let Some(runs) = own.get_mut(point.as_str()) {
+                    *runs += 1;
+                }
+            }
+            for point in coverage.sometimes.keys() {
+                *sometimes.entry(point.clone()).or_default() += 1;
+            }
+        }
+        let runs = |point: &str, runs: usize| PointRuns {
+            point: point.to_string(),
+            runs,
+        };
+        CoverageSummary {
+            points: POINTS
+                .iter()
+                .map(|(name, _)| runs(name, own[name]))
+                .collect(),
+            sometimes: sometimes.iter().map(|(name, n)| runs(name, *n)).collect(),
+        }
+    }
+
+    /// The terminal lines: points no run reached, the rarest reached, the store's points.
+    pub fn text(&self) -> String {
+        let never: Vec<&str> = self
+            .points
+            .iter()
+            .filter(|p| p.runs == 0)
+            .map(|p| p.point.as_str())
+            .collect();
+        let reached = self.points.len() - never.len();
+        let mut out = format!(
+            "coverage: {reached} of {} points reached",
+            self.points.len()
+        );
+        if !never.is_empty() {
+            let _ = write!(out, "; never reached: {}", never.join(", "));
+        }
+        out.push('\n');
+        let mut rare: Vec<&PointRuns> = self.points.iter().filter(|p| p.runs > 0).collect();
+        rare.sort_by_key(|p| (p.runs, p.point.clone()));
+        if !rare.is_empty() {
+            let shown: Vec<String> = rare
+                .iter()
+                .take(RARE_POINTS_SHOWN_MAX)
+                .map(|p| format!("{} {}", p.point, p.runs))
+                .collect();
+            let _ = writeln!(out, "rarest (runs): {}", shown.join(", "));
+        }
+        let (reached, never): (Vec<&PointRuns>, Vec<&PointRuns>) =
+            self.sometimes.iter().partition(|p| p.runs > 0);
+        if !reached.is_empty() {
+            let shown: Vec<String> = reached
+                .iter()
+                .map(|p| format!("{} {}", p.point, p.runs))
+                .collect();
+            let _ = writeln!(out, "sometimes! reached (runs): {}", shown.join(", "));
+        }
+        if !never.is_empty() {
+            let shown: Vec<&str> = never.iter().map(|p| p.point.as_str()).collect();
+            let _ = writeln!(out, "sometimes! never reached: {}", shown.join(", "));
+        }
+        out
+    }
 }
 
 /// The seeds that showed one violation class.
@@ -113,7 +219,9 @@ pub struct ClassSeeds {
 }
 
 impl Summary {
-    fn of(results: &[SeedResult]) -> Summary {
+    /// The summary of `results`; `declared` names the store's `sometimes!` points listed
+    /// even when no run reached them.
+    pub(crate) fn of(results: &[SeedResult], declared: &[String]) -> Summary {
         let mut summary = Summary {
             seeds: results.len(),
             ..Summary::default()
@@ -132,6 +240,7 @@ impl Summary {
                 by_class.entry(*class).or_default().push(result.seed);
             }
         }
+        summary.coverage = CoverageSummary::of(results.iter().map(|r| &r.coverage), declared);
         summary.by_class = by_class
             .into_iter()
             .map(|(class, seeds)| ClassSeeds { class, seeds })
@@ -166,7 +275,7 @@ impl SweepReport {
             check_determinism: config.check_determinism,
             seed_timeout_ms: config.seed_timeout.as_millis() as u64,
             wall_ms,
-            summary: Summary::of(&results),
+            summary: Summary::of(&results, &config.sometimes_declared),
             results,
         }
     }
@@ -212,6 +321,7 @@ impl SweepReport {
                 s.excused.excused_messages as f64 * 100.0 / s.excused.acked_messages.max(1) as f64
             );
         }
+        out.push_str(&s.coverage.text());
         for group in &s.by_class {
             let _ = writeln!(
                 out,

@@ -2,6 +2,7 @@
 
 use crate::check::{check_input, CheckInput, LivenessSpec, Verdict};
 use crate::contract::Policy;
+use crate::coverage::Coverage;
 use crate::engine::event::EventEngine;
 use crate::history::History;
 use crate::plan::{Plan, ScenarioConfig};
@@ -148,6 +149,9 @@ pub struct RunReport {
     pub policy: Policy,
     /// The checker's verdict.
     pub verdict: Verdict,
+    /// Which situations the run reached (races, faults with writes in flight, the store's
+    /// `sometimes!` points): derived from what it recorded, never judged.
+    pub coverage: Coverage,
 }
 
 impl RunReport {
@@ -199,12 +203,15 @@ pub fn run_plan_with(
     let dispatch = options.log.dispatch();
     let shared = std::sync::Arc::new(plan);
     let factory = store.factory();
+    let recording = crate::sometimes::install();
     let output = tracing::dispatcher::with_default(&dispatch, || {
         engine.engine().run(shared.clone(), factory)
     });
+    let sometimes = recording.finish();
     // The world is gone with its runtime, so this is the last reference.
     let plan = std::sync::Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());
     let verdict = judge(&plan, &output);
+    let coverage = Coverage::derive(&plan, &output.history, &output.trace, sometimes);
     RunReport {
         plan,
         store: store.label().to_string(),
@@ -213,6 +220,7 @@ pub fn run_plan_with(
         trace: output.trace,
         policy: output.policy,
         verdict,
+        coverage,
     }
 }
 

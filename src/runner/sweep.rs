@@ -3,6 +3,7 @@
 //! ordered by seed, so a sweep's verdicts and hashes are the same whatever the job count.
 
 use crate::check::{Excused, Subject, Verdict, Violation, ViolationClass};
+use crate::coverage::Coverage;
 use crate::plan::{Plan, ScenarioConfig};
 use crate::runner::determinism::{first_divergence, Divergence};
 use crate::runner::guard::{run_guarded, Guarded, SEED_TIMEOUT_MS_DEFAULT};
@@ -42,6 +43,9 @@ pub struct SweepConfig {
     pub log: LogFilter,
     /// How a failing seed is replayed where the `amnesia` binary cannot regenerate it.
     pub replay: Replay,
+    /// The store's `sometimes!` points a sweep should reach: the report names those no
+    /// run reached (a point is otherwise known only once reached).
+    pub sometimes_declared: Vec<String>,
 }
 
 /// How to replay a seed the `amnesia` binary cannot regenerate (a user's store, or a
@@ -152,6 +156,7 @@ impl SweepConfig {
             seed_timeout: Duration::from_millis(SEED_TIMEOUT_MS_DEFAULT),
             log: LogFilter::default(),
             replay: Replay::default(),
+            sometimes_declared: Vec::new(),
         }
     }
 }
@@ -217,6 +222,9 @@ pub struct SeedResult {
     /// Acked messages, and those excused as expected loss across restarts.
     #[serde(default)]
     pub excused: Excused,
+    /// The coverage points the run reached (the first run with `--check-determinism`).
+    #[serde(default)]
+    pub coverage: Coverage,
 }
 
 /// What a sweep reports as it goes (to draw progress).
@@ -266,36 +274,44 @@ struct RunDigest {
     verdict: Verdict,
     excused: Excused,
     hash: u64,
+    coverage: Coverage,
     /// Kept only to find a divergence.
     events: Option<Vec<TraceEvent>>,
 }
 
 /// One seed: a guarded run, and with `check_determinism` a second one to compare.
 pub fn run_seed_checked(seed: u64, config: &SweepConfig) -> SeedResult {
+    let replay = config.replay.command(seed, config);
+    run_plan_checked(Plan::generate(seed, &config.scenario), replay, config)
+}
+
+/// One plan as a sweep runs a seed (guarded, twice with `check_determinism`), reported
+/// with `replay`, the line that reproduces it.
+pub(crate) fn run_plan_checked(plan: Plan, replay: String, config: &SweepConfig) -> SeedResult {
     let started = Instant::now(); // wall time for the report only; see guard.rs
     let mut result = SeedResult {
-        seed,
+        seed: plan.seed,
         status: SeedStatus::Pass,
         classes: Vec::new(),
         violations: Vec::new(),
         trace_hash: None,
         wall_us: 0,
-        replay: config.replay.command(seed, config),
+        replay,
         divergence: None,
         panic: None,
         excused: Excused::default(),
+        coverage: Coverage::default(),
     };
-    let first = run_digest(seed, config);
-    if let Some(first) = result.absorb(first, config) {
-        if config.check_determinism {
-            if let Some(second) = result.absorb(run_digest(seed, config), config) {
-                if second.hash != first.hash {
-                    result.status = SeedStatus::Nondeterministic;
-                    result.divergence = first_divergence(
-                        first.events.as_deref().unwrap_or_default(),
-                        second.events.as_deref().unwrap_or_default(),
-                    );
-                }
+    let again = config.check_determinism.then(|| plan.clone());
+    let first = run_digest(plan, config);
+    if let (Some(first), Some(plan)) = (result.absorb(first, config), again) {
+        if let Some(second) = result.absorb(run_digest(plan, config), config) {
+            if second.hash != first.hash {
+                result.status = SeedStatus::Nondeterministic;
+                result.divergence = first_divergence(
+                    first.events.as_deref().unwrap_or_default(),
+                    second.events.as_deref().unwrap_or_default(),
+                );
             }
         }
     }
@@ -303,8 +319,8 @@ pub fn run_seed_checked(seed: u64, config: &SweepConfig) -> SeedResult {
     result
 }
 
-fn run_digest(seed: u64, config: &SweepConfig) -> Guarded<RunDigest> {
-    let plan = Plan::generate(seed, &config.scenario);
+fn run_digest(plan: Plan, config: &SweepConfig) -> Guarded<RunDigest> {
+    let seed = plan.seed;
     let (store, engine, keep_events) = (
         config.store.clone(),
         config.engine,
@@ -319,6 +335,7 @@ fn run_digest(seed: u64, config: &SweepConfig) -> Guarded<RunDigest> {
             excused: Excused::of(&report.history, &report.verdict),
             hash: report.trace.hash(),
             events: keep_events.then(|| report.trace.events()),
+            coverage: report.coverage,
             verdict: report.verdict,
         }
     })
@@ -334,6 +351,7 @@ impl SeedResult {
                     self.classes = digest.verdict.classes();
                     self.violations = digest.verdict.violations.clone();
                     self.excused = digest.excused;
+                    self.coverage = digest.coverage.clone();
                     if !digest.verdict.is_pass() {
                         self.status = SeedStatus::Fail;
                     }

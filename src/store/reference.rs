@@ -309,6 +309,7 @@ async fn delete_watched(
     }
     // An empty MULTI/EXEC still ends the WATCH; a nil reply means it was aborted.
     let applied: Option<()> = pipe.query_async(connection).await?;
+    crate::sometimes!(applied.is_none(), "reference.delete.exec-aborted");
     Ok(applied.is_some())
 }
 

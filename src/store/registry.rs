@@ -226,6 +226,7 @@ pub(crate) const REGISTRY: &[Entry] = &[
         Arc::new(memory_index_rmw::MemoryIndexRmwStore {
             inner: p.reference(),
             connector: p.connector(),
+            buggify: true,
         })
     }),
     entry("context-cache", Redis, &[Lost], |p| {
@@ -252,6 +253,25 @@ pub(crate) const REGISTRY: &[Entry] = &[
     entry("plain-list-rewrite", Redis, &[Lost], |p| {
         Arc::new(plain_list_rewrite::PlainListRewriteStore {
             inner: p.plain_list(),
+        })
+    }),
+    // Rare races: no buggify point opens their gap (issue 32's measure of guided search).
+    entry(
+        "memory-index-rmw-plain",
+        Redis,
+        &[RecallMiss, IndexDrift],
+        |p| {
+            Arc::new(memory_index_rmw::MemoryIndexRmwStore {
+                inner: p.reference(),
+                connector: p.connector(),
+                buggify: false,
+            })
+        },
+    ),
+    entry("background-resend", Redis, &[Zombie, Reorder], |p| {
+        Arc::new(background_resend::BackgroundResendStore {
+            inner: Arc::new(p.reference()),
+            clock: p.context.clock,
         })
     }),
     #[cfg(feature = "real")]

@@ -1,12 +1,13 @@
 //! `amnesia sweep --seeds A..B`: many seeds on worker threads, a progress bar, a summary
-//! of failing seeds grouped by violation class, and optional JSON and JUnit reports.
+//! of failing seeds grouped by violation class, and optional JSON and JUnit reports;
+//! `--explore` runs the guided search instead (`amnesia::internal::runner::explore`).
 
 use crate::cli::{CliError, EXIT_NONDETERMINISM, EXIT_PASS, EXIT_VIOLATION};
 use amnesia::internal::plan::ScenarioConfig;
 use amnesia::internal::runner::junit::junit_xml;
 use amnesia::internal::runner::sweep::{jobs_default, SweepEvent, JOBS_MAX};
 use amnesia::internal::runner::{
-    EngineKind, LogFilter, SeedRange, Shard, SweepConfig, SweepReport,
+    EngineKind, ExploreConfig, LogFilter, SeedRange, Shard, SweepConfig, SweepReport,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -46,6 +47,19 @@ pub struct Args {
     /// Wall-clock limit of one run, in milliseconds; a seed past it is reported stuck.
     #[arg(long, value_name = "MS", default_value_t = amnesia::internal::runner::guard::SEED_TIMEOUT_MS_DEFAULT)]
     seed_timeout_ms: u64,
+    /// Guided search: as many runs as seeds, part of them mutants of plans that reached
+    /// new or rare coverage (deterministic: the range's start seeds it). A failing
+    /// mutant's plan is written to --plans-dir and replays with `amnesia replay --plan`.
+    #[arg(long)]
+    explore: bool,
+    /// Where --explore writes failing mutants' plans.
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "target/amnesia/explore",
+        requires = "explore"
+    )]
+    plans_dir: PathBuf,
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
@@ -53,23 +67,59 @@ pub fn run(args: Args) -> Result<u8, CliError> {
     for path in args.json.iter().chain(&args.junit) {
         crate::cli::check_writable(path)?;
     }
-    let progress = progress_bar(config.seeds.seeds(config.shard).len() as u64);
+    if args.explore {
+        return explore(&args, &config);
+    }
+    let progress = progress_bar(config.seeds.seeds(config.shard).len() as u64, "seeds");
     let failures = AtomicUsize::new(0);
-    let report = SweepReport::sweep(&config, &|event| {
-        if let SweepEvent::Done(result) = event {
-            if !result.is_pass() {
-                let failed = failures.fetch_add(1, Ordering::Relaxed) + 1;
-                progress.set_message(format!("{failed} failing"));
-            }
-            progress.inc(1);
-        }
-    });
+    let report = SweepReport::sweep(&config, &|event| count(event, &progress, &failures));
     progress.finish_and_clear();
     if let Some(path) = &args.json {
         write_file(path, &report.to_json_pretty())?;
     }
     if let Some(path) = &args.junit {
         write_file(path, &junit_xml(&report))?;
+    }
+    crate::cli::emit(&report.text());
+    Ok(if report.is_nondeterministic() {
+        EXIT_NONDETERMINISM
+    } else if report.is_pass() {
+        EXIT_PASS
+    } else {
+        EXIT_VIOLATION
+    })
+}
+
+/// Draw one finished run on the bar: its count, and the failures so far.
+fn count(event: SweepEvent<'_>, progress: &ProgressBar, failures: &AtomicUsize) {
+    if let SweepEvent::Done(result) = event {
+        if !result.is_pass() {
+            let failed = failures.fetch_add(1, Ordering::Relaxed) + 1;
+            progress.set_message(format!("{failed} failing"));
+        }
+        progress.inc(1);
+    }
+}
+
+/// `--explore`: the guided search over the range's budget of runs.
+fn explore(args: &Args, config: &SweepConfig) -> Result<u8, CliError> {
+    if args.junit.is_some() {
+        return Err(CliError::Usage(
+            "--junit is not written with --explore (--json is)".into(),
+        ));
+    }
+    let settings = ExploreConfig {
+        plans_dir: args.plans_dir.clone(),
+        ..ExploreConfig::default()
+    };
+    let progress = progress_bar(config.seeds.seeds(config.shard).len() as u64, "runs");
+    let failures = AtomicUsize::new(0);
+    let report = amnesia::internal::runner::explore(config, &settings, &|event| {
+        count(event, &progress, &failures)
+    });
+    progress.finish_and_clear();
+    if let Some(path) = &args.json {
+        write_file(path, &report.to_json_pretty())?;
     }
     crate::cli::emit(&report.text());
     Ok(if report.is_nondeterministic() {
@@ -113,17 +163,17 @@ fn config(args: &Args) -> Result<SweepConfig, CliError> {
     })
 }
 
-/// Seeds/s, failures so far and ETA on stderr; hidden when stderr is not a terminal.
-fn progress_bar(seeds: u64) -> ProgressBar {
+/// Runs/s, failures so far and ETA on stderr; hidden when stderr is not a terminal.
+fn progress_bar(runs: u64, unit: &str) -> ProgressBar {
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
         ProgressDrawTarget::hidden()
     };
-    let bar = ProgressBar::with_draw_target(Some(seeds), target);
-    let style =
-        ProgressStyle::with_template("{bar:32} {pos}/{len} seeds · {per_sec} · {msg} · ETA {eta}")
-            .expect("the template is valid");
+    let bar = ProgressBar::with_draw_target(Some(runs), target);
+    let template =
+        format!("{{bar:32}} {{pos}}/{{len}} {unit} · {{per_sec}} · {{msg}} · ETA {{eta}}");
+    let style = ProgressStyle::with_template(&template).expect("the template is valid");
     bar.set_style(style);
     bar.set_message("0 failing");
     bar

@@ -96,6 +96,9 @@ impl<S: Summarizer> ChatHistory<S> {
             }
             // EXEC answers nil when a watched key changed since WATCH: read again.
             let applied: Option<()> = transaction.query_async(conn).await?;
+            // Whether sweeps ever reach the retry (with the `buggify` feature).
+            #[cfg(feature = "buggify")]
+            amnesia::sometimes!(applied.is_none(), "own-store.append.exec-aborted");
             if applied.is_some() {
                 if EXPIRE_SEPARATE {
                     self.expire_separately(conn, &window_key, &summary_key)

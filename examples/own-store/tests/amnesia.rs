@@ -336,5 +336,12 @@ fn the_expire_separate_bug_is_caught() {
         // one whose old TTL runs out in the stretched gap: the acknowledged message lost).
         let first = failing.first().expect("the bug is caught").seed;
         assert!(first < seeds.start + 20, "first caught at seed {first}");
+        // The store's `sometimes!` point: concurrent appends abort a fold's EXEC.
+        let reached = &report.summary.coverage.sometimes;
+        eprintln!("sometimes! points reached (runs): {reached:?}");
+        assert!(
+            reached.iter().any(|p| p.point == "own-store.append.exec-aborted" && p.runs > 0),
+            "the fold's retry is never reached: {reached:?}"
+        );
     }
 }

@@ -139,6 +139,7 @@ macro_rules! memory_store {
 }
 pub(crate) use memory_store;
 
+pub mod background_resend;
 pub mod cached_connection;
 pub mod case_folded_ids;
 pub mod clear_keeps_head;
