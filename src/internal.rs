@@ -1,6 +1,7 @@
 //! amnesia's own modules, reached by its binary, its tests, its benchmark and its fuzzers:
 //! not a stable interface, hidden from the documentation. A user names what the crate root
-//! re-exports (and the `history`, `sweep`, `real` and `turmoil` modules); everything here
+//! re-exports (and the `history`, `coverage`, `sweep`, `buggify`, `sometimes`, `real` and
+//! `turmoil` modules); everything here
 //! may move between releases. ARCHITECTURE.md says which module holds what and who may
 //! import whom.
 
