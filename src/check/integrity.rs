@@ -67,7 +67,8 @@ fn check_read(idx: &Index<'_>, read: &Read<'_>, verdict: &mut Verdict) {
                 .filter(|a| a.session_no == read.session_no)
                 .map(|a| a.write.op)
         };
-        if group.len() > copies_allowed(idx, read, n) {
+        // The sends are counted only for an id shown more than once.
+        if group.len() > 1 && group.len() > copies_allowed(idx, read, n) {
             let id = match n {
                 Some(n) => idx.appends[idx.by_id[n][0]].msg.id.as_str(),
                 None => group[0].1,

@@ -31,9 +31,10 @@ pub(crate) fn check(history: &History, policy: Policy, spec: LivenessSpec, verdi
         .filter(|op| op.invoke_us >= from_us && op.invoke_us > spec.healed_us)
         .collect();
     quiet.sort_by_key(|op| (op.client, op.invoke_us, op.index));
+    let unsupported = StoreError::Unsupported.to_string();
     let mut failed: Vec<&Op> = quiet
         .chunk_by(|a, b| a.client == b.client)
-        .flat_map(|ops| unrecovered(ops, grace_us))
+        .flat_map(|ops| unrecovered(ops, grace_us, &unsupported))
         .collect();
     if failed.is_empty() {
         return;
@@ -48,10 +49,11 @@ pub(crate) fn check(history: &History, policy: Policy, spec: LivenessSpec, verdi
     ));
 }
 
-/// Whether `op` failed for want of service (an unsupported operation did not).
-fn is_failure(op: &Op) -> bool {
+/// Whether `op` failed for want of service (an operation the store does not offer, whose
+/// error reads `unsupported`, did not).
+fn is_failure(op: &Op, unsupported: &str) -> bool {
     match &op.outcome {
-        Outcome::Fail(error) => *error != StoreError::Unsupported.to_string(),
+        Outcome::Fail(error) => error != unsupported,
         Outcome::Unknown(_) => true,
         Outcome::Ok(_) | Outcome::Pending => false,
     }
@@ -61,8 +63,8 @@ fn is_failure(op: &Op) -> bool {
 /// its chance to recover: its first failure shows what broke in the faults (a connection
 /// a partition left dead is found dead when next used), so failures invoked before that
 /// one completed, plus the grace, are excused; any later one is not.
-fn unrecovered<'h>(ops: &[&'h Op], grace_us: u64) -> Vec<&'h Op> {
-    let Some(first) = ops.iter().find(|op| is_failure(op)) else {
+fn unrecovered<'h>(ops: &[&'h Op], grace_us: u64, unsupported: &str) -> Vec<&'h Op> {
+    let Some(first) = ops.iter().find(|op| is_failure(op, unsupported)) else {
         return Vec::new();
     };
     let noticed_us = first
@@ -70,7 +72,8 @@ fn unrecovered<'h>(ops: &[&'h Op], grace_us: u64) -> Vec<&'h Op> {
         .expect("a failure has completed")
         .saturating_add(grace_us);
     ops.iter()
-        .filter(|op| op.index > first.index && op.invoke_us >= noticed_us && is_failure(op))
+        .filter(|op| op.index > first.index && op.invoke_us >= noticed_us)
+        .filter(|op| is_failure(op, unsupported))
         .copied()
         .collect()
 }
