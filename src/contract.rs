@@ -14,6 +14,7 @@ use crate::postgres::PgConnector;
 // The failures a store returns are defined beside the connector that produces most of
 // them, so that the connectors depend on nothing of the contract built on them.
 pub use crate::connect::StoreError;
+pub use crate::domain::Backend;
 
 /// How a store expires a session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -211,60 +212,6 @@ pub struct MemoryAudit {
     pub embeddings: Option<Vec<IndexedEmbedding>>,
 }
 
-/// The server a store keeps its data in. The simulator hosts Redis only; PostgreSQL with
-/// pgvector runs in the real tier (`amnesia real --backend pgvector`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Backend {
-    /// Redis: the model in the simulator, a real server in the real tier.
-    #[default]
-    Redis,
-    /// PostgreSQL with the pgvector extension, real tier only.
-    Pgvector,
-    /// Redis before the plan's deploy, PostgreSQL with pgvector after it (a store that
-    /// migrates between them), real tier only.
-    RedisThenPgvector,
-}
-
-impl Backend {
-    /// `redis` or `pgvector`, as `--backend` spells it.
-    ///
-    /// ```
-    /// use amnesia::Backend;
-    /// assert_eq!(Backend::parse("pgvector"), Some(Backend::Pgvector));
-    /// assert_eq!(Backend::Pgvector.name(), "pgvector");
-    /// assert_eq!(Backend::parse("mysql"), None);
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Redis => "redis",
-            Backend::Pgvector => "pgvector",
-            Backend::RedisThenPgvector => "redis-then-pgvector",
-        }
-    }
-
-    /// The servers a store of this backend needs, the one the fault schedule strikes
-    /// first.
-    pub fn servers(self) -> &'static [Backend] {
-        match self {
-            Backend::Redis => &[Backend::Redis],
-            Backend::Pgvector => &[Backend::Pgvector],
-            Backend::RedisThenPgvector => &[Backend::Redis, Backend::Pgvector],
-        }
-    }
-
-    /// The backend `name` spells, if any.
-    pub fn parse(name: &str) -> Option<Backend> {
-        [
-            Backend::Redis,
-            Backend::Pgvector,
-            Backend::RedisThenPgvector,
-        ]
-        .into_iter()
-        .find(|backend| backend.name() == name)
-    }
-}
-
 /// What a store is built from in any tier and engine: a connector to its server, the
 /// host's wall clock, and the few settings of the run a store needs.
 pub struct StoreContext {
@@ -309,10 +256,10 @@ pub(crate) fn connectors(
         Backend::Pgvector => (Arc::new(NoRedis) as Arc<dyn Dialer>, Some(first)),
         _ => (first, postgres),
     };
-    #[cfg(feature = "real")]
+    #[cfg(feature = "pg")]
     let postgres = postgres.map(|dialer| Arc::new(PgConnector::new(dialer, config)));
     // Only the real tier runs a PostgreSQL, and a build without it has none to dial.
-    #[cfg(not(feature = "real"))]
+    #[cfg(not(feature = "pg"))]
     let postgres = postgres.and(None);
     let info = redis::RedisConnectionInfo::default();
     (Arc::new(Connector::new(redis, info, config)), postgres)

@@ -198,3 +198,58 @@ impl Summary {
         }
     }
 }
+
+/// The server a store keeps its data in. Redis, PostgreSQL with pgvector, or Redis
+/// before a deploy and PostgreSQL after it: the simulator models both servers (PostgreSQL
+/// with the `pg` feature), the real tier runs them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backend {
+    /// Redis: the model in the simulator, a real server in the real tier.
+    #[default]
+    Redis,
+    /// PostgreSQL with the pgvector extension: the model in the simulator, a real server in the real tier.
+    Pgvector,
+    /// Redis before the plan's deploy, PostgreSQL with pgvector after it (a store that
+    /// migrates between them).
+    RedisThenPgvector,
+}
+
+impl Backend {
+    /// `redis` or `pgvector`, as `--backend` spells it.
+    ///
+    /// ```
+    /// use amnesia::Backend;
+    /// assert_eq!(Backend::parse("pgvector"), Some(Backend::Pgvector));
+    /// assert_eq!(Backend::Pgvector.name(), "pgvector");
+    /// assert_eq!(Backend::parse("mysql"), None);
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Redis => "redis",
+            Backend::Pgvector => "pgvector",
+            Backend::RedisThenPgvector => "redis-then-pgvector",
+        }
+    }
+
+    /// The servers a store of this backend needs, the one the fault schedule strikes
+    /// first.
+    pub fn servers(self) -> &'static [Backend] {
+        match self {
+            Backend::Redis => &[Backend::Redis],
+            Backend::Pgvector => &[Backend::Pgvector],
+            Backend::RedisThenPgvector => &[Backend::Redis, Backend::Pgvector],
+        }
+    }
+
+    /// The backend `name` spells, if any.
+    pub fn parse(name: &str) -> Option<Backend> {
+        [
+            Backend::Redis,
+            Backend::Pgvector,
+            Backend::RedisThenPgvector,
+        ]
+        .into_iter()
+        .find(|backend| backend.name() == name)
+    }
+}

@@ -26,12 +26,16 @@ pub mod engine;
 pub mod model;
 #[path = "plan/mod.rs"]
 pub mod plan;
-#[cfg(feature = "real")]
+#[cfg(feature = "pg")]
 #[path = "postgres.rs"]
 pub mod postgres;
-#[cfg(not(feature = "real"))]
+#[cfg(not(feature = "pg"))]
 #[path = "postgres_absent.rs"]
 pub mod postgres;
+/// amnesia's model of PostgreSQL with pgvector.
+#[cfg(feature = "pg")]
+#[path = "pg/mod.rs"]
+pub mod pg;
 #[path = "runner/mod.rs"]
 pub mod runner;
 #[path = "world/mod.rs"]

@@ -149,6 +149,8 @@ pub(crate) use internal::{
     builder, check, clock, connect, contract, domain, engine, model, plan, postgres, runner, task,
     trace, world,
 };
+#[cfg(feature = "pg")]
+pub(crate) use internal::pg;
 // Hidden, and at the root only because its stores' log target is their module path
 // (`amnesia::store::reference`), which `--log amnesia::store=debug` names.
 #[doc(hidden)]
@@ -174,7 +176,7 @@ pub use domain::{
 };
 pub use plan::{Plan, PlanError, Retries, ScenarioConfig};
 pub use postgres::PgConnector;
-#[cfg(feature = "real")]
+#[cfg(feature = "pg")]
 pub use postgres::PgFuture;
 pub use runner::shrink::{ShrinkError, Shrunk};
 pub use runner::{EngineKind, LogFilter, RunReport, SeedRange, Snapshot, SweepReport};

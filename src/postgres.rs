@@ -37,7 +37,22 @@ pub type PgFuture<'c, T> =
 pub struct PgConnector {
     dialer: Arc<dyn Dialer>,
     config: ConnectorConfig,
-    idle: Mutex<Vec<tokio_postgres::Client>>,
+    idle: Mutex<Vec<Pooled>>,
+}
+
+/// A connection: its client, and the task that drives its socket. tokio-postgres keeps
+/// that task (and the socket) alive while a response is owed, even after the client is
+/// dropped; a connection given up on is closed by aborting it, as a pool closes a broken
+/// connection, so the server sees it end and rolls back what it left open.
+struct Pooled {
+    client: tokio_postgres::Client,
+    socket: tokio::task::AbortHandle,
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        self.socket.abort();
+    }
 }
 
 impl PgConnector {
@@ -58,18 +73,19 @@ impl PgConnector {
     where
         F: for<'c> FnOnce(&'c mut tokio_postgres::Client) -> PgFuture<'c, T>,
     {
-        let mut client = self.take().await?;
+        let mut pooled = self.take().await?;
         let outcome =
-            tokio::time::timeout(self.config.response_timeout, operation(&mut client)).await;
+            tokio::time::timeout(self.config.response_timeout, operation(&mut pooled.client))
+                .await;
         match outcome {
             Ok(Ok(value)) => {
-                self.give_back(client);
+                self.give_back(pooled);
                 Ok(value)
             }
             Ok(Err(error)) => {
                 let failure = classify(&error);
-                if !failure.is_indeterminate() && !client.is_closed() {
-                    self.give_back(client);
+                if !failure.is_indeterminate() && !pooled.client.is_closed() {
+                    self.give_back(pooled);
                 }
                 Err(failure)
             }
@@ -77,25 +93,25 @@ impl PgConnector {
         }
     }
 
-    async fn take(&self) -> Result<tokio_postgres::Client, StoreError> {
+    async fn take(&self) -> Result<Pooled, StoreError> {
         loop {
             let idle = self.idle.lock().expect("never poisoned").pop();
             match idle {
-                Some(client) if !client.is_closed() => return Ok(client),
+                Some(pooled) if !pooled.client.is_closed() => return Ok(pooled),
                 Some(_) => continue,
                 None => return self.open().await,
             }
         }
     }
 
-    fn give_back(&self, client: tokio_postgres::Client) {
+    fn give_back(&self, pooled: Pooled) {
         let mut idle = self.idle.lock().expect("never poisoned");
         if idle.len() < IDLE_CONNECTIONS_MAX {
-            idle.push(client);
+            idle.push(pooled);
         }
     }
 
-    async fn open(&self) -> Result<tokio_postgres::Client, StoreError> {
+    async fn open(&self) -> Result<Pooled, StoreError> {
         let handshake = async {
             let stream = self
                 .dialer
@@ -111,8 +127,8 @@ impl PgConnector {
         };
         match tokio::time::timeout(self.config.connect_timeout, handshake).await {
             Ok(Ok((client, connection))) => {
-                tokio::spawn(connection);
-                Ok(client)
+                let socket = tokio::spawn(connection).abort_handle();
+                Ok(Pooled { client, socket })
             }
             Ok(Err(error)) => Err(error),
             Err(_) => Err(StoreError::Unavailable("connect timed out".into())),

@@ -12,14 +12,16 @@ pub enum BuildError {
     /// The scenario breaks one of its limits (the message names it).
     #[error("invalid scenario: {0}")]
     Scenario(String),
-    /// The store needs a backend the simulator does not serve: today PostgreSQL +
-    /// pgvector stores run in the real tier only (`amnesia real`, `amnesia::real`).
-    #[error("store '{store}' needs the {backend} backend, which only the real tier serves (amnesia real --backend {backend})", backend = backend.name())]
+    /// The store needs a backend this build or engine does not simulate: PostgreSQL +
+    /// pgvector needs the `pg` feature and the event engine.
+    #[error("store '{store}' needs the {backend} backend, which {why}", backend = backend.name())]
     Backend {
         /// The store's label.
         store: String,
         /// The backend it declared.
         backend: Backend,
+        /// Why it cannot run here.
+        why: &'static str,
     },
 }
 
@@ -31,7 +33,8 @@ impl Builder {
     /// use amnesia::{Backend, Builder, BuildError, ScenarioConfig, Store};
     ///
     /// assert_eq!(Builder::new().validate(), Ok(()));
-    /// // A store of yours on PostgreSQL + pgvector: the real tier's, not the simulator's.
+    /// // A store of yours on PostgreSQL + pgvector: this doctest's build has no `pg`
+    /// // feature, so it has no PostgreSQL model to run it against.
     /// let pgvector = Store::named("reference").unwrap().with_backend(Backend::Pgvector);
     /// assert!(matches!(
     ///     Builder::new().store(pgvector).validate(),
@@ -42,13 +45,18 @@ impl Builder {
     /// ```
     pub fn validate(&self) -> Result<(), BuildError> {
         self.scenario.validate().map_err(BuildError::Scenario)?;
-        match self.store.backend() {
-            Backend::Redis => Ok(()),
-            backend => Err(BuildError::Backend {
-                store: self.store.label().to_string(),
-                backend,
-            }),
-        }
+        let backend = self.store.backend();
+        let why = match (backend, self.engine) {
+            (Backend::Redis, _) => return Ok(()),
+            _ if !cfg!(feature = "pg") => "this build does not simulate (amnesia's `pg` feature)",
+            (_, crate::EngineKind::Event) => return Ok(()),
+            _ => "only the event engine simulates (--engine event)",
+        };
+        Err(BuildError::Backend {
+            store: self.store.label().to_string(),
+            backend,
+            why,
+        })
     }
 
     /// [`Builder::run`], refusing an invalid configuration with an error value.
@@ -57,7 +65,7 @@ impl Builder {
     /// use amnesia::{Backend, Builder, Store};
     /// let pgvector = Store::named("reference").unwrap().with_backend(Backend::Pgvector);
     /// let builder = Builder::new().store(pgvector);
-    /// assert!(builder.try_run(1).unwrap_err().to_string().contains("real tier"));
+    /// assert!(builder.try_run(1).unwrap_err().to_string().contains("`pg` feature"));
     /// ```
     pub fn try_run(&self, seed: u64) -> Result<crate::RunReport, BuildError> {
         self.validate()?;

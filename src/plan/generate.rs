@@ -66,6 +66,7 @@ impl Plan {
             deploy_at_ms,
             migration_reset_ms,
             persistence,
+            backend: crate::domain::Backend::Redis,
             turns: workload.turns,
             faults,
             scenario: scenario.clone(),

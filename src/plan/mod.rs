@@ -73,6 +73,9 @@ pub struct Plan {
     /// What the Redis node keeps across a `redis-restart` fault.
     #[serde(default)]
     pub persistence: crate::domain::Persistence,
+    /// The servers the run has (the store's backend); left out of a Redis plan's JSON.
+    #[serde(default, skip_serializing_if = "is_redis")]
+    pub backend: crate::domain::Backend,
     /// Sorted by `start_ms`.
     pub turns: Vec<Turn>,
     /// Sorted by `at_ms`.
@@ -191,3 +194,7 @@ impl Plan {
 
 #[cfg(test)]
 mod tests;
+
+fn is_redis(backend: &crate::domain::Backend) -> bool {
+    *backend == crate::domain::Backend::Redis
+}

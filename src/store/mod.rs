@@ -3,9 +3,9 @@
 //! registry that builds them by name. Only the runner's wiring imports this module.
 
 pub(crate) mod embed;
-#[cfg(feature = "real")]
+#[cfg(feature = "pg")]
 mod migrate;
-#[cfg(feature = "real")]
+#[cfg(feature = "pg")]
 pub mod pgvector;
 pub(crate) mod plain_list;
 mod reference;
@@ -51,12 +51,12 @@ impl KeyScheme {
 pub const STORE_NAMES: &[&str] = &registry::names::<{ registry::count(Kind::Redis) }>(Kind::Redis);
 
 /// Names of the built-in pgvector stores: the reference and its catalogue variants.
-#[cfg(feature = "real")]
+#[cfg(feature = "pg")]
 pub const PGVECTOR_STORE_NAMES: &[&str] =
     &registry::names::<{ registry::count(Kind::Pgvector) }>(Kind::Pgvector);
 
 /// Names of the built-in migrating stores.
-#[cfg(feature = "real")]
+#[cfg(feature = "pg")]
 pub const MIGRATION_STORE_NAMES: &[&str] =
     &registry::names::<{ registry::count(Kind::Migration) }>(Kind::Migration);
 

@@ -16,10 +16,10 @@ pub(crate) enum Kind {
     /// Redis: the reference store and the catalogue's Redis variants.
     Redis,
     /// PostgreSQL with pgvector (real tier only).
-    #[cfg_attr(not(feature = "real"), allow(dead_code))]
+    #[cfg_attr(not(feature = "pg"), allow(dead_code))]
     Pgvector,
     /// Redis before the deploy, PostgreSQL with pgvector after it (real tier only).
-    #[cfg_attr(not(feature = "real"), allow(dead_code))]
+    #[cfg_attr(not(feature = "pg"), allow(dead_code))]
     Migration,
     /// A Redis store that misbehaves to test amnesia itself: accepted, never listed.
     Test,
@@ -274,21 +274,21 @@ pub(crate) const REGISTRY: &[Entry] = &[
             clock: p.context.clock,
         })
     }),
-    #[cfg(feature = "real")]
+    #[cfg(feature = "pg")]
     entry("pgvector-reference", Pgvector, &[], |p| {
         super::pgvector::build(p.context, |_, _| {})
     }),
-    #[cfg(feature = "real")]
+    #[cfg(feature = "pg")]
     entry("pgvector-ef-search-below-k", Pgvector, &[RecallMiss], |p| {
         super::pgvector::build(p.context, |config, _| config.ef_search_fixed = Some(2))
     }),
-    #[cfg(feature = "real")]
+    #[cfg(feature = "pg")]
     entry("pgvector-filter-after-topk", Pgvector, &[RecallMiss], |p| {
         super::pgvector::build(p.context, |config, _| {
             config.filter = super::pgvector::UserFilter::AfterGlobalTopK
         })
     }),
-    #[cfg(feature = "real")]
+    #[cfg(feature = "pg")]
     entry(
         "pgvector-ivfflat-before-load",
         Pgvector,
@@ -299,17 +299,17 @@ pub(crate) const REGISTRY: &[Entry] = &[
             })
         },
     ),
-    #[cfg(feature = "real")]
+    #[cfg(feature = "pg")]
     entry("pgvector-embedding-v2", Pgvector, &[IndexDrift], |p| {
         super::pgvector::build(p.context, |config, context| {
             config.model = context.code_version.min(2)
         })
     }),
-    #[cfg(feature = "real")]
+    #[cfg(feature = "pg")]
     entry("migrate-to-pgvector", Migration, &[], |p| {
         super::migrate::build(p.context, true)
     }),
-    #[cfg(feature = "real")]
+    #[cfg(feature = "pg")]
     entry("migrate-nontransactional", Migration, &[Lost], |p| {
         super::migrate::build(p.context, false)
     }),

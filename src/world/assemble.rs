@@ -11,7 +11,8 @@ use crate::plan::Plan;
 use crate::trace::Trace;
 use crate::world::clock::WorldClock;
 use crate::world::host::RedisHost;
-use crate::world::node::ModelNode;
+use crate::domain::Backend;
+use crate::world::node::{ModelNode, ServerNode};
 use crate::world::run::WorldEnd;
 use crate::world::shared::World;
 use crate::world::SimOutput;
@@ -64,7 +65,9 @@ pub(crate) async fn world(
         trace: trace.clone(),
         seed: plan.seed,
     };
-    let mut world = World::new(plan, clock, trace.clone(), Arc::new(node), links, store);
+    let (server, postgres) = servers(&plan, Arc::new(node), &links, &clock, &trace);
+    let mut world = World::new(plan, clock, trace.clone(), server, links, store);
+    world.postgres = postgres;
     world.redis_url_of = hooks.redis_url_of;
     let world = Arc::new(world);
     if let Some(on_world) = hooks.on_world {
@@ -73,6 +76,41 @@ pub(crate) async fn world(
     let end = world.run().await;
     let output = output_of(end, &host, trace, epoch_unix_ms);
     (output, host.model.journal())
+}
+
+/// The servers of `plan`'s world: the Redis node alone, the PostgreSQL model instead of it
+/// (backend pgvector), or beside it (redis-then-pgvector).
+fn servers(
+    plan: &Plan,
+    redis: Arc<dyn ServerNode>,
+    links: &[Arc<crate::world::net::Link>],
+    clock: &WorldClock,
+    trace: &Trace,
+) -> (Arc<dyn ServerNode>, Option<Arc<dyn ServerNode>>) {
+    #[cfg(feature = "pg")]
+    {
+        let postgres = || -> Arc<dyn ServerNode> {
+            Arc::new(crate::world::pg_node::PgNode {
+                // The seed's own stream for the model: its vector indexes' draws.
+                host: crate::world::pg_node::PgHost::new(plan.seed ^ 0x7067, clock.clone()),
+                links: links.to_vec(),
+                clock: clock.clone(),
+                trace: trace.clone(),
+                seed: plan.seed,
+            })
+        };
+        match plan.backend {
+            Backend::Redis => (redis, None),
+            Backend::Pgvector => (postgres(), None),
+            Backend::RedisThenPgvector => (redis, Some(postgres())),
+        }
+    }
+    #[cfg(not(feature = "pg"))]
+    {
+        let _ = (links, clock, trace);
+        assert_eq!(plan.backend, Backend::Redis, "a simulated PostgreSQL needs the `pg` feature");
+        (redis, None)
+    }
 }
 
 /// The Redis model of `plan`'s world, on the world's clock.

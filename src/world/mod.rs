@@ -23,6 +23,8 @@ pub mod gate;
 pub mod host;
 pub mod net;
 pub mod node;
+#[cfg(feature = "pg")]
+pub mod pg_node;
 pub mod recorder;
 pub mod run;
 pub mod shared;

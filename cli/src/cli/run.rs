@@ -56,7 +56,7 @@ pub fn run(args: Args) -> Result<u8, CliError> {
 impl ShowArgs {
     /// The built-in store `--store` names.
     pub fn store(&self) -> Result<Store, CliError> {
-        store_named(&self.store)
+        store_named(&self.store, self.engine)
     }
 
     /// The scenario `--scenario` names.
@@ -65,15 +65,15 @@ impl ShowArgs {
     }
 }
 
-/// A built-in store by name; an unknown name is a usage error listing the known ones.
-/// A built-in store the simulator can host: a pgvector store is refused with the command
-/// that runs it.
-pub fn store_named(name: &str) -> Result<Store, CliError> {
+/// A built-in store by name that `engine` can run; an unknown name is a usage error
+/// listing the known ones. PostgreSQL's model runs on the event engine only.
+pub fn store_named(name: &str, engine: EngineKind) -> Result<Store, CliError> {
     let store = any_store_named(name)?;
-    if store.backend() != amnesia::Backend::Redis {
+    if store.backend() != amnesia::Backend::Redis && engine != EngineKind::Event {
         return Err(CliError::Usage(format!(
-            "store '{name}' keeps its data in PostgreSQL (pgvector), which the simulator does \
-             not host yet: run it for real with `amnesia real --store {name}`"
+            "store '{name}' keeps its data in PostgreSQL (pgvector), which only the event \
+             engine simulates: drop --engine {}",
+            engine.name()
         )));
     }
     Ok(store)

@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
-    let store = crate::cli::run::store_named(&args.store)?;
+    let store = crate::cli::run::store_named(&args.store, args.engine)?;
     let scenario = ScenarioConfig::parse_name(&args.scenario).map_err(CliError::Usage)?;
     let config = ShrinkConfig {
         engine: args.engine,

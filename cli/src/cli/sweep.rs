@@ -133,7 +133,7 @@ fn explore(args: &Args, config: &SweepConfig) -> Result<u8, CliError> {
 
 /// The sweep the arguments ask for; every bad value is a one-line usage error.
 fn config(args: &Args) -> Result<SweepConfig, CliError> {
-    let store = crate::cli::run::store_named(&args.store)?;
+    let store = crate::cli::run::store_named(&args.store, args.engine)?;
     let scenario = ScenarioConfig::parse_name(&args.scenario).map_err(CliError::Usage)?;
     let seeds = SeedRange::parse(&args.seeds).map_err(CliError::Usage)?;
     let shard = args

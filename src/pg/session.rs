@@ -1,0 +1,357 @@
+//! One connection's server side: its transaction block (idle, open, failed), its
+//! transaction (id, snapshot, command counter, undo log, savepoints), its settings, and
+//! the dispatch of one parsed statement. Running a statement is synchronous under the
+//! database's lock; one that must wait returns [`Flow::Wait`] with its writes undone and
+//! its snapshot kept, and runs again when the transaction it waits for ends.
+
+use crate::pg::error::*;
+use crate::pg::exec::{roll_back_to, Db, Exec, Rows, Undo};
+use crate::pg::expr::{ident, object_name, Typed};
+use crate::pg::txn::{Snapshot, Xid};
+use crate::pg::types::Type;
+use sqlparser::ast::{Statement, TransactionIsolationLevel, TransactionMode};
+
+pub(crate) use crate::pg::settings::Settings;
+
+/// What a statement answers: rows (SELECT, RETURNING, SHOW) and its command tag.
+#[derive(Clone, Debug)]
+pub(crate) struct Outcome {
+    pub rows: Option<Rows>,
+    pub tag: String,
+    /// A notice PostgreSQL sends with it (`WARNING: there is no transaction in progress`).
+    pub warning: Option<String>,
+}
+
+impl Outcome {
+    fn tag(tag: impl Into<String>) -> Outcome {
+        Outcome { rows: None, tag: tag.into(), warning: None }
+    }
+
+    fn warn(mut self, warning: &str) -> Outcome {
+        self.warning = Some(warning.to_string());
+        self
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Block {
+    Idle,
+    Open,
+    Failed,
+}
+
+/// The open transaction of a connection.
+#[derive(Debug)]
+pub(crate) struct Txn {
+    pub xid: Xid,
+    pub repeatable_read: bool,
+    /// REPEATABLE READ's snapshot, taken by its first statement.
+    pub snapshot: Option<Snapshot>,
+    pub cid: u32,
+    /// `now()`, µs since 2000-01-01.
+    pub start_us: i64,
+    pub undo: Vec<Undo>,
+    pub savepoints: Vec<(String, usize)>,
+}
+
+/// A connection's state.
+pub(crate) struct Session {
+    pub backend: u32,
+    pub block: Block,
+    pub txn: Option<Txn>,
+    pub settings: Settings,
+    /// The snapshot of a READ COMMITTED statement that waited: it runs again with it.
+    pub waiting_snapshot: Option<Snapshot>,
+    pub seed: u64,
+}
+
+/// The server clock and model-wide facts a statement reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Now {
+    /// µs since 2000-01-01.
+    pub clock_us: i64,
+}
+
+impl Session {
+    pub(crate) fn new(backend: u32, seed: u64) -> Session {
+        Session { backend, block: Block::Idle, txn: None, settings: Settings::default(), waiting_snapshot: None, seed }
+    }
+
+    /// `ReadyForQuery`'s status byte.
+    pub(crate) fn status(&self) -> u8 {
+        match self.block {
+            Block::Idle => b'I',
+            Block::Open => b'T',
+            Block::Failed => b'E',
+        }
+    }
+
+    /// Run `statement` once (a wait comes back as [`Flow::Wait`]).
+    pub(crate) fn execute(&mut self, db: &mut Db, statement: &Statement, params: &[Typed], now: Now) -> FlowResult<Outcome> {
+        if let Some(outcome) = self.control(db, statement, now)? {
+            return Ok(outcome);
+        }
+        if self.block == Block::Failed {
+            return Err(PgError::new(IN_FAILED_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block").into());
+        }
+        if let Some(outcome) = self.setting(statement)? {
+            return Ok(outcome);
+        }
+        let implicit = self.block == Block::Idle;
+        // An implicit transaction outlives its statement's waits.
+        if implicit && self.txn.is_none() {
+            self.begin(db, now, false);
+        }
+        match self.run(db, statement, params, now) {
+            Ok(outcome) => {
+                if implicit {
+                    self.finish(db, true, now);
+                }
+                Ok(outcome)
+            }
+            Err(Flow::Wait { backend }) => Err(Flow::Wait { backend }),
+            Err(Flow::Error(error)) => {
+                self.fail(db, implicit, now);
+                Err(Flow::Error(error))
+            }
+        }
+    }
+
+    /// A statement failed: an implicit transaction ends; an explicit one is aborted and
+    /// refuses everything until ROLLBACK.
+    pub(crate) fn fail(&mut self, db: &mut Db, implicit: bool, now: Now) {
+        self.waiting_snapshot = None;
+        match implicit || self.block == Block::Idle {
+            true => self.finish(db, false, now),
+            false => self.block = Block::Failed,
+        }
+    }
+
+    /// The statement after a wait gave up (the client went away, or a deadlock).
+    pub(crate) fn abandon_wait(&mut self, db: &mut Db, now: Now) {
+        let implicit = self.txn.is_some() && self.block == Block::Idle;
+        self.fail(db, implicit, now);
+    }
+
+    fn run(&mut self, db: &mut Db, statement: &Statement, params: &[Typed], now: Now) -> FlowResult<Outcome> {
+        let snapshot = self.statement_snapshot(db);
+        let txn = self.txn.as_mut().expect("begun above");
+        let marker = txn.undo.len();
+        let mut exec = Exec {
+            db,
+            backend: self.backend,
+            xid: txn.xid,
+            cid: txn.cid,
+            snapshot: snapshot.clone(),
+            repeatable_read: txn.repeatable_read,
+            params: params.to_vec(),
+            now_us: txn.start_us,
+            clock_us: now.clock_us,
+            settings: &self.settings,
+            undo: &mut txn.undo,
+            work: 0,
+            aggregates: Vec::new(),
+            nesting: 0,
+            param_hints: Vec::new(),
+            seed: self.seed,
+        };
+        let result = exec.statement(statement);
+        match &result {
+            Ok(_) => {
+                txn.cid += 1;
+                self.waiting_snapshot = None;
+            }
+            Err(Flow::Wait { .. }) => {
+                roll_back_to(db, &mut txn.undo, marker);
+                self.waiting_snapshot = Some(snapshot);
+            }
+            Err(Flow::Error(_)) => roll_back_to(db, &mut txn.undo, marker),
+        }
+        result
+    }
+
+    /// READ COMMITTED: a new snapshot per statement (the one it waited with, if it
+    /// waited); REPEATABLE READ: the transaction's first.
+    fn statement_snapshot(&mut self, db: &Db) -> Snapshot {
+        let txn = self.txn.as_mut().expect("begun");
+        if txn.repeatable_read {
+            return txn.snapshot.get_or_insert_with(|| db.txns.snapshot()).clone();
+        }
+        self.waiting_snapshot.clone().unwrap_or_else(|| db.txns.snapshot())
+    }
+
+    pub(crate) fn begin(&mut self, db: &mut Db, now: Now, explicit: bool) {
+        assert!(self.txn.is_none(), "one transaction at a time");
+        let repeatable_read = self.settings.get("default_transaction_isolation") != "read committed";
+        self.txn = Some(Txn {
+            xid: db.txns.begin(self.backend),
+            repeatable_read,
+            snapshot: None,
+            cid: 0,
+            start_us: now.clock_us,
+            undo: Vec::new(),
+            savepoints: Vec::new(),
+        });
+        self.block = if explicit { Block::Open } else { Block::Idle };
+    }
+
+    /// Commit (or abort) the open transaction, release its locks, forget its settings.
+    pub(crate) fn finish(&mut self, db: &mut Db, commit: bool, now: Now) {
+        let Some(txn) = self.txn.take() else {
+            self.block = Block::Idle;
+            return;
+        };
+        let synchronous = self.settings.get("synchronous_commit") != "off";
+        let at_us = now.clock_us + crate::pg::types::PG_EPOCH_UNIX_US;
+        db.txns.end(txn.xid, commit, synchronous, at_us);
+        db.release_advisory(self.backend, false);
+        self.settings.end_transaction();
+        self.block = Block::Idle;
+        self.waiting_snapshot = None;
+        if db.txns.oldest_open() == db.txns.snapshot().xmax {
+            for table in db.tables.values_mut() {
+                table.vacuum(&db.txns);
+            }
+        }
+    }
+
+    /// The connection ends: its transaction aborts, its session locks go.
+    pub(crate) fn close(&mut self, db: &mut Db, now: Now) {
+        self.finish(db, false, now);
+        db.release_advisory(self.backend, true);
+        db.waits.remove(&self.backend);
+    }
+
+    /// Transaction control; `None` for any other statement.
+    fn control(&mut self, db: &mut Db, statement: &Statement, now: Now) -> FlowResult<Option<Outcome>> {
+        let outcome = match statement {
+            Statement::StartTransaction { modes, .. } => {
+                if self.block != Block::Idle {
+                    return Ok(Some(Outcome::tag("BEGIN").warn("there is already a transaction in progress")));
+                }
+                self.begin(db, now, true);
+                self.transaction_modes(modes)?;
+                Outcome::tag("BEGIN")
+            }
+            Statement::Commit { .. } => match self.block {
+                Block::Idle => Outcome::tag("COMMIT").warn("there is no transaction in progress"),
+                Block::Failed => (self.finish(db, false, now), Outcome::tag("ROLLBACK")).1,
+                Block::Open => (self.finish(db, true, now), Outcome::tag("COMMIT")).1,
+            },
+            Statement::Rollback { savepoint: None, .. } => match self.block {
+                Block::Idle => Outcome::tag("ROLLBACK").warn("there is no transaction in progress"),
+                _ => (self.finish(db, false, now), Outcome::tag("ROLLBACK")).1,
+            },
+            Statement::Rollback { savepoint: Some(name), .. } => self.rollback_to(db, &ident(name))?,
+            Statement::Savepoint { name } => self.savepoint(&ident(name))?,
+            Statement::ReleaseSavepoint { name } => self.release(&ident(name))?,
+            _ => return Ok(None),
+        };
+        Ok(Some(outcome))
+    }
+
+    fn transaction_modes(&mut self, modes: &[TransactionMode]) -> PgResult<()> {
+        for mode in modes {
+            match mode {
+                TransactionMode::IsolationLevel(level) => {
+                    let txn = self.txn.as_mut().ok_or_else(|| PgError::new(NO_ACTIVE_SQL_TRANSACTION, "SET TRANSACTION can only be used in transaction blocks"))?;
+                    if txn.cid > 0 || txn.snapshot.is_some() {
+                        return Err(PgError::new(ACTIVE_SQL_TRANSACTION, "SET TRANSACTION ISOLATION LEVEL must be called before any query"));
+                    }
+                    txn.repeatable_read = match level {
+                        TransactionIsolationLevel::ReadUncommitted | TransactionIsolationLevel::ReadCommitted => false,
+                        TransactionIsolationLevel::RepeatableRead => true,
+                        _ => return Err(PgError::unsupported("SERIALIZABLE")),
+                    };
+                }
+                TransactionMode::AccessMode(_) => return Err(PgError::unsupported("READ ONLY / READ WRITE")),
+            }
+        }
+        Ok(())
+    }
+
+    fn savepoint(&mut self, name: &str) -> FlowResult<Outcome> {
+        let txn = self.txn.as_mut().filter(|_| self.block == Block::Open);
+        let txn = txn.ok_or_else(|| PgError::new(NO_ACTIVE_SQL_TRANSACTION, "SAVEPOINT can only be used in transaction blocks"))?;
+        txn.savepoints.push((name.to_string(), txn.undo.len()));
+        Ok(Outcome::tag("SAVEPOINT"))
+    }
+
+    fn release(&mut self, name: &str) -> FlowResult<Outcome> {
+        if self.block == Block::Failed {
+            return Err(PgError::new(IN_FAILED_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block").into());
+        }
+        let txn = self.txn.as_mut().filter(|_| self.block == Block::Open);
+        let txn = txn.ok_or_else(|| PgError::new(NO_ACTIVE_SQL_TRANSACTION, "RELEASE SAVEPOINT can only be used in transaction blocks"))?;
+        let at = txn.savepoints.iter().rposition(|(n, _)| n == name).ok_or_else(|| PgError::new(INVALID_SAVEPOINT, format!("savepoint \"{name}\" does not exist")))?;
+        txn.savepoints.truncate(at);
+        Ok(Outcome::tag("RELEASE"))
+    }
+
+    /// ROLLBACK TO SAVEPOINT: the writes since it are undone; a failed block is usable again.
+    fn rollback_to(&mut self, db: &mut Db, name: &str) -> FlowResult<Outcome> {
+        let txn = self.txn.as_mut().filter(|_| self.block != Block::Idle);
+        let txn = txn.ok_or_else(|| PgError::new(NO_ACTIVE_SQL_TRANSACTION, "ROLLBACK TO SAVEPOINT can only be used in transaction blocks"))?;
+        let at = txn.savepoints.iter().rposition(|(n, _)| n == name).ok_or_else(|| PgError::new(INVALID_SAVEPOINT, format!("savepoint \"{name}\" does not exist")))?;
+        let marker = txn.savepoints[at].1;
+        txn.savepoints.truncate(at + 1);
+        roll_back_to(db, &mut txn.undo, marker);
+        txn.cid += 1;
+        self.block = Block::Open;
+        Ok(Outcome::tag("ROLLBACK"))
+    }
+
+    /// SET, SET LOCAL, SET TRANSACTION, SHOW, RESET; `None` for any other statement.
+    fn setting(&mut self, statement: &Statement) -> FlowResult<Option<Outcome>> {
+        use sqlparser::ast::{ContextModifier, Reset, Set};
+        let outcome = match statement {
+            Statement::Set(Set::SingleAssignment { scope, variable, values, .. }) => {
+                let name = object_name(variable).join(".");
+                let value = values.iter().map(setting_value).collect::<Vec<_>>().join(", ");
+                let local = matches!(scope, Some(ContextModifier::Local));
+                if local && self.block == Block::Idle {
+                    return Ok(Some(Outcome::tag("SET").warn("SET LOCAL can only be used in transaction blocks")));
+                }
+                self.settings.set(&name, value, local)?;
+                Outcome::tag("SET")
+            }
+            Statement::Set(Set::SetTransaction { modes, session: false, .. }) => {
+                if self.block == Block::Idle {
+                    return Ok(Some(Outcome::tag("SET").warn("SET TRANSACTION can only be used in transaction blocks")));
+                }
+                self.transaction_modes(modes)?;
+                Outcome::tag("SET")
+            }
+            Statement::Set(Set::SetTimeZone { .. }) => return Err(PgError::unsupported("SET TIME ZONE").into()),
+            Statement::ShowVariable { variable } => {
+                let name = variable.iter().map(ident).collect::<Vec<_>>().join(".");
+                let value = self.settings.show(&name)?;
+                let rows = Rows { columns: vec![(name, Type::Text)], rows: vec![vec![crate::pg::types::Value::Text(value)]] };
+                Outcome { rows: Some(rows), tag: "SHOW".into(), warning: None }
+            }
+            Statement::Reset(reset) => {
+                match &reset.reset {
+                    Reset::ALL => self.settings.reset(None)?,
+                    Reset::ConfigurationParameter(name) => self.settings.reset(Some(&object_name(name).join(".")))?,
+                    Reset::SessionAuthorization => return Err(PgError::unsupported("RESET SESSION AUTHORIZATION").into()),
+                }
+                Outcome::tag("RESET")
+            }
+            Statement::Set(other) => return Err(PgError::unsupported(format!("`{other}`")).into()),
+            _ => return Ok(None),
+        };
+        Ok(Some(outcome))
+    }
+}
+
+/// A SET value as PostgreSQL keeps it: a word, a number or a string's contents.
+fn setting_value(e: &sqlparser::ast::Expr) -> String {
+    match e {
+        sqlparser::ast::Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::SingleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        sqlparser::ast::Expr::Identifier(i) => ident(i),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,139 @@
+//! The run-time settings a connection may `SET`, `SET LOCAL`, `SHOW` and `RESET`: the
+//! planner switches and pgvector's search knobs the stores turn, and the few a client
+//! reads at startup. An unknown name is refused as PostgreSQL refuses it.
+
+use crate::pg::error::{PgError, PgResult, UNDEFINED_PARAMETER};
+use std::collections::BTreeMap;
+
+/// Each setting and its default, as PostgreSQL 18 with pgvector 0.8 loaded prints it.
+const DEFAULTS: [(&str, &str); 24] = [
+    ("application_name", ""),
+    ("client_encoding", "UTF8"),
+    ("datestyle", "ISO, MDY"),
+    ("default_transaction_isolation", "read committed"),
+    ("enable_bitmapscan", "on"),
+    ("enable_indexscan", "on"),
+    ("enable_seqscan", "on"),
+    ("enable_sort", "on"),
+    ("extra_float_digits", "1"),
+    ("hnsw.ef_search", "40"),
+    ("hnsw.iterative_scan", "off"),
+    ("hnsw.max_scan_tuples", "20000"),
+    ("hnsw.scan_mem_multiplier", "1"),
+    ("intervalstyle", "postgres"),
+    ("ivfflat.iterative_scan", "off"),
+    ("ivfflat.max_probes", "32768"),
+    ("ivfflat.probes", "1"),
+    ("lock_timeout", "0"),
+    ("search_path", "\"$user\", public"),
+    ("server_version", crate::pg::SERVER_VERSION),
+    ("standard_conforming_strings", "on"),
+    ("statement_timeout", "0"),
+    ("synchronous_commit", "on"),
+    ("timezone", "UTC"),
+];
+
+/// Settings of one connection: its session values, and the transaction's `SET LOCAL`s.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Settings {
+    session: BTreeMap<String, String>,
+    local: BTreeMap<String, String>,
+}
+
+fn known(name: &str) -> PgResult<&'static str> {
+    DEFAULTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, default)| *default)
+        .ok_or_else(|| PgError::new(UNDEFINED_PARAMETER, format!("unrecognized configuration parameter \"{name}\"")))
+}
+
+impl Settings {
+    /// The value in force.
+    pub(crate) fn get(&self, name: &str) -> &str {
+        let default = known(name).expect("a setting the model reads is known");
+        self.local.get(name).or(self.session.get(name)).map_or(default, String::as_str)
+    }
+
+    pub(crate) fn show(&self, name: &str) -> PgResult<String> {
+        let name = name.to_lowercase();
+        known(&name)?;
+        Ok(self.get(&name).to_string())
+    }
+
+    /// A boolean setting's value.
+    pub(crate) fn flag(&self, name: &str) -> bool {
+        matches!(self.get(name), "on" | "true" | "yes" | "1")
+    }
+
+    pub(crate) fn number(&self, name: &str) -> u64 {
+        self.get(name).parse().unwrap_or(0)
+    }
+
+    pub(crate) fn set(&mut self, name: &str, value: String, local: bool) -> PgResult<()> {
+        let name = name.to_lowercase();
+        if name == "server_version" {
+            return Err(PgError::new(crate::pg::error::CANT_CHANGE_RUNTIME_PARAM, "parameter \"server_version\" cannot be changed"));
+        }
+        known(&name)?;
+        let value = check_value(&name, value)?;
+        match local {
+            true => self.local.insert(name, value),
+            false => self.session.insert(name, value),
+        };
+        Ok(())
+    }
+
+    pub(crate) fn reset(&mut self, name: Option<&str>) -> PgResult<()> {
+        match name {
+            None => self.session.clear(),
+            Some(name) => {
+                let name = name.to_lowercase();
+                known(&name)?;
+                self.session.remove(&name);
+            }
+        }
+        Ok(())
+    }
+
+    /// The transaction ended: its `SET LOCAL`s go.
+    pub(crate) fn end_transaction(&mut self) {
+        self.local.clear();
+    }
+}
+
+/// Values the model's settings accept, normalized as `SHOW` prints them.
+fn check_value(name: &str, value: String) -> PgResult<String> {
+    let invalid = |expected: &str| {
+        PgError::new(
+            crate::pg::error::INVALID_PARAMETER_VALUE,
+            format!("invalid value for parameter \"{name}\": \"{value}\"{expected}"),
+        )
+    };
+    let lower = value.to_lowercase();
+    match name {
+        n if n.starts_with("enable_") || n == "synchronous_commit" => match lower.as_str() {
+            "on" | "true" | "yes" | "1" => Ok("on".into()),
+            "off" | "false" | "no" | "0" => Ok("off".into()),
+            "local" | "remote_write" | "remote_apply" if n == "synchronous_commit" => Ok(lower),
+            _ => Err(invalid("")),
+        },
+        "hnsw.iterative_scan" => match lower.as_str() {
+            "off" | "strict_order" | "relaxed_order" => Ok(lower),
+            _ => Err(invalid("")),
+        },
+        "ivfflat.iterative_scan" => match lower.as_str() {
+            "off" | "relaxed_order" => Ok(lower),
+            _ => Err(invalid("")),
+        },
+        "hnsw.ef_search" => bounded(&lower, 1, 1000).ok_or_else(|| invalid("")),
+        "ivfflat.probes" | "ivfflat.max_probes" => bounded(&lower, 1, 32768).ok_or_else(|| invalid("")),
+        "hnsw.max_scan_tuples" => bounded(&lower, 1, i32::MAX as u64).ok_or_else(|| invalid("")),
+        _ => Ok(value),
+    }
+}
+
+fn bounded(text: &str, min: u64, max: u64) -> Option<String> {
+    let n: u64 = text.parse().ok()?;
+    (min..=max).contains(&n).then(|| n.to_string())
+}

@@ -1,0 +1,752 @@
+//! pgvector's `vector` type as pure functions: its text form (`vector_in`, `vector_out`),
+//! its binary form (`vector_recv`, `vector_send`) and its distance functions, with
+//! pgvector's own error messages and SQLSTATEs (read from pgvector's `src/vector.c`).
+//!
+//! The simulated PostgreSQL answers with what a real server answers: the same digits for a
+//! float, the same error text for a malformed literal, the same rounding of a distance. So
+//! distances accumulate in `f32` as pgvector's C does and only widen to `f64` at the end.
+//! pgvector builds with `-fassociative-math`, so its compiler may sum in SIMD lanes: a
+//! distance here can differ from the server's in the last bits of the `f32` sum (the order
+//! of rows a query returns only differs on near ties).
+
+use std::fmt;
+
+/// pgvector's `VECTOR_MAX_DIM`: the most elements a `vector` value holds.
+pub(crate) const DIMENSIONS_MAX: usize = 16_000;
+
+/// SQLSTATE `22P02` invalid_text_representation.
+const INVALID_TEXT_REPRESENTATION: &str = "22P02";
+/// SQLSTATE `22000` data_exception.
+const DATA_EXCEPTION: &str = "22000";
+/// SQLSTATE `54000` program_limit_exceeded.
+const PROGRAM_LIMIT_EXCEEDED: &str = "54000";
+/// SQLSTATE `22003` numeric_value_out_of_range.
+const NUMERIC_VALUE_OUT_OF_RANGE: &str = "22003";
+/// SQLSTATE `22023` invalid_parameter_value.
+const INVALID_PARAMETER_VALUE: &str = "22023";
+/// SQLSTATE `08P01` protocol_violation (PostgreSQL's `pq_getmsg*` on a short message).
+const PROTOCOL_VIOLATION: &str = "08P01";
+/// SQLSTATE `22P03` invalid_binary_representation.
+const INVALID_BINARY_REPRESENTATION: &str = "22P03";
+
+/// An error as the server reports it: the SQLSTATE, the primary message and, where
+/// pgvector adds one, the `DETAIL` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct VectorError {
+    pub(crate) sqlstate: &'static str,
+    pub(crate) message: String,
+    pub(crate) detail: Option<&'static str>,
+}
+
+impl VectorError {
+    fn new(sqlstate: &'static str, message: String) -> VectorError {
+        assert_eq!(sqlstate.len(), 5, "a SQLSTATE has five characters");
+        VectorError {
+            sqlstate,
+            message,
+            detail: None,
+        }
+    }
+
+    fn with_detail(mut self, detail: &'static str) -> VectorError {
+        self.detail = Some(detail);
+        self
+    }
+}
+
+impl fmt::Display for VectorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ERROR:  {} (SQLSTATE {})", self.message, self.sqlstate)
+    }
+}
+
+impl std::error::Error for VectorError {}
+
+/// The error a literal gets when it is not a vector at all.
+fn invalid_syntax(literal: &str) -> VectorError {
+    VectorError::new(
+        INVALID_TEXT_REPRESENTATION,
+        format!("invalid input syntax for type vector: \"{literal}\""),
+    )
+}
+
+/// `CheckDim`: a value has 1 to 16000 elements.
+fn check_dimensions(dimensions: usize) -> Result<(), VectorError> {
+    if dimensions < 1 {
+        return Err(VectorError::new(
+            DATA_EXCEPTION,
+            "vector must have at least 1 dimension".to_string(),
+        ));
+    }
+    if dimensions > DIMENSIONS_MAX {
+        return Err(dimensions_exceeded());
+    }
+    Ok(())
+}
+
+fn dimensions_exceeded() -> VectorError {
+    VectorError::new(
+        PROGRAM_LIMIT_EXCEEDED,
+        format!("vector cannot have more than {DIMENSIONS_MAX} dimensions"),
+    )
+}
+
+/// `vector_typmod_in`: the `n` of a `vector(n)` column type.
+pub(crate) fn typmod_in(dimensions: i64) -> Result<usize, VectorError> {
+    let invalid = |message: String| VectorError::new(INVALID_PARAMETER_VALUE, message);
+    if dimensions < 1 {
+        return Err(invalid(
+            "dimensions for type vector must be at least 1".to_string(),
+        ));
+    }
+    if dimensions > DIMENSIONS_MAX as i64 {
+        return Err(invalid(format!(
+            "dimensions for type vector cannot exceed {DIMENSIONS_MAX}"
+        )));
+    }
+    Ok(dimensions as usize)
+}
+
+/// `CheckExpectedDim`: a value stored in (or cast to) a `vector(n)` column has `n`
+/// elements; `None` is a plain `vector` column, which takes any.
+pub(crate) fn check_expected_dimensions(
+    expected: Option<usize>,
+    values: &[f32],
+) -> Result<(), VectorError> {
+    match expected {
+        Some(expected) if expected != values.len() => Err(VectorError::new(
+            DATA_EXCEPTION,
+            format!("expected {expected} dimensions, not {}", values.len()),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `CheckElement`: NaN and infinities are refused, whichever form they came in.
+fn check_element(value: f32) -> Result<(), VectorError> {
+    if value.is_nan() {
+        return Err(VectorError::new(
+            DATA_EXCEPTION,
+            "NaN not allowed in vector".to_string(),
+        ));
+    }
+    if value.is_infinite() {
+        return Err(VectorError::new(
+            DATA_EXCEPTION,
+            "infinite value not allowed in vector".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// `CheckDims`: both operands of a distance have the same number of elements.
+fn check_same_dimensions(a: &[f32], b: &[f32]) -> Result<(), VectorError> {
+    if a.len() != b.len() {
+        return Err(VectorError::new(
+            DATA_EXCEPTION,
+            format!("different vector dimensions {} and {}", a.len(), b.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// PostgreSQL's `scanner_isspace` (pgvector's `vector_isspace`): the only whitespace
+/// allowed around brackets, commas and numbers.
+fn is_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c')
+}
+
+fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
+    while at < bytes.len() && is_space(bytes[at]) {
+        at += 1;
+    }
+    at
+}
+
+/// Parses pgvector's text form, `[1,2.5,-3e-2]`, as `vector_in` does: whitespace around
+/// the brackets, commas and numbers, each number read like C's `strtof` (so `inf`, `nan`
+/// and hexadecimal floats are numbers, then refused or accepted as pgvector does).
+pub(crate) fn parse_text(literal: &str) -> Result<Vec<f32>, VectorError> {
+    let bytes = literal.as_bytes();
+    let mut at = skip_spaces(bytes, 0);
+    if bytes.get(at) != Some(&b'[') {
+        return Err(invalid_syntax(literal).with_detail("Vector contents must start with \"[\"."));
+    }
+    at = skip_spaces(bytes, at + 1);
+    if bytes.get(at) == Some(&b']') {
+        return Err(VectorError::new(
+            DATA_EXCEPTION,
+            "vector must have at least 1 dimension".to_string(),
+        ));
+    }
+    let mut values = Vec::new();
+    loop {
+        if values.len() == DIMENSIONS_MAX {
+            return Err(dimensions_exceeded());
+        }
+        at = skip_spaces(bytes, at);
+        let (value, end) = parse_float_prefix(literal, at)?;
+        check_element(value)?;
+        values.push(value);
+        at = skip_spaces(bytes, end);
+        match bytes.get(at) {
+            Some(b',') => at += 1,
+            Some(b']') => {
+                at += 1;
+                break;
+            }
+            _ => return Err(invalid_syntax(literal)),
+        }
+    }
+    at = skip_spaces(bytes, at);
+    if at != bytes.len() {
+        return Err(invalid_syntax(literal).with_detail("Junk after closing right brace."));
+    }
+    check_dimensions(values.len())?;
+    assert!(values.iter().all(|value| value.is_finite()));
+    Ok(values)
+}
+
+/// Reads the longest prefix of `literal[start..]` that C's `strtof` reads, returning the
+/// value and where it stopped; nothing read is the literal's syntax error, an overflow to
+/// infinity is pgvector's out-of-range error.
+fn parse_float_prefix(literal: &str, start: usize) -> Result<(f32, usize), VectorError> {
+    let bytes = literal.as_bytes();
+    if start >= bytes.len() {
+        return Err(invalid_syntax(literal));
+    }
+    let Some((value, end, is_literal_special)) = scan_float(bytes, start) else {
+        return Err(invalid_syntax(literal));
+    };
+    assert!(end > start && end <= bytes.len());
+    if value.is_infinite() && !is_literal_special {
+        return Err(VectorError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            format!(
+                "\"{}\" is out of range for type vector",
+                &literal[start..end]
+            ),
+        ));
+    }
+    Ok((value, end))
+}
+
+/// The `strtof` grammar: a sign, then `inf`/`infinity`/`nan[(chars)]`, a hexadecimal
+/// float, or a decimal one. The flag says the value was spelled as a special value.
+fn scan_float(bytes: &[u8], start: usize) -> Option<(f32, usize, bool)> {
+    let mut at = start;
+    let negative = match bytes.get(at) {
+        Some(b'-') => {
+            at += 1;
+            true
+        }
+        Some(b'+') => {
+            at += 1;
+            false
+        }
+        _ => false,
+    };
+    let sign = if negative { -1.0f32 } else { 1.0f32 };
+    if let Some(end) =
+        scan_special(bytes, at, b"infinity").or_else(|| scan_special(bytes, at, b"inf"))
+    {
+        return Some((sign * f32::INFINITY, end, true));
+    }
+    if let Some(end) = scan_special(bytes, at, b"nan") {
+        return Some((f32::NAN, scan_nan_payload(bytes, end), true));
+    }
+    if let Some((magnitude, end)) = scan_hex(bytes, at) {
+        return Some((sign * magnitude, end, false));
+    }
+    let end = scan_decimal(bytes, at)?;
+    let text = std::str::from_utf8(&bytes[at..end]).ok()?;
+    let magnitude: f32 = text.parse().ok()?;
+    Some((sign * magnitude, end, false))
+}
+
+fn scan_special(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
+    let end = at + word.len();
+    let candidate = bytes.get(at..end)?;
+    candidate.eq_ignore_ascii_case(word).then_some(end)
+}
+
+/// `nan(n-char-sequence)`: glibc reads the parenthesised payload when it is closed.
+fn scan_nan_payload(bytes: &[u8], at: usize) -> usize {
+    if bytes.get(at) != Some(&b'(') {
+        return at;
+    }
+    let mut end = at + 1;
+    while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+        end += 1;
+    }
+    if bytes.get(end) == Some(&b')') {
+        end + 1
+    } else {
+        at
+    }
+}
+
+/// Digits, an optional point and digits (at least one digit in all), then an optional
+/// exponent that counts only when it has digits. Returns where the number ends.
+fn scan_decimal(bytes: &[u8], start: usize) -> Option<usize> {
+    let digits = |mut at: usize| {
+        while at < bytes.len() && bytes[at].is_ascii_digit() {
+            at += 1;
+        }
+        at
+    };
+    let integer_end = digits(start);
+    let mut end = integer_end;
+    if bytes.get(end) == Some(&b'.') {
+        end = digits(end + 1);
+    }
+    let digits_count = (integer_end - start) + end.saturating_sub(integer_end + 1);
+    if digits_count == 0 {
+        return None;
+    }
+    if matches!(bytes.get(end), Some(b'e' | b'E')) {
+        let mut exponent_at = end + 1;
+        if matches!(bytes.get(exponent_at), Some(b'+' | b'-')) {
+            exponent_at += 1;
+        }
+        let exponent_end = digits(exponent_at);
+        if exponent_end > exponent_at {
+            end = exponent_end;
+        }
+    }
+    Some(end)
+}
+
+/// `0x1.8p3`: hexadecimal digits with an optional point and binary exponent. Computed in
+/// `f64` then narrowed, which can round twice where glibc rounds once (17+ hex digits).
+fn scan_hex(bytes: &[u8], start: usize) -> Option<(f32, usize)> {
+    let prefix = bytes.get(start..start + 2)?;
+    if !prefix.eq_ignore_ascii_case(b"0x") {
+        return None;
+    }
+    let mut at = start + 2;
+    let (mut mantissa, mut scale, mut digits_count, mut seen_point) = (0f64, 0i32, 0u32, false);
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if byte == b'.' && !seen_point {
+            seen_point = true;
+        } else if let Some(digit) = (byte as char).to_digit(16) {
+            mantissa = mantissa * 16.0 + f64::from(digit);
+            digits_count += 1;
+            scale -= if seen_point { 4 } else { 0 };
+        } else {
+            break;
+        }
+        at += 1;
+    }
+    if digits_count == 0 {
+        return None;
+    }
+    let mut exponent = 0i32;
+    if matches!(bytes.get(at), Some(b'p' | b'P')) {
+        let mut exponent_at = at + 1;
+        let negative = bytes.get(exponent_at) == Some(&b'-');
+        if matches!(bytes.get(exponent_at), Some(b'+' | b'-')) {
+            exponent_at += 1;
+        }
+        let mut end = exponent_at;
+        while end < bytes.len() && bytes[end].is_ascii_digit() {
+            exponent = exponent
+                .saturating_mul(10)
+                .saturating_add(i32::from(bytes[end] - b'0'));
+            end += 1;
+        }
+        if end > exponent_at {
+            exponent = if negative { -exponent } else { exponent };
+            at = end;
+        }
+    }
+    let value = mantissa * 2f64.powi(scale.saturating_add(exponent).clamp(-2000, 2000));
+    Some((value as f32, at))
+}
+
+/// Prints a value as `vector_out` does: `[1,2.5,-3e-05]`, each element through
+/// [`format_float4`].
+pub(crate) fn format_text(values: &[f32]) -> String {
+    assert!(values.len() <= DIMENSIONS_MAX);
+    let mut text = String::with_capacity(2 + values.len() * 8);
+    text.push('[');
+    for (i, value) in values.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format_float4(*value));
+    }
+    text.push(']');
+    text
+}
+
+/// PostgreSQL's `float_to_shortest_decimal_bufn` (its Ryū, `src/common/f2s.c`): the
+/// shortest digits that read back to the same `f32`, in fixed notation when the decimal
+/// exponent is in -4..6 and otherwise as `d.ddde±XX` with at least two exponent digits.
+/// Rust's `{}` prints `1e-5` as `0.00001` and `1e20` in full, hence this function.
+pub(crate) fn format_float4(value: f32) -> String {
+    if value.is_nan() {
+        return "NaN".to_string();
+    }
+    let sign = if value.is_sign_negative() { "-" } else { "" };
+    if value.is_infinite() {
+        return format!("{sign}Infinity");
+    }
+    if value == 0.0 {
+        return format!("{sign}0");
+    }
+    // Rust's `{:e}` prints the same shortest round-trip digits: `d[.ddd]e<exp>`.
+    let scientific = format!("{:e}", value.abs());
+    let (mantissa, exponent) = scientific.split_once('e').expect("{:e} has an exponent");
+    let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    assert!(
+        !digits.is_empty() && digits.len() <= 9,
+        "an f32 has at most 9 digits"
+    );
+    let body = if (-4..6).contains(&exponent) {
+        fixed_notation(&digits, exponent)
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let point = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let exponent_sign = if exponent < 0 { '-' } else { '+' };
+        format!("{first}{point}e{exponent_sign}{:02}", exponent.abs())
+    };
+    format!("{sign}{body}")
+}
+
+/// `digits` × 10^(`exponent` − len + 1) written without an exponent.
+fn fixed_notation(digits: &str, exponent: i32) -> String {
+    assert!((-4..6).contains(&exponent));
+    if exponent < 0 {
+        let zeros = "0".repeat((-exponent - 1) as usize);
+        return format!("0.{zeros}{digits}");
+    }
+    let integer_len = exponent as usize + 1;
+    if digits.len() <= integer_len {
+        format!("{digits}{}", "0".repeat(integer_len - digits.len()))
+    } else {
+        format!("{}.{}", &digits[..integer_len], &digits[integer_len..])
+    }
+}
+
+/// `vector_recv`: an unsigned 16-bit dimension count, 16 unused bits that must be zero,
+/// then big-endian `f32`s. A short message is PostgreSQL's protocol violation; bytes left
+/// over are its "incorrect binary data format" (the caller adds "in bind parameter N").
+pub(crate) fn decode_binary(bytes: &[u8]) -> Result<Vec<f32>, VectorError> {
+    let insufficient = || {
+        VectorError::new(
+            PROTOCOL_VIOLATION,
+            "insufficient data left in message".to_string(),
+        )
+    };
+    let header = bytes.get(..4).ok_or_else(insufficient)?;
+    let dimensions = usize::from(u16::from_be_bytes([header[0], header[1]]));
+    let unused = u16::from_be_bytes([header[2], header[3]]);
+    check_dimensions(dimensions)?;
+    if unused != 0 {
+        return Err(VectorError::new(
+            DATA_EXCEPTION,
+            format!("expected unused to be 0, not {unused}"),
+        ));
+    }
+    let mut values = Vec::with_capacity(dimensions);
+    for i in 0..dimensions {
+        let at = 4 + 4 * i;
+        let word = bytes.get(at..at + 4).ok_or_else(insufficient)?;
+        let value = f32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        check_element(value)?;
+        values.push(value);
+    }
+    if bytes.len() != 4 + 4 * dimensions {
+        return Err(VectorError::new(
+            INVALID_BINARY_REPRESENTATION,
+            "incorrect binary data format".to_string(),
+        ));
+    }
+    Ok(values)
+}
+
+/// `vector_send`: the inverse of [`decode_binary`], what the `pgvector` crate reads.
+pub(crate) fn encode_binary(values: &[f32]) -> Vec<u8> {
+    assert!(!values.is_empty() && values.len() <= DIMENSIONS_MAX);
+    let dimensions = u16::try_from(values.len()).expect("at most 16000 dimensions");
+    let mut bytes = Vec::with_capacity(4 + 4 * values.len());
+    bytes.extend_from_slice(&dimensions.to_be_bytes());
+    bytes.extend_from_slice(&0u16.to_be_bytes());
+    for value in values {
+        bytes.extend_from_slice(&value.to_be_bytes());
+    }
+    assert_eq!(bytes.len(), 4 + 4 * values.len());
+    bytes
+}
+
+/// `VectorL2SquaredDistance`: the sum of squared differences, accumulated in `f32`.
+pub(crate) fn l2_squared_f32(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    let mut distance = 0.0f32;
+    for (x, y) in a.iter().zip(b) {
+        let difference = x - y;
+        distance += difference * difference;
+    }
+    distance
+}
+
+/// `VectorInnerProduct`, accumulated in `f32`.
+pub(crate) fn inner_product_f32(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    let mut product = 0.0f32;
+    for (x, y) in a.iter().zip(b) {
+        product += x * y;
+    }
+    product
+}
+
+/// `VectorL1Distance`, accumulated in `f32`.
+pub(crate) fn l1_f32(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    let mut distance = 0.0f32;
+    for (x, y) in a.iter().zip(b) {
+        distance += (x - y).abs();
+    }
+    distance
+}
+
+/// `<->`: the square root, in `f64`, of the `f32` sum of squared differences.
+pub(crate) fn l2_distance(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
+    check_same_dimensions(a, b)?;
+    Ok(f64::from(l2_squared_f32(a, b)).sqrt())
+}
+
+/// `inner_product(a, b)`.
+pub(crate) fn inner_product(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
+    check_same_dimensions(a, b)?;
+    Ok(f64::from(inner_product_f32(a, b)))
+}
+
+/// `<#>`: the inner product negated (in `f32`, before widening), so that smaller is nearer.
+pub(crate) fn negative_inner_product(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
+    check_same_dimensions(a, b)?;
+    Ok(f64::from(-inner_product_f32(a, b)))
+}
+
+/// `<=>`: 1 − cosine similarity. The three sums accumulate in `f32`, the similarity is
+/// `dot / sqrt(|a|² · |b|²)` in `f64` then clamped to [-1, 1]; a zero vector makes it
+/// 0/0, NaN, which the clamp lets through (pgvector returns NaN there, not an error).
+pub(crate) fn cosine_distance(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
+    check_same_dimensions(a, b)?;
+    let (mut similarity, mut norm_a, mut norm_b) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        similarity += x * y;
+        norm_a += x * x;
+        norm_b += y * y;
+    }
+    let similarity = f64::from(similarity) / (f64::from(norm_a) * f64::from(norm_b)).sqrt();
+    // Keep in range; NaN (a zero vector) passes through.
+    Ok(1.0 - similarity.clamp(-1.0, 1.0))
+}
+
+/// `<+>`: the `f32` sum of absolute differences.
+pub(crate) fn l1_distance(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
+    check_same_dimensions(a, b)?;
+    Ok(f64::from(l1_f32(a, b)))
+}
+
+/// `vector_dims(v)`.
+pub(crate) fn vector_dims(values: &[f32]) -> i32 {
+    assert!(values.len() <= DIMENSIONS_MAX);
+    values.len() as i32
+}
+
+/// `vector_norm(v)`: unlike the distances, pgvector sums the squares in `f64`.
+pub(crate) fn vector_norm(values: &[f32]) -> f64 {
+    values
+        .iter()
+        .map(|x| f64::from(*x) * f64::from(*x))
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// `l2_normalize(v)`: each element divided by the `f64` norm then narrowed; a zero vector
+/// stays zero; an element that overflows `f32` is PostgreSQL's overflow error.
+pub(crate) fn l2_normalize(values: &[f32]) -> Result<Vec<f32>, VectorError> {
+    let norm = vector_norm(values);
+    if norm <= 0.0 {
+        return Ok(vec![0.0; values.len()]);
+    }
+    let normalized: Vec<f32> = values
+        .iter()
+        .map(|x| (f64::from(*x) / norm) as f32)
+        .collect();
+    if normalized.iter().any(|x| x.is_infinite()) {
+        return Err(VectorError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            "value out of range: overflow".to_string(),
+        ));
+    }
+    Ok(normalized)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trips() {
+        for literal in [
+            "[1,2.5,0.1,-3e-05]",
+            "[1e+20,1.234567e+06,123456,0.0001]",
+            "[-0,0]",
+        ] {
+            let values = parse_text(literal).unwrap();
+            assert_eq!(format_text(&values), literal);
+        }
+        assert_eq!(parse_text(" [ 1 , 2 ,3 ] \n").unwrap(), vec![1.0, 2.0, 3.0]);
+        assert_eq!(
+            parse_text("[1.,.5,+2,1e-50,0x1p3]").unwrap(),
+            vec![1.0, 0.5, 2.0, 0.0, 8.0]
+        );
+    }
+
+    #[test]
+    fn float4_formatting_matches_postgresql() {
+        let cases: [(f32, &str); 16] = [
+            (1.0, "1"),
+            (2.5, "2.5"),
+            (0.1, "0.1"),
+            (-3e-5, "-3e-05"),
+            (1e-5, "1e-05"),
+            (1e20, "1e+20"),
+            (100_000.0, "100000"),
+            (1_000_000.0, "1e+06"),
+            (1_234_567.0, "1.234567e+06"),
+            (123_456.7, "123456.7"),
+            (0.0001, "0.0001"),
+            (0.000_123_4, "0.0001234"),
+            (f32::MAX, "3.4028235e+38"),
+            (f32::from_bits(1), "1e-45"),
+            (1.0 / 3.0, "0.33333334"),
+            (-0.0, "-0"),
+        ];
+        for (value, text) in cases {
+            assert_eq!(format_float4(value), text, "{value:?}");
+        }
+    }
+
+    fn error(literal: &str) -> (String, &'static str) {
+        let error = parse_text(literal).unwrap_err();
+        (error.message, error.sqlstate)
+    }
+
+    #[test]
+    fn text_errors_are_pgvectors() {
+        let syntax = |l: &str| {
+            (
+                format!("invalid input syntax for type vector: \"{l}\""),
+                "22P02",
+            )
+        };
+        for literal in ["1,2", "", "[1,2", "[1,,2]", "[1 2]", "[a]", "[1]x", "[1,]"] {
+            assert_eq!(error(literal), syntax(literal), "{literal:?}");
+        }
+        let missing = parse_text("(1)").unwrap_err();
+        assert_eq!(
+            missing.detail,
+            Some("Vector contents must start with \"[\".")
+        );
+        let junk = parse_text("[1] 2").unwrap_err();
+        assert_eq!(junk.detail, Some("Junk after closing right brace."));
+        let empty = ("vector must have at least 1 dimension".to_string(), "22000");
+        assert_eq!(error("[]"), empty);
+        assert_eq!(error("[ ]"), empty);
+        assert_eq!(
+            error("[NaN]"),
+            ("NaN not allowed in vector".to_string(), "22000")
+        );
+        assert_eq!(
+            error("[-inf]"),
+            ("infinite value not allowed in vector".to_string(), "22000")
+        );
+        assert_eq!(error("[Infinity]").1, "22000");
+        let range = (
+            "\"1e39\" is out of range for type vector".to_string(),
+            "22003",
+        );
+        assert_eq!(error("[1, 1e39]"), range);
+        let many = format!("[{}]", vec!["0"; DIMENSIONS_MAX + 1].join(","));
+        let limit = (
+            "vector cannot have more than 16000 dimensions".to_string(),
+            "54000",
+        );
+        assert_eq!(error(&many), limit);
+        let enough = format!("[{}]", vec!["0"; DIMENSIONS_MAX].join(","));
+        assert_eq!(parse_text(&enough).unwrap().len(), DIMENSIONS_MAX);
+    }
+
+    #[test]
+    fn binary_round_trips_and_errors() {
+        let values = vec![1.0, -2.5, 3e-5];
+        let bytes = encode_binary(&values);
+        assert_eq!(&bytes[..4], &[0, 3, 0, 0]);
+        assert_eq!(&bytes[4..8], &1.0f32.to_be_bytes());
+        assert_eq!(decode_binary(&bytes).unwrap(), values);
+        assert_eq!(decode_binary(&bytes[..7]).unwrap_err().sqlstate, "08P01");
+        assert_eq!(decode_binary(&[0, 0, 0, 0]).unwrap_err().sqlstate, "22000");
+        let unused = decode_binary(&[0, 1, 0, 7, 0, 0, 0, 0]).unwrap_err();
+        assert_eq!(unused.message, "expected unused to be 0, not 7");
+        let nan = [&[0u8, 1, 0, 0][..], &f32::NAN.to_be_bytes()].concat();
+        assert_eq!(
+            decode_binary(&nan).unwrap_err().message,
+            "NaN not allowed in vector"
+        );
+        let long = [&bytes[..], &[0]].concat();
+        assert_eq!(decode_binary(&long).unwrap_err().sqlstate, "22P03");
+        assert_eq!(
+            decode_binary(&[0x3e, 0x81, 0, 0]).unwrap_err().sqlstate,
+            "54000"
+        );
+    }
+
+    #[test]
+    fn distances_on_known_vectors() {
+        let (a, b) = ([1.0, 2.0, 3.0], [4.0, 6.0, 3.0]);
+        assert_eq!(l2_distance(&a, &b).unwrap(), 5.0);
+        assert_eq!(inner_product(&a, &b).unwrap(), 25.0);
+        assert_eq!(negative_inner_product(&a, &b).unwrap(), -25.0);
+        assert_eq!(l1_distance(&a, &b).unwrap(), 7.0);
+        let cosine = cosine_distance(&a, &b).unwrap();
+        let expected = 1.0 - 25.0 / (14.0f64 * 61.0).sqrt();
+        assert!((cosine - expected).abs() < 1e-12, "{cosine} {expected}");
+        assert_eq!(cosine_distance(&[1.0, 1.0], &[2.0, 2.0]).unwrap(), 0.0);
+        assert_eq!(cosine_distance(&[1.0, 0.0], &[-1.0, 0.0]).unwrap(), 2.0);
+        assert!(cosine_distance(&[0.0, 0.0], &[1.0, 2.0]).unwrap().is_nan());
+        // `f32` accumulation: 0.1 + 0.2 in f32 is not the f64 sum.
+        let f32_sum = f64::from(0.1f32 * 0.1f32 + 0.2f32 * 0.2f32);
+        assert_eq!(
+            l2_distance(&[0.1, 0.2], &[0.0, 0.0]).unwrap(),
+            f32_sum.sqrt()
+        );
+        let mismatch = l2_distance(&a, &[1.0, 2.0]).unwrap_err();
+        assert_eq!(mismatch.message, "different vector dimensions 3 and 2");
+        assert_eq!(mismatch.sqlstate, "22000");
+        assert_eq!(vector_dims(&a), 3);
+        let expected = check_expected_dimensions(Some(2), &a).unwrap_err();
+        assert_eq!(expected.message, "expected 2 dimensions, not 3");
+        assert!(check_expected_dimensions(None, &a).is_ok());
+        assert_eq!(typmod_in(3), Ok(3));
+        let typmod = typmod_in(16001).unwrap_err();
+        assert_eq!(
+            typmod.message,
+            "dimensions for type vector cannot exceed 16000"
+        );
+        assert_eq!(typmod.sqlstate, "22023");
+        assert_eq!(vector_norm(&[3.0, 4.0]), 5.0);
+        assert_eq!(l2_normalize(&[3.0, 4.0]).unwrap(), vec![0.6, 0.8]);
+        assert_eq!(l2_normalize(&[0.0, 0.0]).unwrap(), vec![0.0, 0.0]);
+    }
+}

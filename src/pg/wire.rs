@@ -1,0 +1,362 @@
+//! The PostgreSQL wire protocol, server side, over any byte stream: startup (an SSL
+//! request answered `N`, trust authentication, the parameters clients read), the simple
+//! query protocol, the extended one (named and unnamed statements and portals, text and
+//! binary formats, errors skipping to `Sync`), `Terminate`, and a cancel request.
+//! Messages are framed and encoded by `pgwire`; this file is the state machine.
+
+use crate::pg::binary;
+use crate::pg::error::*;
+use crate::pg::exec::Rows;
+use crate::pg::expr::Typed;
+use crate::pg::session::{Block, Outcome, Session};
+use crate::pg::types::{Type, Value};
+use crate::pg::PgModel;
+use bytes::{BufMut, BytesMut};
+use pgwire::messages::data::{DataRow, FieldDescription, NoData, ParameterDescription, RowDescription};
+use pgwire::messages::extendedquery::{Bind, BindComplete, CloseComplete, Describe, Execute, Parse, ParseComplete};
+use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, ErrorResponse, NoticeResponse, ReadyForQuery, TransactionStatus};
+use pgwire::messages::startup::{Authentication, BackendKeyData, ParameterStatus, SecretKey};
+use pgwire::messages::{DecodeContext, PgWireBackendMessage, PgWireFrontendMessage, ProtocolVersion, SslNegotiationMetaMessage};
+use sqlparser::ast::Statement;
+use std::collections::BTreeMap;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// Prepared statements and portals one connection may hold.
+const PREPARED_MAX: usize = 1_024;
+/// Bytes one message may have before the connection is refused (PostgreSQL's is 1 GB).
+const MESSAGE_BYTES_MAX: usize = 16 << 20;
+
+/// A parsed, described statement.
+#[derive(Clone)]
+struct Prepared {
+    statement: Option<Statement>,
+    params: Vec<Type>,
+    columns: Option<Vec<(String, Type)>>,
+}
+
+#[derive(Clone)]
+struct Portal {
+    prepared: Prepared,
+    params: Vec<Typed>,
+    formats: Vec<i16>,
+}
+
+/// One connection: the model, its session, its prepared statements and portals.
+struct Connection {
+    model: PgModel,
+    session: Session,
+    statements: BTreeMap<String, Prepared>,
+    portals: BTreeMap<String, Portal>,
+    out: BytesMut,
+    /// After an error in the extended protocol, messages are skipped until `Sync`.
+    skipping: bool,
+}
+
+/// Serve one client connection until it terminates or the stream ends.
+pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgModel, mut stream: S) {
+    let mut input = BytesMut::new();
+    let Some(backend) = startup(&model, &mut stream, &mut input).await else {
+        return;
+    };
+    let session = Session::new(backend, model.seed());
+    let mut connection = Connection { model, session, statements: BTreeMap::new(), portals: BTreeMap::new(), out: BytesMut::new(), skipping: false };
+    let mut context = DecodeContext::new(ProtocolVersion::PROTOCOL3_0);
+    (context.awaiting_frontend_ssl, context.awaiting_frontend_startup) = (false, false);
+    loop {
+        let message = match read_message(&mut stream, &mut input, &context).await {
+            Some(message) => message,
+            None => break,
+        };
+        if matches!(message, PgWireFrontendMessage::Terminate(_)) {
+            break;
+        }
+        let flush = connection.handle(message).await;
+        if flush && stream.write_all(&connection.out.split()).await.is_err() {
+            break;
+        }
+    }
+    connection.model.close_session(&mut connection.session);
+}
+
+async fn read_message<S: AsyncRead + Unpin>(stream: &mut S, input: &mut BytesMut, context: &DecodeContext) -> Option<PgWireFrontendMessage> {
+    loop {
+        match PgWireFrontendMessage::decode(input, context) {
+            Ok(Some(message)) => return Some(message),
+            Ok(None) => {}
+            Err(_) => return None,
+        }
+        if input.len() > MESSAGE_BYTES_MAX {
+            return None;
+        }
+        match stream.read_buf(input).await {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// The startup exchange; the backend id of the new session, or `None` if the
+/// connection ends (a cancel request, a bad packet, a closed stream).
+async fn startup<S: AsyncRead + AsyncWrite + Unpin>(model: &PgModel, stream: &mut S, input: &mut BytesMut) -> Option<u32> {
+    let mut context = DecodeContext::new(ProtocolVersion::PROTOCOL3_0);
+    loop {
+        match read_message(stream, input, &context).await? {
+            PgWireFrontendMessage::SslNegotiation(SslNegotiationMetaMessage::None) => context.awaiting_frontend_ssl = false,
+            PgWireFrontendMessage::SslNegotiation(_) => {
+                stream.write_all(b"N").await.ok()?;
+            }
+            PgWireFrontendMessage::CancelRequest(cancel) => {
+                model.cancel(cancel.pid as u32);
+                return None;
+            }
+            PgWireFrontendMessage::Startup(_) => break,
+            _ => return None,
+        }
+    }
+    let backend = model.new_backend();
+    let mut out = BytesMut::new();
+    push(&mut out, PgWireBackendMessage::Authentication(Authentication::Ok));
+    for (name, value) in crate::pg::STARTUP_PARAMETERS {
+        push(&mut out, PgWireBackendMessage::ParameterStatus(ParameterStatus::new(name.to_string(), value.to_string())));
+    }
+    push(&mut out, PgWireBackendMessage::BackendKeyData(BackendKeyData::new(backend as i32, SecretKey::I32(backend as i32))));
+    push(&mut out, ready(b'I'));
+    stream.write_all(&out).await.ok()?;
+    Some(backend)
+}
+
+fn push(out: &mut BytesMut, message: PgWireBackendMessage) {
+    message.encode(out).expect("the model's messages are within pgwire's limits");
+}
+
+fn ready(status: u8) -> PgWireBackendMessage {
+    let status = match status {
+        b'T' => TransactionStatus::Transaction,
+        b'E' => TransactionStatus::Error,
+        _ => TransactionStatus::Idle,
+    };
+    PgWireBackendMessage::ReadyForQuery(ReadyForQuery::new(status))
+}
+
+impl Connection {
+    /// Handle one message; true when the output should be sent now.
+    async fn handle(&mut self, message: PgWireFrontendMessage) -> bool {
+        match message {
+            PgWireFrontendMessage::Query(query) => {
+                self.simple_query(&query.query).await;
+                true
+            }
+            PgWireFrontendMessage::Sync(_) => {
+                self.skipping = false;
+                self.portals.remove("");
+                push(&mut self.out, ready(self.session.status()));
+                true
+            }
+            PgWireFrontendMessage::Flush(_) => true,
+            _ if self.skipping => false,
+            PgWireFrontendMessage::Parse(parse) => self.extended(|c| c.parse(parse)).await,
+            PgWireFrontendMessage::Bind(bind) => self.extended(|c| c.bind(bind)).await,
+            PgWireFrontendMessage::Describe(describe) => self.extended(|c| c.describe(describe)).await,
+            PgWireFrontendMessage::Close(close) => {
+                let name = close.name.unwrap_or_default();
+                match close.target_type {
+                    b'S' => self.statements.remove(&name),
+                    _ => self.portals.remove(&name).map(|p| p.prepared),
+                };
+                push(&mut self.out, PgWireBackendMessage::CloseComplete(CloseComplete::new()));
+                false
+            }
+            PgWireFrontendMessage::Execute(execute) => {
+                if let Err(error) = self.execute(execute).await {
+                    self.error(error);
+                    self.skipping = true;
+                }
+                false
+            }
+            _ => {
+                self.error(PgError::new(PROTOCOL_VIOLATION, "unexpected message"));
+                self.skipping = true;
+                true
+            }
+        }
+    }
+
+    async fn extended(&mut self, step: impl FnOnce(&mut Self) -> PgResult<()>) -> bool {
+        if let Err(error) = step(self) {
+            self.error(error);
+            self.skipping = true;
+        }
+        false
+    }
+
+    fn error(&mut self, error: PgError) {
+        push(&mut self.out, PgWireBackendMessage::ErrorResponse(ErrorResponse::new(error.fields())));
+    }
+
+    fn warning(&mut self, text: &str) {
+        let fields = vec![(b'S', "WARNING".to_string()), (b'V', "WARNING".to_string()), (b'C', "25001".to_string()), (b'M', text.to_string())];
+        push(&mut self.out, PgWireBackendMessage::NoticeResponse(NoticeResponse::new(fields)));
+    }
+
+    /// The simple query protocol: every statement of the string in turn, in text.
+    async fn simple_query(&mut self, sql: &str) {
+        match crate::pg::parse(sql) {
+            Err(error) => self.error(error),
+            Ok(statements) if statements.is_empty() => push(&mut self.out, PgWireBackendMessage::EmptyQueryResponse(EmptyQueryResponse::new())),
+            Ok(statements) => {
+                for statement in statements {
+                    match self.model.run(&mut self.session, &statement, &[]).await {
+                        Ok(outcome) => self.outcome(outcome, None, true),
+                        Err(error) => {
+                            self.error(error);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        push(&mut self.out, ready(self.session.status()));
+    }
+
+    /// A statement's rows (with their description when `describe`) and its tag.
+    fn outcome(&mut self, outcome: Outcome, formats: Option<&[i16]>, describe: bool) {
+        if let Some(warning) = &outcome.warning {
+            self.warning(warning);
+        }
+        if let Some(rows) = &outcome.rows {
+            if describe {
+                push(&mut self.out, row_description(&rows.columns, formats.unwrap_or(&[])));
+            }
+            self.data_rows(rows, formats.unwrap_or(&[]));
+        }
+        push(&mut self.out, PgWireBackendMessage::CommandComplete(CommandComplete::new(outcome.tag)));
+    }
+
+    fn data_rows(&mut self, rows: &Rows, formats: &[i16]) {
+        for row in &rows.rows {
+            let mut data = BytesMut::new();
+            for (at, (value, (_, t))) in row.iter().zip(&rows.columns).enumerate() {
+                let bytes = match (value, format_of(formats, at)) {
+                    (Value::Null, _) => None,
+                    (value, 1) => Some(binary::encode(value, *t)),
+                    (value, _) => crate::pg::text::format(value, *t).map(String::into_bytes),
+                };
+                match bytes {
+                    None => data.put_i32(-1),
+                    Some(bytes) => {
+                        data.put_i32(bytes.len() as i32);
+                        data.put_slice(&bytes);
+                    }
+                }
+            }
+            push(&mut self.out, PgWireBackendMessage::DataRow(DataRow::new(data, row.len() as i16)));
+        }
+    }
+
+    fn parse(&mut self, parse: Parse) -> PgResult<()> {
+        let name = parse.name.unwrap_or_default();
+        if !name.is_empty() && self.statements.contains_key(&name) {
+            return Err(PgError::new(DUPLICATE_PREPARED_STATEMENT, format!("prepared statement \"{name}\" already exists")));
+        }
+        if self.statements.len() >= PREPARED_MAX {
+            return Err(PgError::new(PROGRAM_LIMIT_EXCEEDED, "too many prepared statements for the model"));
+        }
+        let mut statements = crate::pg::parse(&parse.query)?;
+        if statements.len() > 1 {
+            return Err(PgError::syntax("cannot insert multiple commands into a prepared statement"));
+        }
+        let statement = statements.pop();
+        if self.session.block == Block::Failed && !statement.as_ref().is_some_and(ends_transaction) {
+            return Err(PgError::new(IN_FAILED_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block"));
+        }
+        let declared: Vec<Type> = parse.type_oids.iter().map(|oid| Type::from_oid(*oid).unwrap_or(Type::Unknown)).collect();
+        let (params, columns) = match &statement {
+            None => (declared, None),
+            Some(s) => self.model.describe(s, &parse.query, declared)?,
+        };
+        self.statements.insert(name, Prepared { statement, params, columns });
+        push(&mut self.out, PgWireBackendMessage::ParseComplete(ParseComplete::new()));
+        Ok(())
+    }
+
+    fn bind(&mut self, bind: Bind) -> PgResult<()> {
+        let name = bind.statement_name.unwrap_or_default();
+        let prepared = self.statements.get(&name).cloned().ok_or_else(|| PgError::new(INVALID_PREPARED_STATEMENT, format!("prepared statement \"{name}\" does not exist")))?;
+        if bind.parameters.len() != prepared.params.len() {
+            return Err(PgError::new(PROTOCOL_VIOLATION, format!("bind message supplies {} parameters, but prepared statement \"{name}\" requires {}", bind.parameters.len(), prepared.params.len())));
+        }
+        let mut params = Vec::with_capacity(prepared.params.len());
+        for (at, (value, t)) in bind.parameters.iter().zip(&prepared.params).enumerate() {
+            let value = match (value, format_of(&bind.parameter_format_codes, at)) {
+                (None, _) => Value::Null,
+                (Some(bytes), 1) => binary::decode(bytes, *t)?,
+                (Some(bytes), _) => crate::pg::text::parse(std::str::from_utf8(bytes).map_err(|_| PgError::new(CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\""))?, *t)?,
+            };
+            params.push(Typed::new(value, *t));
+        }
+        if self.portals.len() >= PREPARED_MAX {
+            return Err(PgError::new(PROGRAM_LIMIT_EXCEEDED, "too many portals for the model"));
+        }
+        self.portals.insert(bind.portal_name.unwrap_or_default(), Portal { prepared, params, formats: bind.result_column_format_codes });
+        push(&mut self.out, PgWireBackendMessage::BindComplete(BindComplete::new()));
+        Ok(())
+    }
+
+    fn describe(&mut self, describe: Describe) -> PgResult<()> {
+        let name = describe.name.unwrap_or_default();
+        let (prepared, formats) = match describe.target_type {
+            b'S' => {
+                let prepared = self.statements.get(&name).cloned().ok_or_else(|| PgError::new(INVALID_PREPARED_STATEMENT, format!("prepared statement \"{name}\" does not exist")))?;
+                let oids = prepared.params.iter().map(|t| t.oid()).collect();
+                push(&mut self.out, PgWireBackendMessage::ParameterDescription(ParameterDescription::new(oids)));
+                (prepared, Vec::new())
+            }
+            _ => {
+                let portal = self.portals.get(&name).cloned().ok_or_else(|| PgError::new(INVALID_CURSOR_NAME, format!("portal \"{name}\" does not exist")))?;
+                (portal.prepared, portal.formats)
+            }
+        };
+        match &prepared.columns {
+            Some(columns) => push(&mut self.out, row_description(columns, &formats)),
+            None => push(&mut self.out, PgWireBackendMessage::NoData(NoData::new())),
+        }
+        Ok(())
+    }
+
+    async fn execute(&mut self, execute: Execute) -> PgResult<()> {
+        let name = execute.name.unwrap_or_default();
+        let portal = self.portals.get(&name).cloned().ok_or_else(|| PgError::new(INVALID_CURSOR_NAME, format!("portal \"{name}\" does not exist")))?;
+        let Some(statement) = &portal.prepared.statement else {
+            push(&mut self.out, PgWireBackendMessage::EmptyQueryResponse(EmptyQueryResponse::new()));
+            return Ok(());
+        };
+        let mut outcome = self.model.run(&mut self.session, statement, &portal.params).await?;
+        if let (Some(rows), Some(columns)) = (&mut outcome.rows, &portal.prepared.columns) {
+            rows.columns = columns.clone();
+        }
+        self.outcome(outcome, Some(&portal.formats), false);
+        Ok(())
+    }
+}
+
+fn ends_transaction(statement: &Statement) -> bool {
+    matches!(statement, Statement::Commit { .. } | Statement::Rollback { .. })
+}
+
+/// A column's format: one code for all, one per column, or text.
+fn format_of(formats: &[i16], at: usize) -> i16 {
+    match formats {
+        [] => 0,
+        [one] => *one,
+        many => many.get(at).copied().unwrap_or(0),
+    }
+}
+
+fn row_description(columns: &[(String, Type)], formats: &[i16]) -> PgWireBackendMessage {
+    let fields = columns
+        .iter()
+        .enumerate()
+        .map(|(at, (name, t))| FieldDescription::new(name.clone(), 0, 0, t.oid(), t.size(), -1, format_of(formats, at)))
+        .collect();
+    PgWireBackendMessage::RowDescription(RowDescription::new(fields))
+}

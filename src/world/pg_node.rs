@@ -1,0 +1,142 @@
+//! The simulator's PostgreSQL node: the PostgreSQL model on a host of tasks, reached
+//! through the in-memory network like the Redis node. A crash aborts its connections and
+//! its open transactions and loses the commits its WAL had not flushed (none under the
+//! default `synchronous_commit = on`); a pause freezes its links.
+
+use crate::connect::{BoxStream, DialFuture, Dialer};
+use crate::domain::{Backend, Persistence};
+use crate::history::{Kept, Restart};
+use crate::pg::PgModel;
+use crate::trace::Trace;
+use crate::world::clock::WorldClock;
+use crate::world::net::Link;
+use crate::world::node::{DialFrom, ServerNode};
+use std::io;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::task::AbortHandle;
+
+/// The PostgreSQL model's host: the model, its connection tasks, its WAL writer.
+pub struct PgHost {
+    model: PgModel,
+    down: AtomicU32,
+    tasks: Mutex<Vec<AbortHandle>>,
+    clock: WorldClock,
+}
+
+impl PgHost {
+    /// A server on `clock` (its `now()`), its randomness from `seed`.
+    pub(crate) fn new(seed: u64, clock: WorldClock) -> Arc<PgHost> {
+        let model_clock = clock.clone();
+        let model = PgModel::new(seed, Arc::new(move || (model_clock.unix_ms() * 1_000 + model_clock.now_us() % 1_000) as i64));
+        let host = Arc::new(PgHost { model, down: AtomicU32::new(0), tasks: Mutex::new(Vec::new()), clock });
+        host.start_wal_writer();
+        host
+    }
+
+    fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        let handle = crate::task::spawn(task).abort_handle();
+        let mut tasks = self.tasks.lock().expect("never poisoned");
+        tasks.retain(|task| !task.is_finished());
+        tasks.push(handle);
+    }
+
+    /// Flush the WAL every `wal_writer_delay`, as PostgreSQL's WAL writer does.
+    fn start_wal_writer(&self) {
+        let (model, clock) = (self.model.clone(), self.clock.clone());
+        self.spawn(async move {
+            loop {
+                let next_us = clock.now_us() + crate::pg::WAL_WRITER_DELAY_MS * 1_000;
+                clock.sleep_until_us(next_us).await;
+                model.flush_wal();
+            }
+        });
+    }
+
+    pub(crate) fn is_down(&self) -> bool {
+        self.down.load(Ordering::Relaxed) > 0
+    }
+}
+
+/// The PostgreSQL node of a simulated world.
+pub struct PgNode {
+    pub host: Arc<PgHost>,
+    /// Every client's link: a paused node holds all of them.
+    pub links: Vec<Arc<Link>>,
+    pub clock: WorldClock,
+    pub trace: Trace,
+    pub seed: u64,
+}
+
+#[async_trait::async_trait]
+impl ServerNode for PgNode {
+    fn backend(&self) -> Backend {
+        Backend::Pgvector
+    }
+
+    fn dialer(&self, from: DialFrom) -> Arc<dyn Dialer> {
+        Arc::new(PgDialer { from, host: self.host.clone(), clock: self.clock.clone(), trace: self.trace.clone(), seed: self.seed })
+    }
+
+    async fn crash(&self) -> Option<Restart> {
+        if self.host.down.fetch_add(1, Ordering::Relaxed) > 0 {
+            return None;
+        }
+        for task in self.host.tasks.lock().expect("never poisoned").drain(..) {
+            task.abort();
+        }
+        let kept = match self.host.model.crash() {
+            None => Kept::Everything,
+            Some(lost_from_unix_us) => Kept::AppliedBefore {
+                before_us: self.clock.us_of_unix_ms((lost_from_unix_us / 1_000) as u64),
+                observed: true,
+            },
+        };
+        Some(Restart { at_us: self.clock.now_us(), persistence: Persistence::AofAlways, kept })
+    }
+
+    async fn restart(&self) -> Option<String> {
+        assert!(self.host.is_down(), "a restart follows a crash");
+        if self.host.down.fetch_sub(1, Ordering::Relaxed) > 1 {
+            return None;
+        }
+        self.host.start_wal_writer();
+        let rows = self.host.model.live_rows();
+        Some(format!("postgres restarted (crash recovery from its WAL): {rows} row versions"))
+    }
+
+    async fn set_paused(&self, paused: bool) {
+        self.links.iter().for_each(|link| link.update_faults(|f| f.redis_paused = paused));
+    }
+
+    fn inject_error(&self, _error: &str) -> bool {
+        false
+    }
+
+    fn withdraw_error(&self) -> bool {
+        false
+    }
+}
+
+/// Dials the PostgreSQL model from one client process; refuses once that process died.
+struct PgDialer {
+    from: DialFrom,
+    host: Arc<PgHost>,
+    clock: WorldClock,
+    trace: Trace,
+    seed: u64,
+}
+
+impl Dialer for PgDialer {
+    fn dial(&self) -> DialFuture<'_> {
+        Box::pin(async move {
+            self.from.still_running()?;
+            if self.host.is_down() {
+                return Err(io::Error::new(io::ErrorKind::ConnectionRefused, "postgres is down"));
+            }
+            let (client_end, server_end) = self.from.link.open(&self.clock, &self.trace, self.seed);
+            self.host.spawn(self.host.model.clone().serve_connection(server_end));
+            Ok(Box::new(client_end) as BoxStream)
+        })
+    }
+}
