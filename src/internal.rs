@@ -32,6 +32,10 @@ pub mod postgres;
 #[cfg(not(feature = "real"))]
 #[path = "postgres_absent.rs"]
 pub mod postgres;
+// A local PostgreSQL server for the PostgreSQL differential test.
+#[cfg(feature = "real")]
+#[path = "real/pgdiff.rs"]
+pub mod pgdiff;
 #[path = "runner/mod.rs"]
 pub mod runner;
 #[path = "world/mod.rs"]

@@ -1,0 +1,166 @@
+//! Seeded random step sequences (ChaCha8 from a u64 seed, no OS randomness) over a fixed
+//! schema, three connections and a key space of four keys, so transactions conflict:
+//! BEGIN (READ COMMITTED or REPEATABLE READ), COMMIT, ROLLBACK, upserts (DO UPDATE, DO
+//! NOTHING), plain inserts that may violate the key, UPDATE, DELETE (one with NOT
+//! EXISTS), SELECT … ORDER BY, count(*), advisory locks, and statements that fail.
+//!
+//! The generator reads which connections have a statement pending (on either target)
+//! before each step, and keeps every wait resolvable and deadlocks out: it schedules no
+//! step on a blocked connection, and while any connection is blocked it schedules only
+//! statements that never wait (reads, transaction control, try-locks, failures), so at
+//! most one connection waits at a time and whoever it waits on can always COMMIT.
+//! Session advisory locks (try-lock, unlock) use keys 10 and 11, transaction locks keys
+//! 1 and 2: a session lock never blocks anyone. At the end every connection COMMITs or
+//! ROLLs BACK and each table is dumped in order.
+
+use super::{Pair, Step, Tally, CONNECTIONS};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const KEYS: [&str; 4] = ["a", "b", "c", "d"];
+
+/// The schema every sequence starts from (on connection 1).
+const SETUP: [&str; 3] = [
+    "CREATE TABLE kv (k text PRIMARY KEY, v int8 NOT NULL, note text)",
+    "CREATE TABLE log (pos bigserial PRIMARY KEY, k text NOT NULL, body bytea)",
+    "INSERT INTO kv (k, v) VALUES ('a', 1), ('b', 2)",
+];
+
+/// The final dump (on connection 1, after every connection ended its transaction).
+const DUMP: [&str; 2] = [
+    "SELECT k, v, note FROM kv ORDER BY k",
+    "SELECT pos, k, body FROM log ORDER BY pos",
+];
+
+/// The steps of one seed, produced one at a time.
+pub struct Generator {
+    rng: ChaCha8Rng,
+    fixed: std::collections::VecDeque<Step>,
+    body_left: usize,
+    in_tx: [bool; CONNECTIONS],
+    ended: [bool; CONNECTIONS],
+}
+
+impl Generator {
+    /// `body_steps` random steps after the schema, then the ends and the dump.
+    pub fn new(seed: u64, body_steps: usize) -> Generator {
+        Generator {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            fixed: SETUP.iter().map(|sql| Step::simple(1, *sql)).collect(),
+            body_left: body_steps,
+            in_tx: [false; CONNECTIONS],
+            ended: [false; CONNECTIONS],
+        }
+    }
+
+    /// The next step, given which connections are blocked; `None` once the dump is out.
+    pub fn next(&mut self, blocked: &[bool]) -> Option<Step> {
+        if let Some(step) = self.fixed.pop_front() {
+            return Some(step);
+        }
+        if self.body_left > 0 {
+            self.body_left -= 1;
+            return Some(self.body_step(blocked));
+        }
+        let unended: Vec<usize> = (0..CONNECTIONS).filter(|&c| !self.ended[c]).collect();
+        let free = unended.iter().find(|&&c| !blocked[c]);
+        let conn = *free.or(unended.first())?;
+        self.ended[conn] = true;
+        if self.ended.iter().all(|ended| *ended) {
+            self.fixed.extend(DUMP.iter().map(|sql| Step::simple(1, *sql)));
+        }
+        let end = if self.rng.random_bool(0.5) { "COMMIT" } else { "ROLLBACK" };
+        Some(Step::simple(conn + 1, end))
+    }
+
+    fn body_step(&mut self, blocked: &[bool]) -> Step {
+        let mut free: Vec<usize> = (0..CONNECTIONS).filter(|&c| !blocked[c]).collect();
+        if free.is_empty() {
+            // Only when the targets disagree on who is blocked: the step then waits.
+            free = (0..CONNECTIONS).collect();
+        }
+        let conn = free[self.rng.random_range(0..free.len())];
+        let waiting = blocked.iter().any(|b| *b);
+        let sql = if self.rng.random_range(0..100) < if waiting { 45 } else { 20 } {
+            self.control(conn)
+        } else if waiting || self.rng.random_range(0..100) < 35 {
+            self.never_waits()
+        } else {
+            self.may_wait()
+        };
+        Step::simple(conn + 1, sql)
+    }
+
+    /// BEGIN (sometimes REPEATABLE READ) outside a transaction, COMMIT or ROLLBACK inside.
+    fn control(&mut self, conn: usize) -> String {
+        let in_tx = self.in_tx[conn];
+        self.in_tx[conn] = !in_tx;
+        let roll = self.rng.random_range(0..4);
+        match (in_tx, roll) {
+            (false, 0) => "BEGIN ISOLATION LEVEL REPEATABLE READ",
+            (false, _) => "BEGIN",
+            (true, 0) => "ROLLBACK",
+            (true, _) => "COMMIT",
+        }
+        .to_string()
+    }
+
+    /// Reads, session try-locks and failures: none waits on a lock.
+    fn never_waits(&mut self) -> String {
+        let (k, n) = self.key_and_number();
+        let lock = 10 + self.rng.random_range(0..2);
+        match self.rng.random_range(0..10) {
+            0 | 1 => "SELECT k, v, note FROM kv ORDER BY k".into(),
+            2 => format!("SELECT count(*) FROM kv WHERE v > {n}"),
+            3 => "SELECT k, body FROM log ORDER BY pos DESC LIMIT 3".into(),
+            4 => format!("SELECT k, v FROM kv WHERE k IN ('a', '{k}')"),
+            5 => format!("SELECT pg_try_advisory_lock({lock})"),
+            6 => format!("SELECT pg_advisory_unlock({lock})"),
+            7 => format!("INSERT INTO kv (k, v) VALUES ('{k}', NULL)"),
+            8 => "SELECT v / 0 FROM kv".into(),
+            _ => "SELECT nope FROM kv".into(),
+        }
+    }
+
+    /// Writes and transaction advisory locks: each may wait on another transaction.
+    fn may_wait(&mut self) -> String {
+        let (k, n) = self.key_and_number();
+        match self.rng.random_range(0..10) {
+            0 | 1 => format!(
+                "INSERT INTO kv (k, v, note) VALUES ('{k}', {n}, 'n{n}') \
+                 ON CONFLICT (k) DO UPDATE SET v = kv.v + EXCLUDED.v RETURNING k, v"
+            ),
+            2 => format!("INSERT INTO kv (k, v) VALUES ('{k}', {n}) ON CONFLICT (k) DO NOTHING RETURNING k"),
+            3 => format!("INSERT INTO kv (k, v) VALUES ('{k}', {n})"),
+            4 | 5 => format!("UPDATE kv SET v = v + {n} WHERE k = '{k}' RETURNING k, v"),
+            6 => format!("DELETE FROM kv WHERE k = '{k}' RETURNING v"),
+            7 => format!("INSERT INTO log (k, body) VALUES ('{k}', '\\x0{n}'::bytea) RETURNING pos"),
+            8 => "DELETE FROM log l WHERE NOT EXISTS (SELECT 1 FROM kv WHERE kv.k = l.k) RETURNING pos".into(),
+            _ => format!("SELECT pg_advisory_xact_lock({})", 1 + n % 2),
+        }
+    }
+
+    fn key_and_number(&mut self) -> (&'static str, u32) {
+        (KEYS[self.rng.random_range(0..KEYS.len())], self.rng.random_range(1..10))
+    }
+}
+
+/// Run seed `seed`'s sequence on fresh databases of both targets; returns its step count.
+pub async fn run_sequence(a: &dyn super::target::Target, b: &dyn super::target::Target, seed: u64, body_steps: usize, tally: &mut Tally) -> usize {
+    let label = format!("seed {seed}");
+    let mut pair = match Pair::open(a, b, super::session::WAITS).await {
+        Ok(pair) => pair,
+        Err(why) => {
+            tally.failures.push(format!("{label}: cannot open: {why}"));
+            return 0;
+        }
+    };
+    let mut generator = Generator::new(seed, body_steps);
+    let mut steps = Vec::new();
+    while let Some(step) = generator.next(&pair.blocked()) {
+        pair.run(steps.len(), &step).await;
+        steps.push(step);
+    }
+    pair.finish(&label, &steps, tally).await;
+    steps.len()
+}
