@@ -4,7 +4,8 @@
 //! (in order only under a top-level ORDER BY), command tag, SQLSTATE, transaction status,
 //! and lock waits (Blocked, then the completion). Run are the hand-written cases of
 //! `real-tests/pg-cases/*.sql` and [`SEQUENCES`] seeded random sequences of
-//! [`SEQUENCE_STEPS`] steps. Without PostgreSQL installed the test fails, saying so.
+//! [`SEQUENCE_STEPS`] steps, each on fresh databases, [`PARALLEL`] at a time. Without
+//! PostgreSQL installed the test fails, saying so.
 //!
 //! `cargo test --profile test-release --features real --test pg_differential -- --nocapture`
 //! prints `pg differential: compared N steps, M agree` and the wall time.
@@ -12,54 +13,64 @@
 mod pgdiff;
 
 use pgdiff::cases::read_cases;
-use pgdiff::generate::run_sequence;
 use pgdiff::target::{RealTarget, Target};
-use pgdiff::{run_steps, Tally};
+use pgdiff::{run_jobs, Job, Tally};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Seeded random sequences per run, and random steps in each (before the ends and dump).
 const SEQUENCES: u64 = 30;
 const SEQUENCE_STEPS: usize = 40;
+/// Cases and sequences run at once: each mostly waits (300 ms per lock wait).
+const PARALLEL: usize = 6;
 
 /// The target compared with real PostgreSQL. Until the PostgreSQL model exists this is a
-/// second real PostgreSQL (so the harness is proven on servers that agree); for the model:
+/// second real PostgreSQL (so the harness is proven on servers that agree); for the model
+/// (a fresh, empty model per case or sequence):
 ///
 /// ```ignore
-/// Ok(Box::new(SpawnTarget::new("model", |listener| {
+/// Ok(Arc::new(pgdiff::target::SpawnTarget::new("model", |listener| {
 ///     tokio::spawn(amnesia::internal::pg::serve_tcp(listener));
 /// })))
 /// ```
-async fn second_target() -> Result<Box<dyn Target>, String> {
-    Ok(Box::new(RealTarget::start("postgres-b").await?))
+async fn second_target() -> Result<Arc<dyn Target>, String> {
+    Ok(Arc::new(RealTarget::start("postgres-b").await?))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_postgresql_and_the_second_target_agree_step_by_step() {
     let started = tokio::time::Instant::now();
     let (reference, second) = tokio::join!(RealTarget::start("postgres"), second_target());
-    let reference = reference.unwrap_or_else(|e| panic!("real PostgreSQL: {e}"));
+    let reference: Arc<dyn Target> =
+        Arc::new(reference.unwrap_or_else(|e| panic!("real PostgreSQL: {e}")));
     let second = second.unwrap_or_else(|e| panic!("the second target: {e}"));
+    let names = format!("{} vs {}", reference.name(), second.name());
     let ready_ms = started.elapsed().as_millis();
-    let mut tally = Tally::default();
     let cases = read_cases(&Path::new(env!("CARGO_MANIFEST_DIR")).join("real-tests/pg-cases"));
-    for case in &cases {
-        run_steps(&reference, second.as_ref(), &case.name, &case.steps, &mut tally).await;
+    let case_count = cases.len();
+    let mut jobs: Vec<Job> = cases.into_iter().map(Job::Case).collect();
+    jobs.extend((0..SEQUENCES).map(|seed| Job::Sequence {
+        seed,
+        body_steps: SEQUENCE_STEPS,
+    }));
+    let tallies = run_jobs(reference, second, jobs, PARALLEL).await;
+    let (mut cases_tally, mut sequences_tally) = (Tally::default(), Tally::default());
+    for (index, tally) in tallies.into_iter().enumerate() {
+        let into = if index < case_count { &mut cases_tally } else { &mut sequences_tally };
+        into.add(tally);
     }
-    let case_steps = tally.compared;
-    for seed in 0..SEQUENCES {
-        run_sequence(&reference, second.as_ref(), seed, SEQUENCE_STEPS, &mut tally).await;
-    }
+    let case_steps = cases_tally.compared;
+    let mut tally = cases_tally;
+    tally.add(sequences_tally);
     println!(
-        "pg differential: compared {} steps, {} agree ({} cases: {case_steps} steps; {SEQUENCES} \
-         sequences: {} steps; {} blocked) in {:.1} s ({ready_ms} ms to start the servers), {} vs {}",
+        "pg differential: compared {} steps, {} agree ({case_count} cases: {case_steps} steps; \
+         {SEQUENCES} sequences: {} steps; {} lock waits) in {:.1} s ({ready_ms} ms to start \
+         the servers), {names}",
         tally.compared,
         tally.agreeing,
-        cases.len(),
         tally.compared - case_steps,
         tally.blocked,
         started.elapsed().as_secs_f64(),
-        reference.name(),
-        second.name()
     );
     for failure in &tally.failures {
         println!("{failure}");

@@ -27,3 +27,27 @@ CREATE UNIQUE INDEX items_v ON items (v);
 INSERT INTO items VALUES ('a', 1, 'x'), ('b', 2, 'x');
 SET LOCAL enable_seqscan = off;
 SELECT k FROM items WHERE tag = 'x' ORDER BY k;
+
+-- case: NOT NULL, DEFAULT and UNIQUE on insert
+CREATE TABLE t (id int4 PRIMARY KEY, name varchar(10) NOT NULL, n int8 DEFAULT 42, flag bool DEFAULT false, UNIQUE (name));
+-- expect INSERT 0 1
+INSERT INTO t (id, name) VALUES (1, 'one');
+-- expect 23502
+INSERT INTO t (id, name) VALUES (2, NULL);
+-- expect 23505
+INSERT INTO t (id, name) VALUES (1, 'uno');
+-- expect 23505
+INSERT INTO t (id, name) VALUES (3, 'one');
+SELECT id, name, n, flag FROM t;
+
+-- case: a foreign key violation and a cascading delete
+CREATE TABLE parent (id int8 PRIMARY KEY);
+CREATE TABLE child (id int8 PRIMARY KEY, parent_id int8 REFERENCES parent (id) ON DELETE CASCADE);
+INSERT INTO parent VALUES (1), (2);
+INSERT INTO child VALUES (10, 1), (11, 1), (12, 2);
+-- expect 23503
+INSERT INTO child VALUES (13, 3);
+-- expect DELETE 1
+DELETE FROM parent WHERE id = 1;
+-- expect SELECT 1
+SELECT id, parent_id FROM child;

@@ -11,6 +11,7 @@ pub mod types;
 pub mod wire;
 
 use outcome::{Observed, Reply};
+use std::sync::Arc;
 use session::{Session, Waits};
 use target::Target;
 use types::Param;
@@ -101,6 +102,7 @@ fn missing() -> Observed {
 
 fn compare(names: &[String; 2], at: &str, step: &Step, a: &Observed, b: &Observed, tally: &mut Tally) {
     tally.compared += 1;
+    if std::env::var("PGDIFF_STATS").is_ok() { println!("STAT {}", a.summary()); }
     tally.blocked += usize::from(a.later.is_some());
     let conn = step.conn;
     if a.agrees(b) {
@@ -122,14 +124,60 @@ fn compare(names: &[String; 2], at: &str, step: &Step, a: &Observed, b: &Observe
     }
 }
 
+impl Tally {
+    /// Add `other`'s figures and failures (after this one's).
+    pub fn add(&mut self, other: Tally) {
+        self.compared += other.compared;
+        self.agreeing += other.agreeing;
+        self.blocked += other.blocked;
+        self.failures.extend(other.failures);
+    }
+}
+
+/// A unit of work on fresh databases of both targets.
+pub enum Job {
+    /// A hand-written case: its name and steps.
+    Case(cases::Case),
+    /// A seeded random sequence: its seed and number of random steps.
+    Sequence { seed: u64, body_steps: usize },
+}
+
+/// Run `jobs`, `parallel` at a time (each waits on real time far more than it computes),
+/// and return their tallies in the order of `jobs`.
+pub async fn run_jobs(a: Arc<dyn Target>, b: Arc<dyn Target>, jobs: Vec<Job>, parallel: usize) -> Vec<Tally> {
+    let permits = Arc::new(tokio::sync::Semaphore::new(parallel));
+    let mut running = tokio::task::JoinSet::new();
+    for (order, job) in jobs.into_iter().enumerate() {
+        let (a, b, permits) = (a.clone(), b.clone(), permits.clone());
+        running.spawn(async move {
+            let _permit = permits.acquire_owned().await.expect("never closed");
+            let tally = match job {
+                Job::Case(case) => run_steps(a.as_ref(), b.as_ref(), &case.name, &case.steps).await,
+                Job::Sequence { seed, body_steps } => {
+                    generate::run_sequence(a.as_ref(), b.as_ref(), seed, body_steps).await
+                }
+            };
+            (order, tally)
+        });
+    }
+    let mut tallies: Vec<(usize, Tally)> = running.join_all().await;
+    tallies.sort_by_key(|(order, _)| *order);
+    tallies.into_iter().map(|(_, tally)| tally).collect()
+}
+
 /// Run a fixed list of steps (a hand-written case) on fresh databases of both targets.
-pub async fn run_steps(a: &dyn Target, b: &dyn Target, label: &str, steps: &[Step], tally: &mut Tally) {
+pub async fn run_steps(a: &dyn Target, b: &dyn Target, label: &str, steps: &[Step]) -> Tally {
+    let mut tally = Tally::default();
     let mut pair = match Pair::open(a, b, session::WAITS).await {
         Ok(pair) => pair,
-        Err(why) => return tally.failures.push(format!("{label}: cannot open: {why}")),
+        Err(why) => {
+            tally.failures.push(format!("{label}: cannot open: {why}"));
+            return tally;
+        }
     };
     for (index, step) in steps.iter().enumerate() {
         pair.run(index, step).await;
     }
-    pair.finish(label, steps, tally).await;
+    pair.finish(label, steps, &mut tally).await;
+    tally
 }
