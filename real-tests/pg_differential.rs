@@ -56,7 +56,11 @@ async fn real_postgresql_and_the_second_target_agree_step_by_step() {
     let tallies = run_jobs(reference, second, jobs, PARALLEL).await;
     let (mut cases_tally, mut sequences_tally) = (Tally::default(), Tally::default());
     for (index, tally) in tallies.into_iter().enumerate() {
-        let into = if index < case_count { &mut cases_tally } else { &mut sequences_tally };
+        let into = if index < case_count {
+            &mut cases_tally
+        } else {
+            &mut sequences_tally
+        };
         into.add(tally);
     }
     let case_steps = cases_tally.compared;
@@ -75,5 +79,9 @@ async fn real_postgresql_and_the_second_target_agree_step_by_step() {
     for failure in &tally.failures {
         println!("{failure}");
     }
-    assert!(tally.failures.is_empty(), "{} failures (printed above)", tally.failures.len());
+    assert!(
+        tally.failures.is_empty(),
+        "{} failures (printed above)",
+        tally.failures.len()
+    );
 }

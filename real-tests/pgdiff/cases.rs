@@ -52,7 +52,8 @@ fn parse_file(file: &Path) -> Vec<Case> {
         let at = || format!("{}:{}", file.display(), number + 1);
         let trimmed = line.trim();
         if pending.sql.is_empty() && trimmed.starts_with("--") {
-            directive(trimmed, &mut pending, &mut cases, &stem).unwrap_or_else(|e| panic!("{}: {e}", at()));
+            directive(trimmed, &mut pending, &mut cases, &stem)
+                .unwrap_or_else(|e| panic!("{}: {e}", at()));
             continue;
         }
         if trimmed.is_empty() && pending.sql.is_empty() {
@@ -60,8 +61,13 @@ fn parse_file(file: &Path) -> Vec<Case> {
         }
         pending.sql.push_str(line);
         pending.sql.push('\n');
-        if let Some(sql) = trimmed.strip_suffix(';').map(|_| pending.sql.trim().trim_end_matches(';').to_string()) {
-            let case = cases.last_mut().unwrap_or_else(|| panic!("{}: a statement before `-- case:`", at()));
+        if let Some(sql) = trimmed
+            .strip_suffix(';')
+            .map(|_| pending.sql.trim().trim_end_matches(';').to_string())
+        {
+            let case = cases
+                .last_mut()
+                .unwrap_or_else(|| panic!("{}: a statement before `-- case:`", at()));
             case.steps.push(Step {
                 conn: pending.conn,
                 sql,
@@ -71,11 +77,20 @@ fn parse_file(file: &Path) -> Vec<Case> {
             pending.sql.clear();
         }
     }
-    assert!(pending.sql.trim().is_empty(), "{}: a statement without its `;`", file.display());
+    assert!(
+        pending.sql.trim().is_empty(),
+        "{}: a statement without its `;`",
+        file.display()
+    );
     cases
 }
 
-fn directive(line: &str, pending: &mut Pending, cases: &mut Vec<Case>, stem: &str) -> Result<(), String> {
+fn directive(
+    line: &str,
+    pending: &mut Pending,
+    cases: &mut Vec<Case>,
+    stem: &str,
+) -> Result<(), String> {
     let words = line.trim_start_matches('-').trim();
     if let Some(name) = words.strip_prefix("case:") {
         cases.push(Case {
@@ -84,12 +99,24 @@ fn directive(line: &str, pending: &mut Pending, cases: &mut Vec<Case>, stem: &st
         });
         pending.conn = 1;
     } else if let Some(conn) = words.strip_prefix("conn ") {
-        pending.conn = conn.trim().parse().map_err(|e| format!("conn {conn:?}: {e}"))?;
+        pending.conn = conn
+            .trim()
+            .parse()
+            .map_err(|e| format!("conn {conn:?}: {e}"))?;
         if !(1..=super::CONNECTIONS).contains(&pending.conn) {
-            return Err(format!("conn {} is not 1..={}", pending.conn, super::CONNECTIONS));
+            return Err(format!(
+                "conn {} is not 1..={}",
+                pending.conn,
+                super::CONNECTIONS
+            ));
         }
     } else if let Some(params) = words.strip_prefix("params") {
-        pending.params = Some(params.split_whitespace().map(Param::parse).collect::<Result<_, _>>()?);
+        pending.params = Some(
+            params
+                .split_whitespace()
+                .map(Param::parse)
+                .collect::<Result<_, _>>()?,
+        );
     } else if let Some(expect) = words.strip_prefix("expect ") {
         pending.expect = Some(expect.trim().to_string());
     }

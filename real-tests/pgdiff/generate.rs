@@ -68,9 +68,14 @@ impl Generator {
         let conn = *free.or(unended.first())?;
         self.ended[conn] = true;
         if self.ended.iter().all(|ended| *ended) {
-            self.fixed.extend(DUMP.iter().map(|sql| Step::simple(1, *sql)));
+            self.fixed
+                .extend(DUMP.iter().map(|sql| Step::simple(1, *sql)));
         }
-        let end = if self.rng.random_bool(0.5) { "COMMIT" } else { "ROLLBACK" };
+        let end = if self.rng.random_bool(0.5) {
+            "COMMIT"
+        } else {
+            "ROLLBACK"
+        };
         Some(Step::simple(conn + 1, end))
     }
 
@@ -147,7 +152,10 @@ impl Generator {
     }
 
     fn key_and_number(&mut self) -> (&'static str, u32) {
-        (KEYS[self.rng.random_range(0..KEYS.len())], self.rng.random_range(1..10))
+        (
+            KEYS[self.rng.random_range(0..KEYS.len())],
+            self.rng.random_range(1..10),
+        )
     }
 }
 

@@ -11,8 +11,8 @@ pub mod types;
 pub mod wire;
 
 use outcome::{Observed, Reply};
-use std::sync::Arc;
 use session::{Session, Waits};
+use std::sync::Arc;
 use target::Target;
 use types::Param;
 
@@ -88,7 +88,14 @@ impl Pair {
         for (index, step) in steps.iter().enumerate() {
             let a = a.get(index).cloned().flatten().unwrap_or_else(missing);
             let b = b.get(index).cloned().flatten().unwrap_or_else(missing);
-            compare(&self.names, &format!("{label} step {index}"), step, &a, &b, tally);
+            compare(
+                &self.names,
+                &format!("{label} step {index}"),
+                step,
+                &a,
+                &b,
+                tally,
+            );
         }
     }
 }
@@ -100,9 +107,15 @@ fn missing() -> Observed {
     }
 }
 
-fn compare(names: &[String; 2], at: &str, step: &Step, a: &Observed, b: &Observed, tally: &mut Tally) {
+fn compare(
+    names: &[String; 2],
+    at: &str,
+    step: &Step,
+    a: &Observed,
+    b: &Observed,
+    tally: &mut Tally,
+) {
     tally.compared += 1;
-    if std::env::var("PGDIFF_STATS").is_ok() { println!("STAT {}", a.summary()); }
     tally.blocked += usize::from(a.later.is_some());
     let conn = step.conn;
     if a.agrees(b) {
@@ -144,7 +157,12 @@ pub enum Job {
 
 /// Run `jobs`, `parallel` at a time (each waits on real time far more than it computes),
 /// and return their tallies in the order of `jobs`.
-pub async fn run_jobs(a: Arc<dyn Target>, b: Arc<dyn Target>, jobs: Vec<Job>, parallel: usize) -> Vec<Tally> {
+pub async fn run_jobs(
+    a: Arc<dyn Target>,
+    b: Arc<dyn Target>,
+    jobs: Vec<Job>,
+    parallel: usize,
+) -> Vec<Tally> {
     let permits = Arc::new(tokio::sync::Semaphore::new(parallel));
     let mut running = tokio::task::JoinSet::new();
     for (order, job) in jobs.into_iter().enumerate() {

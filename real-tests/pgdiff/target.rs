@@ -80,7 +80,10 @@ pub struct SpawnTarget {
 #[allow(dead_code)]
 impl SpawnTarget {
     /// `serve` starts serving the listener (spawning its task) and returns at once.
-    pub fn new(name: &str, serve: impl Fn(tokio::net::TcpListener) + Send + Sync + 'static) -> Self {
+    pub fn new(
+        name: &str,
+        serve: impl Fn(tokio::net::TcpListener) + Send + Sync + 'static,
+    ) -> Self {
         SpawnTarget {
             name: name.to_string(),
             serve: Box::new(serve),

@@ -54,11 +54,27 @@ fn try_encode(param: &Param) -> Result<Option<Vec<u8>>, String> {
     let bytes = match param.oid {
         16 => vec![u8::from(value.parse::<bool>().map_err(|e| bad(&e))?)],
         17 => hex_bytes(value).ok_or_else(|| bad(&"not \\x and hex digits"))?,
-        21 => value.parse::<i16>().map_err(|e| bad(&e))?.to_be_bytes().to_vec(),
-        23 => value.parse::<i32>().map_err(|e| bad(&e))?.to_be_bytes().to_vec(),
-        701 => value.parse::<f64>().map_err(|e| bad(&e))?.to_be_bytes().to_vec(),
+        21 => value
+            .parse::<i16>()
+            .map_err(|e| bad(&e))?
+            .to_be_bytes()
+            .to_vec(),
+        23 => value
+            .parse::<i32>()
+            .map_err(|e| bad(&e))?
+            .to_be_bytes()
+            .to_vec(),
+        701 => value
+            .parse::<f64>()
+            .map_err(|e| bad(&e))?
+            .to_be_bytes()
+            .to_vec(),
         // int8, and timestamptz as microseconds since 2000-01-01 00:00:00 UTC (its binary form).
-        20 | 1184 => value.parse::<i64>().map_err(|e| bad(&e))?.to_be_bytes().to_vec(),
+        20 | 1184 => value
+            .parse::<i64>()
+            .map_err(|e| bad(&e))?
+            .to_be_bytes()
+            .to_vec(),
         _ => value.as_bytes().to_vec(),
     };
     Ok(Some(bytes))

@@ -144,10 +144,8 @@ impl Building {
     fn take(&mut self, mut message: Message) -> Result<(), String> {
         let body = &mut message.body;
         match message.kind {
-            b'R' => {
-                if body.len() < 4 || body.get_i32() != 0 {
-                    return Err("the server asks for a password (trust expected)".into());
-                }
+            b'R' if body.len() < 4 || body.get_i32() != 0 => {
+                return Err("the server asks for a password (trust expected)".into());
             }
             b'T' => self.columns = row_description(body)?,
             b'D' => self.rows.push(self.data_row(body)?),
@@ -279,7 +277,10 @@ fn get_cstr(body: &mut BytesMut) -> Result<String, String> {
 /// A malformed message is the server's fault, reported rather than a panic.
 fn need(body: &BytesMut, length: usize) -> Result<(), String> {
     if body.len() < length {
-        return Err(format!("a message cut short ({} of {length} bytes)", body.len()));
+        return Err(format!(
+            "a message cut short ({} of {length} bytes)",
+            body.len()
+        ));
     }
     Ok(())
 }

@@ -35,5 +35,4 @@ impl LocalPg {
     pub fn address(&self) -> SocketAddr {
         self.address
     }
-
 }
