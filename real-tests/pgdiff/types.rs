@@ -93,7 +93,7 @@ fn hex_bytes(text: &str) -> Option<Vec<u8>> {
 pub fn decode_binary(oid: u32, bytes: &[u8]) -> String {
     let fixed = |n: usize| bytes.len() == n;
     match oid {
-        16 if fixed(1) => (bytes[0] != 0).to_string(),
+        16 if fixed(1) => if bytes[0] != 0 { "t" } else { "f" }.to_string(),
         20 | 1184 | 1114 if fixed(8) => i64::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         21 if fixed(2) => i16::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         23 | 26 if fixed(4) => i32::from_be_bytes(bytes.try_into().unwrap()).to_string(),
