@@ -85,3 +85,64 @@ async fn real_postgresql_and_the_second_target_agree_step_by_step() {
         tally.failures.len()
     );
 }
+
+/// The comparison itself, without a server: what agrees and what does not.
+mod comparison {
+    use super::pgdiff::outcome::{orders_at_top_level, Observed, Outcome, Reply};
+
+    fn rows(rows: &[&str], sql: &str) -> Reply {
+        let rows = rows.iter().map(|v| vec![Some(v.to_string())]).collect();
+        let columns = vec![("k".to_string(), 25)];
+        let tag = "SELECT".to_string();
+        let (outcome, tx) = (Outcome::Rows { columns, rows, tag }, Some('I'));
+        Reply { outcome, tx }.normalised(sql)
+    }
+
+    fn error(sqlstate: &str, message: &str) -> Reply {
+        let (sqlstate, message) = (sqlstate.to_string(), message.to_string());
+        let (outcome, tx) = (Outcome::Error { sqlstate, message }, Some('E'));
+        Reply { outcome, tx }
+    }
+
+    #[test]
+    fn only_a_top_level_order_by_orders() {
+        assert!(orders_at_top_level("SELECT k FROM kv ORDER BY k DESC"));
+        assert!(orders_at_top_level(
+            "select k from (select k from kv) s order\n by k"
+        ));
+        assert!(!orders_at_top_level(
+            "SELECT ARRAY(SELECT k FROM kv ORDER BY k)"
+        ));
+        assert!(!orders_at_top_level("SELECT 'order by' FROM kv"));
+    }
+
+    #[test]
+    fn rows_compare_as_multisets_unless_ordered() {
+        let unordered = "SELECT k FROM kv";
+        assert_eq!(rows(&["a", "b"], unordered), rows(&["b", "a"], unordered));
+        assert_ne!(
+            rows(&["a", "b"], unordered),
+            rows(&["a", "b", "b"], unordered)
+        );
+        let ordered = "SELECT k FROM kv ORDER BY k";
+        assert_ne!(rows(&["a", "b"], ordered), rows(&["b", "a"], ordered));
+    }
+
+    #[test]
+    fn errors_compare_by_sqlstate_and_waits_by_their_completion() {
+        assert_eq!(error("23505", "one message"), error("23505", "another"));
+        assert_ne!(error("23505", "same"), error("23502", "same"));
+        let waited = |later| Observed {
+            first: Reply::blocked(),
+            later,
+        };
+        let done = Some(rows(&["a"], "SELECT k FROM kv"));
+        assert!(waited(done.clone()).agrees(&waited(done.clone())));
+        assert!(!waited(done.clone()).agrees(&waited(None)));
+        let at_once = Observed {
+            first: done.clone().unwrap(),
+            later: None,
+        };
+        assert!(!waited(done).agrees(&at_once));
+    }
+}
