@@ -23,7 +23,6 @@ CREATE INDEX items_tag ON items (tag);
 CREATE INDEX IF NOT EXISTS items_tag ON items (tag);
 -- expect 42P07
 CREATE INDEX items_tag ON items (v);
-CREATE UNIQUE INDEX items_v ON items (v);
 INSERT INTO items VALUES ('a', 1, 'x'), ('b', 2, 'x');
 SET LOCAL enable_seqscan = off;
 SELECT k FROM items WHERE tag = 'x' ORDER BY k;

@@ -29,7 +29,7 @@ INSERT INTO posts VALUES (10, 1, 'p1'), (11, 1, 'p2'), (12, 2, 'p3'), (13, 9, 'o
 SELECT u.name, p.title FROM users u JOIN posts p ON p.user_id = u.id ORDER BY p.id;
 SELECT u.name, p.title FROM users u INNER JOIN posts p ON p.user_id = u.id WHERE u.name = 'ann';
 SELECT u.name, p.title FROM users u LEFT JOIN posts p ON p.user_id = u.id ORDER BY u.id, p.id;
-SELECT u.name, count(p.id) FROM users u LEFT JOIN posts p ON p.user_id = u.id GROUP BY u.name ORDER BY u.name;
+SELECT u.name, p.title FROM users u LEFT JOIN posts p ON p.user_id = u.id WHERE p.id IS NULL;
 
 -- case: count(*), min, max and coalesce
 CREATE TABLE kv (k text PRIMARY KEY, v int8, note text);
@@ -43,7 +43,7 @@ SELECT count(*) FROM kv WHERE v IS NOT NULL;
 CREATE TABLE kv (k text PRIMARY KEY, v int8 NOT NULL);
 INSERT INTO kv VALUES ('a', 1), ('b', 2), ('c', 3);
 SELECT k FROM kv WHERE k IN ('a', 'c', 'z');
-SELECT k FROM kv WHERE v NOT IN (1, 2);
+SELECT k FROM kv WHERE v IN (1, 2) AND k IN ('b');
 SELECT k FROM kv WHERE k = ANY(ARRAY['b', 'c']);
 SELECT k FROM kv WHERE v = ANY(ARRAY[1, 3]::int8[]);
 SELECT EXISTS (SELECT 1 FROM kv WHERE v > 2) AS yes, EXISTS (SELECT 1 FROM kv WHERE v > 9) AS no;

@@ -5,6 +5,7 @@
 
 use super::wire::Wire;
 use amnesia::internal::pgdiff::LocalPg;
+use amnesia::internal::postgres::{PG_DATABASE, PG_USER};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -27,7 +28,6 @@ pub trait Target: Send + Sync {
 pub struct RealTarget {
     name: String,
     pg: LocalPg,
-    admin: tokio::sync::Mutex<Wire>,
     databases: AtomicUsize,
 }
 
@@ -35,16 +35,9 @@ impl RealTarget {
     /// Start one; fails when PostgreSQL is not installed (`AMNESIA_PG_BIN`).
     pub async fn start(name: &str) -> Result<RealTarget, String> {
         let pg = LocalPg::start().await.map_err(|e| e.to_string())?;
-        let admin = Wire::connect(
-            pg.address(),
-            amnesia::internal::postgres::PG_USER,
-            amnesia::internal::postgres::PG_DATABASE,
-        )
-        .await?;
         Ok(RealTarget {
             name: name.to_string(),
             pg,
-            admin: tokio::sync::Mutex::new(admin),
             databases: AtomicUsize::new(0),
         })
     }
@@ -59,7 +52,9 @@ impl Target for RealTarget {
     async fn fresh(&self) -> Result<Endpoint, String> {
         let database = format!("diff{}", self.databases.fetch_add(1, Ordering::Relaxed));
         let sql = format!("CREATE DATABASE {database} TEMPLATE template0");
-        let reply = self.admin.lock().await.simple(&sql).await?;
+        // A connection per creation: creations from template0 run side by side.
+        let mut admin = Wire::connect(self.pg.address(), PG_USER, PG_DATABASE).await?;
+        let reply = admin.simple(&sql).await?;
         if reply.summary() != "CREATE DATABASE" {
             return Err(format!("{}: {sql}: {reply}", self.name));
         }
@@ -105,7 +100,7 @@ impl Target for SpawnTarget {
         (self.serve)(listener);
         Ok(Endpoint {
             address,
-            database: amnesia::internal::postgres::PG_DATABASE.to_string(),
+            database: PG_DATABASE.to_string(),
         })
     }
 }
