@@ -18,6 +18,8 @@ use types::Param;
 
 /// Connections per target.
 pub const CONNECTIONS: usize = 3;
+/// Failures printed per case or sequence (each gets a tally of its own).
+const FAILURES_SHOWN_MAX: usize = 5;
 
 /// One statement on one connection (1-based).
 #[derive(Clone, Debug)]
@@ -97,6 +99,14 @@ impl Pair {
                 tally,
             );
         }
+        let shown = tally.failures.len().min(FAILURES_SHOWN_MAX);
+        let more = tally.failures.split_off(shown).len();
+        if more > 0 {
+            // After a first disagreement the states differ and most later steps do too.
+            tally
+                .failures
+                .push(format!("{label}: {more} more failures not shown"));
+        }
     }
 }
 
@@ -153,6 +163,16 @@ pub enum Job {
     Case(cases::Case),
     /// A seeded random sequence: its seed and number of random steps.
     Sequence { seed: u64, body_steps: usize },
+}
+
+impl Job {
+    /// `<file>: <case name>` or `seed <n>`, as failures name it.
+    pub fn label(&self) -> String {
+        match self {
+            Job::Case(case) => case.name.clone(),
+            Job::Sequence { seed, .. } => format!("seed {seed}"),
+        }
+    }
 }
 
 /// Run `jobs`, `parallel` at a time (each waits on real time far more than it computes),
