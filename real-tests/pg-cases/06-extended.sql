@@ -1,5 +1,7 @@
--- The extended protocol (Parse, Bind, Describe, Execute, Sync) as tokio-postgres speaks
--- it: parameters bound in binary with their type OIDs, results in binary.
+-- The extended protocol as tokio-postgres's `query` speaks it: a named statement parsed
+-- without parameter types and described (the server infers them; a type other than the
+-- case's is a client error, as in tokio-postgres), bound with binary parameters,
+-- executed with binary results, closed.
 
 -- case: the extended protocol: upsert, update and delete with parameters
 CREATE TABLE kv (k text PRIMARY KEY, v int8 NOT NULL, note text, at timestamptz);
@@ -33,15 +35,18 @@ SELECT count(*) FROM kv;
 -- case: the extended protocol: errors, an aborted transaction and a lock wait
 CREATE TABLE kv (k text PRIMARY KEY, v int8 NOT NULL);
 INSERT INTO kv VALUES ('a', 1);
--- params int8:0
+-- params int4:0
 -- expect 22012
 SELECT 1 / $1;
+-- params int8:1
+-- expect client: the server infers [23]
+SELECT 1 + $1;
 -- params
 -- expect 42P01
 SELECT * FROM nope;
 -- params text:x
 -- expect 22P02
-SELECT $1::int4;
+SELECT ($1::text)::int4;
 BEGIN;
 -- params text:a
 -- expect 23505

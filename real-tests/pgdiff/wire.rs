@@ -1,8 +1,9 @@
 //! A minimal PostgreSQL wire-protocol client (protocol 3.0, trust authentication): the
 //! simple query protocol with each reply's command tag, column type OIDs and transaction
 //! status kept exactly as the server sent them (tokio-postgres drops the tag and the
-//! OIDs), and the extended protocol (Parse, Bind, Describe, Execute, Sync) with binary
-//! parameters and binary results, as tokio-postgres sends them.
+//! OIDs), and the extended protocol in the messages tokio-postgres's `query` sends: a
+//! named statement prepared and described, bound with binary parameters, executed with
+//! binary results, and closed.
 
 use super::outcome::{Outcome, Reply};
 use super::types::{decode_binary, encode_param, Param};
@@ -15,6 +16,8 @@ use tokio::net::TcpStream;
 pub struct Wire {
     stream: TcpStream,
     inbox: BytesMut,
+    /// Statements prepared so far, to name the next (`s1`, `s2`, …).
+    statements: u32,
 }
 
 /// One backend message: its type byte and body.
@@ -30,6 +33,8 @@ struct Building {
     rows: Vec<Vec<Option<String>>>,
     tags: Vec<String>,
     error: Option<(String, String)>,
+    /// The parameter types of a ParameterDescription.
+    param_types: Vec<u32>,
     binary: bool,
 }
 
@@ -43,6 +48,7 @@ impl Wire {
         let mut wire = Wire {
             stream,
             inbox: BytesMut::new(),
+            statements: 0,
         };
         let mut body = BytesMut::new();
         body.put_i32(0x0003_0000);
@@ -55,7 +61,7 @@ impl Wire {
         out.put_i32(body.len() as i32 + 4);
         out.extend_from_slice(&body);
         wire.send(&out).await?;
-        let reply = wire.read_reply(false).await?;
+        let reply = wire.read_reply().await?;
         match reply.outcome {
             Outcome::Error { sqlstate, message } => Err(format!("startup: {sqlstate} {message}")),
             _ => Ok(wire),
@@ -67,30 +73,81 @@ impl Wire {
         let mut out = BytesMut::new();
         put_message(&mut out, b'Q', |b| put_cstr(b, sql));
         self.send(&out).await?;
-        self.read_reply(false).await
+        self.read_reply().await
     }
 
-    /// Run `sql` with the extended protocol: `params` bound in binary, results in binary.
+    /// Run `sql` as tokio-postgres's `query` does: prepare a named statement (Parse with
+    /// no parameter types, Describe, Sync), check the types the server inferred against
+    /// the parameters' (tokio-postgres refuses a mismatch before binding), bind and
+    /// execute it (parameters and results in binary, Sync), then close it (Close, Sync).
     pub async fn extended(&mut self, sql: &str, params: &[Param]) -> Result<Reply, String> {
+        self.statements += 1;
+        let name = format!("s{}", self.statements);
         let mut out = BytesMut::new();
         put_message(&mut out, b'P', |b| {
-            put_cstr(b, "");
+            put_cstr(b, &name);
             put_cstr(b, sql);
-            b.put_i16(params.len() as i16);
-            params.iter().for_each(|p| b.put_u32(p.oid));
+            b.put_i16(0);
         });
-        put_message(&mut out, b'B', |b| put_bind(b, params));
         put_message(&mut out, b'D', |b| {
-            b.put_u8(b'P');
-            put_cstr(b, "");
+            b.put_u8(b'S');
+            put_cstr(b, &name);
         });
+        put_message(&mut out, b'S', |_| {});
+        self.send(&out).await?;
+        let (prepared, tx) = self.read_building(Building::binary()).await?;
+        if prepared.error.is_some() {
+            return Ok(prepared.finish(tx));
+        }
+        let declared: Vec<u32> = params.iter().map(|param| param.oid).collect();
+        let reply = if prepared.param_types == declared {
+            self.execute(&name, params, prepared.columns).await?
+        } else {
+            let sqlstate = format!("client: the server infers {:?}", prepared.param_types);
+            let message = format!("the case binds {declared:?}");
+            let outcome = Outcome::Error { sqlstate, message };
+            Reply {
+                outcome,
+                tx: Some(tx),
+            }
+        };
+        self.close(&name).await?;
+        Ok(reply)
+    }
+
+    /// Bind the prepared statement `name` to the unnamed portal and execute it.
+    async fn execute(
+        &mut self,
+        name: &str,
+        params: &[Param],
+        columns: Vec<(String, u32)>,
+    ) -> Result<Reply, String> {
+        let mut out = BytesMut::new();
+        put_message(&mut out, b'B', |b| put_bind(b, name, params));
         put_message(&mut out, b'E', |b| {
             put_cstr(b, "");
             b.put_i32(0);
         });
         put_message(&mut out, b'S', |_| {});
         self.send(&out).await?;
-        self.read_reply(true).await
+        let building = Building {
+            columns,
+            ..Building::binary()
+        };
+        let (executed, tx) = self.read_building(building).await?;
+        Ok(executed.finish(tx))
+    }
+
+    /// Close the prepared statement `name`.
+    async fn close(&mut self, name: &str) -> Result<(), String> {
+        let mut out = BytesMut::new();
+        put_message(&mut out, b'C', |b| {
+            b.put_u8(b'S');
+            put_cstr(b, name);
+        });
+        put_message(&mut out, b'S', |_| {});
+        self.send(&out).await?;
+        self.read_building(Building::binary()).await.map(|_| ())
     }
 
     async fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
@@ -101,16 +158,18 @@ impl Wire {
     }
 
     /// Read messages up to ReadyForQuery and make them one reply.
-    async fn read_reply(&mut self, binary: bool) -> Result<Reply, String> {
-        let mut building = Building {
-            binary,
-            ..Building::default()
-        };
+    async fn read_reply(&mut self) -> Result<Reply, String> {
+        let (building, tx) = self.read_building(Building::default()).await?;
+        Ok(building.finish(tx))
+    }
+
+    /// Read messages into `building` up to ReadyForQuery; return it and the status.
+    async fn read_building(&mut self, mut building: Building) -> Result<(Building, char), String> {
         loop {
             let message = self.read_message().await?;
             if message.kind == b'Z' {
                 let tx = message.body.first().copied().unwrap_or(b'?') as char;
-                return Ok(building.finish(tx));
+                return Ok((building, tx));
             }
             building.take(message)?;
         }
@@ -140,6 +199,14 @@ impl Wire {
 }
 
 impl Building {
+    /// For the extended protocol's replies: values in binary.
+    fn binary() -> Building {
+        Building {
+            binary: true,
+            ..Building::default()
+        }
+    }
+
     /// Take one message other than ReadyForQuery.
     fn take(&mut self, mut message: Message) -> Result<(), String> {
         let body = &mut message.body;
@@ -148,6 +215,7 @@ impl Building {
                 return Err("the server asks for a password (trust expected)".into());
             }
             b'T' => self.columns = row_description(body)?,
+            b't' => self.param_types = parameter_description(body)?,
             b'D' => self.rows.push(self.data_row(body)?),
             b'C' => self.tags.push(get_cstr(body)?),
             b'I' => self.tags.push(String::new()),
@@ -232,9 +300,16 @@ fn error_fields(body: &mut BytesMut) -> Result<(String, String), String> {
     Ok((sqlstate, message))
 }
 
-fn put_bind(b: &mut BytesMut, params: &[Param]) {
+fn parameter_description(body: &mut BytesMut) -> Result<Vec<u32>, String> {
+    need(body, 2)?;
+    let count = body.get_i16().max(0) as usize;
+    need(body, 4 * count)?;
+    Ok((0..count).map(|_| body.get_u32()).collect())
+}
+
+fn put_bind(b: &mut BytesMut, statement: &str, params: &[Param]) {
     put_cstr(b, "");
-    put_cstr(b, "");
+    put_cstr(b, statement);
     b.put_i16(1);
     b.put_i16(1);
     b.put_i16(params.len() as i16);
