@@ -2,7 +2,9 @@
 //! schema, three connections and a key space of three keys, so transactions conflict:
 //! BEGIN (READ COMMITTED or REPEATABLE READ), COMMIT, ROLLBACK, upserts (DO UPDATE, DO
 //! NOTHING), plain inserts that may violate the key, UPDATE, DELETE (one with NOT
-//! EXISTS), SELECT … ORDER BY, count(*), advisory locks, and statements that fail.
+//! EXISTS), a quarter of the writes with bound parameters (the extended protocol),
+//! SELECT … ORDER BY, joins, EXISTS, ARRAY(SELECT …), count(*), advisory locks, and
+//! statements that fail.
 //!
 //! The generator reads which connections have a statement pending (on either target)
 //! before each step, and keeps every wait resolvable and deadlocks out: it schedules no
@@ -14,6 +16,7 @@
 //! ROLLs BACK and each table is dumped in order.
 
 use super::target::Target;
+use super::types::Param;
 use super::{Pair, Step, Tally, CONNECTIONS};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -97,6 +100,9 @@ impl Generator {
         } else if waiting || self.rng.random_range(0..100) < 25 {
             self.never_waits()
         } else {
+            if self.rng.random_range(0..4) == 0 {
+                return self.may_wait_bound(conn);
+            }
             self.may_wait()
         };
         Step::simple(conn + 1, sql)
@@ -120,7 +126,11 @@ impl Generator {
     fn never_waits(&mut self) -> String {
         let (k, n) = self.key_and_number();
         let lock = 10 + self.rng.random_range(0..2);
-        match self.rng.random_range(0..20) {
+        match self.rng.random_range(0..24) {
+            20 => "SELECT l.pos, kv.v FROM log l JOIN kv ON kv.k = l.k ORDER BY l.pos".into(),
+            21 => "SELECT kv.k, l.pos FROM kv LEFT JOIN log l ON l.k = kv.k".into(),
+            22 => "SELECT k FROM kv WHERE EXISTS (SELECT 1 FROM log WHERE log.k = kv.k)".into(),
+            23 => "SELECT ARRAY(SELECT k FROM kv ORDER BY k), (SELECT max(pos) FROM log)".into(),
             0..=3 => "SELECT k, v, note FROM kv ORDER BY k".into(),
             4..=6 => format!("SELECT count(*) FROM kv WHERE v > {n}"),
             7 | 8 => "SELECT k, body FROM log ORDER BY pos DESC LIMIT 3".into(),
@@ -148,6 +158,39 @@ impl Generator {
             7 => format!("INSERT INTO log (k, body) VALUES ('{k}', '\\x0{n}'::bytea) RETURNING pos"),
             8 => "DELETE FROM log l WHERE NOT EXISTS (SELECT 1 FROM kv WHERE kv.k = l.k) RETURNING pos".into(),
             _ => format!("SELECT pg_advisory_xact_lock({})", 1 + n % 2),
+        }
+    }
+
+    /// Writes with bound parameters (the extended protocol, as a store's tokio-postgres
+    /// `query` sends them).
+    fn may_wait_bound(&mut self, conn: usize) -> Step {
+        let (k, n) = self.key_and_number();
+        let text = |value: &str| Param {
+            oid: 25,
+            value: Some(value.to_string()),
+        };
+        let int8 = |value: u32| Param {
+            oid: 20,
+            value: Some(value.to_string()),
+        };
+        let (sql, params) = match self.rng.random_range(0..3) {
+            0 => (
+                "INSERT INTO kv AS t (k, v, note) VALUES ($1, $2, $3) ON CONFLICT (k) \
+                 DO UPDATE SET note = COALESCE(t.note, EXCLUDED.note) RETURNING k, v, note",
+                vec![text(k), int8(n), text(&format!("b{n}"))],
+            ),
+            1 => (
+                "UPDATE kv SET v = v * $1 WHERE k = $2 RETURNING v",
+                vec![int8(n), text(k)],
+            ),
+            _ => (
+                "DELETE FROM kv WHERE k = $1 AND v > $2 RETURNING k",
+                vec![text(k), int8(n)],
+            ),
+        };
+        Step {
+            params: Some(params),
+            ..Step::simple(conn + 1, sql)
         }
     }
 
