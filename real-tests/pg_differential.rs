@@ -2,13 +2,15 @@
 //! process of the real tier's process provider, `AMNESIA_PG_BIN`) and on a second target
 //! ([`second_target`]), each step's outcome compared: columns with their type OIDs, rows
 //! (in order only under a top-level ORDER BY), command tag, SQLSTATE, transaction status,
-//! and lock waits (Blocked, then the completion). Run are the hand-written cases of
+//! and lock waits (Blocked, then the completion). It runs the hand-written cases of
 //! `real-tests/pg-cases/*.sql` and [`SEQUENCES`] seeded random sequences of
 //! [`SEQUENCE_STEPS`] steps, each on fresh databases, [`PARALLEL`] at a time. Without
 //! PostgreSQL installed the test fails, saying so.
 //!
 //! `cargo test --profile test-release --features real --test pg_differential -- --nocapture`
-//! prints `pg differential: compared N steps, M agree` and the wall time.
+//! prints `pg differential: compared N steps, M agree` and the wall time, and each
+//! disagreement (step, SQL, both outcomes; at most 5 per case or sequence);
+//! `AMNESIA_PG_DIFF_ONLY=<text>` runs only the cases and seeds whose label holds the text.
 
 mod pgdiff;
 
