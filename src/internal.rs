@@ -36,6 +36,10 @@ pub mod postgres;
 #[cfg(feature = "pg")]
 #[path = "pg/mod.rs"]
 pub mod pg;
+// A local PostgreSQL server for the PostgreSQL differential test.
+#[cfg(feature = "real")]
+#[path = "real/pgdiff.rs"]
+pub mod pgdiff;
 #[path = "runner/mod.rs"]
 pub mod runner;
 #[path = "world/mod.rs"]

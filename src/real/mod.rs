@@ -23,13 +23,13 @@ mod interrupt;
 mod lockstep;
 mod node;
 mod owner;
-mod pg;
+pub(crate) mod pg;
 mod process;
 mod progress;
 mod proxy;
 mod run;
 mod scale;
-mod server;
+pub(crate) mod server;
 
 pub use golden::{golden_corpus, run_golden, GoldenCorpus, GoldenMemory, GoldenReport};
 pub use interrupt::clean_up_on_interrupt;

@@ -1,0 +1,221 @@
+//! The PostgreSQL differential harness: the same steps sent to two servers over
+//! [`CONNECTIONS`] connections each, every step's outcome compared (see `outcome` for
+//! when two agree, `session` for the rule that makes a lock wait visible).
+
+pub mod cases;
+pub mod generate;
+pub mod outcome;
+pub mod session;
+pub mod target;
+pub mod types;
+pub mod wire;
+
+use outcome::{Observed, Reply};
+use session::{Session, Waits};
+use std::sync::Arc;
+use target::Target;
+use types::Param;
+
+/// Connections per target.
+pub const CONNECTIONS: usize = 3;
+/// Failures printed per case or sequence (each gets a tally of its own).
+const FAILURES_SHOWN_MAX: usize = 5;
+
+/// One statement on one connection (1-based).
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub conn: usize,
+    pub sql: String,
+    /// The extended protocol's parameters; `None`: the simple query protocol.
+    pub params: Option<Vec<Param>>,
+    /// What the first target must reply (a case's `-- expect`).
+    pub expect: Option<String>,
+}
+
+impl Step {
+    pub fn simple(conn: usize, sql: impl Into<String>) -> Step {
+        Step {
+            conn,
+            sql: sql.into(),
+            params: None,
+            expect: None,
+        }
+    }
+}
+
+/// The figures of a run and what went wrong.
+#[derive(Default)]
+pub struct Tally {
+    pub compared: usize,
+    pub agreeing: usize,
+    pub blocked: usize,
+    pub failures: Vec<String>,
+}
+
+/// The two targets' sessions, run step by step together.
+pub struct Pair {
+    a: Session,
+    b: Session,
+    names: [String; 2],
+}
+
+impl Pair {
+    /// A fresh database on each target, [`CONNECTIONS`] connections to each.
+    pub async fn open(a: &dyn Target, b: &dyn Target, waits: Waits) -> Result<Pair, String> {
+        let (session_a, session_b) = tokio::join!(
+            Session::open(a, CONNECTIONS, waits),
+            Session::open(b, CONNECTIONS, waits)
+        );
+        Ok(Pair {
+            a: session_a?,
+            b: session_b?,
+            names: [a.name(), b.name()],
+        })
+    }
+
+    /// Step `index` on both targets at once.
+    pub async fn run(&mut self, index: usize, step: &Step) {
+        tokio::join!(self.a.run(index, step), self.b.run(index, step));
+    }
+
+    /// The connections with a statement pending on either target.
+    pub fn blocked(&self) -> Vec<bool> {
+        let (a, b) = (self.a.blocked(), self.b.blocked());
+        a.iter().zip(&b).map(|(a, b)| *a || *b).collect()
+    }
+
+    /// Let pending statements complete and compare every step into `tally`.
+    pub async fn finish(self, label: &str, steps: &[Step], tally: &mut Tally) {
+        let (a, b) = tokio::join!(self.a.finish(), self.b.finish());
+        for (index, step) in steps.iter().enumerate() {
+            let a = a.get(index).cloned().flatten().unwrap_or_else(missing);
+            let b = b.get(index).cloned().flatten().unwrap_or_else(missing);
+            compare(
+                &self.names,
+                &format!("{label} step {index}"),
+                step,
+                &a,
+                &b,
+                tally,
+            );
+        }
+        let shown = tally.failures.len().min(FAILURES_SHOWN_MAX);
+        let more = tally.failures.split_off(shown).len();
+        if more > 0 {
+            // After a first disagreement the states differ and most later steps do too.
+            tally
+                .failures
+                .push(format!("{label}: {more} more failures not shown"));
+        }
+    }
+}
+
+fn missing() -> Observed {
+    Observed {
+        first: Reply::broken("no observation".into()),
+        later: None,
+    }
+}
+
+fn compare(
+    names: &[String; 2],
+    at: &str,
+    step: &Step,
+    a: &Observed,
+    b: &Observed,
+    tally: &mut Tally,
+) {
+    tally.compared += 1;
+    tally.blocked += usize::from(a.later.is_some());
+    let conn = step.conn;
+    if a.agrees(b) {
+        tally.agreeing += 1;
+    } else {
+        let [name_a, name_b] = names;
+        tally.failures.push(format!(
+            "{at}, conn {conn}: {}\n    {name_a}: {a}\n    {name_b}: {b}",
+            step.sql
+        ));
+    }
+    if let Some(expect) = &step.expect {
+        if a.summary() != *expect {
+            tally.failures.push(format!(
+                "{at}, conn {conn}: {}\n    expected {expect}, {} replied {a}",
+                step.sql, names[0]
+            ));
+        }
+    }
+}
+
+impl Tally {
+    /// Add `other`'s figures and failures (after this one's).
+    pub fn add(&mut self, other: Tally) {
+        self.compared += other.compared;
+        self.agreeing += other.agreeing;
+        self.blocked += other.blocked;
+        self.failures.extend(other.failures);
+    }
+}
+
+/// A unit of work on fresh databases of both targets.
+pub enum Job {
+    /// A hand-written case: its name and steps.
+    Case(cases::Case),
+    /// A seeded random sequence: its seed and number of random steps.
+    Sequence { seed: u64, body_steps: usize },
+}
+
+impl Job {
+    /// `<file>: <case name>` or `seed <n>`, as failures name it.
+    pub fn label(&self) -> String {
+        match self {
+            Job::Case(case) => case.name.clone(),
+            Job::Sequence { seed, .. } => format!("seed {seed}"),
+        }
+    }
+}
+
+/// Run `jobs`, `parallel` at a time (each waits on real time far more than it computes),
+/// and return their tallies in the order of `jobs`.
+pub async fn run_jobs(
+    a: Arc<dyn Target>,
+    b: Arc<dyn Target>,
+    jobs: Vec<Job>,
+    parallel: usize,
+) -> Vec<Tally> {
+    let permits = Arc::new(tokio::sync::Semaphore::new(parallel));
+    let mut running = tokio::task::JoinSet::new();
+    for (order, job) in jobs.into_iter().enumerate() {
+        let (a, b, permits) = (a.clone(), b.clone(), permits.clone());
+        running.spawn(async move {
+            let _permit = permits.acquire_owned().await.expect("never closed");
+            let tally = match job {
+                Job::Case(case) => run_steps(a.as_ref(), b.as_ref(), &case.name, &case.steps).await,
+                Job::Sequence { seed, body_steps } => {
+                    generate::run_sequence(a.as_ref(), b.as_ref(), seed, body_steps).await
+                }
+            };
+            (order, tally)
+        });
+    }
+    let mut tallies: Vec<(usize, Tally)> = running.join_all().await;
+    tallies.sort_by_key(|(order, _)| *order);
+    tallies.into_iter().map(|(_, tally)| tally).collect()
+}
+
+/// Run a fixed list of steps (a hand-written case) on fresh databases of both targets.
+pub async fn run_steps(a: &dyn Target, b: &dyn Target, label: &str, steps: &[Step]) -> Tally {
+    let mut tally = Tally::default();
+    let mut pair = match Pair::open(a, b, session::WAITS).await {
+        Ok(pair) => pair,
+        Err(why) => {
+            tally.failures.push(format!("{label}: cannot open: {why}"));
+            return tally;
+        }
+    };
+    for (index, step) in steps.iter().enumerate() {
+        pair.run(index, step).await;
+    }
+    pair.finish(label, steps, &mut tally).await;
+    tally
+}

@@ -1,0 +1,107 @@
+//! The extended protocol's values: a parameter written `type:value` in a case file
+//! (`int8:5`, `text:abc`, `bytea:\x0102`, `bool:true`, `int4:null`), encoded in binary as
+//! tokio-postgres sends it, and a binary result column rendered as text by its type OID
+//! (both targets' columns go through the same rendering, so it need only be exact, not
+//! PostgreSQL's own text output).
+
+/// One bound parameter: its type OID and its value (`None` for NULL).
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub oid: u32,
+    pub value: Option<String>,
+}
+
+const TYPES: [(&str, u32); 9] = [
+    ("bool", 16),
+    ("bytea", 17),
+    ("int8", 20),
+    ("int2", 21),
+    ("int4", 23),
+    ("text", 25),
+    ("float8", 701),
+    ("varchar", 1043),
+    ("timestamptz", 1184),
+];
+
+impl Param {
+    /// `type:value`, the value `null` for NULL.
+    pub fn parse(word: &str) -> Result<Param, String> {
+        let (name, value) = word
+            .split_once(':')
+            .ok_or_else(|| format!("parameter {word:?} is not type:value"))?;
+        let oid = TYPES
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(_, oid)| *oid)
+            .ok_or_else(|| format!("parameter type {name:?} is not one of {TYPES:?}"))?;
+        let value = (value != "null").then(|| value.to_string());
+        let param = Param { oid, value };
+        try_encode(&param)?;
+        Ok(param)
+    }
+}
+
+/// The binary encoding of a parameter; `None` for NULL. Checked when a case is read.
+pub fn encode_param(param: &Param) -> Option<Vec<u8>> {
+    try_encode(param).expect("a parameter checked by Param::parse")
+}
+
+fn try_encode(param: &Param) -> Result<Option<Vec<u8>>, String> {
+    let Some(value) = param.value.as_deref() else {
+        return Ok(None);
+    };
+    let bad = |e: &dyn std::fmt::Display| format!("{value:?} (type OID {}): {e}", param.oid);
+    let bytes = match param.oid {
+        16 => vec![u8::from(value.parse::<bool>().map_err(|e| bad(&e))?)],
+        17 => hex_bytes(value).ok_or_else(|| bad(&"not \\x and hex digits"))?,
+        21 => value
+            .parse::<i16>()
+            .map_err(|e| bad(&e))?
+            .to_be_bytes()
+            .to_vec(),
+        23 => value
+            .parse::<i32>()
+            .map_err(|e| bad(&e))?
+            .to_be_bytes()
+            .to_vec(),
+        701 => value
+            .parse::<f64>()
+            .map_err(|e| bad(&e))?
+            .to_be_bytes()
+            .to_vec(),
+        // int8, and timestamptz as microseconds since 2000-01-01 00:00:00 UTC (its binary form).
+        20 | 1184 => value
+            .parse::<i64>()
+            .map_err(|e| bad(&e))?
+            .to_be_bytes()
+            .to_vec(),
+        _ => value.as_bytes().to_vec(),
+    };
+    Ok(Some(bytes))
+}
+
+/// `\x0102` as bytes.
+fn hex_bytes(text: &str) -> Option<Vec<u8>> {
+    let digits = text.strip_prefix("\\x")?;
+    (0..digits.len())
+        .step_by(2)
+        .map(|at| u8::from_str_radix(digits.get(at..at + 2)?, 16).ok())
+        .collect()
+}
+
+/// A binary result value as text, by its column's type OID.
+pub fn decode_binary(oid: u32, bytes: &[u8]) -> String {
+    let fixed = |n: usize| bytes.len() == n;
+    match oid {
+        16 if fixed(1) => if bytes[0] != 0 { "t" } else { "f" }.to_string(),
+        20 | 1184 | 1114 if fixed(8) => i64::from_be_bytes(bytes.try_into().unwrap()).to_string(),
+        21 if fixed(2) => i16::from_be_bytes(bytes.try_into().unwrap()).to_string(),
+        23 | 26 if fixed(4) => i32::from_be_bytes(bytes.try_into().unwrap()).to_string(),
+        701 if fixed(8) => f64::from_be_bytes(bytes.try_into().unwrap()).to_string(),
+        18 | 19 | 25 | 1043 | 705 => String::from_utf8_lossy(bytes).into_owned(),
+        _ => {
+            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            format!("\\x{hex}")
+        }
+    }
+}
