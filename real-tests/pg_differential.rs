@@ -36,7 +36,9 @@ const PARALLEL: usize = 6;
 /// })))
 /// ```
 async fn second_target() -> Result<Arc<dyn Target>, String> {
-    Ok(Arc::new(RealTarget::start("postgres-b").await?))
+    Ok(Arc::new(pgdiff::target::SpawnTarget::new("model", |listener| {
+        tokio::spawn(amnesia::internal::pg::serve_tcp(listener, 0));
+    })))
 }
 
 /// The cases, then the sequences; with `AMNESIA_PG_DIFF_ONLY=<text>` only those whose

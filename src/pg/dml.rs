@@ -102,6 +102,10 @@ impl Exec<'_> {
         }
         let (table, alias) = target(&update.table.relation)?;
         let sources = vec![self.source_of(&table, alias)?];
+        self.assign(&table, &update.assignments, &vec![Value::Null; sources[0].columns.len()], &sources).map(|_| ()).or_else(|flow| match flow {
+            Flow::Error(e) if e.code == UNDEFINED_COLUMN => Err(Flow::Error(e)),
+            _ => Ok(()),
+        })?;
         let candidates = self.matching(&table, update.selection.as_ref(), &sources)?;
         let mut written = Vec::new();
         for (tid, _) in candidates {
@@ -152,6 +156,9 @@ impl Exec<'_> {
             Some(OnInsert::OnConflict(c)) => Some(c),
             Some(_) => return Err(PgError::unsupported("ON DUPLICATE KEY").into()),
         };
+        if let Some(conflict) = conflict {
+            self.check_arbiter(&table, conflict)?;
+        }
         let mut written = Vec::new();
         for values in rows {
             let row = self.complete_row(&table, &columns, values)?;
@@ -310,6 +317,7 @@ impl Exec<'_> {
             };
             self.check_conflict_target(table, conflict, constraint)?;
             let OnConflictAction::DoUpdate(action) = &conflict.action else {
+                self.check_visible_conflict(table, tid)?;
                 return Ok(None);
             };
             match self.conflict_update(table, tid, &row, action, sources)? {
@@ -318,6 +326,16 @@ impl Exec<'_> {
             }
         }
         Err(PgError::new(PROGRAM_LIMIT_EXCEEDED, "ON CONFLICT retried more often than the model allows").into())
+    }
+
+    /// REPEATABLE READ may not skip (or update) a conflicting row its snapshot does not see.
+    fn check_visible_conflict(&self, table: &str, tid: u64) -> PgResult<()> {
+        let v = &self.db.table(table)?.heap[&tid];
+        let visible = v.xmin == self.xid || crate::pg::heap::sees_version(&self.db.txns, self.viewer(), v);
+        if self.repeatable_read && !visible {
+            return Err(PgError::new(SERIALIZATION_FAILURE, "could not serialize access due to concurrent update"));
+        }
+        Ok(())
     }
 
     /// DO UPDATE on the conflicting version `tid`: `None` when it vanished meanwhile (the
@@ -329,10 +347,7 @@ impl Exec<'_> {
                 .with_detail("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
                 .into());
         }
-        let visible = crate::pg::heap::sees_version(&self.db.txns, self.viewer(), v);
-        if self.repeatable_read && !visible {
-            return Err(PgError::new(SERIALIZATION_FAILURE, "could not serialize access due to concurrent update").into());
-        }
+        self.check_visible_conflict(table, tid)?;
         let (tid, existing) = match self.lock_for_write(table, tid)? {
             Locked::Gone => return Ok(None),
             Locked::Row { moved: true, .. } => return Ok(None),
@@ -352,6 +367,21 @@ impl Exec<'_> {
         new.truncate(width);
         self.replace(table, tid, new.clone())?;
         Ok(Some(Some(new)))
+    }
+
+    /// ON CONFLICT's target must name a unique constraint, conflict or not.
+    fn check_arbiter(&self, table: &str, conflict: &sqlparser::ast::OnConflict) -> PgResult<()> {
+        let t = self.db.table(table)?;
+        for at in 0..t.uniques.len() {
+            match self.check_conflict_target(table, conflict, at) {
+                Err(e) if e.code == UNIQUE_VIOLATION => continue,
+                other => return other,
+            }
+        }
+        match t.uniques.is_empty() && conflict.conflict_target.is_some() {
+            true => Err(PgError::new(INVALID_COLUMN_REFERENCE, "there is no unique or exclusion constraint matching the ON CONFLICT specification")),
+            false => Ok(()),
+        }
     }
 
     fn check_conflict_target(&self, table: &str, conflict: &sqlparser::ast::OnConflict, constraint: usize) -> PgResult<()> {

@@ -171,7 +171,7 @@ impl Exec<'_> {
             Expr::Cast { expr, data_type, .. } => {
                 let value = self.eval(expr, frame)?;
                 let (to, modifier) = sql_type(data_type)?;
-                Ok(cast(value, to, modifier)?)
+                Ok(cast(truncate_varchar(value, to, modifier), to, modifier)?)
             }
             Expr::TypedString(typed) => {
                 let (to, modifier) = sql_type(&typed.data_type)?;
@@ -541,6 +541,14 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
     };
     check_modifier(&v, to, modifier)?;
     Ok(Typed::new(v, to))
+}
+
+/// An explicit cast to `varchar(n)` cuts the text to n characters (an assignment refuses).
+fn truncate_varchar(value: Typed, to: Type, modifier: Option<u32>) -> Typed {
+    match (value.v, to, modifier) {
+        (Value::Text(s), Type::Varchar, Some(n)) => Typed::new(Value::Text(s.chars().take(n as usize).collect()), value.t),
+        (v, _, _) => Typed::new(v, value.t),
+    }
 }
 
 /// `vector(n)` and `varchar(n)`.

@@ -120,7 +120,7 @@ impl Exec<'_> {
                 }
                 self.undo.push(Undo::Advisory { key, session });
                 let t = if trying { Type::Bool } else { Type::Void };
-                Ok(Typed::new(if trying { Value::Bool(true) } else { Value::Null }, t))
+                Ok(Typed::new(if trying { Value::Bool(true) } else { Value::Text(String::new()) }, t))
             }
         }
     }

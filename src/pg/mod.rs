@@ -290,7 +290,7 @@ fn backend_wait(db: &mut Db, backend: u32, blocker: u32, now: Now) -> (u32, i64)
 
 /// Serve every connection `listener` accepts, on the OS clock (`amnesia serve-pg-model`):
 /// the model outside a simulation, for psql or a differential test.
-pub(crate) async fn serve_tcp(listener: tokio::net::TcpListener, seed: u64) -> std::io::Result<()> {
+pub async fn serve_tcp(listener: tokio::net::TcpListener, seed: u64) -> std::io::Result<()> {
     let clock: PgClock = Arc::new(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
     });

@@ -121,10 +121,18 @@ impl Session {
     /// refuses everything until ROLLBACK.
     pub(crate) fn fail(&mut self, db: &mut Db, implicit: bool, now: Now) {
         self.waiting_snapshot = None;
-        match implicit || self.block == Block::Idle {
-            true => self.finish(db, false, now),
-            false => self.block = Block::Failed,
+        if implicit || self.block == Block::Idle {
+            self.finish(db, false, now);
+            return;
         }
+        // PostgreSQL aborts the transaction at the error, releasing its locks; under a
+        // savepoint only the subtransaction since it, which ROLLBACK TO revives.
+        let savepoint = self.txn.as_ref().and_then(|t| t.savepoints.last().map(|(_, at)| *at));
+        match (savepoint, self.txn.as_mut()) {
+            (Some(marker), Some(txn)) => roll_back_to(db, &mut txn.undo, marker),
+            _ => self.finish(db, false, now),
+        }
+        self.block = Block::Failed;
     }
 
     /// The statement after a wait gave up (the client went away, or a deadlock).
@@ -234,7 +242,8 @@ impl Session {
                 Outcome::tag("BEGIN")
             }
             Statement::Commit { .. } => match self.block {
-                Block::Idle => Outcome::tag("COMMIT").warn("there is no transaction in progress"),
+                Block::Idle if self.txn.is_none() => Outcome::tag("COMMIT").warn("there is no transaction in progress"),
+                Block::Idle => (self.finish(db, true, now), Outcome::tag("COMMIT")).1,
                 Block::Failed => (self.finish(db, false, now), Outcome::tag("ROLLBACK")).1,
                 Block::Open => (self.finish(db, true, now), Outcome::tag("COMMIT")).1,
             },
@@ -325,7 +334,11 @@ impl Session {
             Statement::Set(Set::SetTimeZone { .. }) => return Err(PgError::unsupported("SET TIME ZONE").into()),
             Statement::ShowVariable { variable } => {
                 let name = variable.iter().map(ident).collect::<Vec<_>>().join(".");
-                let value = self.settings.show(&name)?;
+                let value = match (name.as_str(), &self.txn) {
+                    ("transaction_isolation", Some(txn)) if txn.repeatable_read => "repeatable read".to_string(),
+                    ("transaction_isolation", _) => self.settings.show("default_transaction_isolation")?,
+                    _ => self.settings.show(&name)?,
+                };
                 let rows = Rows { columns: vec![(name, Type::Text)], rows: vec![vec![crate::pg::types::Value::Text(value)]] };
                 Outcome { rows: Some(rows), tag: "SHOW".into(), warning: None }
             }
