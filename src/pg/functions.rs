@@ -67,6 +67,14 @@ impl Exec<'_> {
         match (name, args.len()) {
             ("now" | "current_timestamp" | "transaction_timestamp", 0) => timestamp(self.now_us),
             ("statement_timestamp" | "clock_timestamp", 0) => timestamp(self.clock_us),
+            ("to_timestamp", 1) => match cast(one(args), Type::Float8, None)?.v {
+                Value::Float(seconds) if seconds.is_finite() => {
+                    let unix_us = (seconds * 1e6).round_ties_even() as i64;
+                    timestamp(unix_us - crate::pg::types::PG_EPOCH_UNIX_US)
+                }
+                Value::Float(_) => Err(PgError::new(DATETIME_OVERFLOW, "timestamp out of range").into()),
+                _ => Ok(Typed::null(Type::Timestamptz)),
+            },
             ("coalesce", n) if n > 0 => coalesce(args),
             ("nullif", 2) => nullif(args),
             ("greatest" | "least", n) if n > 0 => extreme(name == "greatest", args),

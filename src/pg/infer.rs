@@ -334,6 +334,7 @@ fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
     };
     match name {
         "hashtext" | "lower" | "upper" | "length" | "char_length" | "current_setting" => vec![Some(Type::Text)],
+        "to_timestamp" => vec![Some(Type::Float8)],
         n if n.starts_with("pg_advisory") || n.starts_with("pg_try_advisory") => advisory,
         n if crate::pg::vector_fn::knows(n) => vec![Some(Type::Vector); count],
         _ => Vec::new(),
@@ -342,7 +343,7 @@ fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
 
 fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
     match name {
-        "now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp" | "clock_timestamp" => Type::Timestamptz,
+        "now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp" | "clock_timestamp" | "to_timestamp" => Type::Timestamptz,
         "coalesce" | "nullif" | "greatest" | "least" => first_known,
         "hashtext" | "length" | "char_length" | "octet_length" | "array_length" | "cardinality" => Type::Int4,
         "lower" | "upper" | "current_setting" | "version" => Type::Text,

@@ -19,8 +19,10 @@ use pgvector::Vector;
 use std::sync::Arc;
 use tokio_postgres::GenericClient;
 
-/// Attempts of the reference job before the deploy goes on without it.
-const ATTEMPTS_MAX: u32 = 20;
+/// Attempts of the reference job before the deploy goes on without it: with
+/// [`RETRY_WAIT_MS`] between them, longer than any chain of the plan's server outages,
+/// which end with the busy phase.
+const ATTEMPTS_MAX: u32 = 160;
 /// Between two attempts.
 const RETRY_WAIT_MS: u64 = 250;
 /// Keys one `SCAN` step asks for.

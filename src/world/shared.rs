@@ -15,6 +15,9 @@ use crate::world::node::{DialFrom, ServerNode};
 use crate::world::recorder::Recorder;
 use std::sync::Arc;
 
+/// Attempts of the deploy's one-off job when its process dies under it.
+pub const MIGRATION_ATTEMPTS_MAX: u32 = 3;
+
 /// Everything a run's tasks share.
 pub struct World {
     pub plan: Arc<Plan>,
@@ -143,33 +146,66 @@ impl World {
     }
 
     /// The deploy's one-off job, on the first running client's new store; the plan's
-    /// migration fault resets that client's connections while it runs.
+    /// migration fault resets that client's connections while it runs. A job that dies
+    /// with its process starts again on the next running client, as a deploy system
+    /// restarts a failed job, [`MIGRATION_ATTEMPTS_MAX`] times at most.
     async fn migrate(&self) {
-        let running = |c: &u32| self.clients[*c as usize].store().is_some();
-        let Some(client) = (0..self.plan.clients).find(running) else {
+        for attempt in 1..=MIGRATION_ATTEMPTS_MAX {
+            let Some(client) = self.first_running_client().await else {
+                return;
+            };
+            if attempt == 1 {
+                self.reset_mid_migration(client);
+            }
+            let host = &self.clients[client as usize];
+            let (store, generation) = (host.store().expect("found running"), host.generation());
+            let outcome = host.run(async move { store.migrate().await }).await;
+            let died = host.generation() != generation;
+            let text = match outcome {
+                None => format!("deploy: migration by client-{client} cut off: the client crashed"),
+                Some(Ok(None)) => return,
+                Some(Ok(Some(summary))) => format!("deploy: migration by client-{client}: {summary}"),
+                Some(Err(error)) => format!("deploy: migration by client-{client} failed: {error}"),
+            };
+            self.trace.record(self.clock.now_us(), "deploy", text);
+            if !died {
+                return;
+            }
+        }
+    }
+
+    /// The first client whose process runs, waiting (a bounded while) for one to restart
+    /// when every one is down: the job needs a process to run in.
+    async fn first_running_client(&self) -> Option<u32> {
+        const WAIT_STEP_MS: u64 = 100;
+        let deadline_ms = self.clock.now_us() / 1_000 + crate::plan::FAULT_DURATION_MS_MAX * 2;
+        loop {
+            let running = |c: &u32| self.clients[*c as usize].store().is_some();
+            if let Some(client) = (0..self.plan.clients).find(running) {
+                return Some(client);
+            }
+            let now_ms = self.clock.now_us() / 1_000;
+            if now_ms >= deadline_ms {
+                return None;
+            }
+            self.clock.sleep_until_ms(now_ms + WAIT_STEP_MS).await;
+        }
+    }
+
+    /// The plan's migration fault: reset `client`'s connections a while into the job.
+    fn reset_mid_migration(&self, client: u32) {
+        let Some(after_ms) = self.plan.migration_reset_ms else {
             return;
         };
-        let host = &self.clients[client as usize];
-        let store = host.store().expect("found running");
-        if let Some(after_ms) = self.plan.migration_reset_ms {
-            let link = self.links[client as usize].clone();
-            let (clock, trace) = (self.clock.clone(), self.trace.clone());
-            let at_ms = clock.now_us() / 1_000 + after_ms;
-            tokio::spawn(async move {
-                clock.sleep_until_ms(at_ms).await;
-                let closed = link.reset_all();
-                let text =
-                    format!("reset client-{client} mid-migration: {closed} connections closed");
-                trace.record(clock.now_us(), "faults", text);
-            });
-        }
-        let text = match host.run(async move { store.migrate().await }).await {
-            None => format!("deploy: migration by client-{client} cut off: the client crashed"),
-            Some(Ok(None)) => return,
-            Some(Ok(Some(summary))) => format!("deploy: migration by client-{client}: {summary}"),
-            Some(Err(error)) => format!("deploy: migration by client-{client} failed: {error}"),
-        };
-        self.trace.record(self.clock.now_us(), "deploy", text);
+        let link = self.links[client as usize].clone();
+        let (clock, trace) = (self.clock.clone(), self.trace.clone());
+        let at_ms = clock.now_us() / 1_000 + after_ms;
+        tokio::spawn(async move {
+            clock.sleep_until_ms(at_ms).await;
+            let closed = link.reset_all();
+            let text = format!("reset client-{client} mid-migration: {closed} connections closed");
+            trace.record(clock.now_us(), "faults", text);
+        });
     }
 
     /// The policy the store declares (the same for every client).
