@@ -36,9 +36,12 @@ const PARALLEL: usize = 6;
 /// })))
 /// ```
 async fn second_target() -> Result<Arc<dyn Target>, String> {
-    Ok(Arc::new(pgdiff::target::SpawnTarget::new("model", |listener| {
-        tokio::spawn(amnesia::internal::pg::serve_tcp(listener, 0));
-    })))
+    Ok(Arc::new(pgdiff::target::SpawnTarget::new(
+        "model",
+        |listener| {
+            tokio::spawn(amnesia::internal::pg::serve_tcp(listener, 0));
+        },
+    )))
 }
 
 /// The cases, then the sequences; with `AMNESIA_PG_DIFF_ONLY=<text>` only those whose

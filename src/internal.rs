@@ -24,6 +24,10 @@ pub mod engine;
 #[allow(missing_docs)]
 #[path = "model/mod.rs"]
 pub mod model;
+/// amnesia's model of PostgreSQL with pgvector.
+#[cfg(feature = "pg")]
+#[path = "pg/mod.rs"]
+pub mod pg;
 #[path = "plan/mod.rs"]
 pub mod plan;
 #[cfg(feature = "pg")]
@@ -32,10 +36,6 @@ pub mod postgres;
 #[cfg(not(feature = "pg"))]
 #[path = "postgres_absent.rs"]
 pub mod postgres;
-/// amnesia's model of PostgreSQL with pgvector.
-#[cfg(feature = "pg")]
-#[path = "pg/mod.rs"]
-pub mod pg;
 // A local PostgreSQL server for the PostgreSQL differential test.
 #[cfg(feature = "real")]
 #[path = "real/pgdiff.rs"]

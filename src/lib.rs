@@ -145,12 +145,12 @@ compile_error!(
 #[doc(hidden)]
 pub mod internal;
 
+#[cfg(feature = "pg")]
+pub(crate) use internal::pg;
 pub(crate) use internal::{
     builder, check, clock, connect, contract, domain, engine, model, plan, postgres, runner, task,
     trace, world,
 };
-#[cfg(feature = "pg")]
-pub(crate) use internal::pg;
 // Hidden, and at the root only because its stores' log target is their module path
 // (`amnesia::store::reference`), which `--log amnesia::store=debug` names.
 #[doc(hidden)]

@@ -75,8 +75,7 @@ impl PgConnector {
     {
         let mut pooled = self.take().await?;
         let outcome =
-            tokio::time::timeout(self.config.response_timeout, operation(&mut pooled.client))
-                .await;
+            tokio::time::timeout(self.config.response_timeout, operation(&mut pooled.client)).await;
         match outcome {
             Ok(Ok(value)) => {
                 self.give_back(pooled);

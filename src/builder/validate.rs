@@ -46,11 +46,13 @@ impl Builder {
     pub fn validate(&self) -> Result<(), BuildError> {
         self.scenario.validate().map_err(BuildError::Scenario)?;
         let backend = self.store.backend();
-        let why = match (backend, self.engine) {
-            (Backend::Redis, _) => return Ok(()),
-            _ if !cfg!(feature = "pg") => "this build does not simulate (amnesia's `pg` feature)",
-            (_, crate::EngineKind::Event) => return Ok(()),
-            _ => "only the event engine simulates (--engine event)",
+        let simulated = cfg!(feature = "pg") && self.engine == crate::EngineKind::Event;
+        if backend == Backend::Redis || simulated {
+            return Ok(());
+        }
+        let why = match cfg!(feature = "pg") {
+            false => "this build does not simulate (amnesia's `pg` feature)",
+            true => "only the event engine simulates (--engine event)",
         };
         Err(BuildError::Backend {
             store: self.store.label().to_string(),

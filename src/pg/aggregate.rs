@@ -11,11 +11,22 @@ use crate::pg::types::{compare, Type, Value};
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Select, SelectItem};
 use std::cmp::Ordering;
 
-const AGGREGATES: [&str; 8] = ["count", "min", "max", "sum", "avg", "array_agg", "bool_and", "bool_or"];
+const AGGREGATES: [&str; 8] = [
+    "count",
+    "min",
+    "max",
+    "sum",
+    "avg",
+    "array_agg",
+    "bool_and",
+    "bool_or",
+];
 
 pub(crate) fn is_aggregate(e: &Expr) -> bool {
     match e {
-        Expr::Function(f) => object_name(&f.name).last().is_some_and(|n| AGGREGATES.contains(&n.as_str())),
+        Expr::Function(f) => object_name(&f.name)
+            .last()
+            .is_some_and(|n| AGGREGATES.contains(&n.as_str())),
         _ => false,
     }
 }
@@ -35,7 +46,9 @@ fn calls<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     }
     match e {
         Expr::BinaryOp { left, right, .. } => (calls(left, out), calls(right, out)).1,
-        Expr::UnaryOp { expr, .. } | Expr::Nested(expr) | Expr::Cast { expr, .. } => calls(expr, out),
+        Expr::UnaryOp { expr, .. } | Expr::Nested(expr) | Expr::Cast { expr, .. } => {
+            calls(expr, out)
+        }
         Expr::IsNull(expr) | Expr::IsNotNull(expr) => calls(expr, out),
         Expr::Function(f) => {
             if let FunctionArguments::List(list) = &f.args {
@@ -46,7 +59,12 @@ fn calls<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
                 }
             }
         }
-        Expr::Case { operand, conditions, else_result, .. } => {
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
             operand.iter().for_each(|o| calls(o, out));
             for when in conditions {
                 calls(&when.condition, out);
@@ -59,7 +77,13 @@ fn calls<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 }
 
 /// Every aggregate call of `select`, computed over `group`.
-pub(crate) fn compute(exec: &mut Exec<'_>, select: &Select, group: &[Joined], sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Vec<(usize, Typed)>> {
+pub(crate) fn compute(
+    exec: &mut Exec<'_>,
+    select: &Select,
+    group: &[Joined],
+    sources: &[Source],
+    parent: Option<&Frame<'_>>,
+) -> FlowResult<Vec<(usize, Typed)>> {
     let mut found = Vec::new();
     for item in &select.projection {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
@@ -77,8 +101,16 @@ pub(crate) fn compute(exec: &mut Exec<'_>, select: &Select, group: &[Joined], so
     Ok(results)
 }
 
-fn one(exec: &mut Exec<'_>, call: &Expr, group: &[Joined], sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Typed> {
-    let Expr::Function(f) = call else { unreachable!("an aggregate call") };
+fn one(
+    exec: &mut Exec<'_>,
+    call: &Expr,
+    group: &[Joined],
+    sources: &[Source],
+    parent: Option<&Frame<'_>>,
+) -> FlowResult<Typed> {
+    let Expr::Function(f) = call else {
+        unreachable!("an aggregate call")
+    };
     let name = object_name(&f.name).last().cloned().unwrap_or_default();
     let FunctionArguments::List(list) = &f.args else {
         return Err(PgError::syntax(format!("syntax error in {name}()")).into());
@@ -89,7 +121,13 @@ fn one(exec: &mut Exec<'_>, call: &Expr, group: &[Joined], sources: &[Source], p
     let arg = match list.args.as_slice() {
         [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if name == "count" => None,
         [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => Some(e),
-        _ => return Err(PgError::new(UNDEFINED_FUNCTION, format!("function {name} with these arguments does not exist")).into()),
+        _ => {
+            return Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                format!("function {name} with these arguments does not exist"),
+            )
+            .into())
+        }
     };
     let Some(arg) = arg else {
         return Ok(Typed::new(Value::Int(group.len() as i64), Type::Int8));
@@ -97,7 +135,11 @@ fn one(exec: &mut Exec<'_>, call: &Expr, group: &[Joined], sources: &[Source], p
     let mut values = Vec::with_capacity(group.len());
     let mut t = exec.infer(arg, sources, parent)?;
     for row in group {
-        let frame = Frame { sources, values: &row.values, parent };
+        let frame = Frame {
+            sources,
+            values: &row.values,
+            parent,
+        };
         let value = exec.eval(arg, &frame)?;
         t = if t == Type::Unknown { value.t } else { t };
         values.push(value.v);
@@ -112,15 +154,30 @@ fn fold(name: &str, t: Type, values: Vec<Value>) -> PgResult<Typed> {
         "count" => Value::Int(present.len() as i64),
         "array_agg" => Value::Array(values),
         _ if present.is_empty() => Value::Null,
-        "min" => present.into_iter().min_by(|a, b| compare(a, b)).expect("non-empty"),
-        "max" => present.into_iter().max_by(|a, b| compare(a, b).then(Ordering::Less)).expect("non-empty"),
-        "sum" if t.is_integer() => Value::Int(present.iter().map(|v| if let Value::Int(i) = v { *i } else { 0 }).sum()),
+        "min" => present.into_iter().min_by(compare).expect("non-empty"),
+        "max" => present
+            .into_iter()
+            .max_by(|a, b| compare(a, b).then(Ordering::Less))
+            .expect("non-empty"),
+        "sum" if t.is_integer() => Value::Int(
+            present
+                .iter()
+                .map(|v| if let Value::Int(i) = v { *i } else { 0 })
+                .sum(),
+        ),
         "sum" | "avg" => {
-            let total: f64 = present.iter().map(|v| if let Value::Float(f) = v { *f } else { 0.0 }).sum();
-            Value::Float(if name == "avg" { total / present.len() as f64 } else { total })
+            let total: f64 = present
+                .iter()
+                .map(|v| if let Value::Float(f) = v { *f } else { 0.0 })
+                .sum();
+            Value::Float(if name == "avg" {
+                total / present.len() as f64
+            } else {
+                total
+            })
         }
         "bool_and" => Value::Bool(present.iter().all(|v| *v == Value::Bool(true))),
-        "bool_or" => Value::Bool(present.iter().any(|v| *v == Value::Bool(true))),
+        "bool_or" => Value::Bool(present.contains(&Value::Bool(true))),
         other => return Err(PgError::unsupported(format!("the aggregate {other}"))),
     };
     Ok(Typed::new(v, result_type))

@@ -7,7 +7,10 @@ use crate::pg::types::{Interval, Type, Value};
 fn malformed(t: Type) -> PgError {
     PgError::new(
         PROTOCOL_VIOLATION,
-        format!("incorrect binary data format in bind parameter of type {}", t.name()),
+        format!(
+            "incorrect binary data format in bind parameter of type {}",
+            t.name()
+        ),
     )
 }
 
@@ -65,7 +68,9 @@ fn encode_array(items: &[Value], element: Type) -> Vec<u8> {
 /// A binary parameter of type `t`.
 pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
     let fixed = |n: usize| -> PgResult<&[u8]> {
-        (bytes.len() == n).then_some(bytes).ok_or_else(|| malformed(t))
+        (bytes.len() == n)
+            .then_some(bytes)
+            .ok_or_else(|| malformed(t))
     };
     let value = match t {
         Type::Bool => Value::Bool(fixed(1)?[0] != 0),
@@ -73,14 +78,18 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
         Type::Int4 => Value::Int(i32::from_be_bytes(fixed(4)?.try_into().expect("4")) as i64),
         Type::Int8 => Value::Int(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         Type::Oid => Value::Int(u32::from_be_bytes(fixed(4)?.try_into().expect("4")) as i64),
-        Type::Name | Type::Char => Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| malformed(t))?),
+        Type::Name | Type::Char => {
+            Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| malformed(t))?)
+        }
         Type::Float4 => Value::Float(f32::from_be_bytes(fixed(4)?.try_into().expect("4")) as f64),
         Type::Float8 => Value::Float(f64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
-        Type::Text | Type::Varchar | Type::Unknown => Value::Text(
-            String::from_utf8(bytes.to_vec()).map_err(|_| malformed(t))?,
-        ),
+        Type::Text | Type::Varchar | Type::Unknown => {
+            Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| malformed(t))?)
+        }
         Type::Bytea => Value::Bytea(bytes.to_vec()),
-        Type::Timestamptz => Value::Timestamptz(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
+        Type::Timestamptz => {
+            Value::Timestamptz(i64::from_be_bytes(fixed(8)?.try_into().expect("8")))
+        }
         Type::Interval => decode_interval(fixed(16)?),
         Type::Vector => crate::pg::vector::decode_binary(bytes)
             .map(Value::Vector)
@@ -136,7 +145,10 @@ struct Reader<'b> {
 
 impl<'b> Reader<'b> {
     fn take(&mut self, n: usize) -> PgResult<&'b [u8]> {
-        let end = self.at.checked_add(n).filter(|end| *end <= self.bytes.len());
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|end| *end <= self.bytes.len());
         let end = end.ok_or_else(|| malformed(self.t))?;
         let slice = &self.bytes[self.at..end];
         self.at = end;
@@ -158,7 +170,10 @@ mod tests {
         let bytes = encode(&array, Type::ByteaArray);
         assert_eq!(decode(&bytes, Type::ByteaArray).unwrap(), array);
         let empty = Value::Array(vec![]);
-        assert_eq!(decode(&encode(&empty, Type::TextArray), Type::TextArray).unwrap(), empty);
+        assert_eq!(
+            decode(&encode(&empty, Type::TextArray), Type::TextArray).unwrap(),
+            empty
+        );
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! one query shape from its fixed type list; any other catalog query is refused.
 
 use crate::pg::error::*;
+use crate::pg::exec::Rows;
 use crate::pg::expr::Typed;
 use crate::pg::session::Outcome;
-use crate::pg::exec::Rows;
 use crate::pg::types::{Type, Value, VECTOR_OID};
 use sqlparser::ast::{SetExpr, Statement, TableFactor};
 
@@ -30,7 +30,7 @@ fn is_catalog_sql(sql: &str) -> bool {
 }
 
 /// Parse and Describe of a catalog query: its parameters and columns.
-pub(crate) fn describe(sql: &str) -> Option<(Vec<Type>, Option<Vec<(String, Type)>>)> {
+pub(crate) fn describe(sql: &str) -> Option<crate::pg::Described> {
     if !is_catalog_sql(sql) {
         return None;
     }
@@ -38,8 +38,12 @@ pub(crate) fn describe(sql: &str) -> Option<(Vec<Type>, Option<Vec<(String, Type
 }
 
 fn reads_catalog(statement: &Statement) -> bool {
-    let Statement::Query(query) = statement else { return false };
-    let SetExpr::Select(select) = &*query.body else { return false };
+    let Statement::Query(query) = statement else {
+        return false;
+    };
+    let SetExpr::Select(select) = &*query.body else {
+        return false;
+    };
     select.from.iter().any(|item| matches!(&item.relation, TableFactor::Table { name, .. } if name.to_string().starts_with("pg_catalog.pg_type")))
 }
 
@@ -52,14 +56,25 @@ pub(crate) fn run(statement: &Statement, params: &[Typed]) -> Option<Outcome> {
         Some(Value::Int(oid)) => *oid as u32,
         _ => 0,
     };
-    let mut rows = Rows { columns: typeinfo_columns(), rows: Vec::new() };
+    let mut rows = Rows {
+        columns: typeinfo_columns(),
+        rows: Vec::new(),
+    };
     if let Some(t) = Type::from_oid(oid) {
         let (kind, element) = match t.element() {
             Some(e) => ("b", e.oid()),
             None => ("b", 0),
         };
-        let name = if oid == VECTOR_OID { "vector".to_string() } else { t.typname().to_string() };
-        let namespace = if oid == VECTOR_OID { "public" } else { "pg_catalog" };
+        let name = if oid == VECTOR_OID {
+            "vector".to_string()
+        } else {
+            t.typname().to_string()
+        };
+        let namespace = if oid == VECTOR_OID {
+            "public"
+        } else {
+            "pg_catalog"
+        };
         rows.rows.push(vec![
             Value::Text(name),
             Value::Text(kind.into()),
@@ -71,7 +86,11 @@ pub(crate) fn run(statement: &Statement, params: &[Typed]) -> Option<Outcome> {
         ]);
     }
     let tag = format!("SELECT {}", rows.rows.len());
-    Some(Outcome { rows: Some(rows), tag, warning: None })
+    Some(Outcome {
+        rows: Some(rows),
+        tag,
+        warning: None,
+    })
 }
 
 /// The highest `$n` in `sql`, outside strings, quoted names and comments.
@@ -83,7 +102,9 @@ pub(crate) fn placeholders(sql: &str) -> usize {
     tokens
         .iter()
         .filter_map(|t| match t {
-            sqlparser::tokenizer::Token::Placeholder(p) => p.strip_prefix('$')?.parse::<usize>().ok(),
+            sqlparser::tokenizer::Token::Placeholder(p) => {
+                p.strip_prefix('$')?.parse::<usize>().ok()
+            }
             _ => None,
         })
         .max()

@@ -8,7 +8,9 @@ use crate::pg::exec::{Exec, TABLES_MAX};
 use crate::pg::expr::{ident, object_name, sql_type};
 use crate::pg::heap::{Column, ForeignKey, IndexDef, Table, Unique};
 use crate::pg::query::table_name;
-use sqlparser::ast::{ColumnOption, CreateIndex, CreateTable, Expr, Ident, ReferentialAction, TableConstraint};
+use sqlparser::ast::{
+    ColumnOption, CreateIndex, CreateTable, Expr, Ident, ReferentialAction, TableConstraint,
+};
 
 /// Columns a table may have (PostgreSQL's limit).
 const COLUMNS_MAX: usize = 1_600;
@@ -19,10 +21,16 @@ impl Exec<'_> {
     pub(crate) fn create_extension(&mut self, name: &Ident, if_not_exists: bool) -> PgResult<()> {
         let name = ident(name);
         if !EXTENSIONS.contains(&name.as_str()) {
-            return Err(PgError::new(UNDEFINED_FILE, format!("extension \"{name}\" is not available")));
+            return Err(PgError::new(
+                UNDEFINED_FILE,
+                format!("extension \"{name}\" is not available"),
+            ));
         }
         if !self.db.extensions.insert(name.clone()) && !if_not_exists {
-            return Err(PgError::new(DUPLICATE_OBJECT, format!("extension \"{name}\" already exists")));
+            return Err(PgError::new(
+                DUPLICATE_OBJECT,
+                format!("extension \"{name}\" already exists"),
+            ));
         }
         Ok(())
     }
@@ -32,23 +40,46 @@ impl Exec<'_> {
         if self.db.tables.contains_key(&name) {
             return match create.if_not_exists {
                 true => Ok(()),
-                false => Err(PgError::new(DUPLICATE_TABLE, format!("relation \"{name}\" already exists"))),
+                false => Err(PgError::new(
+                    DUPLICATE_TABLE,
+                    format!("relation \"{name}\" already exists"),
+                )),
             };
         }
-        if self.db.tables.len() >= TABLES_MAX || create.columns.len() > COLUMNS_MAX || create.columns.is_empty() {
-            return Err(PgError::new(PROGRAM_LIMIT_EXCEEDED, "the model holds at most 256 tables of 1 to 1600 columns"));
+        if self.db.tables.len() >= TABLES_MAX
+            || create.columns.len() > COLUMNS_MAX
+            || create.columns.is_empty()
+        {
+            return Err(PgError::new(
+                PROGRAM_LIMIT_EXCEEDED,
+                "the model holds at most 256 tables of 1 to 1600 columns",
+            ));
         }
         let mut table = Table::new(name.clone(), Vec::new());
         let mut constraints: Vec<TableConstraint> = create.constraints.clone();
         for column in &create.columns {
             let (ty, modifier) = sql_type(&column.data_type)?;
-            let serial = column.data_type.to_string().to_lowercase().contains("serial");
-            let mut def = Column { name: ident(&column.name), ty, not_null: serial, default: None, serial, modifier };
+            let serial = column
+                .data_type
+                .to_string()
+                .to_lowercase()
+                .contains("serial");
+            let mut def = Column {
+                name: ident(&column.name),
+                ty,
+                not_null: serial,
+                default: None,
+                serial,
+                modifier,
+            };
             for option in &column.options {
                 self.column_option(&mut def, &option.option, &mut constraints)?;
             }
             if table.column(&def.name).is_some() {
-                return Err(PgError::new(DUPLICATE_COLUMN, format!("column \"{}\" specified more than once", def.name)));
+                return Err(PgError::new(
+                    DUPLICATE_COLUMN,
+                    format!("column \"{}\" specified more than once", def.name),
+                ));
             }
             table.columns.push(def);
         }
@@ -60,7 +91,12 @@ impl Exec<'_> {
     }
 
     /// A column's own options; its inline keys become table constraints on it.
-    fn column_option(&self, def: &mut Column, option: &ColumnOption, constraints: &mut Vec<TableConstraint>) -> PgResult<()> {
+    fn column_option(
+        &self,
+        def: &mut Column,
+        option: &ColumnOption,
+        constraints: &mut Vec<TableConstraint>,
+    ) -> PgResult<()> {
         let column = Ident::new(def.name.clone());
         match option {
             ColumnOption::NotNull => def.not_null = true,
@@ -88,40 +124,111 @@ impl Exec<'_> {
 
     fn table_constraint(&self, table: &mut Table, constraint: &TableConstraint) -> PgResult<()> {
         let columns_of = |t: &Table, names: &[String]| -> PgResult<Vec<usize>> {
-            names.iter().map(|n| t.column(n).ok_or_else(|| PgError::new(UNDEFINED_COLUMN, format!("column \"{n}\" named in key does not exist")))).collect()
+            names
+                .iter()
+                .map(|n| {
+                    t.column(n).ok_or_else(|| {
+                        PgError::new(
+                            UNDEFINED_COLUMN,
+                            format!("column \"{n}\" named in key does not exist"),
+                        )
+                    })
+                })
+                .collect()
         };
         match constraint {
             TableConstraint::PrimaryKey(pk) => {
-                let columns = columns_of(table, &pk.columns.iter().map(|c| c.column.expr.to_string().to_lowercase()).collect::<Vec<_>>())?;
+                let columns = columns_of(
+                    table,
+                    &pk.columns
+                        .iter()
+                        .map(|c| c.column.expr.to_string().to_lowercase())
+                        .collect::<Vec<_>>(),
+                )?;
                 if table.uniques.iter().any(|u| u.primary) {
-                    return Err(PgError::new(INVALID_TABLE_DEFINITION, format!("multiple primary keys for table \"{}\" are not allowed", table.name)));
+                    return Err(PgError::new(
+                        INVALID_TABLE_DEFINITION,
+                        format!(
+                            "multiple primary keys for table \"{}\" are not allowed",
+                            table.name
+                        ),
+                    ));
                 }
-                columns.iter().for_each(|c| table.columns[*c].not_null = true);
-                let name = pk.name.as_ref().map_or(format!("{}_pkey", table.name), ident);
-                table.uniques.insert(0, Unique { name, columns, primary: true });
+                columns
+                    .iter()
+                    .for_each(|c| table.columns[*c].not_null = true);
+                let name = pk
+                    .name
+                    .as_ref()
+                    .map_or(format!("{}_pkey", table.name), ident);
+                table.uniques.insert(
+                    0,
+                    Unique {
+                        name,
+                        columns,
+                        primary: true,
+                    },
+                );
             }
             TableConstraint::Unique(u) => {
-                let names: Vec<String> = u.columns.iter().map(|c| c.column.expr.to_string().to_lowercase()).collect();
+                let names: Vec<String> = u
+                    .columns
+                    .iter()
+                    .map(|c| c.column.expr.to_string().to_lowercase())
+                    .collect();
                 let columns = columns_of(table, &names)?;
-                let name = u.name.as_ref().map_or(format!("{}_{}_key", table.name, names.join("_")), ident);
-                table.uniques.push(Unique { name, columns, primary: false });
+                let name = u
+                    .name
+                    .as_ref()
+                    .map_or(format!("{}_{}_key", table.name, names.join("_")), ident);
+                table.uniques.push(Unique {
+                    name,
+                    columns,
+                    primary: false,
+                });
             }
             TableConstraint::ForeignKey(fk) => {
                 let names: Vec<String> = fk.columns.iter().map(ident).collect();
                 let columns = columns_of(table, &names)?;
                 let parent = table_name(&fk.foreign_table)?;
-                let parent_table = if parent == table.name { &*table } else { self.db.table(&parent)? };
+                let parent_table = if parent == table.name {
+                    &*table
+                } else {
+                    self.db.table(&parent)?
+                };
                 let parent_names: Vec<String> = match fk.referred_columns.is_empty() {
-                    true => parent_table.uniques.iter().find(|u| u.primary).map(|u| u.columns.iter().map(|c| parent_table.columns[*c].name.clone()).collect()).unwrap_or_default(),
+                    true => parent_table
+                        .uniques
+                        .iter()
+                        .find(|u| u.primary)
+                        .map(|u| {
+                            u.columns
+                                .iter()
+                                .map(|c| parent_table.columns[*c].name.clone())
+                                .collect()
+                        })
+                        .unwrap_or_default(),
                     false => fk.referred_columns.iter().map(ident).collect(),
                 };
                 let parent_columns = columns_of(parent_table, &parent_names)?;
                 if parent_columns.len() != columns.len() {
-                    return Err(PgError::new(INVALID_FOREIGN_KEY, "number of referencing and referenced columns for foreign key disagree"));
+                    return Err(PgError::new(
+                        INVALID_FOREIGN_KEY,
+                        "number of referencing and referenced columns for foreign key disagree",
+                    ));
                 }
                 let cascade = matches!(fk.on_delete, Some(ReferentialAction::Cascade));
-                let name = fk.name.as_ref().map_or(format!("{}_{}_fkey", table.name, names.join("_")), ident);
-                table.foreign_keys.push(ForeignKey { name, columns, parent, parent_columns, cascade });
+                let name = fk
+                    .name
+                    .as_ref()
+                    .map_or(format!("{}_{}_fkey", table.name, names.join("_")), ident);
+                table.foreign_keys.push(ForeignKey {
+                    name,
+                    columns,
+                    parent,
+                    parent_columns,
+                    cascade,
+                });
             }
             other => return Err(PgError::unsupported(format!("the constraint {other}"))),
         }
@@ -134,13 +241,21 @@ impl Exec<'_> {
             Some(n) => object_name(n).last().cloned().unwrap_or_default(),
             None => format!("{table}_idx"),
         };
-        if self.db.tables.values().any(|t| t.indexes.iter().any(|i| i.name == name) || t.uniques.iter().any(|u| u.name == name)) {
+        if self.db.tables.values().any(|t| {
+            t.indexes.iter().any(|i| i.name == name) || t.uniques.iter().any(|u| u.name == name)
+        }) {
             return match create.if_not_exists {
                 true => Ok(()),
-                false => Err(PgError::new(DUPLICATE_TABLE, format!("relation \"{name}\" already exists"))),
+                false => Err(PgError::new(
+                    DUPLICATE_TABLE,
+                    format!("relation \"{name}\" already exists"),
+                )),
             };
         }
-        let method = create.using.as_ref().map_or("btree".to_string(), |m| m.to_string().to_lowercase());
+        let method = create
+            .using
+            .as_ref()
+            .map_or("btree".to_string(), |m| m.to_string().to_lowercase());
         let t = self.db.table(&table)?;
         let mut columns = Vec::new();
         let mut opclass = None;
@@ -149,23 +264,54 @@ impl Exec<'_> {
                 return Err(PgError::unsupported("an index on an expression"));
             };
             let column = ident(i);
-            columns.push(t.column(&column).ok_or_else(|| PgError::new(UNDEFINED_COLUMN, format!("column \"{column}\" does not exist")))?);
+            columns.push(t.column(&column).ok_or_else(|| {
+                PgError::new(
+                    UNDEFINED_COLUMN,
+                    format!("column \"{column}\" does not exist"),
+                )
+            })?);
             opclass = c.operator_class.as_ref().map(|o| object_name(o).join("."));
         }
-        let options = create.with.iter().map(index_option).collect::<PgResult<Vec<_>>>()?;
-        let index = IndexDef { name: name.clone(), columns: columns.clone(), method, opclass, options };
+        let options = create
+            .with
+            .iter()
+            .map(index_option)
+            .collect::<PgResult<Vec<_>>>()?;
+        let index = IndexDef {
+            name: name.clone(),
+            columns: columns.clone(),
+            method,
+            opclass,
+            options,
+        };
         if create.unique {
             let t = self.db.table_mut(&table)?;
-            t.uniques.push(Unique { name: name.clone(), columns, primary: false });
+            t.uniques.push(Unique {
+                name: name.clone(),
+                columns,
+                primary: false,
+            });
         }
         self.build_index(&table, index)
     }
 
-    pub(crate) fn drop_table(&mut self, names: &[sqlparser::ast::ObjectName], if_exists: bool) -> PgResult<()> {
+    pub(crate) fn drop_table(
+        &mut self,
+        names: &[sqlparser::ast::ObjectName],
+        if_exists: bool,
+    ) -> PgResult<()> {
         for name in names {
             let name = table_name(name)?;
-            if self.db.tables.values().any(|t| t.name != name && t.foreign_keys.iter().any(|fk| fk.parent == name)) {
-                return Err(PgError::new(DEPENDENT_OBJECTS_STILL_EXIST, format!("cannot drop table {name} because other objects depend on it")));
+            if self
+                .db
+                .tables
+                .values()
+                .any(|t| t.name != name && t.foreign_keys.iter().any(|fk| fk.parent == name))
+            {
+                return Err(PgError::new(
+                    DEPENDENT_OBJECTS_STILL_EXIST,
+                    format!("cannot drop table {name} because other objects depend on it"),
+                ));
             }
             if self.db.tables.remove(&name).is_none() && !if_exists {
                 return Err(crate::pg::exec::undefined_table(&name));
@@ -174,7 +320,11 @@ impl Exec<'_> {
         Ok(())
     }
 
-    pub(crate) fn drop_index(&mut self, names: &[sqlparser::ast::ObjectName], if_exists: bool) -> PgResult<()> {
+    pub(crate) fn drop_index(
+        &mut self,
+        names: &[sqlparser::ast::ObjectName],
+        if_exists: bool,
+    ) -> PgResult<()> {
         for name in names {
             let name = object_name(name).last().cloned().unwrap_or_default();
             let mut found = false;
@@ -185,7 +335,10 @@ impl Exec<'_> {
                 found |= t.indexes.len() != before;
             }
             if !found && !if_exists {
-                return Err(PgError::new(UNDEFINED_OBJECT, format!("index \"{name}\" does not exist")));
+                return Err(PgError::new(
+                    UNDEFINED_OBJECT,
+                    format!("index \"{name}\" does not exist"),
+                ));
             }
         }
         Ok(())
@@ -196,7 +349,10 @@ fn index_column(column: &Ident) -> sqlparser::ast::IndexColumn {
     sqlparser::ast::IndexColumn {
         column: sqlparser::ast::OrderByExpr {
             expr: Expr::Identifier(column.clone()),
-            options: sqlparser::ast::OrderByOptions { sort: None, nulls_first: None },
+            options: sqlparser::ast::OrderByOptions {
+                sort: None,
+                nulls_first: None,
+            },
             with_fill: None,
         },
         operator_class: None,
@@ -206,13 +362,19 @@ fn index_column(column: &Ident) -> sqlparser::ast::IndexColumn {
 /// `WITH (m = 16)`'s `(m, 16)`.
 fn index_option(e: &Expr) -> PgResult<(String, String)> {
     match e {
-        Expr::BinaryOp { left, op: sqlparser::ast::BinaryOperator::Eq, right } => {
+        Expr::BinaryOp {
+            left,
+            op: sqlparser::ast::BinaryOperator::Eq,
+            right,
+        } => {
             let value = match &**right {
                 Expr::Value(v) => v.value.to_string().trim_matches('\'').to_string(),
                 other => other.to_string(),
             };
             Ok((left.to_string().to_lowercase(), value))
         }
-        other => Err(PgError::syntax(format!("syntax error at or near \"{other}\""))),
+        other => Err(PgError::syntax(format!(
+            "syntax error at or near \"{other}\""
+        ))),
     }
 }

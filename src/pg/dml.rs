@@ -13,7 +13,10 @@ use crate::pg::heap::{deleter, Table};
 use crate::pg::query::{table_name, Joined};
 use crate::pg::txn::Status;
 use crate::pg::types::{compare, Value};
-use sqlparser::ast::{Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnConflictAction, OnInsert, SelectItem, SetExpr, TableFactor, TableObject, Update};
+use sqlparser::ast::{
+    Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnConflictAction, OnInsert,
+    SelectItem, SetExpr, TableFactor, TableObject, Update,
+};
 
 /// Versions of one row an update chain may hold before the model gives up.
 const CHAIN_MAX: usize = 10_000;
@@ -21,7 +24,11 @@ const CHAIN_MAX: usize = 10_000;
 /// What a row lock found.
 pub(crate) enum Locked {
     /// The row, at this version (its newest, if it moved).
-    Row { tid: u64, data: Vec<Value>, moved: bool },
+    Row {
+        tid: u64,
+        data: Vec<Value>,
+        moved: bool,
+    },
     /// Deleted, or no longer matching, by a transaction that committed meanwhile.
     Gone,
 }
@@ -42,15 +49,41 @@ impl Exec<'_> {
             let t = self.db.table(table)?;
             let v = &t.heap[&tid];
             match deleter(&self.db.txns, v) {
-                None => return Ok(Locked::Row { tid, data: v.data.clone(), moved }),
-                Some((x, Status::InProgress)) if x == self.xid => return Ok(Locked::Row { tid, data: v.data.clone(), moved }),
+                None => {
+                    return Ok(Locked::Row {
+                        tid,
+                        data: v.data.clone(),
+                        moved,
+                    })
+                }
+                Some((x, Status::InProgress)) if x == self.xid => {
+                    return Ok(Locked::Row {
+                        tid,
+                        data: v.data.clone(),
+                        moved,
+                    })
+                }
                 Some((x, Status::InProgress)) => {
-                    let backend = self.db.txns.owner(x).expect("a transaction in progress has a backend");
+                    let backend = self
+                        .db
+                        .txns
+                        .owner(x)
+                        .expect("a transaction in progress has a backend");
                     return Err(Flow::Wait { backend });
                 }
-                Some((_, _)) if v.lock_only => return Ok(Locked::Row { tid, data: v.data.clone(), moved }),
+                Some((_, _)) if v.lock_only => {
+                    return Ok(Locked::Row {
+                        tid,
+                        data: v.data.clone(),
+                        moved,
+                    })
+                }
                 Some((_, _)) if self.repeatable_read => {
-                    return Err(PgError::new(SERIALIZATION_FAILURE, "could not serialize access due to concurrent update").into());
+                    return Err(PgError::new(
+                        SERIALIZATION_FAILURE,
+                        "could not serialize access due to concurrent update",
+                    )
+                    .into());
                 }
                 Some((_, _)) => match v.next {
                     None => return Ok(Locked::Gone),
@@ -58,11 +91,21 @@ impl Exec<'_> {
                 },
             }
         }
-        Err(PgError::new(PROGRAM_LIMIT_EXCEEDED, "a row's update chain is longer than the model follows").into())
+        Err(PgError::new(
+            PROGRAM_LIMIT_EXCEEDED,
+            "a row's update chain is longer than the model follows",
+        )
+        .into())
     }
 
     /// Lock `tid` and, when it moved, re-check `condition` on its newest version.
-    fn lock_and_recheck(&mut self, table: &str, tid: u64, condition: Option<&Expr>, sources: &[Source]) -> FlowResult<Option<(u64, Vec<Value>)>> {
+    fn lock_and_recheck(
+        &mut self,
+        table: &str,
+        tid: u64,
+        condition: Option<&Expr>,
+        sources: &[Source],
+    ) -> FlowResult<Option<(u64, Vec<Value>)>> {
         match self.lock_for_write(table, tid)? {
             Locked::Gone => Ok(None),
             Locked::Row { tid, data, moved } => {
@@ -79,7 +122,13 @@ impl Exec<'_> {
     }
 
     /// SELECT … FOR UPDATE: lock every row (of a one-table FROM), re-checked if it moved.
-    pub(crate) fn lock_rows(&mut self, rows: Vec<Joined>, condition: Option<&Expr>, sources: &[Source], _parent: Option<&Frame<'_>>) -> FlowResult<Vec<Joined>> {
+    pub(crate) fn lock_rows(
+        &mut self,
+        rows: Vec<Joined>,
+        condition: Option<&Expr>,
+        sources: &[Source],
+        _parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Joined>> {
         let mut locked = Vec::with_capacity(rows.len());
         for row in rows {
             let [Some((table, tid))] = row.tids.as_slice() else {
@@ -90,7 +139,10 @@ impl Exec<'_> {
                 if self.db.table(&table)?.heap[&tid].xmax != self.xid {
                     self.mark(&table, tid, true, None)?;
                 }
-                locked.push(Joined { values: data, tids: vec![Some((table, tid))] });
+                locked.push(Joined {
+                    values: data,
+                    tids: vec![Some((table, tid))],
+                });
             }
         }
         Ok(locked)
@@ -102,14 +154,23 @@ impl Exec<'_> {
         }
         let (table, alias) = target(&update.table.relation)?;
         let sources = vec![self.source_of(&table, alias)?];
-        self.assign(&table, &update.assignments, &vec![Value::Null; sources[0].columns.len()], &sources).map(|_| ()).or_else(|flow| match flow {
+        self.assign(
+            &table,
+            &update.assignments,
+            &vec![Value::Null; sources[0].columns.len()],
+            &sources,
+        )
+        .map(|_| ())
+        .or_else(|flow| match flow {
             Flow::Error(e) if e.code == UNDEFINED_COLUMN => Err(Flow::Error(e)),
             _ => Ok(()),
         })?;
         let candidates = self.matching(&table, update.selection.as_ref(), &sources)?;
         let mut written = Vec::new();
         for (tid, _) in candidates {
-            let Some((tid, old)) = self.lock_and_recheck(&table, tid, update.selection.as_ref(), &sources)? else {
+            let Some((tid, old)) =
+                self.lock_and_recheck(&table, tid, update.selection.as_ref(), &sources)?
+            else {
                 continue;
             };
             let new = self.assign(&table, &update.assignments, &old, &sources)?;
@@ -131,7 +192,9 @@ impl Exec<'_> {
         let candidates = self.matching(&table, delete.selection.as_ref(), &sources)?;
         let mut deleted = Vec::new();
         for (tid, _) in candidates {
-            let Some((tid, old)) = self.lock_and_recheck(&table, tid, delete.selection.as_ref(), &sources)? else {
+            let Some((tid, old)) =
+                self.lock_and_recheck(&table, tid, delete.selection.as_ref(), &sources)?
+            else {
                 continue;
             };
             self.mark(&table, tid, false, None)?;
@@ -149,7 +212,10 @@ impl Exec<'_> {
         let alias = insert.table_alias.as_ref().map(|a| ident(&a.alias));
         let sources = vec![self.source_of(&table, alias)?];
         let columns = self.insert_columns(&table, &insert.columns)?;
-        let source = insert.source.as_ref().ok_or_else(|| PgError::unsupported("INSERT without VALUES or SELECT"))?;
+        let source = insert
+            .source
+            .as_ref()
+            .ok_or_else(|| PgError::unsupported("INSERT without VALUES or SELECT"))?;
         let rows = self.insert_rows(source, columns.len())?;
         let conflict = match &insert.on {
             None => None,
@@ -172,11 +238,20 @@ impl Exec<'_> {
     fn source_of(&self, table: &str, alias: Option<String>) -> PgResult<Source> {
         let t = self.db.table(table)?;
         let columns = t.columns.iter().map(|c| (c.name.clone(), c.ty)).collect();
-        Ok(Source { alias: alias.unwrap_or_else(|| table.to_string()), columns, offset: 0 })
+        Ok(Source {
+            alias: alias.unwrap_or_else(|| table.to_string()),
+            columns,
+            offset: 0,
+        })
     }
 
     /// The visible rows of `table` that `condition` holds for.
-    fn matching(&mut self, table: &str, condition: Option<&Expr>, sources: &[Source]) -> FlowResult<Vec<(u64, Vec<Value>)>> {
+    fn matching(
+        &mut self,
+        table: &str,
+        condition: Option<&Expr>,
+        sources: &[Source],
+    ) -> FlowResult<Vec<(u64, Vec<Value>)>> {
         let mut found = Vec::new();
         for (tid, data) in self.scan(table)? {
             let keep = match condition {
@@ -191,7 +266,13 @@ impl Exec<'_> {
     }
 
     /// The row `assignments` make of `old`.
-    fn assign(&mut self, table: &str, assignments: &[Assignment], old: &[Value], sources: &[Source]) -> FlowResult<Vec<Value>> {
+    fn assign(
+        &mut self,
+        table: &str,
+        assignments: &[Assignment],
+        old: &[Value],
+        sources: &[Source],
+    ) -> FlowResult<Vec<Value>> {
         let mut new = old.to_vec();
         for assignment in assignments {
             let AssignmentTarget::ColumnName(name) = &assignment.target else {
@@ -199,9 +280,18 @@ impl Exec<'_> {
             };
             let column = object_name(name).last().cloned().unwrap_or_default();
             let t = self.db.table(table)?;
-            let at = t.column(&column).ok_or_else(|| PgError::new(UNDEFINED_COLUMN, format!("column \"{column}\" of relation \"{table}\" does not exist")))?;
+            let at = t.column(&column).ok_or_else(|| {
+                PgError::new(
+                    UNDEFINED_COLUMN,
+                    format!("column \"{column}\" of relation \"{table}\" does not exist"),
+                )
+            })?;
             let (ty, modifier) = (t.columns[at].ty, t.columns[at].modifier);
-            let frame = Frame { sources, values: old, parent: None };
+            let frame = Frame {
+                sources,
+                values: old,
+                parent: None,
+            };
             let value = self.eval(&assignment.value, &frame)?;
             new[at] = cast(value, ty, modifier)?.v;
         }
@@ -217,13 +307,22 @@ impl Exec<'_> {
         }
         self.check_parents(table, &new)?;
         let new_tid = self.insert_version(table, new)?;
-        let v = self.db.table_mut(table)?.heap.get_mut(&tid).expect("marked above");
+        let v = self
+            .db
+            .table_mut(table)?
+            .heap
+            .get_mut(&tid)
+            .expect("marked above");
         v.next = Some(new_tid);
         self.index_insert(table, new_tid)?;
         Ok(())
     }
 
-    fn insert_columns(&self, table: &str, named: &[sqlparser::ast::ObjectName]) -> PgResult<Vec<usize>> {
+    fn insert_columns(
+        &self,
+        table: &str,
+        named: &[sqlparser::ast::ObjectName],
+    ) -> PgResult<Vec<usize>> {
         let t = self.db.table(table)?;
         if named.is_empty() {
             return Ok((0..t.columns.len()).collect());
@@ -232,12 +331,21 @@ impl Exec<'_> {
             .iter()
             .map(|n| {
                 let name = object_name(n).last().cloned().unwrap_or_default();
-                t.column(&name).ok_or_else(|| PgError::new(UNDEFINED_COLUMN, format!("column \"{name}\" of relation \"{table}\" does not exist")))
+                t.column(&name).ok_or_else(|| {
+                    PgError::new(
+                        UNDEFINED_COLUMN,
+                        format!("column \"{name}\" of relation \"{table}\" does not exist"),
+                    )
+                })
             })
             .collect()
     }
 
-    fn insert_rows(&mut self, source: &sqlparser::ast::Query, width: usize) -> FlowResult<Vec<Vec<Typed>>> {
+    fn insert_rows(
+        &mut self,
+        source: &sqlparser::ast::Query,
+        width: usize,
+    ) -> FlowResult<Vec<Vec<Typed>>> {
         let rows: Vec<Vec<Typed>> = match &*source.body {
             SetExpr::Values(values) => {
                 let mut rows = Vec::with_capacity(values.rows.len());
@@ -253,18 +361,36 @@ impl Exec<'_> {
             _ => {
                 let result = self.query(source, None)?;
                 let types: Vec<_> = result.columns.iter().map(|(_, t)| *t).collect();
-                result.rows.into_iter().map(|row| row.into_iter().zip(&types).map(|(v, t)| Typed::new(v, *t)).collect()).collect()
+                result
+                    .rows
+                    .into_iter()
+                    .map(|row| {
+                        row.into_iter()
+                            .zip(&types)
+                            .map(|(v, t)| Typed::new(v, *t))
+                            .collect()
+                    })
+                    .collect()
             }
         };
         if let Some(row) = rows.iter().find(|r| r.len() != width) {
-            let more = if row.len() > width { "more expressions than target columns" } else { "more target columns than expressions" };
+            let more = if row.len() > width {
+                "more expressions than target columns"
+            } else {
+                "more target columns than expressions"
+            };
             return Err(PgError::syntax(format!("INSERT has {more}")).into());
         }
         Ok(rows)
     }
 
     /// A full row from the given columns' values, the rest from defaults and sequences.
-    fn complete_row(&mut self, table: &str, columns: &[usize], values: Vec<Typed>) -> FlowResult<Vec<Value>> {
+    fn complete_row(
+        &mut self,
+        table: &str,
+        columns: &[usize],
+        values: Vec<Typed>,
+    ) -> FlowResult<Vec<Value>> {
         let definition = self.db.table(table)?.columns.clone();
         let mut row: Vec<Option<Value>> = vec![None; definition.len()];
         for (at, value) in columns.iter().zip(values) {
@@ -281,7 +407,14 @@ impl Exec<'_> {
                     t.sequence += 1;
                     Value::Int(t.sequence)
                 }
-                (None, false, Some(default)) => cast(self.eval(default, &Frame::EMPTY)?, column.ty, column.modifier)?.v,
+                (None, false, Some(default)) => {
+                    cast(
+                        self.eval(default, &Frame::EMPTY)?,
+                        column.ty,
+                        column.modifier,
+                    )?
+                    .v
+                }
                 (None, false, None) => Value::Null,
             };
             out.push(value);
@@ -304,7 +437,13 @@ impl Exec<'_> {
 
     /// Insert `row` unless it conflicts; on a conflict, ON CONFLICT decides. The row
     /// written (new or updated), if any.
-    fn insert_one(&mut self, table: &str, row: Vec<Value>, conflict: Option<&sqlparser::ast::OnConflict>, sources: &[Source]) -> FlowResult<Option<Vec<Value>>> {
+    fn insert_one(
+        &mut self,
+        table: &str,
+        row: Vec<Value>,
+        conflict: Option<&sqlparser::ast::OnConflict>,
+        sources: &[Source],
+    ) -> FlowResult<Option<Vec<Value>>> {
         for _ in 0..CHAIN_MAX {
             let Some((constraint, tid)) = self.unique_conflict(table, &row)? else {
                 self.check_parents(table, &row)?;
@@ -325,22 +464,37 @@ impl Exec<'_> {
                 None => continue,
             }
         }
-        Err(PgError::new(PROGRAM_LIMIT_EXCEEDED, "ON CONFLICT retried more often than the model allows").into())
+        Err(PgError::new(
+            PROGRAM_LIMIT_EXCEEDED,
+            "ON CONFLICT retried more often than the model allows",
+        )
+        .into())
     }
 
     /// REPEATABLE READ may not skip (or update) a conflicting row its snapshot does not see.
     fn check_visible_conflict(&self, table: &str, tid: u64) -> PgResult<()> {
         let v = &self.db.table(table)?.heap[&tid];
-        let visible = v.xmin == self.xid || crate::pg::heap::sees_version(&self.db.txns, self.viewer(), v);
+        let visible =
+            v.xmin == self.xid || crate::pg::heap::sees_version(&self.db.txns, self.viewer(), v);
         if self.repeatable_read && !visible {
-            return Err(PgError::new(SERIALIZATION_FAILURE, "could not serialize access due to concurrent update"));
+            return Err(PgError::new(
+                SERIALIZATION_FAILURE,
+                "could not serialize access due to concurrent update",
+            ));
         }
         Ok(())
     }
 
     /// DO UPDATE on the conflicting version `tid`: `None` when it vanished meanwhile (the
     /// insert is tried again), else the row written (`Some(None)`: the WHERE said no).
-    fn conflict_update(&mut self, table: &str, tid: u64, proposed: &[Value], action: &sqlparser::ast::DoUpdate, sources: &[Source]) -> FlowResult<Option<Option<Vec<Value>>>> {
+    fn conflict_update(
+        &mut self,
+        table: &str,
+        tid: u64,
+        proposed: &[Value],
+        action: &sqlparser::ast::DoUpdate,
+        sources: &[Source],
+    ) -> FlowResult<Option<Option<Vec<Value>>>> {
         let v = &self.db.table(table)?.heap[&tid];
         if v.xmin == self.xid && v.cmin == self.cid {
             return Err(PgError::new(CARDINALITY_VIOLATION, "ON CONFLICT DO UPDATE command cannot affect row a second time")
@@ -355,7 +509,11 @@ impl Exec<'_> {
         };
         let mut both = sources.to_vec();
         let width = existing.len();
-        both.push(Source { alias: "excluded".into(), columns: sources[0].columns.clone(), offset: width });
+        both.push(Source {
+            alias: "excluded".into(),
+            columns: sources[0].columns.clone(),
+            offset: width,
+        });
         let mut values = existing.clone();
         values.extend(proposed.iter().cloned());
         if let Some(condition) = &action.selection {
@@ -379,19 +537,40 @@ impl Exec<'_> {
             }
         }
         match t.uniques.is_empty() && conflict.conflict_target.is_some() {
-            true => Err(PgError::new(INVALID_COLUMN_REFERENCE, "there is no unique or exclusion constraint matching the ON CONFLICT specification")),
+            true => Err(PgError::new(
+                INVALID_COLUMN_REFERENCE,
+                "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+            )),
             false => Ok(()),
         }
     }
 
-    fn check_conflict_target(&self, table: &str, conflict: &sqlparser::ast::OnConflict, constraint: usize) -> PgResult<()> {
+    fn check_conflict_target(
+        &self,
+        table: &str,
+        conflict: &sqlparser::ast::OnConflict,
+        constraint: usize,
+    ) -> PgResult<()> {
         let t = self.db.table(table)?;
-        let no_match = || PgError::new(INVALID_COLUMN_REFERENCE, "there is no unique or exclusion constraint matching the ON CONFLICT specification");
+        let no_match = || {
+            PgError::new(
+                INVALID_COLUMN_REFERENCE,
+                "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+            )
+        };
         match &conflict.conflict_target {
             None if matches!(conflict.action, OnConflictAction::DoNothing) => Ok(()),
-            None => Err(PgError::syntax("ON CONFLICT DO UPDATE requires inference specification or constraint name")),
-            Some(sqlparser::ast::ConflictTarget::Columns { columns, predicate: None }) => {
-                let mut wanted: Vec<usize> = columns.iter().map(|c| t.column(&ident(c)).ok_or_else(no_match)).collect::<PgResult<_>>()?;
+            None => Err(PgError::syntax(
+                "ON CONFLICT DO UPDATE requires inference specification or constraint name",
+            )),
+            Some(sqlparser::ast::ConflictTarget::Columns {
+                columns,
+                predicate: None,
+            }) => {
+                let mut wanted: Vec<usize> = columns
+                    .iter()
+                    .map(|c| t.column(&ident(c)).ok_or_else(no_match))
+                    .collect::<PgResult<_>>()?;
                 wanted.sort_unstable();
                 let matches = |u: &crate::pg::heap::Unique| {
                     let mut have = u.columns.clone();
@@ -411,7 +590,10 @@ impl Exec<'_> {
                 match t.uniques.iter().position(|u| u.name == name) {
                     Some(at) if at == constraint => Ok(()),
                     Some(_) => Err(self.duplicate_of(t, constraint)),
-                    None => Err(PgError::new(UNDEFINED_OBJECT, format!("constraint \"{name}\" for table \"{table}\" does not exist"))),
+                    None => Err(PgError::new(
+                        UNDEFINED_OBJECT,
+                        format!("constraint \"{name}\" for table \"{table}\" does not exist"),
+                    )),
                 }
             }
             Some(_) => Err(PgError::unsupported("ON CONFLICT with a WHERE")),
@@ -419,15 +601,34 @@ impl Exec<'_> {
     }
 
     fn duplicate_of(&self, t: &Table, constraint: usize) -> PgError {
-        PgError::new(UNIQUE_VIOLATION, format!("duplicate key value violates unique constraint \"{}\"", t.uniques[constraint].name)).with_constraint(&t.name, &t.uniques[constraint].name)
+        PgError::new(
+            UNIQUE_VIOLATION,
+            format!(
+                "duplicate key value violates unique constraint \"{}\"",
+                t.uniques[constraint].name
+            ),
+        )
+        .with_constraint(&t.name, &t.uniques[constraint].name)
     }
 
     fn duplicate(&self, table: &str, constraint: usize, row: &[Value]) -> PgError {
         let t = self.db.table(table).expect("checked by the caller");
         let u = &t.uniques[constraint];
-        let names: Vec<&str> = u.columns.iter().map(|c| t.columns[*c].name.as_str()).collect();
-        let values: Vec<String> = u.columns.iter().map(|c| crate::pg::text::format(&row[*c], t.columns[*c].ty).unwrap_or_default()).collect();
-        self.duplicate_of(t, constraint).with_detail(format!("Key ({})=({}) already exists.", names.join(", "), values.join(", ")))
+        let names: Vec<&str> = u
+            .columns
+            .iter()
+            .map(|c| t.columns[*c].name.as_str())
+            .collect();
+        let values: Vec<String> = u
+            .columns
+            .iter()
+            .map(|c| crate::pg::text::format(&row[*c], t.columns[*c].ty).unwrap_or_default())
+            .collect();
+        self.duplicate_of(t, constraint).with_detail(format!(
+            "Key ({})=({}) already exists.",
+            names.join(", "),
+            values.join(", ")
+        ))
     }
 
     /// The first unique constraint `row` would break, and the version it meets; waits for
@@ -440,19 +641,31 @@ impl Exec<'_> {
                 continue;
             }
             for (tid, v) in &t.heap {
-                if !unique.columns.iter().all(|c| compare(&v.data[*c], &row[*c]).is_eq()) {
+                if !unique
+                    .columns
+                    .iter()
+                    .all(|c| compare(&v.data[*c], &row[*c]).is_eq())
+                {
                     continue;
                 }
                 if v.xmin != self.xid {
                     match self.db.txns.status(v.xmin) {
                         Status::Aborted => continue,
-                        Status::InProgress => return Err(Flow::Wait { backend: self.db.txns.owner(v.xmin).expect("open") }),
+                        Status::InProgress => {
+                            return Err(Flow::Wait {
+                                backend: self.db.txns.owner(v.xmin).expect("open"),
+                            })
+                        }
                         Status::Committed => {}
                     }
                 }
                 match deleter(&self.db.txns, v) {
                     Some((x, _)) if x == self.xid && !v.lock_only => continue,
-                    Some((x, Status::InProgress)) if !v.lock_only => return Err(Flow::Wait { backend: self.db.txns.owner(x).expect("open") }),
+                    Some((x, Status::InProgress)) if !v.lock_only => {
+                        return Err(Flow::Wait {
+                            backend: self.db.txns.owner(x).expect("open"),
+                        })
+                    }
                     Some((_, Status::Committed)) if !v.lock_only => continue,
                     _ => return Ok(Some((at, *tid))),
                 }
@@ -470,7 +683,12 @@ impl Exec<'_> {
                 continue;
             }
             let parents = self.scan(&fk.parent)?;
-            let found = parents.iter().any(|(_, p)| fk.parent_columns.iter().zip(&key).all(|(c, v)| compare(&p[*c], v).is_eq()));
+            let found = parents.iter().any(|(_, p)| {
+                fk.parent_columns
+                    .iter()
+                    .zip(&key)
+                    .all(|(c, v)| compare(&p[*c], v).is_eq())
+            });
             if !found {
                 return Err(PgError::new(FOREIGN_KEY_VIOLATION, format!("insert or update on table \"{table}\" violates foreign key constraint \"{}\"", fk.name)).with_constraint(table, &fk.name).into());
             }
@@ -480,11 +698,26 @@ impl Exec<'_> {
 
     /// A deleted parent row: its children go too (`ON DELETE CASCADE`) or the delete fails.
     fn cascade(&mut self, parent: &str, row: &[Value]) -> FlowResult<()> {
-        let children: Vec<(String, crate::pg::heap::ForeignKey)> = self.db.tables.values().flat_map(|t| t.foreign_keys.iter().filter(|fk| fk.parent == parent).map(|fk| (t.name.clone(), fk.clone()))).collect();
+        let children: Vec<(String, crate::pg::heap::ForeignKey)> = self
+            .db
+            .tables
+            .values()
+            .flat_map(|t| {
+                t.foreign_keys
+                    .iter()
+                    .filter(|fk| fk.parent == parent)
+                    .map(|fk| (t.name.clone(), fk.clone()))
+            })
+            .collect();
         for (child, fk) in children {
             let key: Vec<Value> = fk.parent_columns.iter().map(|c| row[*c].clone()).collect();
             for (tid, data) in self.scan(&child)? {
-                if !fk.columns.iter().zip(&key).all(|(c, v)| compare(&data[*c], v).is_eq()) {
+                if !fk
+                    .columns
+                    .iter()
+                    .zip(&key)
+                    .all(|(c, v)| compare(&data[*c], v).is_eq())
+                {
                     continue;
                 }
                 if !fk.cascade {
@@ -499,15 +732,28 @@ impl Exec<'_> {
         Ok(())
     }
 
-    fn written(&mut self, table: &str, sources: &[Source], returning: Option<&[SelectItem]>, rows: Vec<Vec<Value>>) -> FlowResult<Written> {
+    fn written(
+        &mut self,
+        table: &str,
+        sources: &[Source],
+        returning: Option<&[SelectItem]>,
+        rows: Vec<Vec<Value>>,
+    ) -> FlowResult<Written> {
         let count = rows.len() as u64;
         let Some(items) = returning else {
-            return Ok(Written { count, returning: None });
+            return Ok(Written {
+                count,
+                returning: None,
+            });
         };
         let columns = self.output_columns(items, sources, None)?;
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
-            let frame = Frame { sources, values: &row, parent: None };
+            let frame = Frame {
+                sources,
+                values: &row,
+                parent: None,
+            };
             let mut values = Vec::with_capacity(columns.len());
             for item in items {
                 match item {
@@ -522,13 +768,18 @@ impl Exec<'_> {
             out.push(values);
         }
         let _ = table;
-        Ok(Written { count, returning: Some(Rows { columns, rows: out }) })
+        Ok(Written {
+            count,
+            returning: Some(Rows { columns, rows: out }),
+        })
     }
 }
 
 pub(crate) fn target(factor: &TableFactor) -> PgResult<(String, Option<String>)> {
     match factor {
-        TableFactor::Table { name, alias, .. } => Ok((table_name(name)?, alias.as_ref().map(|a| ident(&a.name)))),
+        TableFactor::Table { name, alias, .. } => {
+            Ok((table_name(name)?, alias.as_ref().map(|a| ident(&a.name))))
+        }
         other => Err(PgError::unsupported(format!("writing to `{other}`"))),
     }
 }

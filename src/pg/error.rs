@@ -84,7 +84,6 @@ pub(crate) const DUPLICATE_TABLE: &str = "42P07";
 pub(crate) const DUPLICATE_OBJECT: &str = "42710";
 pub(crate) const AMBIGUOUS_COLUMN: &str = "42702";
 pub(crate) const DATATYPE_MISMATCH: &str = "42804";
-pub(crate) const INDETERMINATE_DATATYPE: &str = "42P18";
 pub(crate) const GROUPING_ERROR: &str = "42803";
 pub(crate) const INVALID_TEXT_REPRESENTATION: &str = "22P02";
 pub(crate) const DATA_EXCEPTION: &str = "22000";

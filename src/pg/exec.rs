@@ -49,7 +49,9 @@ impl Db {
     }
 
     pub(crate) fn table_mut(&mut self, name: &str) -> PgResult<&mut Table> {
-        self.tables.get_mut(name).ok_or_else(|| undefined_table(name))
+        self.tables
+            .get_mut(name)
+            .ok_or_else(|| undefined_table(name))
     }
 
     /// Release `backend`'s transaction-level advisory locks (and its session-level ones
@@ -84,16 +86,29 @@ impl Db {
 }
 
 pub(crate) fn undefined_table(name: &str) -> PgError {
-    PgError::new(UNDEFINED_TABLE, format!("relation \"{name}\" does not exist"))
+    PgError::new(
+        UNDEFINED_TABLE,
+        format!("relation \"{name}\" does not exist"),
+    )
 }
 
 /// A write a statement made, to be undone when it must wait and start again, or when a
 /// savepoint is rolled back to.
 #[derive(Clone, Debug)]
 pub(crate) enum Undo {
-    Inserted { table: String, tid: u64 },
-    Marked { table: String, tid: u64, before: (Xid, u32, bool, Option<u64>) },
-    Advisory { key: AdvisoryKey, session: bool },
+    Inserted {
+        table: String,
+        tid: u64,
+    },
+    Marked {
+        table: String,
+        tid: u64,
+        before: (Xid, u32, bool, Option<u64>),
+    },
+    Advisory {
+        key: AdvisoryKey,
+        session: bool,
+    },
 }
 
 /// What a statement returns.
@@ -153,7 +168,11 @@ impl Exec<'_> {
     }
 
     pub(crate) fn viewer(&self) -> Viewer<'_> {
-        Viewer { snapshot: &self.snapshot, xid: self.xid, cid: self.cid }
+        Viewer {
+            snapshot: &self.snapshot,
+            xid: self.xid,
+            cid: self.cid,
+        }
     }
 
     /// The versions of `table` this statement sees, in heap order: (tid, row).
@@ -161,9 +180,16 @@ impl Exec<'_> {
         self.work += self.db.table(table)?.heap.len() as u64;
         self.tick()?;
         let t = self.db.table(table)?;
-        let viewer = Viewer { snapshot: &self.snapshot, xid: self.xid, cid: self.cid };
+        let viewer = Viewer {
+            snapshot: &self.snapshot,
+            xid: self.xid,
+            cid: self.cid,
+        };
         let tids = t.visible(&self.db.txns, viewer);
-        Ok(tids.into_iter().map(|tid| (tid, t.heap[&tid].data.clone())).collect())
+        Ok(tids
+            .into_iter()
+            .map(|tid| (tid, t.heap[&tid].data.clone()))
+            .collect())
     }
 
     /// Write a new version of `table`.
@@ -176,18 +202,44 @@ impl Exec<'_> {
                 format!("table \"{table}\" is over the model's row versions limit"),
             ));
         }
-        let tid = t.push(Version { xmin: xid, cmin: cid, xmax: 0, cmax: 0, lock_only: false, next: None, data });
-        self.undo.push(Undo::Inserted { table: table.to_string(), tid });
+        let tid = t.push(Version {
+            xmin: xid,
+            cmin: cid,
+            xmax: 0,
+            cmax: 0,
+            lock_only: false,
+            next: None,
+            data,
+        });
+        self.undo.push(Undo::Inserted {
+            table: table.to_string(),
+            tid,
+        });
         Ok(tid)
     }
 
     /// Mark version `tid` deleted (or locked) by this statement, pointing at `next`.
-    pub(crate) fn mark(&mut self, table: &str, tid: u64, lock_only: bool, next: Option<u64>) -> PgResult<()> {
+    pub(crate) fn mark(
+        &mut self,
+        table: &str,
+        tid: u64,
+        lock_only: bool,
+        next: Option<u64>,
+    ) -> PgResult<()> {
         let (xid, cid) = (self.xid, self.cid);
-        let v = self.db.table_mut(table)?.heap.get_mut(&tid).expect("a version this statement read");
+        let v = self
+            .db
+            .table_mut(table)?
+            .heap
+            .get_mut(&tid)
+            .expect("a version this statement read");
         let before = (v.xmax, v.cmax, v.lock_only, v.next);
         (v.xmax, v.cmax, v.lock_only, v.next) = (xid, cid, lock_only, next);
-        self.undo.push(Undo::Marked { table: table.to_string(), tid, before });
+        self.undo.push(Undo::Marked {
+            table: table.to_string(),
+            tid,
+            before,
+        });
         Ok(())
     }
 }
@@ -202,7 +254,10 @@ pub(crate) fn roll_back_to(db: &mut Db, undo: &mut Vec<Undo>, keep: usize) {
                 }
             }
             Undo::Advisory { key, session } => {
-                let holder = db.advisory.get_mut(&key).expect("taken by this transaction");
+                let holder = db
+                    .advisory
+                    .get_mut(&key)
+                    .expect("taken by this transaction");
                 match session {
                     true => holder.session -= 1,
                     false => holder.xact -= 1,

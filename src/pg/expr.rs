@@ -83,7 +83,11 @@ pub(crate) fn resolve(sources: &[Source], parts: &[String]) -> PgResult<Option<(
     let (qualifier, name) = match parts {
         [name] => (None, name),
         [qualifier, name] => (Some(qualifier), name),
-        _ => return Err(PgError::unsupported("a column reference with more than two parts")),
+        _ => {
+            return Err(PgError::unsupported(
+                "a column reference with more than two parts",
+            ))
+        }
     };
     if let Some(q) = qualifier {
         if !sources.iter().any(|s| &s.alias == q) {
@@ -91,7 +95,10 @@ pub(crate) fn resolve(sources: &[Source], parts: &[String]) -> PgResult<Option<(
         }
     }
     let mut found = None;
-    for source in sources.iter().filter(|s| qualifier.is_none_or(|q| &s.alias == q)) {
+    for source in sources
+        .iter()
+        .filter(|s| qualifier.is_none_or(|q| &s.alias == q))
+    {
         if let Some(i) = source.columns.iter().position(|(n, _)| n == name) {
             if found.is_some() {
                 return Err(PgError::new(
@@ -131,7 +138,10 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
         None => (spelled.clone(), false),
     };
     let (name, modifier) = match base.split_once('(') {
-        Some((name, rest)) => (name.trim().to_string(), rest.trim_end_matches(')').trim().parse().ok()),
+        Some((name, rest)) => (
+            name.trim().to_string(),
+            rest.trim_end_matches(')').trim().parse().ok(),
+        ),
         None => (base.trim().to_string(), None),
     };
     let name = match name.as_str() {
@@ -145,7 +155,15 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
     if serial && array {
         return Err(unknown());
     }
-    let t = if array { t.array_of().ok_or_else(|| PgError::unsupported(format!("type {spelled}")))? } else { t };
+    let t = if array {
+        t.array_of()
+            .ok_or_else(|| PgError::unsupported(format!("type {spelled}")))?
+    } else {
+        t
+    };
+    if let (Type::Vector, Some(n)) = (t, modifier) {
+        crate::pg::vector::typmod_in(n as i64).map_err(|e| PgError::new(e.sqlstate, e.message))?;
+    }
     Ok((t, modifier))
 }
 
@@ -164,11 +182,17 @@ impl Exec<'_> {
             Expr::UnaryOp { op, expr } => self.unary(op, expr, frame),
             Expr::IsNull(e) => Ok(Typed::bool(Some(self.eval(e, frame)?.v.is_null()))),
             Expr::IsNotNull(e) => Ok(Typed::bool(Some(!self.eval(e, frame)?.v.is_null()))),
-            Expr::IsTrue(e) => Ok(Typed::bool(Some(self.eval(e, frame)?.v == Value::Bool(true)))),
-            Expr::IsFalse(e) => Ok(Typed::bool(Some(self.eval(e, frame)?.v == Value::Bool(false)))),
+            Expr::IsTrue(e) => Ok(Typed::bool(Some(
+                self.eval(e, frame)?.v == Value::Bool(true),
+            ))),
+            Expr::IsFalse(e) => Ok(Typed::bool(Some(
+                self.eval(e, frame)?.v == Value::Bool(false),
+            ))),
             Expr::IsDistinctFrom(a, b) => self.distinct(a, b, frame, true),
             Expr::IsNotDistinctFrom(a, b) => self.distinct(a, b, frame, false),
-            Expr::Cast { expr, data_type, .. } => {
+            Expr::Cast {
+                expr, data_type, ..
+            } => {
                 let value = self.eval(expr, frame)?;
                 let (to, modifier) = sql_type(data_type)?;
                 Ok(cast(truncate_varchar(value, to, modifier), to, modifier)?)
@@ -178,18 +202,48 @@ impl Exec<'_> {
                 Ok(cast(self.literal(&typed.value.value)?, to, modifier)?)
             }
             Expr::Interval(interval) => self.interval(interval, frame),
-            Expr::Between { expr, negated, low, high } => {
+            Expr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
                 let ge = self.compare_op(expr, &BinaryOperator::GtEq, low, frame)?;
                 let le = self.compare_op(expr, &BinaryOperator::LtEq, high, frame)?;
                 Ok(Typed::bool(and(ge, le).map(|b| b != *negated)))
             }
-            Expr::In { expr, target, negated, .. } => self.in_target(expr, target, *negated, frame),
-            Expr::AnyOp { left, compare_op, right, .. } => self.any(left, compare_op, right, frame),
-            Expr::Like { negated, expr, pattern, .. } => self.like(expr, pattern, *negated, frame),
-            Expr::Case { operand, conditions, else_result, .. } => {
-                self.case(operand.as_deref(), conditions, else_result.as_deref(), frame)
+            Expr::In {
+                expr,
+                target,
+                negated,
+                ..
+            } => self.in_target(expr, target, *negated, frame),
+            Expr::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            } => self.any(left, compare_op, right, frame),
+            Expr::Like {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => self.like(expr, pattern, *negated, frame),
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.case(
+                operand.as_deref(),
+                conditions,
+                else_result.as_deref(),
+                frame,
+            ),
+            Expr::Function(_) if crate::pg::aggregate::is_aggregate(expr) => {
+                self.aggregate_result(expr)
             }
-            Expr::Function(_) if crate::pg::aggregate::is_aggregate(expr) => self.aggregate_result(expr),
             Expr::Function(function) => self.function(function, frame),
             Expr::Exists { subquery, negated } => {
                 let rows = self.subquery(subquery, frame, Some(1))?;
@@ -208,8 +262,12 @@ impl Exec<'_> {
             Literal::Boolean(b) => Ok(Typed::new(Value::Bool(*b), Type::Bool)),
             Literal::Number(n, _) => number_literal(n),
             Literal::SingleQuotedString(s) => Ok(Typed::new(Value::Text(s.clone()), Type::Unknown)),
-            Literal::EscapedStringLiteral(s) => Ok(Typed::new(Value::Text(s.clone()), Type::Unknown)),
-            Literal::DollarQuotedString(s) => Ok(Typed::new(Value::Text(s.value.clone()), Type::Unknown)),
+            Literal::EscapedStringLiteral(s) => {
+                Ok(Typed::new(Value::Text(s.clone()), Type::Unknown))
+            }
+            Literal::DollarQuotedString(s) => {
+                Ok(Typed::new(Value::Text(s.value.clone()), Type::Unknown))
+            }
             Literal::Placeholder(p) => self.param(p),
             other => Err(PgError::unsupported(format!("the literal {other}"))),
         }
@@ -224,11 +282,18 @@ impl Exec<'_> {
             .get(index.wrapping_sub(1))
             .cloned()
             .ok_or_else(|| {
-                PgError::new(UNDEFINED_PARAMETER, format!("there is no parameter ${index}"))
+                PgError::new(
+                    UNDEFINED_PARAMETER,
+                    format!("there is no parameter ${index}"),
+                )
             })
     }
 
-    fn interval(&mut self, interval: &sqlparser::ast::Interval, frame: &Frame<'_>) -> FlowResult<Typed> {
+    fn interval(
+        &mut self,
+        interval: &sqlparser::ast::Interval,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
         let value = self.eval(&interval.value, frame)?;
         let Value::Text(mut spelled) = value.v else {
             return Err(PgError::unsupported("an interval of a non-text value").into());
@@ -236,9 +301,8 @@ impl Exec<'_> {
         if let Some(field) = &interval.leading_field {
             spelled = format!("{spelled} {field}");
         }
-        let parsed = text::parse_interval(&spelled).ok_or_else(|| {
-            crate::pg::types::invalid_input(Type::Interval, &spelled)
-        })?;
+        let parsed = text::parse_interval(&spelled)
+            .ok_or_else(|| crate::pg::types::invalid_input(Type::Interval, &spelled))?;
         Ok(Typed::new(Value::Interval(parsed), Type::Interval))
     }
 
@@ -247,12 +311,20 @@ impl Exec<'_> {
         match (op, value.v) {
             (UnaryOperator::Not, v) => Ok(Typed::bool(v.truth()?.map(|b| !b))),
             (UnaryOperator::Minus, Value::Int(i)) => {
-                let t = if value.t == Type::Unknown { Type::Int4 } else { value.t };
+                let t = if value.t == Type::Unknown {
+                    Type::Int4
+                } else {
+                    value.t
+                };
                 Ok(Typed::new(Value::Int(fit_integer(-i, t)?), t))
             }
             (UnaryOperator::Minus, Value::Float(f)) => Ok(Typed::new(Value::Float(-f), value.t)),
             (UnaryOperator::Minus, Value::Interval(i)) => Ok(Typed::new(
-                Value::Interval(Interval { months: -i.months, days: -i.days, us: -i.us }),
+                Value::Interval(Interval {
+                    months: -i.months,
+                    days: -i.days,
+                    us: -i.us,
+                }),
                 Type::Interval,
             )),
             (UnaryOperator::Plus, v) => Ok(Typed::new(v, value.t)),
@@ -265,7 +337,13 @@ impl Exec<'_> {
         }
     }
 
-    fn distinct(&mut self, a: &Expr, b: &Expr, frame: &Frame<'_>, distinct: bool) -> FlowResult<Typed> {
+    fn distinct(
+        &mut self,
+        a: &Expr,
+        b: &Expr,
+        frame: &Frame<'_>,
+        distinct: bool,
+    ) -> FlowResult<Typed> {
         let (a, b) = coerce_pair(self.eval(a, frame)?, self.eval(b, frame)?)?;
         let same = match (&a.v, &b.v) {
             (Value::Null, Value::Null) => true,
@@ -275,7 +353,13 @@ impl Exec<'_> {
         Ok(Typed::bool(Some(same != distinct)))
     }
 
-    fn binary(&mut self, left: &Expr, op: &BinaryOperator, right: &Expr, frame: &Frame<'_>) -> FlowResult<Typed> {
+    fn binary(
+        &mut self,
+        left: &Expr,
+        op: &BinaryOperator,
+        right: &Expr,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
         match op {
             BinaryOperator::And => {
                 let l = self.eval(left, frame)?.v.truth()?;
@@ -299,12 +383,24 @@ impl Exec<'_> {
         }
     }
 
-    pub(crate) fn compare_op(&mut self, left: &Expr, op: &BinaryOperator, right: &Expr, frame: &Frame<'_>) -> FlowResult<Option<bool>> {
+    pub(crate) fn compare_op(
+        &mut self,
+        left: &Expr,
+        op: &BinaryOperator,
+        right: &Expr,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Option<bool>> {
         let (l, r) = (self.eval(left, frame)?, self.eval(right, frame)?);
         Ok(compare_values(op, l, r)?)
     }
 
-    fn in_target(&mut self, expr: &Expr, target: &sqlparser::ast::InTarget, negated: bool, frame: &Frame<'_>) -> FlowResult<Typed> {
+    fn in_target(
+        &mut self,
+        expr: &Expr,
+        target: &sqlparser::ast::InTarget,
+        negated: bool,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
         let needle = self.eval(expr, frame)?;
         let candidates = match target {
             sqlparser::ast::InTarget::List(list) => {
@@ -317,7 +413,11 @@ impl Exec<'_> {
             sqlparser::ast::InTarget::Subquery(query) => {
                 let result = self.subquery(query, frame, None)?;
                 let t = result.single_column_type()?;
-                result.rows.into_iter().map(|mut row| Typed::new(row.swap_remove(0), t)).collect()
+                result
+                    .rows
+                    .into_iter()
+                    .map(|mut row| Typed::new(row.swap_remove(0), t))
+                    .collect()
             }
             _ => return Err(PgError::unsupported("IN of this form").into()),
         };
@@ -325,14 +425,26 @@ impl Exec<'_> {
         Ok(Typed::bool(found.map(|f| f != negated)))
     }
 
-    fn any(&mut self, left: &Expr, op: &BinaryOperator, right: &Expr, frame: &Frame<'_>) -> FlowResult<Typed> {
+    fn any(
+        &mut self,
+        left: &Expr,
+        op: &BinaryOperator,
+        right: &Expr,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
         let needle = self.eval(left, frame)?;
         let array = self.eval(right, frame)?;
         let element = array.t.element().unwrap_or(needle.t);
         let items = match array.v {
             Value::Null => return Ok(Typed::bool(None)),
             Value::Array(items) => items,
-            _ => return Err(PgError::new(DATATYPE_MISMATCH, "op ANY/ALL (array) requires array on right side").into()),
+            _ => {
+                return Err(PgError::new(
+                    DATATYPE_MISMATCH,
+                    "op ANY/ALL (array) requires array on right side",
+                )
+                .into())
+            }
         };
         let mut result = Some(false);
         for item in items {
@@ -345,16 +457,34 @@ impl Exec<'_> {
         Ok(Typed::bool(result))
     }
 
-    fn like(&mut self, expr: &Expr, pattern: &Expr, negated: bool, frame: &Frame<'_>) -> FlowResult<Typed> {
+    fn like(
+        &mut self,
+        expr: &Expr,
+        pattern: &Expr,
+        negated: bool,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
         let (value, pattern) = (self.eval(expr, frame)?, self.eval(pattern, frame)?);
         match (value.v, pattern.v) {
-            (Value::Text(s), Value::Text(p)) => Ok(Typed::bool(Some(like(s.as_bytes(), p.as_bytes()) != negated))),
+            (Value::Text(s), Value::Text(p)) => Ok(Typed::bool(Some(
+                like(s.as_bytes(), p.as_bytes()) != negated,
+            ))),
             (Value::Null, _) | (_, Value::Null) => Ok(Typed::bool(None)),
-            _ => Err(PgError::new(UNDEFINED_FUNCTION, "operator does not exist: LIKE on non-text").into()),
+            _ => Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                "operator does not exist: LIKE on non-text",
+            )
+            .into()),
         }
     }
 
-    fn case(&mut self, operand: Option<&Expr>, conditions: &[sqlparser::ast::CaseWhen], otherwise: Option<&Expr>, frame: &Frame<'_>) -> FlowResult<Typed> {
+    fn case(
+        &mut self,
+        operand: Option<&Expr>,
+        conditions: &[sqlparser::ast::CaseWhen],
+        otherwise: Option<&Expr>,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
         let subject = match operand {
             Some(e) => Some(self.eval(e, frame)?),
             None => None,
@@ -362,7 +492,11 @@ impl Exec<'_> {
         let mut result_type = Type::Unknown;
         for when in conditions {
             let hit = match &subject {
-                Some(s) => compare_values(&BinaryOperator::Eq, s.clone(), self.eval(&when.condition, frame)?)?,
+                Some(s) => compare_values(
+                    &BinaryOperator::Eq,
+                    s.clone(),
+                    self.eval(&when.condition, frame)?,
+                )?,
                 None => self.eval(&when.condition, frame)?.v.truth()?,
             };
             if hit == Some(true) {
@@ -373,18 +507,32 @@ impl Exec<'_> {
             return self.eval(e, frame);
         }
         if let Some(first) = conditions.first() {
-            result_type = self.eval(&first.result, frame).map(|t| t.t).unwrap_or(Type::Unknown);
+            result_type = self
+                .eval(&first.result, frame)
+                .map(|t| t.t)
+                .unwrap_or(Type::Unknown);
         }
         Ok(Typed::null(result_type))
     }
 
-    fn scalar_subquery(&mut self, query: &sqlparser::ast::Query, frame: &Frame<'_>) -> FlowResult<Typed> {
+    fn scalar_subquery(
+        &mut self,
+        query: &sqlparser::ast::Query,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
         let result = self.subquery(query, frame, Some(2))?;
         let t = result.single_column_type()?;
         match result.rows.len() {
             0 => Ok(Typed::null(t)),
-            1 => Ok(Typed::new(result.rows.into_iter().next().expect("one")[0].clone(), t)),
-            _ => Err(PgError::new(CARDINALITY_VIOLATION, "more than one row returned by a subquery used as an expression").into()),
+            1 => Ok(Typed::new(
+                result.rows.into_iter().next().expect("one")[0].clone(),
+                t,
+            )),
+            _ => Err(PgError::new(
+                CARDINALITY_VIOLATION,
+                "more than one row returned by a subquery used as an expression",
+            )
+            .into()),
         }
     }
 
@@ -398,19 +546,29 @@ impl Exec<'_> {
             }
             items.push(value);
         }
-        let element = if element == Type::Unknown { Type::Text } else { element };
+        let element = if element == Type::Unknown {
+            Type::Text
+        } else {
+            element
+        };
         let mut values = Vec::with_capacity(items.len());
         for item in items {
             values.push(cast(item, element, None)?.v);
         }
-        let t = element.array_of().ok_or_else(|| PgError::unsupported(format!("an array of {}", element.name())))?;
+        let t = element
+            .array_of()
+            .ok_or_else(|| PgError::unsupported(format!("an array of {}", element.name())))?;
         Ok(Typed::new(Value::Array(values), t))
     }
 }
 
 pub(crate) fn number_literal(n: &str) -> PgResult<Typed> {
     if let Ok(i) = n.parse::<i64>() {
-        let t = if i32::try_from(i).is_ok() { Type::Int4 } else { Type::Int8 };
+        let t = if i32::try_from(i).is_ok() {
+            Type::Int4
+        } else {
+            Type::Int8
+        };
         return Ok(Typed::new(Value::Int(i), t));
     }
     n.parse::<f64>()
@@ -510,7 +668,10 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
         (Value::Float(f), _, Type::Float4 | Type::Float8) => Value::Float(f),
         (Value::Float(f), _, t) if t.is_integer() => {
             if !f.is_finite() {
-                return Err(PgError::new(NUMERIC_VALUE_OUT_OF_RANGE, format!("{} out of range", t.name())));
+                return Err(PgError::new(
+                    NUMERIC_VALUE_OUT_OF_RANGE,
+                    format!("{} out of range", t.name()),
+                ));
             }
             Value::Int(fit_integer(f.round_ties_even() as i64, t)?)
         }
@@ -546,7 +707,9 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
 /// An explicit cast to `varchar(n)` cuts the text to n characters (an assignment refuses).
 fn truncate_varchar(value: Typed, to: Type, modifier: Option<u32>) -> Typed {
     match (value.v, to, modifier) {
-        (Value::Text(s), Type::Varchar, Some(n)) => Typed::new(Value::Text(s.chars().take(n as usize).collect()), value.t),
+        (Value::Text(s), Type::Varchar, Some(n)) => {
+            Typed::new(Value::Text(s.chars().take(n as usize).collect()), value.t)
+        }
         (v, _, _) => Typed::new(v, value.t),
     }
 }
@@ -555,10 +718,10 @@ fn truncate_varchar(value: Typed, to: Type, modifier: Option<u32>) -> Typed {
 pub(crate) fn check_modifier(v: &Value, t: Type, modifier: Option<u32>) -> PgResult<()> {
     let Some(n) = modifier else { return Ok(()) };
     match (v, t) {
-        (Value::Vector(items), Type::Vector) if items.len() != n as usize => Err(PgError::new(
-            DATA_EXCEPTION,
-            format!("expected {n} dimensions, not {}", items.len()),
-        )),
+        (Value::Vector(items), Type::Vector) => {
+            crate::pg::vector::check_expected_dimensions(Some(n as usize), items)
+                .map_err(|e| PgError::new(e.sqlstate, e.message))
+        }
         (Value::Text(s), Type::Varchar) if s.chars().count() > n as usize => Err(PgError::new(
             STRING_DATA_RIGHT_TRUNCATION,
             format!("value too long for type character varying({n})"),

@@ -27,18 +27,33 @@ impl Exec<'_> {
         let address = call as *const Expr as usize;
         match self.aggregates.iter().find(|(at, _)| *at == address) {
             Some((_, value)) => Ok(value.clone()),
-            None => Err(PgError::new(GROUPING_ERROR, format!("aggregate functions are not allowed here: {call}")).into()),
+            None => Err(PgError::new(
+                GROUPING_ERROR,
+                format!("aggregate functions are not allowed here: {call}"),
+            )
+            .into()),
         }
     }
 
-    fn array_subquery(&mut self, name: &str, query: &sqlparser::ast::Query, frame: &Frame<'_>) -> FlowResult<Typed> {
+    fn array_subquery(
+        &mut self,
+        name: &str,
+        query: &sqlparser::ast::Query,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
         if name != "array" {
             return Err(PgError::unsupported(format!("{name}(subquery)")).into());
         }
         let rows = self.subquery(query, frame, None)?;
         let element = rows.single_column_type()?;
-        let t = element.array_of().ok_or_else(|| PgError::unsupported(format!("an array of {}", element.name())))?;
-        let items = rows.rows.into_iter().map(|mut row| row.swap_remove(0)).collect();
+        let t = element
+            .array_of()
+            .ok_or_else(|| PgError::unsupported(format!("an array of {}", element.name())))?;
+        let items = rows
+            .rows
+            .into_iter()
+            .map(|mut row| row.swap_remove(0))
+            .collect();
         Ok(Typed::new(Value::Array(items), t))
     }
 
@@ -48,7 +63,11 @@ impl Exec<'_> {
             FunctionArguments::List(list) => list,
             FunctionArguments::Subquery(_) => unreachable!("handled by the caller"),
         };
-        if list.duplicate_treatment.is_some() || !list.clauses.is_empty() || f.filter.is_some() || f.over.is_some() {
+        if list.duplicate_treatment.is_some()
+            || !list.clauses.is_empty()
+            || f.filter.is_some()
+            || f.over.is_some()
+        {
             return Err(PgError::unsupported(format!("this form of {}()", f.name)).into());
         }
         let mut args = Vec::with_capacity(list.args.len());
@@ -72,7 +91,9 @@ impl Exec<'_> {
                     let unix_us = (seconds * 1e6).round_ties_even() as i64;
                     timestamp(unix_us - crate::pg::types::PG_EPOCH_UNIX_US)
                 }
-                Value::Float(_) => Err(PgError::new(DATETIME_OVERFLOW, "timestamp out of range").into()),
+                Value::Float(_) => {
+                    Err(PgError::new(DATETIME_OVERFLOW, "timestamp out of range").into())
+                }
                 _ => Ok(Typed::null(Type::Timestamptz)),
             },
             ("coalesce", n) if n > 0 => coalesce(args),
@@ -81,25 +102,42 @@ impl Exec<'_> {
             ("hashtext", 1) => {
                 let text = cast(one(args), Type::Text, None)?;
                 Ok(match text.v {
-                    Value::Text(s) => Typed::new(Value::Int(crate::pg::hash::hashtext(&s) as i64), Type::Int4),
+                    Value::Text(s) => {
+                        Typed::new(Value::Int(crate::pg::hash::hashtext(&s) as i64), Type::Int4)
+                    }
                     _ => Typed::null(Type::Int4),
                 })
             }
-            ("lower" | "upper" | "length" | "char_length" | "octet_length", 1) => text_function(name, one(args)),
+            ("lower" | "upper" | "length" | "char_length" | "octet_length", 1) => {
+                text_function(name, one(args))
+            }
             ("abs", 1) => abs(one(args)),
-            (name, _) if name.starts_with("pg_advisory") || name.starts_with("pg_try_advisory") => self.advisory(name, args),
+            (name, _) if name.starts_with("pg_advisory") || name.starts_with("pg_try_advisory") => {
+                self.advisory(name, args)
+            }
             ("current_setting", 1) => {
                 let Value::Text(setting) = cast(one(args), Type::Text, None)?.v else {
                     return Ok(Typed::null(Type::Text));
                 };
-                Ok(Typed::new(Value::Text(self.settings.show(&setting)?), Type::Text))
+                Ok(Typed::new(
+                    Value::Text(self.settings.show(&setting)?),
+                    Type::Text,
+                ))
             }
-            ("version", 0) => Ok(Typed::new(Value::Text(crate::pg::SERVER_VERSION_TEXT.into()), Type::Text)),
+            ("version", 0) => Ok(Typed::new(
+                Value::Text(crate::pg::SERVER_VERSION_TEXT.into()),
+                Type::Text,
+            )),
             ("array_length", 2) | ("cardinality", 1) => array_length(args),
-            (name, _) if crate::pg::vector_fn::knows(name) => Ok(crate::pg::vector_fn::call(name, args)?),
+            (name, _) if crate::pg::vector_fn::knows(name) => {
+                Ok(crate::pg::vector_fn::call(name, args)?)
+            }
             (name, n) => Err(PgError::new(
                 UNDEFINED_FUNCTION,
-                format!("function {name}({}) does not exist", vec!["unknown"; n].join(", ")),
+                format!(
+                    "function {name}({}) does not exist",
+                    vec!["unknown"; n].join(", ")
+                ),
             )
             .into()),
         }
@@ -112,7 +150,10 @@ impl Exec<'_> {
         let session = !name.contains("xact");
         let trying = name.starts_with("pg_try");
         if name.contains("unlock") {
-            return Ok(Typed::new(Value::Bool(self.advisory_unlock(key, name.ends_with("_all"))), Type::Bool));
+            return Ok(Typed::new(
+                Value::Bool(self.advisory_unlock(key, name.ends_with("_all"))),
+                Type::Bool,
+            ));
         }
         let holder = self.db.advisory.get(&key).cloned();
         match holder {
@@ -121,14 +162,24 @@ impl Exec<'_> {
                 false => Err(Flow::Wait { backend: h.backend }),
             },
             _ => {
-                let entry = self.db.advisory.entry(key).or_insert(Holder { backend: self.backend, ..Holder::default() });
+                let entry = self.db.advisory.entry(key).or_insert(Holder {
+                    backend: self.backend,
+                    ..Holder::default()
+                });
                 match session {
                     true => entry.session += 1,
                     false => entry.xact += 1,
                 }
                 self.undo.push(Undo::Advisory { key, session });
                 let t = if trying { Type::Bool } else { Type::Void };
-                Ok(Typed::new(if trying { Value::Bool(true) } else { Value::Text(String::new()) }, t))
+                Ok(Typed::new(
+                    if trying {
+                        Value::Bool(true)
+                    } else {
+                        Value::Text(String::new())
+                    },
+                    t,
+                ))
             }
         }
     }
@@ -139,7 +190,12 @@ impl Exec<'_> {
             return true;
         }
         let backend = self.backend;
-        let Some(holder) = self.db.advisory.get_mut(&key).filter(|h| h.backend == backend && h.session > 0) else {
+        let Some(holder) = self
+            .db
+            .advisory
+            .get_mut(&key)
+            .filter(|h| h.backend == backend && h.session > 0)
+        else {
             return false;
         };
         holder.session -= 1;
@@ -158,20 +214,33 @@ fn advisory_key(args: Vec<Typed>) -> PgResult<AdvisoryKey> {
     let int = |t: Typed, to: Type| -> PgResult<i64> {
         match cast(t, to, None)?.v {
             Value::Int(i) => Ok(i),
-            _ => Err(PgError::new(NULL_VALUE_NOT_ALLOWED, "null value for an advisory lock key")),
+            _ => Err(PgError::new(
+                NULL_VALUE_NOT_ALLOWED,
+                "null value for an advisory lock key",
+            )),
         }
     };
     let mut args = args.into_iter();
     match (args.next(), args.next(), args.next()) {
         (None, _, _) => Ok(AdvisoryKey::Big(0)),
         (Some(k), None, None) => Ok(AdvisoryKey::Big(int(k, Type::Int8)?)),
-        (Some(a), Some(b), None) => Ok(AdvisoryKey::Pair(int(a, Type::Int4)? as i32, int(b, Type::Int4)? as i32)),
-        _ => Err(PgError::new(UNDEFINED_FUNCTION, "function pg_advisory_lock with three arguments does not exist")),
+        (Some(a), Some(b), None) => Ok(AdvisoryKey::Pair(
+            int(a, Type::Int4)? as i32,
+            int(b, Type::Int4)? as i32,
+        )),
+        _ => Err(PgError::new(
+            UNDEFINED_FUNCTION,
+            "function pg_advisory_lock with three arguments does not exist",
+        )),
     }
 }
 
 fn coalesce(args: Vec<Typed>) -> FlowResult<Typed> {
-    let t = args.iter().map(|a| a.t).find(|t| *t != Type::Unknown).unwrap_or(Type::Text);
+    let t = args
+        .iter()
+        .map(|a| a.t)
+        .find(|t| *t != Type::Unknown)
+        .unwrap_or(Type::Text);
     for arg in args {
         if !arg.v.is_null() {
             return Ok(cast(arg, t, None)?);
@@ -185,12 +254,21 @@ fn nullif(args: Vec<Typed>) -> FlowResult<Typed> {
     let (a, b) = (args.next().expect("two"), args.next().expect("two"));
     let t = if a.t == Type::Unknown { b.t } else { a.t };
     let (a2, b2) = coerce_pair(a.clone(), b)?;
-    let equal = !a2.v.is_null() && !b2.v.is_null() && crate::pg::types::compare(&a2.v, &b2.v).is_eq();
-    Ok(if equal { Typed::null(t) } else { cast(a, t, None)? })
+    let equal =
+        !a2.v.is_null() && !b2.v.is_null() && crate::pg::types::compare(&a2.v, &b2.v).is_eq();
+    Ok(if equal {
+        Typed::null(t)
+    } else {
+        cast(a, t, None)?
+    })
 }
 
 fn extreme(greatest: bool, args: Vec<Typed>) -> FlowResult<Typed> {
-    let t = args.iter().map(|a| a.t).find(|t| *t != Type::Unknown).unwrap_or(Type::Text);
+    let t = args
+        .iter()
+        .map(|a| a.t)
+        .find(|t| *t != Type::Unknown)
+        .unwrap_or(Type::Text);
     let mut best: Option<Value> = None;
     for arg in args {
         let v = cast(arg, t, None)?.v;
@@ -199,7 +277,11 @@ fn extreme(greatest: bool, args: Vec<Typed>) -> FlowResult<Typed> {
         }
         let better = best.as_ref().is_none_or(|b| {
             let order = crate::pg::types::compare(&v, b);
-            if greatest { order.is_gt() } else { order.is_lt() }
+            if greatest {
+                order.is_gt()
+            } else {
+                order.is_lt()
+            }
         });
         if better {
             best = Some(v);
@@ -209,16 +291,36 @@ fn extreme(greatest: bool, args: Vec<Typed>) -> FlowResult<Typed> {
 }
 
 fn text_function(name: &str, arg: Typed) -> FlowResult<Typed> {
-    let t = if arg.t == Type::Bytea { Type::Bytea } else { Type::Text };
+    let t = if arg.t == Type::Bytea {
+        Type::Bytea
+    } else {
+        Type::Text
+    };
     let value = cast(arg, t, None)?;
     let result = match (name, value.v) {
-        (_, Value::Null) => return Ok(Typed::null(if name.contains("length") { Type::Int4 } else { Type::Text })),
+        (_, Value::Null) => {
+            return Ok(Typed::null(if name.contains("length") {
+                Type::Int4
+            } else {
+                Type::Text
+            }))
+        }
         ("lower", Value::Text(s)) => Typed::new(Value::Text(s.to_lowercase()), Type::Text),
         ("upper", Value::Text(s)) => Typed::new(Value::Text(s.to_uppercase()), Type::Text),
-        ("length" | "char_length", Value::Text(s)) => Typed::new(Value::Int(s.chars().count() as i64), Type::Int4),
+        ("length" | "char_length", Value::Text(s)) => {
+            Typed::new(Value::Int(s.chars().count() as i64), Type::Int4)
+        }
         ("octet_length", Value::Text(s)) => Typed::new(Value::Int(s.len() as i64), Type::Int4),
-        ("length" | "octet_length", Value::Bytea(b)) => Typed::new(Value::Int(b.len() as i64), Type::Int4),
-        (name, _) => return Err(PgError::new(UNDEFINED_FUNCTION, format!("function {name}(bytea) does not exist")).into()),
+        ("length" | "octet_length", Value::Bytea(b)) => {
+            Typed::new(Value::Int(b.len() as i64), Type::Int4)
+        }
+        (name, _) => {
+            return Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                format!("function {name}(bytea) does not exist"),
+            )
+            .into())
+        }
     };
     Ok(result)
 }
@@ -226,18 +328,34 @@ fn text_function(name: &str, arg: Typed) -> FlowResult<Typed> {
 fn abs(arg: Typed) -> FlowResult<Typed> {
     let t = arg.t;
     match arg.v {
-        Value::Int(i) => Ok(Typed::new(Value::Int(crate::pg::types::fit_integer(i.checked_abs().unwrap_or(i64::MAX), t)?), t)),
+        Value::Int(i) => Ok(Typed::new(
+            Value::Int(crate::pg::types::fit_integer(
+                i.checked_abs().unwrap_or(i64::MAX),
+                t,
+            )?),
+            t,
+        )),
         Value::Float(f) => Ok(Typed::new(Value::Float(f.abs()), t)),
         Value::Null => Ok(Typed::null(t)),
-        _ => Err(PgError::new(UNDEFINED_FUNCTION, format!("function abs({}) does not exist", t.name())).into()),
+        _ => Err(PgError::new(
+            UNDEFINED_FUNCTION,
+            format!("function abs({}) does not exist", t.name()),
+        )
+        .into()),
     }
 }
 
 fn array_length(args: Vec<Typed>) -> FlowResult<Typed> {
     let array = args.into_iter().next().expect("an argument");
     match array.v {
-        Value::Array(items) if !items.is_empty() => Ok(Typed::new(Value::Int(items.len() as i64), Type::Int4)),
+        Value::Array(items) if !items.is_empty() => {
+            Ok(Typed::new(Value::Int(items.len() as i64), Type::Int4))
+        }
         Value::Array(_) | Value::Null => Ok(Typed::null(Type::Int4)),
-        _ => Err(PgError::new(UNDEFINED_FUNCTION, "function array_length(non-array) does not exist").into()),
+        _ => Err(PgError::new(
+            UNDEFINED_FUNCTION,
+            "function array_length(non-array) does not exist",
+        )
+        .into()),
     }
 }

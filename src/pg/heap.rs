@@ -126,7 +126,8 @@ impl Table {
     pub(crate) fn vacuum(&mut self, txns: &Transactions) {
         self.heap.retain(|_, v| {
             let created = v.xmin == XID_NONE || txns.status(v.xmin) == Status::Committed;
-            let deleted = !v.lock_only && v.xmax != XID_NONE && txns.status(v.xmax) == Status::Committed;
+            let deleted =
+                !v.lock_only && v.xmax != XID_NONE && txns.status(v.xmax) == Status::Committed;
             created && !deleted
         });
         for v in self.heap.values_mut() {

@@ -23,7 +23,7 @@ pub(crate) const INDEX_ROWS_MIN: usize = 10_000;
 /// A vector index's search structure.
 #[derive(Clone, Debug)]
 pub(crate) enum Ann {
-    Hnsw(Hnsw),
+    Hnsw(Box<Hnsw>),
     IvfFlat(IvfFlat),
 }
 
@@ -42,13 +42,18 @@ impl Exec<'_> {
     pub(crate) fn build_index(&mut self, table: &str, index: IndexDef) -> PgResult<()> {
         if !matches!(index.method.as_str(), "hnsw" | "ivfflat") {
             if index.method != "btree" {
-                return Err(PgError::unsupported(format!("index access method \"{}\"", index.method)));
+                return Err(PgError::unsupported(format!(
+                    "index access method \"{}\"",
+                    index.method
+                )));
             }
             self.db.table_mut(table)?.indexes.push(index);
             return Ok(());
         }
         let vector_index = self.vector_index(table, &index)?;
-        self.db.vector_indexes.insert(index.name.clone(), vector_index);
+        self.db
+            .vector_indexes
+            .insert(index.name.clone(), vector_index);
         self.db.table_mut(table)?.indexes.push(index);
         Ok(())
     }
@@ -60,46 +65,96 @@ impl Exec<'_> {
         };
         let (column, definition) = (*column, &t.columns[*column]);
         if definition.ty != Type::Vector {
-            return Err(PgError::new(UNDEFINED_OBJECT, format!("data type {} has no default operator class for access method \"{}\"", definition.ty.name(), index.method)));
+            return Err(PgError::new(
+                UNDEFINED_OBJECT,
+                format!(
+                    "data type {} has no default operator class for access method \"{}\"",
+                    definition.ty.name(),
+                    index.method
+                ),
+            ));
         }
-        let opclass = index.opclass.clone().unwrap_or_else(|| "vector_l2_ops".into());
-        let metric = Metric::from_opclass(&opclass).ok_or_else(|| PgError::new(UNDEFINED_OBJECT, format!("operator class \"{opclass}\" does not exist for access method \"{}\"", index.method)))?;
-        let dimensions = definition.modifier.ok_or_else(|| PgError::new(DATA_EXCEPTION, "column does not have dimensions"))? as usize;
+        let opclass = index
+            .opclass
+            .clone()
+            .unwrap_or_else(|| "vector_l2_ops".into());
+        let metric = Metric::from_opclass(&opclass).ok_or_else(|| {
+            PgError::new(
+                UNDEFINED_OBJECT,
+                format!(
+                    "operator class \"{opclass}\" does not exist for access method \"{}\"",
+                    index.method
+                ),
+            )
+        })?;
+        let dimensions = definition
+            .modifier
+            .ok_or_else(|| PgError::new(DATA_EXCEPTION, "column does not have dimensions"))?
+            as usize;
         let rows: Vec<(u64, Vec<f32>)> = t
             .heap
             .iter()
-            .filter(|(_, v)| v.xmin == 0 || self.db.txns.status(v.xmin) != crate::pg::txn::Status::Aborted)
+            .filter(|(_, v)| {
+                v.xmin == 0 || self.db.txns.status(v.xmin) != crate::pg::txn::Status::Aborted
+            })
             .filter_map(|(tid, v)| match &v.data[column] {
                 Value::Vector(values) => Some((*tid, values.clone())),
                 _ => None,
             })
             .collect();
         let seed = self.seed ^ crate::pg::hash::hash_bytes(index.name.as_bytes()) as u64;
-        let option = |name: &str, default: u32, min: u32, max: u32| option(index, name, default, min, max);
+        let option =
+            |name: &str, default: u32, min: u32, max: u32| option(index, name, default, min, max);
         let ann = match index.method.as_str() {
             "hnsw" => {
-                let (m, ef) = (option("m", 16, 2, 100)?, option("ef_construction", 64, 4, 1000)?);
+                let (m, ef) = (
+                    option("m", 16, 2, 100)?,
+                    option("ef_construction", 64, 4, 1000)?,
+                );
                 if ef < 2 * m {
-                    return Err(PgError::new(INVALID_PARAMETER_VALUE, "ef_construction must be greater than or equal to 2 * m"));
+                    return Err(PgError::new(
+                        INVALID_PARAMETER_VALUE,
+                        "ef_construction must be greater than or equal to 2 * m",
+                    ));
                 }
-                Ann::Hnsw(Hnsw::build(dimensions, metric, m, ef, &rows, seed))
+                Ann::Hnsw(Box::new(Hnsw::build(
+                    dimensions, metric, m, ef, &rows, seed,
+                )))
             }
             _ => {
                 if !metric.ivfflat_supported() {
                     return Err(PgError::new(UNDEFINED_OBJECT, format!("operator class \"{opclass}\" does not exist for access method \"ivfflat\"")));
                 }
-                Ann::IvfFlat(IvfFlat::build(dimensions, metric, option("lists", 100, 1, 32768)?, &rows, seed))
+                Ann::IvfFlat(IvfFlat::build(
+                    dimensions,
+                    metric,
+                    option("lists", 100, 1, 32768)?,
+                    &rows,
+                    seed,
+                ))
             }
         };
-        Ok(VectorIndex { table: table.to_string(), column, metric, ann })
+        Ok(VectorIndex {
+            table: table.to_string(),
+            column,
+            metric,
+            ann,
+        })
     }
 
     /// A new version of `table` enters its vector indexes.
     pub(crate) fn index_insert(&mut self, table: &str, tid: u64) -> PgResult<()> {
-        let names: Vec<String> = self.db.vector_indexes.iter().filter(|(_, i)| i.table == table).map(|(n, _)| n.clone()).collect();
+        let names: Vec<String> = self
+            .db
+            .vector_indexes
+            .iter()
+            .filter(|(_, i)| i.table == table)
+            .map(|(n, _)| n.clone())
+            .collect();
         for name in names {
             let column = self.db.vector_indexes[&name].column;
-            let Value::Vector(values) = self.db.table(table)?.heap[&tid].data[column].clone() else {
+            let Value::Vector(values) = self.db.table(table)?.heap[&tid].data[column].clone()
+            else {
                 continue;
             };
             match &mut self.db.vector_indexes.get_mut(&name).expect("listed").ann {
@@ -112,7 +167,12 @@ impl Exec<'_> {
 
     /// The index scan for `select` under `query`, if the planner's rule takes one: the
     /// visible rows passing WHERE, in the index's order, as many as LIMIT + OFFSET.
-    pub(crate) fn ann_scan(&mut self, select: &Select, query: &Query, parent: Option<&Frame<'_>>) -> FlowResult<Option<(Vec<Source>, Vec<crate::pg::query::Joined>)>> {
+    pub(crate) fn ann_scan(
+        &mut self,
+        select: &Select,
+        query: &Query,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Option<(Vec<Source>, Vec<crate::pg::query::Joined>)>> {
         let Some((name, query_vector)) = self.ann_plan(select, query, parent)? else {
             return Ok(None);
         };
@@ -120,15 +180,23 @@ impl Exec<'_> {
         let wanted = limit.unwrap_or(usize::MAX).saturating_add(offset);
         let index = self.db.vector_indexes[&name].clone();
         let t = self.db.table(&index.table)?;
-        let source = Source { alias: table_alias(select).unwrap_or_else(|| index.table.clone()), columns: t.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(), offset: 0 };
+        let source = Source {
+            alias: table_alias(select).unwrap_or_else(|| index.table.clone()),
+            columns: t.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+            offset: 0,
+        };
         let sources = vec![source];
         let mut rows = Vec::new();
         let mut scan = IndexScan::start(&index.ann, &query_vector, self.settings);
         while rows.len() < wanted {
-            let Some(tid) = scan.next(&index.ann) else { break };
+            let Some(tid) = scan.next(&index.ann) else {
+                break;
+            };
             self.tick()?;
             let t = self.db.table(&index.table)?;
-            let Some(version) = t.heap.get(&tid) else { continue };
+            let Some(version) = t.heap.get(&tid) else {
+                continue;
+            };
             if !crate::pg::heap::sees_version(&self.db.txns, self.viewer(), version) {
                 continue;
             }
@@ -138,46 +206,84 @@ impl Exec<'_> {
                     continue;
                 }
             }
-            rows.push(crate::pg::query::Joined { values, tids: vec![Some((index.table.clone(), tid))] });
+            rows.push(crate::pg::query::Joined {
+                values,
+                tids: vec![Some((index.table.clone(), tid))],
+            });
         }
         Ok(Some((sources, rows)))
     }
 
     /// The vector index and query vector the planner's rule picks, if any.
-    fn ann_plan(&mut self, select: &Select, query: &Query, parent: Option<&Frame<'_>>) -> FlowResult<Option<(String, Vec<f32>)>> {
+    fn ann_plan(
+        &mut self,
+        select: &Select,
+        query: &Query,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Option<(String, Vec<f32>)>> {
         let use_index = self.settings.flag("enable_indexscan");
         let one_table = select.from.len() == 1 && select.from[0].joins.is_empty();
         if !use_index || !one_table || query.limit_clause.is_none() || !query.locks.is_empty() {
             return Ok(None);
         }
-        let sqlparser::ast::TableFactor::Table { name, .. } = &select.from[0].relation else { return Ok(None) };
+        let sqlparser::ast::TableFactor::Table { name, .. } = &select.from[0].relation else {
+            return Ok(None);
+        };
         let table = crate::pg::query::table_name(name)?;
-        let Some(sqlparser::ast::OrderBy { kind: sqlparser::ast::OrderByKind::Expressions(keys), .. }) = &query.order_by else { return Ok(None) };
-        let [key] = keys.as_slice() else { return Ok(None) };
+        let Some(sqlparser::ast::OrderBy {
+            kind: sqlparser::ast::OrderByKind::Expressions(keys),
+            ..
+        }) = &query.order_by
+        else {
+            return Ok(None);
+        };
+        let [key] = keys.as_slice() else {
+            return Ok(None);
+        };
         if matches!(key.options.sort, Some(sqlparser::ast::OrderBySort::Desc)) {
             return Ok(None);
         }
-        let Expr::BinaryOp { left, op, right } = &key.expr else { return Ok(None) };
-        let Some(metric) = metric_of(op) else { return Ok(None) };
+        let Expr::BinaryOp { left, op, right } = &key.expr else {
+            return Ok(None);
+        };
+        let Some(metric) = metric_of(op) else {
+            return Ok(None);
+        };
         let column = match &**left {
             Expr::Identifier(i) => ident(i),
             Expr::CompoundIdentifier(parts) => parts.last().map(ident).unwrap_or_default(),
             _ => return Ok(None),
         };
         let t = self.db.table(&table)?;
-        let Some(at) = t.column(&column) else { return Ok(None) };
+        let Some(at) = t.column(&column) else {
+            return Ok(None);
+        };
         let big = t.heap.len() > INDEX_ROWS_MIN;
         let dimensions = t.columns[at].modifier.unwrap_or(0) as usize;
         if self.settings.flag("enable_seqscan") && !big {
             return Ok(None);
         }
-        let found = self.db.vector_indexes.iter().find(|(_, i)| i.table == table && i.column == at && i.metric == metric).map(|(n, _)| n.clone());
+        let found = self
+            .db
+            .vector_indexes
+            .iter()
+            .find(|(_, i)| i.table == table && i.column == at && i.metric == metric)
+            .map(|(n, _)| n.clone());
         let Some(index) = found else { return Ok(None) };
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
         let value = crate::pg::expr::cast(self.eval(right, &frame)?, Type::Vector, None)?;
-        let Value::Vector(vector) = value.v else { return Ok(None) };
+        let Value::Vector(vector) = value.v else {
+            return Ok(None);
+        };
         if vector.len() != dimensions {
-            return Err(PgError::new(DATA_EXCEPTION, format!("different vector dimensions {dimensions} and {}", vector.len())).into());
+            return Err(PgError::new(
+                DATA_EXCEPTION,
+                format!(
+                    "different vector dimensions {dimensions} and {}",
+                    vector.len()
+                ),
+            )
+            .into());
         }
         Ok(Some((index, vector)))
     }
@@ -204,10 +310,18 @@ fn option(index: &IndexDef, name: &str, default: u32, min: u32, max: u32) -> PgR
     let Some((_, text)) = index.options.iter().find(|(n, _)| n == name) else {
         return Ok(default);
     };
-    let value: i64 = text.parse().map_err(|_| PgError::new(INVALID_PARAMETER_VALUE, format!("invalid value for integer option \"{name}\": {text}")))?;
+    let value: i64 = text.parse().map_err(|_| {
+        PgError::new(
+            INVALID_PARAMETER_VALUE,
+            format!("invalid value for integer option \"{name}\": {text}"),
+        )
+    })?;
     if value < min as i64 || value > max as i64 {
-        return Err(PgError::new(INVALID_PARAMETER_VALUE, format!("value {value} out of bounds for option \"{name}\""))
-            .with_detail(format!("Valid values are between \"{min}\" and \"{max}\".")));
+        return Err(PgError::new(
+            INVALID_PARAMETER_VALUE,
+            format!("value {value} out of bounds for option \"{name}\""),
+        )
+        .with_detail(format!("Valid values are between \"{min}\" and \"{max}\".")));
     }
     Ok(value as u32)
 }
@@ -226,12 +340,22 @@ impl IndexScan {
             _ => IterativeScan::Off,
         };
         match ann {
-            Ann::Hnsw(h) => IndexScan::Hnsw(h.scan(query, settings.number("hnsw.ef_search") as u32, iterative("hnsw.iterative_scan"), settings.number("hnsw.max_scan_tuples"))),
+            Ann::Hnsw(h) => IndexScan::Hnsw(h.scan(
+                query,
+                settings.number("hnsw.ef_search") as u32,
+                iterative("hnsw.iterative_scan"),
+                settings.number("hnsw.max_scan_tuples"),
+            )),
             Ann::IvfFlat(i) => {
                 let lists = i.list_sizes().len().max(1) as u32;
                 let probes = (settings.number("ivfflat.probes") as u32).clamp(1, lists);
                 let max_probes = (settings.number("ivfflat.max_probes") as u32).clamp(1, lists);
-                IndexScan::IvfFlat(i.scan(query, probes, iterative("ivfflat.iterative_scan"), max_probes))
+                IndexScan::IvfFlat(i.scan(
+                    query,
+                    probes,
+                    iterative("ivfflat.iterative_scan"),
+                    max_probes,
+                ))
             }
         }
     }

@@ -9,20 +9,36 @@ use crate::pg::exec::Exec;
 use crate::pg::expr::{ident, number_literal, object_name, resolve, sql_type, Frame, Source};
 use crate::pg::ops::result_type;
 use crate::pg::types::Type;
-use sqlparser::ast::{BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query, SetExpr, Value as Literal};
+use sqlparser::ast::{
+    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query, SetExpr,
+    Value as Literal,
+};
 
 impl Exec<'_> {
     /// The type of `e` over rows of `sources` (inside `parent`'s), settling parameters.
-    pub(crate) fn infer(&mut self, e: &Expr, sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Type> {
+    pub(crate) fn infer(
+        &mut self,
+        e: &Expr,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Type> {
         self.tick()?;
         let t = match e {
             Expr::Identifier(i) => column_type(sources, parent, &[ident(i)])?,
-            Expr::CompoundIdentifier(parts) => column_type(sources, parent, &parts.iter().map(ident).collect::<Vec<_>>())?,
+            Expr::CompoundIdentifier(parts) => column_type(
+                sources,
+                parent,
+                &parts.iter().map(ident).collect::<Vec<_>>(),
+            )?,
             Expr::Value(v) => self.literal_type(&v.value)?,
             Expr::Nested(inner) => self.infer(inner, sources, parent)?,
-            Expr::BinaryOp { left, op, right } => self.infer_binary(left, op, right, sources, parent)?,
+            Expr::BinaryOp { left, op, right } => {
+                self.infer_binary(left, op, right, sources, parent)?
+            }
             Expr::UnaryOp { expr, op } => match op {
-                sqlparser::ast::UnaryOperator::Not => self.infer_as(expr, Type::Bool, sources, parent).map(|_| Type::Bool)?,
+                sqlparser::ast::UnaryOperator::Not => self
+                    .infer_as(expr, Type::Bool, sources, parent)
+                    .map(|_| Type::Bool)?,
                 _ => self.infer(expr, sources, parent)?,
             },
             Expr::IsNull(x) | Expr::IsNotNull(x) | Expr::IsTrue(x) | Expr::IsFalse(x) => {
@@ -33,14 +49,18 @@ impl Exec<'_> {
                 self.infer_pair(a, b, sources, parent)?;
                 Type::Bool
             }
-            Expr::Cast { expr, data_type, .. } => {
+            Expr::Cast {
+                expr, data_type, ..
+            } => {
                 let (t, _) = sql_type(data_type)?;
                 self.infer_as(expr, t, sources, parent)?;
                 t
             }
             Expr::TypedString(typed) => sql_type(&typed.data_type)?.0,
             Expr::Interval(_) => Type::Interval,
-            Expr::Between { expr, low, high, .. } => {
+            Expr::Between {
+                expr, low, high, ..
+            } => {
                 self.infer_pair(expr, low, sources, parent)?;
                 self.infer_pair(expr, high, sources, parent)?;
                 Type::Bool
@@ -58,7 +78,18 @@ impl Exec<'_> {
                 self.infer_as(pattern, Type::Text, sources, parent)?;
                 Type::Bool
             }
-            Expr::Case { operand, conditions, else_result, .. } => self.infer_case(operand.as_deref(), conditions, else_result.as_deref(), sources, parent)?,
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.infer_case(
+                operand.as_deref(),
+                conditions,
+                else_result.as_deref(),
+                sources,
+                parent,
+            )?,
             Expr::Function(f) => self.infer_function(f, sources, parent)?,
             Expr::Exists { subquery, .. } => {
                 self.describe_query(subquery, &frame_of(sources, parent))?;
@@ -71,8 +102,14 @@ impl Exec<'_> {
                     let t = self.infer(item, sources, parent)?;
                     element = if element == Type::Unknown { t } else { element };
                 }
-                let element = if element == Type::Unknown { Type::Text } else { element };
-                element.array_of().ok_or_else(|| PgError::unsupported(format!("an array of {}", element.name())))?
+                let element = if element == Type::Unknown {
+                    Type::Text
+                } else {
+                    element
+                };
+                element.array_of().ok_or_else(|| {
+                    PgError::unsupported(format!("an array of {}", element.name()))
+                })?
             }
             other => return Err(PgError::unsupported(format!("the expression `{other}`")).into()),
         };
@@ -80,7 +117,13 @@ impl Exec<'_> {
     }
 
     /// Infer `e`, and give it `t` if it is an untyped parameter.
-    pub(crate) fn infer_as(&mut self, e: &Expr, t: Type, sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Type> {
+    pub(crate) fn infer_as(
+        &mut self,
+        e: &Expr,
+        t: Type,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Type> {
         let found = self.infer(e, sources, parent)?;
         if found == Type::Unknown {
             self.hint(e, t);
@@ -89,8 +132,17 @@ impl Exec<'_> {
         Ok(found)
     }
 
-    fn infer_pair(&mut self, a: &Expr, b: &Expr, sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<(Type, Type)> {
-        let (ta, tb) = (self.infer(a, sources, parent)?, self.infer(b, sources, parent)?);
+    fn infer_pair(
+        &mut self,
+        a: &Expr,
+        b: &Expr,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<(Type, Type)> {
+        let (ta, tb) = (
+            self.infer(a, sources, parent)?,
+            self.infer(b, sources, parent)?,
+        );
         match (ta, tb) {
             (Type::Unknown, t) if t != Type::Unknown => (self.hint(a, t), Ok((t, t))).1,
             (t, Type::Unknown) if t != Type::Unknown => (self.hint(b, t), Ok((t, t))).1,
@@ -105,8 +157,16 @@ impl Exec<'_> {
             other => other,
         };
         let Expr::Value(v) = e else { return };
-        let Literal::Placeholder(p) = &v.value else { return };
-        let Some(n) = p.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()).filter(|n| *n >= 1) else { return };
+        let Literal::Placeholder(p) = &v.value else {
+            return;
+        };
+        let Some(n) = p
+            .strip_prefix('$')
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| *n >= 1)
+        else {
+            return;
+        };
         if n > crate::pg::PARAMS_MAX {
             return;
         }
@@ -124,7 +184,11 @@ impl Exec<'_> {
             Literal::Boolean(_) => Ok(Type::Bool),
             Literal::Placeholder(p) => {
                 let n: usize = p.trim_start_matches('$').parse().unwrap_or(0);
-                let bound = self.params.get(n.wrapping_sub(1)).map(|p| p.t).filter(|t| *t != Type::Unknown);
+                let bound = self
+                    .params
+                    .get(n.wrapping_sub(1))
+                    .map(|p| p.t)
+                    .filter(|t| *t != Type::Unknown);
                 let hinted = self.param_hints.get(n.wrapping_sub(1)).copied();
                 Ok(bound.or(hinted).unwrap_or(Type::Unknown))
             }
@@ -132,23 +196,37 @@ impl Exec<'_> {
         }
     }
 
-    fn infer_binary(&mut self, left: &Expr, op: &BinaryOperator, right: &Expr, sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Type> {
+    fn infer_binary(
+        &mut self,
+        left: &Expr,
+        op: &BinaryOperator,
+        right: &Expr,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Type> {
         match op {
             BinaryOperator::And | BinaryOperator::Or => {
                 self.infer_as(left, Type::Bool, sources, parent)?;
                 self.infer_as(right, Type::Bool, sources, parent)?;
                 Ok(Type::Bool)
             }
-            op if crate::pg::expr::is_comparison(op) => self.infer_pair(left, right, sources, parent).map(|_| Type::Bool),
+            op if crate::pg::expr::is_comparison(op) => self
+                .infer_pair(left, right, sources, parent)
+                .map(|_| Type::Bool),
             BinaryOperator::StringConcat => {
                 self.infer_as(left, Type::Text, sources, parent)?;
                 self.infer_as(right, Type::Text, sources, parent)?;
                 Ok(Type::Text)
             }
             op => {
-                let (l, r) = (self.infer(left, sources, parent)?, self.infer(right, sources, parent)?);
+                let (l, r) = (
+                    self.infer(left, sources, parent)?,
+                    self.infer(right, sources, parent)?,
+                );
                 let want = |other: Type| match (op, other) {
-                    (BinaryOperator::Multiply | BinaryOperator::Divide, Type::Interval) => Type::Float8,
+                    (BinaryOperator::Multiply | BinaryOperator::Divide, Type::Interval) => {
+                        Type::Float8
+                    }
                     (_, Type::Timestamptz) => Type::Interval,
                     (_, t) => t,
                 };
@@ -168,7 +246,13 @@ impl Exec<'_> {
         t
     }
 
-    fn infer_in(&mut self, expr: &Expr, target: &sqlparser::ast::InTarget, sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Type> {
+    fn infer_in(
+        &mut self,
+        expr: &Expr,
+        target: &sqlparser::ast::InTarget,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Type> {
         match target {
             sqlparser::ast::InTarget::List(list) => {
                 for item in list {
@@ -184,12 +268,23 @@ impl Exec<'_> {
         Ok(Type::Bool)
     }
 
-    fn infer_case(&mut self, operand: Option<&Expr>, conditions: &[sqlparser::ast::CaseWhen], otherwise: Option<&Expr>, sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Type> {
+    fn infer_case(
+        &mut self,
+        operand: Option<&Expr>,
+        conditions: &[sqlparser::ast::CaseWhen],
+        otherwise: Option<&Expr>,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Type> {
         let mut t = Type::Unknown;
         for when in conditions {
             match operand {
-                Some(o) => self.infer_pair(o, &when.condition, sources, parent).map(|_| ())?,
-                None => self.infer_as(&when.condition, Type::Bool, sources, parent).map(|_| ())?,
+                Some(o) => self
+                    .infer_pair(o, &when.condition, sources, parent)
+                    .map(|_| ())?,
+                None => self
+                    .infer_as(&when.condition, Type::Bool, sources, parent)
+                    .map(|_| ())?,
             }
             let result = self.infer(&when.result, sources, parent)?;
             t = if t == Type::Unknown { result } else { t };
@@ -201,17 +296,28 @@ impl Exec<'_> {
         Ok(if t == Type::Unknown { Type::Text } else { t })
     }
 
-    fn infer_function(&mut self, f: &sqlparser::ast::Function, sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Type> {
+    fn infer_function(
+        &mut self,
+        f: &sqlparser::ast::Function,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Type> {
         let name = object_name(&f.name).last().cloned().unwrap_or_default();
         if let FunctionArguments::Subquery(q) = &f.args {
             let t = single(&self.describe_query(q, &frame_of(sources, parent))?)?;
-            return Ok(t.array_of().ok_or_else(|| PgError::unsupported(format!("an array of {}", t.name())))?);
+            return Ok(t
+                .array_of()
+                .ok_or_else(|| PgError::unsupported(format!("an array of {}", t.name())))?);
         }
         let args: Vec<&Expr> = match &f.args {
-            FunctionArguments::List(list) => list.args.iter().filter_map(|a| match a {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
-                _ => None,
-            }).collect(),
+            FunctionArguments::List(list) => list
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+                    _ => None,
+                })
+                .collect(),
             _ => Vec::new(),
         };
         if aggregate::is_aggregate(&Expr::Function(f.clone())) {
@@ -229,7 +335,11 @@ impl Exec<'_> {
                 None => self.infer(arg, sources, parent)?,
             });
         }
-        let first_known = types.iter().copied().find(|t| *t != Type::Unknown).unwrap_or(Type::Text);
+        let first_known = types
+            .iter()
+            .copied()
+            .find(|t| *t != Type::Unknown)
+            .unwrap_or(Type::Text);
         if matches!(name.as_str(), "coalesce" | "nullif" | "greatest" | "least") {
             for arg in &args {
                 self.hint(arg, first_known);
@@ -239,7 +349,11 @@ impl Exec<'_> {
     }
 
     /// The columns `query` returns, its parameters settled, nothing run.
-    pub(crate) fn describe_query(&mut self, query: &Query, parent: &Frame<'_>) -> FlowResult<Vec<(String, Type)>> {
+    pub(crate) fn describe_query(
+        &mut self,
+        query: &Query,
+        parent: &Frame<'_>,
+    ) -> FlowResult<Vec<(String, Type)>> {
         let SetExpr::Select(select) = &*query.body else {
             return Ok(self.query(query, Some(parent))?.columns);
         };
@@ -249,7 +363,11 @@ impl Exec<'_> {
             self.infer_as(e, Type::Bool, &sources, parent)?;
         }
         let columns = self.output_columns(&select.projection, &sources, parent)?;
-        if let Some(sqlparser::ast::OrderBy { kind: sqlparser::ast::OrderByKind::Expressions(keys), .. }) = &query.order_by {
+        if let Some(sqlparser::ast::OrderBy {
+            kind: sqlparser::ast::OrderByKind::Expressions(keys),
+            ..
+        }) = &query.order_by
+        {
             for key in keys {
                 let output = matches!(&key.expr, Expr::Identifier(i) if columns.iter().any(|(n, _)| *n == ident(i)));
                 if !output && !matches!(&key.expr, Expr::Value(_)) {
@@ -257,7 +375,9 @@ impl Exec<'_> {
                 }
             }
         }
-        if let Some(sqlparser::ast::LimitClause::LimitOffset { limit, offset, .. }) = &query.limit_clause {
+        if let Some(sqlparser::ast::LimitClause::LimitOffset { limit, offset, .. }) =
+            &query.limit_clause
+        {
             for e in limit.iter().chain(offset.iter().map(|o| &o.value)) {
                 self.infer_as(e, Type::Int8, &sources, parent)?;
             }
@@ -265,10 +385,15 @@ impl Exec<'_> {
         Ok(columns)
     }
 
-    fn describe_from(&mut self, from: &[sqlparser::ast::TableWithJoins], parent: &Frame<'_>) -> FlowResult<Vec<Source>> {
+    fn describe_from(
+        &mut self,
+        from: &[sqlparser::ast::TableWithJoins],
+        parent: &Frame<'_>,
+    ) -> FlowResult<Vec<Source>> {
         let mut sources = Vec::new();
         for item in from {
-            let factors = std::iter::once(&item.relation).chain(item.joins.iter().map(|j| &j.relation));
+            let factors =
+                std::iter::once(&item.relation).chain(item.joins.iter().map(|j| &j.relation));
             for factor in factors {
                 let offset = sources.iter().map(|s: &Source| s.columns.len()).sum();
                 sources.push(self.describe_factor(factor, parent, offset)?);
@@ -277,7 +402,9 @@ impl Exec<'_> {
                 if let sqlparser::ast::JoinOperator::Join(sqlparser::ast::JoinConstraint::On(e))
                 | sqlparser::ast::JoinOperator::Inner(sqlparser::ast::JoinConstraint::On(e))
                 | sqlparser::ast::JoinOperator::Left(sqlparser::ast::JoinConstraint::On(e))
-                | sqlparser::ast::JoinOperator::LeftOuter(sqlparser::ast::JoinConstraint::On(e)) = &join.join_operator
+                | sqlparser::ast::JoinOperator::LeftOuter(
+                    sqlparser::ast::JoinConstraint::On(e),
+                ) = &join.join_operator
                 {
                     self.infer_as(e, Type::Bool, &sources, Some(parent))?;
                 }
@@ -286,18 +413,41 @@ impl Exec<'_> {
         Ok(sources)
     }
 
-    fn describe_factor(&mut self, factor: &sqlparser::ast::TableFactor, parent: &Frame<'_>, offset: usize) -> FlowResult<Source> {
+    fn describe_factor(
+        &mut self,
+        factor: &sqlparser::ast::TableFactor,
+        parent: &Frame<'_>,
+        offset: usize,
+    ) -> FlowResult<Source> {
         match factor {
             sqlparser::ast::TableFactor::Table { name, alias, .. } => {
                 let name = crate::pg::query::table_name(name)?;
-                let columns = self.db.table(&name)?.columns.iter().map(|c| (c.name.clone(), c.ty)).collect();
+                let columns = self
+                    .db
+                    .table(&name)?
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone(), c.ty))
+                    .collect();
                 let alias = alias.as_ref().map_or(name, |a| ident(&a.name));
-                Ok(Source { alias, columns, offset })
+                Ok(Source {
+                    alias,
+                    columns,
+                    offset,
+                })
             }
-            sqlparser::ast::TableFactor::Derived { subquery, alias, .. } => {
+            sqlparser::ast::TableFactor::Derived {
+                subquery, alias, ..
+            } => {
                 let columns = self.describe_query(subquery, parent)?;
-                let alias = alias.as_ref().map_or("subquery".to_string(), |a| ident(&a.name));
-                Ok(Source { alias, columns, offset })
+                let alias = alias
+                    .as_ref()
+                    .map_or("subquery".to_string(), |a| ident(&a.name));
+                Ok(Source {
+                    alias,
+                    columns,
+                    offset,
+                })
             }
             other => Err(PgError::unsupported(format!("the FROM item `{other}`")).into()),
         }
@@ -306,7 +456,11 @@ impl Exec<'_> {
 
 /// A frame of `sources` (no values: only their types are read) inside `parent`.
 fn frame_of<'f>(sources: &'f [Source], parent: Option<&'f Frame<'f>>) -> Frame<'f> {
-    Frame { sources, values: &[], parent }
+    Frame {
+        sources,
+        values: &[],
+        parent,
+    }
 }
 
 fn single(columns: &[(String, Type)]) -> PgResult<Type> {
@@ -316,7 +470,11 @@ fn single(columns: &[(String, Type)]) -> PgResult<Type> {
     }
 }
 
-pub(crate) fn column_type(sources: &[Source], parent: Option<&Frame<'_>>, parts: &[String]) -> PgResult<Type> {
+pub(crate) fn column_type(
+    sources: &[Source],
+    parent: Option<&Frame<'_>>,
+    parts: &[String],
+) -> PgResult<Type> {
     if let Some((_, t)) = resolve(sources, parts)? {
         return Ok(t);
     }
@@ -333,7 +491,9 @@ fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
         _ => vec![Some(Type::Int4); count],
     };
     match name {
-        "hashtext" | "lower" | "upper" | "length" | "char_length" | "current_setting" => vec![Some(Type::Text)],
+        "hashtext" | "lower" | "upper" | "length" | "char_length" | "current_setting" => {
+            vec![Some(Type::Text)]
+        }
         "to_timestamp" => vec![Some(Type::Float8)],
         n if n.starts_with("pg_advisory") || n.starts_with("pg_try_advisory") => advisory,
         n if crate::pg::vector_fn::knows(n) => vec![Some(Type::Vector); count],
@@ -343,9 +503,16 @@ fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
 
 fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
     match name {
-        "now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp" | "clock_timestamp" | "to_timestamp" => Type::Timestamptz,
+        "now"
+        | "current_timestamp"
+        | "transaction_timestamp"
+        | "statement_timestamp"
+        | "clock_timestamp"
+        | "to_timestamp" => Type::Timestamptz,
         "coalesce" | "nullif" | "greatest" | "least" => first_known,
-        "hashtext" | "length" | "char_length" | "octet_length" | "array_length" | "cardinality" => Type::Int4,
+        "hashtext" | "length" | "char_length" | "octet_length" | "array_length" | "cardinality" => {
+            Type::Int4
+        }
         "lower" | "upper" | "current_setting" | "version" => Type::Text,
         "abs" => args.first().copied().unwrap_or(Type::Float8),
         n if n.starts_with("pg_try_advisory") || n.contains("unlock") => Type::Bool,

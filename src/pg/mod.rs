@@ -74,6 +74,9 @@ pub(crate) const STARTUP_PARAMETERS: [(&str, &str); 8] = [
     ("IntervalStyle", "postgres"),
 ];
 
+/// A statement's parameter types and result columns (`None`: it returns no rows).
+pub(crate) type Described = (Vec<Type>, Option<Vec<(String, Type)>>);
+
 /// The server's clock: unix microseconds.
 pub(crate) type PgClock = Arc<dyn Fn() -> i64 + Send + Sync>;
 
@@ -97,7 +100,10 @@ pub(crate) struct PgModel {
 /// `sql` parsed as PostgreSQL's dialect, its syntax errors as PostgreSQL's class.
 pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
     if sql.len() > SQL_BYTES_MAX {
-        return Err(PgError::new(error::PROGRAM_LIMIT_EXCEEDED, "statement longer than the model accepts"));
+        return Err(PgError::new(
+            error::PROGRAM_LIMIT_EXCEEDED,
+            "statement longer than the model accepts",
+        ));
     }
     let dialect = sqlparser::dialect::PostgreSqlDialect {};
     sqlparser::parser::Parser::new(&dialect)
@@ -135,7 +141,9 @@ impl PgModel {
     }
 
     fn now(&self) -> Now {
-        Now { clock_us: (self.shared.clock)() - PG_EPOCH_UNIX_US }
+        Now {
+            clock_us: (self.shared.clock)() - PG_EPOCH_UNIX_US,
+        }
     }
 
     fn db(&self) -> std::sync::MutexGuard<'_, Db> {
@@ -148,12 +156,21 @@ impl PgModel {
     }
 
     pub(crate) fn cancel(&self, backend: u32) {
-        self.shared.cancels.lock().expect("never poisoned").insert(backend);
+        self.shared
+            .cancels
+            .lock()
+            .expect("never poisoned")
+            .insert(backend);
         self.shared.epoch.send_modify(|e| *e += 1);
     }
 
     /// The parameter and result types of `statement` (as Parse and Describe give them).
-    pub(crate) fn describe(&self, statement: &Statement, sql: &str, declared: Vec<Type>) -> PgResult<(Vec<Type>, Option<Vec<(String, Type)>>)> {
+    pub(crate) fn describe(
+        &self,
+        statement: &Statement,
+        sql: &str,
+        declared: Vec<Type>,
+    ) -> PgResult<Described> {
         if let Some(described) = catalog::describe(sql) {
             return Ok(described);
         }
@@ -162,11 +179,26 @@ impl PgModel {
         let snapshot = db.txns.snapshot();
         let settings = session::Settings::default();
         let mut undo = Vec::new();
-        let params: Vec<Typed> = (0..count).map(|i| Typed::null(declared.get(i).copied().unwrap_or(Type::Unknown))).collect();
+        let params: Vec<Typed> = (0..count)
+            .map(|i| Typed::null(declared.get(i).copied().unwrap_or(Type::Unknown)))
+            .collect();
         let mut exec = exec::Exec {
-            db: &mut db, backend: 0, xid: 0, cid: 0, snapshot, repeatable_read: false, params,
-            now_us: 0, clock_us: 0, settings: &settings, undo: &mut undo, work: 0,
-            aggregates: Vec::new(), nesting: 0, param_hints: Vec::new(), seed: 0,
+            db: &mut db,
+            backend: 0,
+            xid: 0,
+            cid: 0,
+            snapshot,
+            repeatable_read: false,
+            params,
+            now_us: 0,
+            clock_us: 0,
+            settings: &settings,
+            undo: &mut undo,
+            work: 0,
+            aggregates: Vec::new(),
+            nesting: 0,
+            param_hints: Vec::new(),
+            seed: 0,
         };
         let columns = exec.describe(statement).map_err(|flow| match flow {
             Flow::Error(e) => e,
@@ -175,7 +207,11 @@ impl PgModel {
         let params = (0..count)
             .map(|i| {
                 let declared = declared.get(i).copied().filter(|t| *t != Type::Unknown);
-                let hinted = exec.param_hints.get(i).copied().filter(|t| *t != Type::Unknown);
+                let hinted = exec
+                    .param_hints
+                    .get(i)
+                    .copied()
+                    .filter(|t| *t != Type::Unknown);
                 declared.or(hinted).unwrap_or(Type::Text)
             })
             .collect();
@@ -184,7 +220,12 @@ impl PgModel {
 
     /// Run `statement` on `session`, waiting (on the engine's clock) while it waits for
     /// another transaction, failing it on a deadlock or a cancel request.
-    pub(crate) async fn run(&self, session: &mut Session, statement: &Statement, params: &[Typed]) -> PgResult<Outcome> {
+    pub(crate) async fn run(
+        &self,
+        session: &mut Session,
+        statement: &Statement,
+        params: &[Typed],
+    ) -> PgResult<Outcome> {
         if let Some(outcome) = catalog::run(statement, params) {
             return Ok(outcome);
         }
@@ -193,10 +234,13 @@ impl PgModel {
             let (blocker, since_us) = match self.attempt(session, statement, params) {
                 Ok(outcome) => return Ok(outcome),
                 Err(Flow::Error(error)) => return Err(error),
-                Err(Flow::Wait { backend }) => backend_wait(&mut self.db(), session.backend, backend, self.now()),
+                Err(Flow::Wait { backend }) => {
+                    backend_wait(&mut self.db(), session.backend, backend, self.now())
+                }
             };
             let deadline_us = since_us + DEADLOCK_TIMEOUT_US - self.now().clock_us;
-            let timer = tokio::time::sleep(std::time::Duration::from_micros(deadline_us.max(0) as u64));
+            let timer =
+                tokio::time::sleep(std::time::Duration::from_micros(deadline_us.max(0) as u64));
             tokio::select! {
                 _ = woken.changed() => {}
                 _ = timer => {
@@ -209,14 +253,28 @@ impl PgModel {
         }
     }
 
-    fn attempt(&self, session: &mut Session, statement: &Statement, params: &[Typed]) -> Result<Outcome, Flow> {
+    fn attempt(
+        &self,
+        session: &mut Session,
+        statement: &Statement,
+        params: &[Typed],
+    ) -> Result<Outcome, Flow> {
         let now = self.now();
         let mut db = self.db();
-        if self.shared.cancels.lock().expect("never poisoned").remove(&session.backend) && db.waits.contains_key(&session.backend) {
+        if self
+            .shared
+            .cancels
+            .lock()
+            .expect("never poisoned")
+            .remove(&session.backend)
+            && db.waits.contains_key(&session.backend)
+        {
             db.waits.remove(&session.backend);
             session.abandon_wait(&mut db, now);
             self.bump();
-            return Err(PgError::new(QUERY_CANCELED, "canceling statement due to user request").into());
+            return Err(
+                PgError::new(QUERY_CANCELED, "canceling statement due to user request").into(),
+            );
         }
         let result = session.execute(&mut db, statement, params, now);
         if !matches!(result, Err(Flow::Wait { .. })) {
@@ -292,7 +350,9 @@ fn backend_wait(db: &mut Db, backend: u32, blocker: u32, now: Now) -> (u32, i64)
 /// the model outside a simulation, for psql or a differential test.
 pub async fn serve_tcp(listener: tokio::net::TcpListener, seed: u64) -> std::io::Result<()> {
     let clock: PgClock = Arc::new(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as i64)
     });
     let model = PgModel::new(seed, clock);
     loop {

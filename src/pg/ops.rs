@@ -26,12 +26,22 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         (op, a @ (Value::Int(_) | Value::Float(_)), b @ (Value::Int(_) | Value::Float(_))) => {
             Value::Float(float(op, as_f64(&a), as_f64(&b))?)
         }
-        (op, Value::Timestamptz(t), Value::Interval(i)) => Value::Timestamptz(shift(op, t, i, false)?),
-        (BinaryOperator::Plus, Value::Interval(i), Value::Timestamptz(t)) => Value::Timestamptz(shift(&BinaryOperator::Plus, t, i, false)?),
-        (BinaryOperator::Minus, Value::Timestamptz(a), Value::Timestamptz(b)) => Value::Interval(span(a - b)),
+        (op, Value::Timestamptz(t), Value::Interval(i)) => {
+            Value::Timestamptz(shift(op, t, i, false)?)
+        }
+        (BinaryOperator::Plus, Value::Interval(i), Value::Timestamptz(t)) => {
+            Value::Timestamptz(shift(&BinaryOperator::Plus, t, i, false)?)
+        }
+        (BinaryOperator::Minus, Value::Timestamptz(a), Value::Timestamptz(b)) => {
+            Value::Interval(span(a - b))
+        }
         (op, Value::Interval(a), Value::Interval(b)) => Value::Interval(add_intervals(op, a, b)?),
-        (BinaryOperator::Multiply, Value::Interval(i), b @ (Value::Float(_) | Value::Int(_))) => Value::Interval(scale(i, as_f64(&b))),
-        (BinaryOperator::Multiply, a @ (Value::Float(_) | Value::Int(_)), Value::Interval(i)) => Value::Interval(scale(i, as_f64(&a))),
+        (BinaryOperator::Multiply, Value::Interval(i), b @ (Value::Float(_) | Value::Int(_))) => {
+            Value::Interval(scale(i, as_f64(&b)))
+        }
+        (BinaryOperator::Multiply, a @ (Value::Float(_) | Value::Int(_)), Value::Interval(i)) => {
+            Value::Interval(scale(i, as_f64(&a)))
+        }
         (op, Value::Vector(a), Value::Vector(b)) => Value::Float(vector_op(op, &a, &b)?),
         (op, _, _) => return Err(no_operator(op, l.t, r.t)),
     };
@@ -82,25 +92,41 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
         (LtDashGt | Spaceship, Type::Vector, Type::Vector) => Type::Float8,
         (Custom(name), Type::Vector, Type::Vector) if name == "<#>" => Type::Float8,
         (Plus | Minus | Multiply | Divide | Modulo, a, b) if a.is_integer() && b.is_integer() => {
-            if a == Type::Int8 || b == Type::Int8 { Type::Int8 } else if a == Type::Int2 && b == Type::Int2 { Type::Int2 } else { Type::Int4 }
+            if a == Type::Int8 || b == Type::Int8 {
+                Type::Int8
+            } else if a == Type::Int2 && b == Type::Int2 {
+                Type::Int2
+            } else {
+                Type::Int4
+            }
         }
         (Plus | Minus | Multiply | Divide, a, b) if a.is_numeric() && b.is_numeric() => {
-            if a == Type::Numeric && b == Type::Numeric || (a == Type::Numeric && b.is_integer()) || (b == Type::Numeric && a.is_integer()) {
+            if (a == Type::Numeric && (b == Type::Numeric || b.is_integer()))
+                || (b == Type::Numeric && a.is_integer())
+            {
                 return Err(PgError::unsupported("numeric arithmetic"));
             }
             Type::Float8
         }
-        (Plus | Minus, Type::Timestamptz, Type::Interval) | (Plus, Type::Interval, Type::Timestamptz) => Type::Timestamptz,
+        (Plus | Minus, Type::Timestamptz, Type::Interval)
+        | (Plus, Type::Interval, Type::Timestamptz) => Type::Timestamptz,
         (Minus, Type::Timestamptz, Type::Timestamptz) => Type::Interval,
         (Plus | Minus, Type::Interval, Type::Interval) => Type::Interval,
-        (Multiply, Type::Interval, n) | (Multiply, n, Type::Interval) if n.is_numeric() => Type::Interval,
+        (Multiply, Type::Interval, n) | (Multiply, n, Type::Interval) if n.is_numeric() => {
+            Type::Interval
+        }
         (op, l, r) => return Err(no_operator(op, l, r)),
     };
     Ok(t)
 }
 
 fn integer(op: &BinaryOperator, a: i64, b: i64, t: Type) -> PgResult<i64> {
-    let out_of_range = || PgError::new(NUMERIC_VALUE_OUT_OF_RANGE, format!("{} out of range", t.name()));
+    let out_of_range = || {
+        PgError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("{} out of range", t.name()),
+        )
+    };
     let result = match op {
         BinaryOperator::Plus => a.checked_add(b),
         BinaryOperator::Minus => a.checked_sub(b),
@@ -120,12 +146,17 @@ fn float(op: &BinaryOperator, a: f64, b: f64) -> PgResult<f64> {
         BinaryOperator::Plus => a + b,
         BinaryOperator::Minus => a - b,
         BinaryOperator::Multiply => a * b,
-        BinaryOperator::Divide if b == 0.0 => return Err(PgError::new(DIVISION_BY_ZERO, "division by zero")),
+        BinaryOperator::Divide if b == 0.0 => {
+            return Err(PgError::new(DIVISION_BY_ZERO, "division by zero"))
+        }
         BinaryOperator::Divide => a / b,
         other => return Err(no_operator(other, Type::Float8, Type::Float8)),
     };
     if result.is_infinite() && a.is_finite() && b.is_finite() {
-        return Err(PgError::new(NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow"));
+        return Err(PgError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            "value out of range: overflow",
+        ));
     }
     Ok(result)
 }
@@ -142,12 +173,21 @@ fn shift(op: &BinaryOperator, t: i64, i: Interval, _reverse: bool) -> PgResult<i
     shifted
         .checked_add(days)
         .and_then(|t| t.checked_add(sign as i64 * i.us))
-        .ok_or_else(|| PgError::new(crate::pg::error::DATETIME_OVERFLOW, "timestamp out of range"))
+        .ok_or_else(|| {
+            PgError::new(
+                crate::pg::error::DATETIME_OVERFLOW,
+                "timestamp out of range",
+            )
+        })
 }
 
 /// timestamptz - timestamptz: whole days apart, the rest as time (PostgreSQL's justification).
 fn span(us: i64) -> Interval {
-    Interval { months: 0, days: (us / DAY_US) as i32, us: us % DAY_US }
+    Interval {
+        months: 0,
+        days: (us / DAY_US) as i32,
+        us: us % DAY_US,
+    }
 }
 
 fn add_intervals(op: &BinaryOperator, a: Interval, b: Interval) -> PgResult<Interval> {
@@ -156,7 +196,11 @@ fn add_intervals(op: &BinaryOperator, a: Interval, b: Interval) -> PgResult<Inte
         BinaryOperator::Minus => -1,
         other => return Err(no_operator(other, Type::Interval, Type::Interval)),
     };
-    Ok(Interval { months: a.months + sign * b.months, days: a.days + sign * b.days, us: a.us + sign as i64 * b.us })
+    Ok(Interval {
+        months: a.months + sign * b.months,
+        days: a.days + sign * b.days,
+        us: a.us + sign as i64 * b.us,
+    })
 }
 
 /// interval * float8 as PostgreSQL's interval_mul: fractional months spill into days,
@@ -167,20 +211,21 @@ fn scale(i: Interval, f: f64) -> Interval {
     let days = i.days as f64 * f + (months - whole_months) * 30.0;
     let whole_days = days.trunc();
     let us = i.us as f64 * f + (days - whole_days) * DAY_US as f64;
-    Interval { months: whole_months as i32, days: whole_days as i32, us: us.round() as i64 }
+    Interval {
+        months: whole_months as i32,
+        days: whole_days as i32,
+        us: us.round() as i64,
+    }
 }
 
 fn vector_op(op: &BinaryOperator, a: &[f32], b: &[f32]) -> PgResult<f64> {
     let distance = match op {
         BinaryOperator::LtDashGt => crate::pg::vector::l2_distance(a, b),
         BinaryOperator::Spaceship => crate::pg::vector::cosine_distance(a, b),
-        BinaryOperator::Custom(name) if name == "<#>" => crate::pg::vector::negative_inner_product(a, b),
+        BinaryOperator::Custom(name) if name == "<#>" => {
+            crate::pg::vector::negative_inner_product(a, b)
+        }
         other => return Err(no_operator(other, Type::Vector, Type::Vector)),
     };
     distance.map_err(|e| PgError::new(e.sqlstate, e.message))
-}
-
-/// An integer's type as an int4 literal grows (for `fit_integer`'s message).
-pub(crate) fn widen(t: Type) -> Type {
-    if t == Type::Unknown { Type::Int4 } else { t }
 }

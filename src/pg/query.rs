@@ -4,7 +4,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::{Exec, Rows};
-use crate::pg::expr::{ident, object_name, Frame, Source, Typed};
+use crate::pg::expr::{ident, object_name, Frame, Source};
 use crate::pg::types::{compare, Type, Value};
 use sqlparser::ast::{
     Expr, GroupByExpr, Join, JoinConstraint, JoinOperator, OrderByKind, Query, Select, SelectItem,
@@ -31,7 +31,14 @@ impl Exec<'_> {
         match &*query.body {
             SetExpr::Select(select) => self.select(select, query, parent),
             SetExpr::Values(values) if query.order_by.is_none() && query.limit_clause.is_none() => {
-                self.values(&values.rows.iter().map(|r| r.content.clone()).collect::<Vec<_>>(), parent)
+                self.values(
+                    &values
+                        .rows
+                        .iter()
+                        .map(|r| r.content.clone())
+                        .collect::<Vec<_>>(),
+                    parent,
+                )
             }
             SetExpr::Query(inner) if query.order_by.is_none() && query.limit_clause.is_none() => {
                 self.query(inner, parent)
@@ -40,10 +47,19 @@ impl Exec<'_> {
         }
     }
 
-    pub(crate) fn subquery(&mut self, query: &Query, frame: &Frame<'_>, _rows_needed: Option<usize>) -> FlowResult<Rows> {
+    pub(crate) fn subquery(
+        &mut self,
+        query: &Query,
+        frame: &Frame<'_>,
+        _rows_needed: Option<usize>,
+    ) -> FlowResult<Rows> {
         self.nesting += 1;
         if self.nesting > NESTING_MAX {
-            return Err(PgError::new(PROGRAM_LIMIT_EXCEEDED, "subqueries nested too deep for the model").into());
+            return Err(PgError::new(
+                PROGRAM_LIMIT_EXCEEDED,
+                "subqueries nested too deep for the model",
+            )
+            .into());
         }
         let rows = self.query(query, Some(frame));
         self.nesting -= 1;
@@ -51,7 +67,11 @@ impl Exec<'_> {
     }
 
     /// `VALUES (…), (…)` as rows named column1, column2, …
-    pub(crate) fn values(&mut self, rows: &[Vec<Expr>], parent: Option<&Frame<'_>>) -> FlowResult<Rows> {
+    pub(crate) fn values(
+        &mut self,
+        rows: &[Vec<Expr>],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Rows> {
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
         let mut out = Rows::default();
         for row in rows {
@@ -74,7 +94,12 @@ impl Exec<'_> {
         Ok(out)
     }
 
-    fn select(&mut self, select: &Select, query: &Query, parent: Option<&Frame<'_>>) -> FlowResult<Rows> {
+    fn select(
+        &mut self,
+        select: &Select,
+        query: &Query,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Rows> {
         if select.distinct.is_some() || select.having.is_some() && !self.grouped(select) {
             return Err(PgError::unsupported("DISTINCT").into());
         }
@@ -114,23 +139,34 @@ impl Exec<'_> {
 
     fn grouped(&self, select: &Select) -> bool {
         let group_by = matches!(&select.group_by, GroupByExpr::Expressions(e, _) if !e.is_empty());
-        group_by || select.projection.iter().any(|item| match item {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => crate::pg::aggregate::contains(e),
-            _ => false,
-        })
+        group_by
+            || select.projection.iter().any(|item| match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    crate::pg::aggregate::contains(e)
+                }
+                _ => false,
+            })
     }
 
     /// The FROM clause's rows (a cross product of its items), with their sources.
-    fn from(&mut self, from: &[TableWithJoins], parent: Option<&Frame<'_>>) -> FlowResult<(Vec<Source>, Vec<Joined>)> {
+    fn from(
+        &mut self,
+        from: &[TableWithJoins],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<(Vec<Source>, Vec<Joined>)> {
         let mut sources: Vec<Source> = Vec::new();
-        let mut rows = vec![Joined { values: Vec::new(), tids: Vec::new() }];
+        let mut rows = vec![Joined {
+            values: Vec::new(),
+            tids: Vec::new(),
+        }];
         for item in from {
             let (source, right) = self.factor(&item.relation, parent, sources_width(&sources))?;
             check_alias(&sources, &source)?;
             sources.push(source);
             rows = self.cross(rows, right)?;
             for join in &item.joins {
-                let (source, right) = self.factor(&join.relation, parent, sources_width(&sources))?;
+                let (source, right) =
+                    self.factor(&join.relation, parent, sources_width(&sources))?;
                 check_alias(&sources, &source)?;
                 sources.push(source);
                 rows = self.join(rows, right, join, &sources, parent)?;
@@ -140,23 +176,74 @@ impl Exec<'_> {
     }
 
     /// One FROM item: a table (its visible versions) or a subquery.
-    fn factor(&mut self, factor: &TableFactor, parent: Option<&Frame<'_>>, offset: usize) -> FlowResult<(Source, Vec<Joined>)> {
+    fn factor(
+        &mut self,
+        factor: &TableFactor,
+        parent: Option<&Frame<'_>>,
+        offset: usize,
+    ) -> FlowResult<(Source, Vec<Joined>)> {
         match factor {
-            TableFactor::Table { name, alias, args: None, .. } => {
+            TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } => {
                 let name = table_name(name)?;
-                let columns: Vec<(String, Type)> = self.db.table(&name)?.columns.iter().map(|c| (c.name.clone(), c.ty)).collect();
+                let columns: Vec<(String, Type)> = self
+                    .db
+                    .table(&name)?
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone(), c.ty))
+                    .collect();
                 let alias = alias.as_ref().map_or(name.clone(), |a| ident(&a.name));
-                let rows = self.scan(&name)?.into_iter().map(|(tid, values)| Joined { values, tids: vec![Some((name.clone(), tid))] }).collect();
-                Ok((Source { alias, columns, offset }, rows))
+                let rows = self
+                    .scan(&name)?
+                    .into_iter()
+                    .map(|(tid, values)| Joined {
+                        values,
+                        tids: vec![Some((name.clone(), tid))],
+                    })
+                    .collect();
+                Ok((
+                    Source {
+                        alias,
+                        columns,
+                        offset,
+                    },
+                    rows,
+                ))
             }
-            TableFactor::Derived { lateral: false, subquery, alias, .. } => {
+            TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias,
+                ..
+            } => {
                 let result = match parent {
                     Some(frame) => self.subquery(subquery, frame, None)?,
                     None => self.subquery(subquery, &Frame::EMPTY, None)?,
                 };
-                let alias = alias.as_ref().map_or("subquery".to_string(), |a| ident(&a.name));
-                let rows = result.rows.into_iter().map(|values| Joined { values, tids: vec![None] }).collect();
-                Ok((Source { alias, columns: result.columns, offset }, rows))
+                let alias = alias
+                    .as_ref()
+                    .map_or("subquery".to_string(), |a| ident(&a.name));
+                let rows = result
+                    .rows
+                    .into_iter()
+                    .map(|values| Joined {
+                        values,
+                        tids: vec![None],
+                    })
+                    .collect();
+                Ok((
+                    Source {
+                        alias,
+                        columns: result.columns,
+                        offset,
+                    },
+                    rows,
+                ))
             }
             other => Err(PgError::unsupported(format!("the FROM item `{other}`")).into()),
         }
@@ -173,7 +260,14 @@ impl Exec<'_> {
         Ok(out)
     }
 
-    fn join(&mut self, left: Vec<Joined>, right: Vec<Joined>, join: &Join, sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Vec<Joined>> {
+    fn join(
+        &mut self,
+        left: Vec<Joined>,
+        right: Vec<Joined>,
+        join: &Join,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Joined>> {
         let (constraint, outer) = match &join.join_operator {
             JoinOperator::Join(c) | JoinOperator::Inner(c) => (c, false),
             JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (c, true),
@@ -201,7 +295,10 @@ impl Exec<'_> {
                 }
             }
             if outer && !matched {
-                let nulls = Joined { values: vec![Value::Null; width], tids: vec![None] };
+                let nulls = Joined {
+                    values: vec![Value::Null; width],
+                    tids: vec![None],
+                };
                 out.push(concat(l, &nulls));
             }
         }
@@ -209,16 +306,39 @@ impl Exec<'_> {
     }
 
     /// `condition` on a row: true only when it is TRUE (not NULL).
-    pub(crate) fn holds(&mut self, condition: &Expr, values: &[Value], sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<bool> {
-        let frame = Frame { sources, values, parent };
+    pub(crate) fn holds(
+        &mut self,
+        condition: &Expr,
+        values: &[Value],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<bool> {
+        let frame = Frame {
+            sources,
+            values,
+            parent,
+        };
         let truth = self.eval(condition, &frame)?;
         if truth.t != Type::Bool && truth.t != Type::Unknown {
-            return Err(PgError::new(DATATYPE_MISMATCH, format!("argument of WHERE must be type boolean, not type {}", truth.t.name())).into());
+            return Err(PgError::new(
+                DATATYPE_MISMATCH,
+                format!(
+                    "argument of WHERE must be type boolean, not type {}",
+                    truth.t.name()
+                ),
+            )
+            .into());
         }
         Ok(truth.v.truth()? == Some(true))
     }
 
-    fn filter(&mut self, rows: Vec<Joined>, condition: &Expr, sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Vec<Joined>> {
+    fn filter(
+        &mut self,
+        rows: Vec<Joined>,
+        condition: &Expr,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Joined>> {
         let mut kept = Vec::with_capacity(rows.len());
         for row in rows {
             if self.holds(condition, &row.values, sources, parent)? {
@@ -229,19 +349,37 @@ impl Exec<'_> {
     }
 
     /// The projection's names and types.
-    pub(crate) fn output_columns(&mut self, projection: &[SelectItem], sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Vec<(String, Type)>> {
+    pub(crate) fn output_columns(
+        &mut self,
+        projection: &[SelectItem],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<(String, Type)>> {
         let mut columns = Vec::new();
         for item in projection {
             match item {
-                SelectItem::Wildcard(_) => columns.extend(sources.iter().flat_map(|s| s.columns.clone())),
+                SelectItem::Wildcard(_) => {
+                    columns.extend(sources.iter().flat_map(|s| s.columns.clone()))
+                }
                 SelectItem::QualifiedWildcard(kind, _) => {
                     let alias = kind.to_string().to_lowercase();
-                    let source = sources.iter().find(|s| s.alias == alias).ok_or_else(|| PgError::new(UNDEFINED_TABLE, format!("missing FROM-clause entry for table \"{alias}\"")))?;
+                    let source = sources.iter().find(|s| s.alias == alias).ok_or_else(|| {
+                        PgError::new(
+                            UNDEFINED_TABLE,
+                            format!("missing FROM-clause entry for table \"{alias}\""),
+                        )
+                    })?;
                     columns.extend(source.columns.clone());
                 }
-                SelectItem::UnnamedExpr(e) => columns.push((output_name(e), self.infer(e, sources, parent)?)),
-                SelectItem::ExprWithAlias { expr, alias } => columns.push((ident(alias), self.infer(expr, sources, parent)?)),
-                other => return Err(PgError::unsupported(format!("the select item {other}")).into()),
+                SelectItem::UnnamedExpr(e) => {
+                    columns.push((output_name(e), self.infer(e, sources, parent)?))
+                }
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    columns.push((ident(alias), self.infer(expr, sources, parent)?))
+                }
+                other => {
+                    return Err(PgError::unsupported(format!("the select item {other}")).into())
+                }
             }
         }
         Ok(columns)
@@ -249,7 +387,14 @@ impl Exec<'_> {
 
     /// One output row of a group (a single input row when not grouping); `None` when
     /// HAVING rejects the group.
-    fn project_group(&mut self, select: &Select, group: &[Joined], sources: &[Source], parent: Option<&Frame<'_>>, columns: &[(String, Type)]) -> FlowResult<Option<(Vec<Value>, Joined)>> {
+    fn project_group(
+        &mut self,
+        select: &Select,
+        group: &[Joined],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+        columns: &[(String, Type)],
+    ) -> FlowResult<Option<(Vec<Value>, Joined)>> {
         let grouped = self.grouped(select);
         if grouped {
             self.aggregates = crate::pg::aggregate::compute(self, select, group, sources, parent)?;
@@ -258,7 +403,10 @@ impl Exec<'_> {
         let row = match group.first() {
             Some(row) => row,
             None => {
-                null_row = Joined { values: vec![Value::Null; sources_width(sources)], tids: Vec::new() };
+                null_row = Joined {
+                    values: vec![Value::Null; sources_width(sources)],
+                    tids: Vec::new(),
+                };
                 &null_row
             }
         };
@@ -267,15 +415,26 @@ impl Exec<'_> {
                 return Ok(None);
             }
         }
-        let frame = Frame { sources, values: &row.values, parent };
+        let frame = Frame {
+            sources,
+            values: &row.values,
+            parent,
+        };
         let mut out = Vec::with_capacity(columns.len());
         for item in &select.projection {
             match item {
                 SelectItem::Wildcard(_) => out.extend(row.values.iter().cloned()),
                 SelectItem::QualifiedWildcard(kind, _) => {
                     let alias = kind.to_string().to_lowercase();
-                    let source = sources.iter().find(|s| s.alias == alias).expect("resolved in output_columns");
-                    out.extend(row.values[source.offset..source.offset + source.columns.len()].iter().cloned());
+                    let source = sources
+                        .iter()
+                        .find(|s| s.alias == alias)
+                        .expect("resolved in output_columns");
+                    out.extend(
+                        row.values[source.offset..source.offset + source.columns.len()]
+                            .iter()
+                            .cloned(),
+                    );
                 }
                 SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                     let value = self.eval(e, &frame)?;
@@ -287,7 +446,14 @@ impl Exec<'_> {
         Ok(Some((out, row.clone())))
     }
 
-    fn order(&mut self, query: &Query, rows: Vec<(Vec<Value>, Joined)>, columns: &[(String, Type)], sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Vec<Vec<Value>>> {
+    fn order(
+        &mut self,
+        query: &Query,
+        rows: Vec<(Vec<Value>, Joined)>,
+        columns: &[(String, Type)],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Vec<Value>>> {
         let Some(order_by) = &query.order_by else {
             return Ok(rows.into_iter().map(|(out, _)| out).collect());
         };
@@ -313,35 +479,77 @@ impl Exec<'_> {
         Ok(keyed.into_iter().map(|(_, out)| out).collect())
     }
 
-    fn sort_key(&mut self, key: &Expr, out: &[Value], row: &Joined, columns: &[(String, Type)], sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Value> {
+    fn sort_key(
+        &mut self,
+        key: &Expr,
+        out: &[Value],
+        row: &Joined,
+        columns: &[(String, Type)],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Value> {
         if let Expr::Value(v) = key {
             if let sqlparser::ast::Value::Number(n, _) = &v.value {
-                let at: usize = n.parse().map_err(|_| PgError::syntax("non-integer constant in ORDER BY"))?;
-                return out.get(at.wrapping_sub(1)).cloned().ok_or_else(|| PgError::new(INVALID_COLUMN_REFERENCE, format!("ORDER BY position {at} is not in select list")).into());
+                let at: usize = n
+                    .parse()
+                    .map_err(|_| PgError::syntax("non-integer constant in ORDER BY"))?;
+                return out.get(at.wrapping_sub(1)).cloned().ok_or_else(|| {
+                    PgError::new(
+                        INVALID_COLUMN_REFERENCE,
+                        format!("ORDER BY position {at} is not in select list"),
+                    )
+                    .into()
+                });
             }
         }
         if let Expr::Identifier(i) = key {
             let name = ident(i);
-            let outputs: Vec<usize> = columns.iter().enumerate().filter(|(_, (n, _))| *n == name).map(|(i, _)| i).collect();
+            let outputs: Vec<usize> = columns
+                .iter()
+                .enumerate()
+                .filter(|(_, (n, _))| *n == name)
+                .map(|(i, _)| i)
+                .collect();
             if let [at] = outputs.as_slice() {
                 return Ok(out[*at].clone());
             }
         }
-        let frame = Frame { sources, values: &row.values, parent };
+        let frame = Frame {
+            sources,
+            values: &row.values,
+            parent,
+        };
         Ok(self.eval(key, &frame)?.v)
     }
 
-    fn limit(&mut self, query: &Query, rows: Vec<Vec<Value>>, parent: Option<&Frame<'_>>) -> FlowResult<Vec<Vec<Value>>> {
+    fn limit(
+        &mut self,
+        query: &Query,
+        rows: Vec<Vec<Value>>,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Vec<Value>>> {
         let (limit, offset) = self.limit_offset(query, parent)?;
-        Ok(rows.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).collect())
+        Ok(rows
+            .into_iter()
+            .skip(offset)
+            .take(limit.unwrap_or(usize::MAX))
+            .collect())
     }
 
     /// The query's LIMIT (None: all) and OFFSET.
-    pub(crate) fn limit_offset(&mut self, query: &Query, parent: Option<&Frame<'_>>) -> FlowResult<(Option<usize>, usize)> {
+    pub(crate) fn limit_offset(
+        &mut self,
+        query: &Query,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<(Option<usize>, usize)> {
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
         let (limit, offset) = match &query.limit_clause {
             None => (None, None),
-            Some(sqlparser::ast::LimitClause::LimitOffset { limit, offset, limit_by }) if limit_by.is_empty() => (limit.as_ref(), offset.as_ref().map(|o| &o.value)),
+            Some(sqlparser::ast::LimitClause::LimitOffset {
+                limit,
+                offset,
+                limit_by,
+            }) if limit_by.is_empty() => (limit.as_ref(), offset.as_ref().map(|o| &o.value)),
             Some(_) => return Err(PgError::unsupported("this LIMIT form").into()),
         };
         let count = |exec: &mut Self, e: Option<&Expr>, what: &str| -> FlowResult<Option<usize>> {
@@ -349,9 +557,17 @@ impl Exec<'_> {
             let value = crate::pg::expr::cast(exec.eval(e, &frame)?, Type::Int8, None)?;
             match value.v {
                 Value::Null => Ok(None),
-                Value::Int(n) if n < 0 => Err(PgError::new(INVALID_ROW_COUNT, format!("{what} must not be negative")).into()),
+                Value::Int(n) if n < 0 => Err(PgError::new(
+                    INVALID_ROW_COUNT,
+                    format!("{what} must not be negative"),
+                )
+                .into()),
                 Value::Int(n) => Ok(Some(n as usize)),
-                _ => Err(PgError::new(DATATYPE_MISMATCH, format!("argument of {what} must be type bigint")).into()),
+                _ => Err(PgError::new(
+                    DATATYPE_MISMATCH,
+                    format!("argument of {what} must be type bigint"),
+                )
+                .into()),
             }
         };
         let limit = count(self, limit, "LIMIT")?;
@@ -359,7 +575,13 @@ impl Exec<'_> {
         Ok((limit, offset))
     }
 
-    fn groups(&mut self, select: &Select, rows: &[Joined], sources: &[Source], parent: Option<&Frame<'_>>) -> FlowResult<Vec<Vec<Joined>>> {
+    fn groups(
+        &mut self,
+        select: &Select,
+        rows: &[Joined],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Vec<Joined>>> {
         let GroupByExpr::Expressions(keys, _) = &select.group_by else {
             return Err(PgError::unsupported("GROUP BY ALL").into());
         };
@@ -368,7 +590,11 @@ impl Exec<'_> {
         }
         let mut groups: Vec<(Vec<Value>, Vec<Joined>)> = Vec::new();
         for row in rows {
-            let frame = Frame { sources, values: &row.values, parent };
+            let frame = Frame {
+                sources,
+                values: &row.values,
+                parent,
+            };
             let mut key = Vec::with_capacity(keys.len());
             for k in keys {
                 key.push(self.eval(k, &frame)?.v);
@@ -383,7 +609,9 @@ impl Exec<'_> {
 }
 
 fn same_key(a: &[Value], b: &[Value]) -> bool {
-    a.iter().zip(b).all(|(x, y)| compare(x, y) == Ordering::Equal)
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| compare(x, y) == Ordering::Equal)
 }
 
 fn sources_width(sources: &[Source]) -> usize {
@@ -392,7 +620,10 @@ fn sources_width(sources: &[Source]) -> usize {
 
 fn check_alias(sources: &[Source], new: &Source) -> PgResult<()> {
     if sources.iter().any(|s| s.alias == new.alias) {
-        return Err(PgError::new(DUPLICATE_ALIAS, format!("table name \"{}\" specified more than once", new.alias)));
+        return Err(PgError::new(
+            DUPLICATE_ALIAS,
+            format!("table name \"{}\" specified more than once", new.alias),
+        ));
     }
     Ok(())
 }
@@ -410,8 +641,20 @@ fn sort_order(a: &[Value], b: &[Value], directions: &[(bool, bool)]) -> Ordering
     for ((x, y), (descending, nulls_first)) in a.iter().zip(b).zip(directions) {
         let order = match (x.is_null(), y.is_null()) {
             (true, true) => Ordering::Equal,
-            (true, false) => if *nulls_first { Ordering::Less } else { Ordering::Greater },
-            (false, true) => if *nulls_first { Ordering::Greater } else { Ordering::Less },
+            (true, false) => {
+                if *nulls_first {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                }
+            }
+            (false, true) => {
+                if *nulls_first {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                }
+            }
             (false, false) if *descending => compare(y, x),
             (false, false) => compare(x, y),
         };
@@ -436,8 +679,12 @@ pub(crate) fn output_name(e: &Expr) -> String {
         Expr::Identifier(i) => ident(i),
         Expr::CompoundIdentifier(parts) => parts.last().map(ident).unwrap_or_default(),
         Expr::Function(f) => object_name(&f.name).last().cloned().unwrap_or_default(),
-        Expr::Cast { expr, data_type, .. } => match output_name(expr).as_str() {
-            "?column?" => crate::pg::expr::sql_type(data_type).map(|(t, _)| t.typname().to_string()).unwrap_or_else(|_| "?column?".into()),
+        Expr::Cast {
+            expr, data_type, ..
+        } => match output_name(expr).as_str() {
+            "?column?" => crate::pg::expr::sql_type(data_type)
+                .map(|(t, _)| t.typname().to_string())
+                .unwrap_or_else(|_| "?column?".into()),
             name => name.to_string(),
         },
         Expr::Nested(inner) => output_name(inner),
@@ -452,7 +699,9 @@ pub(crate) fn output_name(e: &Expr) -> String {
             },
             _ => "?column?".into(),
         },
-        Expr::TypedString(t) => crate::pg::expr::sql_type(&t.data_type).map(|(t, _)| t.typname().to_string()).unwrap_or_else(|_| "?column?".into()),
+        Expr::TypedString(t) => crate::pg::expr::sql_type(&t.data_type)
+            .map(|(t, _)| t.typname().to_string())
+            .unwrap_or_else(|_| "?column?".into()),
         Expr::Interval(_) => "interval".into(),
         _ => "?column?".into(),
     }

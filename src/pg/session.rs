@@ -24,7 +24,11 @@ pub(crate) struct Outcome {
 
 impl Outcome {
     fn tag(tag: impl Into<String>) -> Outcome {
-        Outcome { rows: None, tag: tag.into(), warning: None }
+        Outcome {
+            rows: None,
+            tag: tag.into(),
+            warning: None,
+        }
     }
 
     fn warn(mut self, warning: &str) -> Outcome {
@@ -74,7 +78,14 @@ pub(crate) struct Now {
 
 impl Session {
     pub(crate) fn new(backend: u32, seed: u64) -> Session {
-        Session { backend, block: Block::Idle, txn: None, settings: Settings::default(), waiting_snapshot: None, seed }
+        Session {
+            backend,
+            block: Block::Idle,
+            txn: None,
+            settings: Settings::default(),
+            waiting_snapshot: None,
+            seed,
+        }
     }
 
     /// `ReadyForQuery`'s status byte.
@@ -87,12 +98,22 @@ impl Session {
     }
 
     /// Run `statement` once (a wait comes back as [`Flow::Wait`]).
-    pub(crate) fn execute(&mut self, db: &mut Db, statement: &Statement, params: &[Typed], now: Now) -> FlowResult<Outcome> {
+    pub(crate) fn execute(
+        &mut self,
+        db: &mut Db,
+        statement: &Statement,
+        params: &[Typed],
+        now: Now,
+    ) -> FlowResult<Outcome> {
         if let Some(outcome) = self.control(db, statement, now)? {
             return Ok(outcome);
         }
         if self.block == Block::Failed {
-            return Err(PgError::new(IN_FAILED_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block").into());
+            return Err(PgError::new(
+                IN_FAILED_TRANSACTION,
+                "current transaction is aborted, commands ignored until end of transaction block",
+            )
+            .into());
         }
         if let Some(outcome) = self.setting(statement)? {
             return Ok(outcome);
@@ -127,7 +148,10 @@ impl Session {
         }
         // PostgreSQL aborts the transaction at the error, releasing its locks; under a
         // savepoint only the subtransaction since it, which ROLLBACK TO revives.
-        let savepoint = self.txn.as_ref().and_then(|t| t.savepoints.last().map(|(_, at)| *at));
+        let savepoint = self
+            .txn
+            .as_ref()
+            .and_then(|t| t.savepoints.last().map(|(_, at)| *at));
         match (savepoint, self.txn.as_mut()) {
             (Some(marker), Some(txn)) => roll_back_to(db, &mut txn.undo, marker),
             _ => self.finish(db, false, now),
@@ -141,7 +165,13 @@ impl Session {
         self.fail(db, implicit, now);
     }
 
-    fn run(&mut self, db: &mut Db, statement: &Statement, params: &[Typed], now: Now) -> FlowResult<Outcome> {
+    fn run(
+        &mut self,
+        db: &mut Db,
+        statement: &Statement,
+        params: &[Typed],
+        now: Now,
+    ) -> FlowResult<Outcome> {
         let snapshot = self.statement_snapshot(db);
         let txn = self.txn.as_mut().expect("begun above");
         let marker = txn.undo.len();
@@ -183,14 +213,20 @@ impl Session {
     fn statement_snapshot(&mut self, db: &Db) -> Snapshot {
         let txn = self.txn.as_mut().expect("begun");
         if txn.repeatable_read {
-            return txn.snapshot.get_or_insert_with(|| db.txns.snapshot()).clone();
+            return txn
+                .snapshot
+                .get_or_insert_with(|| db.txns.snapshot())
+                .clone();
         }
-        self.waiting_snapshot.clone().unwrap_or_else(|| db.txns.snapshot())
+        self.waiting_snapshot
+            .clone()
+            .unwrap_or_else(|| db.txns.snapshot())
     }
 
     pub(crate) fn begin(&mut self, db: &mut Db, now: Now, explicit: bool) {
         assert!(self.txn.is_none(), "one transaction at a time");
-        let repeatable_read = self.settings.get("default_transaction_isolation") != "read committed";
+        let repeatable_read =
+            self.settings.get("default_transaction_isolation") != "read committed";
         self.txn = Some(Txn {
             xid: db.txns.begin(self.backend),
             repeatable_read,
@@ -231,27 +267,41 @@ impl Session {
     }
 
     /// Transaction control; `None` for any other statement.
-    fn control(&mut self, db: &mut Db, statement: &Statement, now: Now) -> FlowResult<Option<Outcome>> {
+    fn control(
+        &mut self,
+        db: &mut Db,
+        statement: &Statement,
+        now: Now,
+    ) -> FlowResult<Option<Outcome>> {
         let outcome = match statement {
             Statement::StartTransaction { modes, .. } => {
                 if self.block != Block::Idle {
-                    return Ok(Some(Outcome::tag("BEGIN").warn("there is already a transaction in progress")));
+                    return Ok(Some(
+                        Outcome::tag("BEGIN").warn("there is already a transaction in progress"),
+                    ));
                 }
                 self.begin(db, now, true);
                 self.transaction_modes(modes)?;
                 Outcome::tag("BEGIN")
             }
             Statement::Commit { .. } => match self.block {
-                Block::Idle if self.txn.is_none() => Outcome::tag("COMMIT").warn("there is no transaction in progress"),
+                Block::Idle if self.txn.is_none() => {
+                    Outcome::tag("COMMIT").warn("there is no transaction in progress")
+                }
                 Block::Idle => (self.finish(db, true, now), Outcome::tag("COMMIT")).1,
                 Block::Failed => (self.finish(db, false, now), Outcome::tag("ROLLBACK")).1,
                 Block::Open => (self.finish(db, true, now), Outcome::tag("COMMIT")).1,
             },
-            Statement::Rollback { savepoint: None, .. } => match self.block {
+            Statement::Rollback {
+                savepoint: None, ..
+            } => match self.block {
                 Block::Idle => Outcome::tag("ROLLBACK").warn("there is no transaction in progress"),
                 _ => (self.finish(db, false, now), Outcome::tag("ROLLBACK")).1,
             },
-            Statement::Rollback { savepoint: Some(name), .. } => self.rollback_to(db, &ident(name))?,
+            Statement::Rollback {
+                savepoint: Some(name),
+                ..
+            } => self.rollback_to(db, &ident(name))?,
             Statement::Savepoint { name } => self.savepoint(&ident(name))?,
             Statement::ReleaseSavepoint { name } => self.release(&ident(name))?,
             _ => return Ok(None),
@@ -263,17 +313,28 @@ impl Session {
         for mode in modes {
             match mode {
                 TransactionMode::IsolationLevel(level) => {
-                    let txn = self.txn.as_mut().ok_or_else(|| PgError::new(NO_ACTIVE_SQL_TRANSACTION, "SET TRANSACTION can only be used in transaction blocks"))?;
+                    let txn = self.txn.as_mut().ok_or_else(|| {
+                        PgError::new(
+                            NO_ACTIVE_SQL_TRANSACTION,
+                            "SET TRANSACTION can only be used in transaction blocks",
+                        )
+                    })?;
                     if txn.cid > 0 || txn.snapshot.is_some() {
-                        return Err(PgError::new(ACTIVE_SQL_TRANSACTION, "SET TRANSACTION ISOLATION LEVEL must be called before any query"));
+                        return Err(PgError::new(
+                            ACTIVE_SQL_TRANSACTION,
+                            "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+                        ));
                     }
                     txn.repeatable_read = match level {
-                        TransactionIsolationLevel::ReadUncommitted | TransactionIsolationLevel::ReadCommitted => false,
+                        TransactionIsolationLevel::ReadUncommitted
+                        | TransactionIsolationLevel::ReadCommitted => false,
                         TransactionIsolationLevel::RepeatableRead => true,
                         _ => return Err(PgError::unsupported("SERIALIZABLE")),
                     };
                 }
-                TransactionMode::AccessMode(_) => return Err(PgError::unsupported("READ ONLY / READ WRITE")),
+                TransactionMode::AccessMode(_) => {
+                    return Err(PgError::unsupported("READ ONLY / READ WRITE"))
+                }
             }
         }
         Ok(())
@@ -281,18 +342,41 @@ impl Session {
 
     fn savepoint(&mut self, name: &str) -> FlowResult<Outcome> {
         let txn = self.txn.as_mut().filter(|_| self.block == Block::Open);
-        let txn = txn.ok_or_else(|| PgError::new(NO_ACTIVE_SQL_TRANSACTION, "SAVEPOINT can only be used in transaction blocks"))?;
+        let txn = txn.ok_or_else(|| {
+            PgError::new(
+                NO_ACTIVE_SQL_TRANSACTION,
+                "SAVEPOINT can only be used in transaction blocks",
+            )
+        })?;
         txn.savepoints.push((name.to_string(), txn.undo.len()));
         Ok(Outcome::tag("SAVEPOINT"))
     }
 
     fn release(&mut self, name: &str) -> FlowResult<Outcome> {
         if self.block == Block::Failed {
-            return Err(PgError::new(IN_FAILED_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block").into());
+            return Err(PgError::new(
+                IN_FAILED_TRANSACTION,
+                "current transaction is aborted, commands ignored until end of transaction block",
+            )
+            .into());
         }
         let txn = self.txn.as_mut().filter(|_| self.block == Block::Open);
-        let txn = txn.ok_or_else(|| PgError::new(NO_ACTIVE_SQL_TRANSACTION, "RELEASE SAVEPOINT can only be used in transaction blocks"))?;
-        let at = txn.savepoints.iter().rposition(|(n, _)| n == name).ok_or_else(|| PgError::new(INVALID_SAVEPOINT, format!("savepoint \"{name}\" does not exist")))?;
+        let txn = txn.ok_or_else(|| {
+            PgError::new(
+                NO_ACTIVE_SQL_TRANSACTION,
+                "RELEASE SAVEPOINT can only be used in transaction blocks",
+            )
+        })?;
+        let at = txn
+            .savepoints
+            .iter()
+            .rposition(|(n, _)| n == name)
+            .ok_or_else(|| {
+                PgError::new(
+                    INVALID_SAVEPOINT,
+                    format!("savepoint \"{name}\" does not exist"),
+                )
+            })?;
         txn.savepoints.truncate(at);
         Ok(Outcome::tag("RELEASE"))
     }
@@ -300,8 +384,22 @@ impl Session {
     /// ROLLBACK TO SAVEPOINT: the writes since it are undone; a failed block is usable again.
     fn rollback_to(&mut self, db: &mut Db, name: &str) -> FlowResult<Outcome> {
         let txn = self.txn.as_mut().filter(|_| self.block != Block::Idle);
-        let txn = txn.ok_or_else(|| PgError::new(NO_ACTIVE_SQL_TRANSACTION, "ROLLBACK TO SAVEPOINT can only be used in transaction blocks"))?;
-        let at = txn.savepoints.iter().rposition(|(n, _)| n == name).ok_or_else(|| PgError::new(INVALID_SAVEPOINT, format!("savepoint \"{name}\" does not exist")))?;
+        let txn = txn.ok_or_else(|| {
+            PgError::new(
+                NO_ACTIVE_SQL_TRANSACTION,
+                "ROLLBACK TO SAVEPOINT can only be used in transaction blocks",
+            )
+        })?;
+        let at = txn
+            .savepoints
+            .iter()
+            .rposition(|(n, _)| n == name)
+            .ok_or_else(|| {
+                PgError::new(
+                    INVALID_SAVEPOINT,
+                    format!("savepoint \"{name}\" does not exist"),
+                )
+            })?;
         let marker = txn.savepoints[at].1;
         txn.savepoints.truncate(at + 1);
         roll_back_to(db, &mut txn.undo, marker);
@@ -314,39 +412,75 @@ impl Session {
     fn setting(&mut self, statement: &Statement) -> FlowResult<Option<Outcome>> {
         use sqlparser::ast::{ContextModifier, Reset, Set};
         let outcome = match statement {
-            Statement::Set(Set::SingleAssignment { scope, variable, values, .. }) => {
+            Statement::Set(Set::SingleAssignment {
+                scope,
+                variable,
+                values,
+                ..
+            }) => {
                 let name = object_name(variable).join(".");
-                let value = values.iter().map(setting_value).collect::<Vec<_>>().join(", ");
+                let value = values
+                    .iter()
+                    .map(setting_value)
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 let local = matches!(scope, Some(ContextModifier::Local));
                 if local && self.block == Block::Idle {
-                    return Ok(Some(Outcome::tag("SET").warn("SET LOCAL can only be used in transaction blocks")));
+                    return Ok(Some(
+                        Outcome::tag("SET")
+                            .warn("SET LOCAL can only be used in transaction blocks"),
+                    ));
                 }
                 self.settings.set(&name, value, local)?;
                 Outcome::tag("SET")
             }
-            Statement::Set(Set::SetTransaction { modes, session: false, .. }) => {
+            Statement::Set(Set::SetTransaction {
+                modes,
+                session: false,
+                ..
+            }) => {
                 if self.block == Block::Idle {
-                    return Ok(Some(Outcome::tag("SET").warn("SET TRANSACTION can only be used in transaction blocks")));
+                    return Ok(Some(
+                        Outcome::tag("SET")
+                            .warn("SET TRANSACTION can only be used in transaction blocks"),
+                    ));
                 }
                 self.transaction_modes(modes)?;
                 Outcome::tag("SET")
             }
-            Statement::Set(Set::SetTimeZone { .. }) => return Err(PgError::unsupported("SET TIME ZONE").into()),
+            Statement::Set(Set::SetTimeZone { .. }) => {
+                return Err(PgError::unsupported("SET TIME ZONE").into())
+            }
             Statement::ShowVariable { variable } => {
                 let name = variable.iter().map(ident).collect::<Vec<_>>().join(".");
                 let value = match (name.as_str(), &self.txn) {
-                    ("transaction_isolation", Some(txn)) if txn.repeatable_read => "repeatable read".to_string(),
-                    ("transaction_isolation", _) => self.settings.show("default_transaction_isolation")?,
+                    ("transaction_isolation", Some(txn)) if txn.repeatable_read => {
+                        "repeatable read".to_string()
+                    }
+                    ("transaction_isolation", _) => {
+                        self.settings.show("default_transaction_isolation")?
+                    }
                     _ => self.settings.show(&name)?,
                 };
-                let rows = Rows { columns: vec![(name, Type::Text)], rows: vec![vec![crate::pg::types::Value::Text(value)]] };
-                Outcome { rows: Some(rows), tag: "SHOW".into(), warning: None }
+                let rows = Rows {
+                    columns: vec![(name, Type::Text)],
+                    rows: vec![vec![crate::pg::types::Value::Text(value)]],
+                };
+                Outcome {
+                    rows: Some(rows),
+                    tag: "SHOW".into(),
+                    warning: None,
+                }
             }
             Statement::Reset(reset) => {
                 match &reset.reset {
                     Reset::ALL => self.settings.reset(None)?,
-                    Reset::ConfigurationParameter(name) => self.settings.reset(Some(&object_name(name).join(".")))?,
-                    Reset::SessionAuthorization => return Err(PgError::unsupported("RESET SESSION AUTHORIZATION").into()),
+                    Reset::ConfigurationParameter(name) => {
+                        self.settings.reset(Some(&object_name(name).join(".")))?
+                    }
+                    Reset::SessionAuthorization => {
+                        return Err(PgError::unsupported("RESET SESSION AUTHORIZATION").into())
+                    }
                 }
                 Outcome::tag("RESET")
             }

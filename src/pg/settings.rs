@@ -45,14 +45,22 @@ fn known(name: &str) -> PgResult<&'static str> {
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, default)| *default)
-        .ok_or_else(|| PgError::new(UNDEFINED_PARAMETER, format!("unrecognized configuration parameter \"{name}\"")))
+        .ok_or_else(|| {
+            PgError::new(
+                UNDEFINED_PARAMETER,
+                format!("unrecognized configuration parameter \"{name}\""),
+            )
+        })
 }
 
 impl Settings {
     /// The value in force.
     pub(crate) fn get(&self, name: &str) -> &str {
         let default = known(name).expect("a setting the model reads is known");
-        self.local.get(name).or(self.session.get(name)).map_or(default, String::as_str)
+        self.local
+            .get(name)
+            .or(self.session.get(name))
+            .map_or(default, String::as_str)
     }
 
     pub(crate) fn show(&self, name: &str) -> PgResult<String> {
@@ -73,7 +81,10 @@ impl Settings {
     pub(crate) fn set(&mut self, name: &str, value: String, local: bool) -> PgResult<()> {
         let name = name.to_lowercase();
         if name == "server_version" {
-            return Err(PgError::new(crate::pg::error::CANT_CHANGE_RUNTIME_PARAM, "parameter \"server_version\" cannot be changed"));
+            return Err(PgError::new(
+                crate::pg::error::CANT_CHANGE_RUNTIME_PARAM,
+                "parameter \"server_version\" cannot be changed",
+            ));
         }
         known(&name)?;
         let value = check_value(&name, value)?;
@@ -127,7 +138,9 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
             _ => Err(invalid("")),
         },
         "hnsw.ef_search" => bounded(&lower, 1, 1000).ok_or_else(|| invalid("")),
-        "ivfflat.probes" | "ivfflat.max_probes" => bounded(&lower, 1, 32768).ok_or_else(|| invalid("")),
+        "ivfflat.probes" | "ivfflat.max_probes" => {
+            bounded(&lower, 1, 32768).ok_or_else(|| invalid(""))
+        }
         "hnsw.max_scan_tuples" => bounded(&lower, 1, i32::MAX as u64).ok_or_else(|| invalid("")),
         _ => Ok(value),
     }

@@ -3,7 +3,9 @@
 //! `TimeZone`), floats with PostgreSQL's shortest round-trip digits.
 
 use crate::pg::error::{PgError, PgResult};
-use crate::pg::types::{fit_integer, invalid_input, Interval, Type, Value, PG_EPOCH_UNIX_US, VALUE_BYTES_MAX};
+use crate::pg::types::{
+    fit_integer, invalid_input, Interval, Type, Value, PG_EPOCH_UNIX_US, VALUE_BYTES_MAX,
+};
 
 const DAY_US: i64 = 86_400_000_000;
 
@@ -49,7 +51,11 @@ pub(crate) fn shortest_to_pg(sci: &str, digits_max: i32) -> String {
     let sign = if negative { "-" } else { "" };
     if exponent < -4 || exponent >= digits_max {
         let (first, rest) = digits.split_at(1);
-        let fraction = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let fraction = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
         let esign = if exponent < 0 { '-' } else { '+' };
         return format!("{sign}{first}{fraction}e{esign}{:02}", exponent.abs());
     }
@@ -78,12 +84,20 @@ pub(crate) fn format_timestamptz(pg_us: i64) -> String {
     let unix_us = pg_us + PG_EPOCH_UNIX_US;
     let (days, us_of_day) = (unix_us.div_euclid(DAY_US), unix_us.rem_euclid(DAY_US));
     let (year, month, day) = civil_from_days(days);
-    format!("{year:04}-{month:02}-{day:02} {}+00", format_time_of_day(us_of_day))
+    format!(
+        "{year:04}-{month:02}-{day:02} {}+00",
+        format_time_of_day(us_of_day)
+    )
 }
 
 fn format_time_of_day(us: i64) -> String {
     let (seconds, fraction) = (us / 1_000_000, us % 1_000_000);
-    let clock = format!("{:02}:{:02}:{:02}", seconds / 3600, seconds / 60 % 60, seconds % 60);
+    let clock = format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    );
     if fraction == 0 {
         return clock;
     }
@@ -187,7 +201,11 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
     let trimmed = text.trim();
     match t {
         Type::Bool => parse_bool(trimmed).ok_or_else(|| invalid_input(t, text)),
-        Type::Oid => text.trim().parse::<u32>().map(|o| Value::Int(o as i64)).map_err(|_| invalid_input(t, text)),
+        Type::Oid => text
+            .trim()
+            .parse::<u32>()
+            .map(|o| Value::Int(o as i64))
+            .map_err(|_| invalid_input(t, text)),
         Type::Name | Type::Char => Ok(Value::Text(text.to_string())),
         Type::Int2 | Type::Int4 | Type::Int8 => {
             let value: i64 = trimmed.parse().map_err(|_| invalid_input(t, text))?;
@@ -225,7 +243,13 @@ fn parse_float(text: &str) -> Option<f64> {
         "nan" => Some(f64::NAN),
         "infinity" | "inf" | "+infinity" => Some(f64::INFINITY),
         "-infinity" | "-inf" => Some(f64::NEG_INFINITY),
-        lower if lower.chars().all(|c| c.is_ascii_digit() || "+-.e".contains(c)) => lower.parse().ok(),
+        lower
+            if lower
+                .chars()
+                .all(|c| c.is_ascii_digit() || "+-.e".contains(c)) =>
+        {
+            lower.parse().ok()
+        }
         _ => None,
     }
 }
@@ -261,7 +285,9 @@ fn parse_bytea_escape(text: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let octal = bytes.get(i + 1..i + 4).filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
         match (bytes[i], bytes.get(i + 1), octal) {
             (b'\\', Some(b'\\'), _) => (out.push(b'\\'), i += 2).1,
             (b'\\', _, Some(d)) => {
@@ -287,10 +313,16 @@ fn parse_timestamptz(text: &str) -> Option<Value> {
     let rest = rest.trim_start_matches([' ', 'T']);
     let zone_at = rest.find(['+', '-', 'Z', 'z']).unwrap_or(rest.len());
     let (time, zone) = rest.split_at(zone_at);
-    let us_of_day = if time.trim().is_empty() { 0 } else { parse_clock(time.trim())? };
+    let us_of_day = if time.trim().is_empty() {
+        0
+    } else {
+        parse_clock(time.trim())?
+    };
     let offset_us = parse_zone(zone.trim())?;
     let days = days_from_civil(year, month, day);
-    Some(Value::Timestamptz(days * DAY_US + us_of_day - offset_us - PG_EPOCH_UNIX_US))
+    Some(Value::Timestamptz(
+        days * DAY_US + us_of_day - offset_us - PG_EPOCH_UNIX_US,
+    ))
 }
 
 /// `HH:MM[:SS[.ffffff]]` in microseconds.
@@ -437,7 +469,10 @@ mod tests {
         };
         assert_eq!(format_timestamptz(us), "2026-12-04 05:23:39.5+00");
         assert_eq!(format_timestamptz(0), "2000-01-01 00:00:00+00");
-        assert_eq!(format_timestamptz(add_months(0, 1) - 1), "2000-01-31 23:59:59.999999+00");
+        assert_eq!(
+            format_timestamptz(add_months(0, 1) - 1),
+            "2000-01-31 23:59:59.999999+00"
+        );
     }
 
     #[test]
@@ -452,13 +487,23 @@ mod tests {
 
     #[test]
     fn byteas_and_arrays() {
-        assert_eq!(parse("\\x0aff", Type::Bytea).unwrap(), Value::Bytea(vec![10, 255]));
+        assert_eq!(
+            parse("\\x0aff", Type::Bytea).unwrap(),
+            Value::Bytea(vec![10, 255])
+        );
         let array = Value::Array(vec![Value::Bytea(vec![1]), Value::Null]);
-        assert_eq!(format(&array, Type::ByteaArray).unwrap(), "{\"\\\\x01\",NULL}");
+        assert_eq!(
+            format(&array, Type::ByteaArray).unwrap(),
+            "{\"\\\\x01\",NULL}"
+        );
         let parsed = parse("{a,\"b c\",NULL}", Type::TextArray).unwrap();
         assert_eq!(
             parsed,
-            Value::Array(vec![Value::Text("a".into()), Value::Text("b c".into()), Value::Null])
+            Value::Array(vec![
+                Value::Text("a".into()),
+                Value::Text("b c".into()),
+                Value::Null
+            ])
         );
     }
 }

@@ -56,7 +56,11 @@ impl Transactions {
     /// writer; a synchronous one flushes everything before it too.
     pub(crate) fn end(&mut self, xid: Xid, commit: bool, synchronous: bool, at_us: i64) {
         assert_eq!(self.status(xid), Status::InProgress, "ends once");
-        self.log[(xid - XID_FIRST) as usize] = if commit { Status::Committed } else { Status::Aborted };
+        self.log[(xid - XID_FIRST) as usize] = if commit {
+            Status::Committed
+        } else {
+            Status::Aborted
+        };
         self.owners.remove(&xid);
         if commit && synchronous {
             self.unflushed.clear();

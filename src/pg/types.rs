@@ -2,7 +2,9 @@
 //! and the simple query protocol show) and binary form (what tokio-postgres asks for), and
 //! the order `ORDER BY` sorts by. Text collates bytewise, as under the `C` collation.
 
-use crate::pg::error::{PgError, PgResult, INVALID_TEXT_REPRESENTATION, NUMERIC_VALUE_OUT_OF_RANGE};
+use crate::pg::error::{
+    PgError, PgResult, INVALID_TEXT_REPRESENTATION, NUMERIC_VALUE_OUT_OF_RANGE,
+};
 use std::cmp::Ordering;
 
 /// The OID the model gives pgvector's `vector` type (a real server assigns one at
@@ -256,17 +258,6 @@ impl Value {
                 crate::pg::error::DATATYPE_MISMATCH,
                 format!("argument of WHERE must be type boolean, not {other:?}"),
             )),
-        }
-    }
-
-    /// A rough size, for the model's memory bound.
-    pub(crate) fn bytes(&self) -> usize {
-        match self {
-            Value::Text(s) => s.len(),
-            Value::Bytea(b) => b.len(),
-            Value::Vector(v) => v.len() * 4,
-            Value::Array(items) => items.iter().map(Value::bytes).sum(),
-            _ => 8,
         }
     }
 }

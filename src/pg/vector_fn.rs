@@ -41,11 +41,18 @@ fn vectors(args: Vec<Typed>) -> PgResult<Option<Vec<Vec<f32>>>> {
 
 pub(crate) fn call(name: &str, args: Vec<Typed>) -> PgResult<Typed> {
     let t = return_type(name);
-    let expected = if matches!(name, "vector_dims" | "vector_norm" | "l2_normalize") { 1 } else { 2 };
+    let expected = if matches!(name, "vector_dims" | "vector_norm" | "l2_normalize") {
+        1
+    } else {
+        2
+    };
     if args.len() != expected {
         return Err(PgError::new(
             crate::pg::error::UNDEFINED_FUNCTION,
-            format!("function {name} with {} arguments does not exist", args.len()),
+            format!(
+                "function {name} with {} arguments does not exist",
+                args.len()
+            ),
         ));
     }
     let Some(v) = vectors(args)? else {

@@ -12,11 +12,21 @@ use crate::pg::session::{Block, Outcome, Session};
 use crate::pg::types::{Type, Value};
 use crate::pg::PgModel;
 use bytes::{BufMut, BytesMut};
-use pgwire::messages::data::{DataRow, FieldDescription, NoData, ParameterDescription, RowDescription};
-use pgwire::messages::extendedquery::{Bind, BindComplete, CloseComplete, Describe, Execute, Parse, ParseComplete};
-use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, ErrorResponse, NoticeResponse, ReadyForQuery, TransactionStatus};
+use pgwire::messages::data::{
+    DataRow, FieldDescription, NoData, ParameterDescription, RowDescription,
+};
+use pgwire::messages::extendedquery::{
+    Bind, BindComplete, CloseComplete, Describe, Execute, Parse, ParseComplete,
+};
+use pgwire::messages::response::{
+    CommandComplete, EmptyQueryResponse, ErrorResponse, NoticeResponse, ReadyForQuery,
+    TransactionStatus,
+};
 use pgwire::messages::startup::{Authentication, BackendKeyData, ParameterStatus, SecretKey};
-use pgwire::messages::{DecodeContext, PgWireBackendMessage, PgWireFrontendMessage, ProtocolVersion, SslNegotiationMetaMessage};
+use pgwire::messages::{
+    DecodeContext, PgWireBackendMessage, PgWireFrontendMessage, ProtocolVersion,
+    SslNegotiationMetaMessage,
+};
 use sqlparser::ast::Statement;
 use std::collections::BTreeMap;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -59,9 +69,19 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
         return;
     };
     let session = Session::new(backend, model.seed());
-    let mut connection = Connection { model, session, statements: BTreeMap::new(), portals: BTreeMap::new(), out: BytesMut::new(), skipping: false };
+    let mut connection = Connection {
+        model,
+        session,
+        statements: BTreeMap::new(),
+        portals: BTreeMap::new(),
+        out: BytesMut::new(),
+        skipping: false,
+    };
     let mut context = DecodeContext::new(ProtocolVersion::PROTOCOL3_0);
-    (context.awaiting_frontend_ssl, context.awaiting_frontend_startup) = (false, false);
+    (
+        context.awaiting_frontend_ssl,
+        context.awaiting_frontend_startup,
+    ) = (false, false);
     loop {
         let message = match read_message(&mut stream, &mut input, &context).await {
             Some(message) => message,
@@ -78,7 +98,11 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
     connection.model.close_session(&mut connection.session);
 }
 
-async fn read_message<S: AsyncRead + Unpin>(stream: &mut S, input: &mut BytesMut, context: &DecodeContext) -> Option<PgWireFrontendMessage> {
+async fn read_message<S: AsyncRead + Unpin>(
+    stream: &mut S,
+    input: &mut BytesMut,
+    context: &DecodeContext,
+) -> Option<PgWireFrontendMessage> {
     loop {
         match PgWireFrontendMessage::decode(input, context) {
             Ok(Some(message)) => return Some(message),
@@ -97,11 +121,17 @@ async fn read_message<S: AsyncRead + Unpin>(stream: &mut S, input: &mut BytesMut
 
 /// The startup exchange; the backend id of the new session, or `None` if the
 /// connection ends (a cancel request, a bad packet, a closed stream).
-async fn startup<S: AsyncRead + AsyncWrite + Unpin>(model: &PgModel, stream: &mut S, input: &mut BytesMut) -> Option<u32> {
+async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
+    model: &PgModel,
+    stream: &mut S,
+    input: &mut BytesMut,
+) -> Option<u32> {
     let mut context = DecodeContext::new(ProtocolVersion::PROTOCOL3_0);
     loop {
         match read_message(stream, input, &context).await? {
-            PgWireFrontendMessage::SslNegotiation(SslNegotiationMetaMessage::None) => context.awaiting_frontend_ssl = false,
+            PgWireFrontendMessage::SslNegotiation(SslNegotiationMetaMessage::None) => {
+                context.awaiting_frontend_ssl = false
+            }
             PgWireFrontendMessage::SslNegotiation(_) => {
                 stream.write_all(b"N").await.ok()?;
             }
@@ -115,18 +145,35 @@ async fn startup<S: AsyncRead + AsyncWrite + Unpin>(model: &PgModel, stream: &mu
     }
     let backend = model.new_backend();
     let mut out = BytesMut::new();
-    push(&mut out, PgWireBackendMessage::Authentication(Authentication::Ok));
+    push(
+        &mut out,
+        PgWireBackendMessage::Authentication(Authentication::Ok),
+    );
     for (name, value) in crate::pg::STARTUP_PARAMETERS {
-        push(&mut out, PgWireBackendMessage::ParameterStatus(ParameterStatus::new(name.to_string(), value.to_string())));
+        push(
+            &mut out,
+            PgWireBackendMessage::ParameterStatus(ParameterStatus::new(
+                name.to_string(),
+                value.to_string(),
+            )),
+        );
     }
-    push(&mut out, PgWireBackendMessage::BackendKeyData(BackendKeyData::new(backend as i32, SecretKey::I32(backend as i32))));
+    push(
+        &mut out,
+        PgWireBackendMessage::BackendKeyData(BackendKeyData::new(
+            backend as i32,
+            SecretKey::I32(backend as i32),
+        )),
+    );
     push(&mut out, ready(b'I'));
     stream.write_all(&out).await.ok()?;
     Some(backend)
 }
 
 fn push(out: &mut BytesMut, message: PgWireBackendMessage) {
-    message.encode(out).expect("the model's messages are within pgwire's limits");
+    message
+        .encode(out)
+        .expect("the model's messages are within pgwire's limits");
 }
 
 fn ready(status: u8) -> PgWireBackendMessage {
@@ -156,14 +203,19 @@ impl Connection {
             _ if self.skipping => false,
             PgWireFrontendMessage::Parse(parse) => self.extended(|c| c.parse(parse)).await,
             PgWireFrontendMessage::Bind(bind) => self.extended(|c| c.bind(bind)).await,
-            PgWireFrontendMessage::Describe(describe) => self.extended(|c| c.describe(describe)).await,
+            PgWireFrontendMessage::Describe(describe) => {
+                self.extended(|c| c.describe(describe)).await
+            }
             PgWireFrontendMessage::Close(close) => {
                 let name = close.name.unwrap_or_default();
                 match close.target_type {
                     b'S' => self.statements.remove(&name),
                     _ => self.portals.remove(&name).map(|p| p.prepared),
                 };
-                push(&mut self.out, PgWireBackendMessage::CloseComplete(CloseComplete::new()));
+                push(
+                    &mut self.out,
+                    PgWireBackendMessage::CloseComplete(CloseComplete::new()),
+                );
                 false
             }
             PgWireFrontendMessage::Execute(execute) => {
@@ -190,19 +242,33 @@ impl Connection {
     }
 
     fn error(&mut self, error: PgError) {
-        push(&mut self.out, PgWireBackendMessage::ErrorResponse(ErrorResponse::new(error.fields())));
+        push(
+            &mut self.out,
+            PgWireBackendMessage::ErrorResponse(ErrorResponse::new(error.fields())),
+        );
     }
 
     fn warning(&mut self, text: &str) {
-        let fields = vec![(b'S', "WARNING".to_string()), (b'V', "WARNING".to_string()), (b'C', "25001".to_string()), (b'M', text.to_string())];
-        push(&mut self.out, PgWireBackendMessage::NoticeResponse(NoticeResponse::new(fields)));
+        let fields = vec![
+            (b'S', "WARNING".to_string()),
+            (b'V', "WARNING".to_string()),
+            (b'C', "25001".to_string()),
+            (b'M', text.to_string()),
+        ];
+        push(
+            &mut self.out,
+            PgWireBackendMessage::NoticeResponse(NoticeResponse::new(fields)),
+        );
     }
 
     /// The simple query protocol: every statement of the string in turn, in text.
     async fn simple_query(&mut self, sql: &str) {
         match crate::pg::parse(sql) {
             Err(error) => self.error(error),
-            Ok(statements) if statements.is_empty() => push(&mut self.out, PgWireBackendMessage::EmptyQueryResponse(EmptyQueryResponse::new())),
+            Ok(statements) if statements.is_empty() => push(
+                &mut self.out,
+                PgWireBackendMessage::EmptyQueryResponse(EmptyQueryResponse::new()),
+            ),
             Ok(statements) => {
                 for statement in statements {
                     match self.model.run(&mut self.session, &statement, &[]).await {
@@ -225,11 +291,17 @@ impl Connection {
         }
         if let Some(rows) = &outcome.rows {
             if describe {
-                push(&mut self.out, row_description(&rows.columns, formats.unwrap_or(&[])));
+                push(
+                    &mut self.out,
+                    row_description(&rows.columns, formats.unwrap_or(&[])),
+                );
             }
             self.data_rows(rows, formats.unwrap_or(&[]));
         }
-        push(&mut self.out, PgWireBackendMessage::CommandComplete(CommandComplete::new(outcome.tag)));
+        push(
+            &mut self.out,
+            PgWireBackendMessage::CommandComplete(CommandComplete::new(outcome.tag)),
+        );
     }
 
     fn data_rows(&mut self, rows: &Rows, formats: &[i16]) {
@@ -249,39 +321,73 @@ impl Connection {
                     }
                 }
             }
-            push(&mut self.out, PgWireBackendMessage::DataRow(DataRow::new(data, row.len() as i16)));
+            push(
+                &mut self.out,
+                PgWireBackendMessage::DataRow(DataRow::new(data, row.len() as i16)),
+            );
         }
     }
 
     fn parse(&mut self, parse: Parse) -> PgResult<()> {
         let name = parse.name.unwrap_or_default();
         if !name.is_empty() && self.statements.contains_key(&name) {
-            return Err(PgError::new(DUPLICATE_PREPARED_STATEMENT, format!("prepared statement \"{name}\" already exists")));
+            return Err(PgError::new(
+                DUPLICATE_PREPARED_STATEMENT,
+                format!("prepared statement \"{name}\" already exists"),
+            ));
         }
         if self.statements.len() >= PREPARED_MAX {
-            return Err(PgError::new(PROGRAM_LIMIT_EXCEEDED, "too many prepared statements for the model"));
+            return Err(PgError::new(
+                PROGRAM_LIMIT_EXCEEDED,
+                "too many prepared statements for the model",
+            ));
         }
         let mut statements = crate::pg::parse(&parse.query)?;
         if statements.len() > 1 {
-            return Err(PgError::syntax("cannot insert multiple commands into a prepared statement"));
+            return Err(PgError::syntax(
+                "cannot insert multiple commands into a prepared statement",
+            ));
         }
         let statement = statements.pop();
-        if self.session.block == Block::Failed && !statement.as_ref().is_some_and(ends_transaction) {
-            return Err(PgError::new(IN_FAILED_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block"));
+        if self.session.block == Block::Failed && !statement.as_ref().is_some_and(ends_transaction)
+        {
+            return Err(PgError::new(
+                IN_FAILED_TRANSACTION,
+                "current transaction is aborted, commands ignored until end of transaction block",
+            ));
         }
-        let declared: Vec<Type> = parse.type_oids.iter().map(|oid| Type::from_oid(*oid).unwrap_or(Type::Unknown)).collect();
+        let declared: Vec<Type> = parse
+            .type_oids
+            .iter()
+            .map(|oid| Type::from_oid(*oid).unwrap_or(Type::Unknown))
+            .collect();
         let (params, columns) = match &statement {
             None => (declared, None),
             Some(s) => self.model.describe(s, &parse.query, declared)?,
         };
-        self.statements.insert(name, Prepared { statement, params, columns });
-        push(&mut self.out, PgWireBackendMessage::ParseComplete(ParseComplete::new()));
+        self.statements.insert(
+            name,
+            Prepared {
+                statement,
+                params,
+                columns,
+            },
+        );
+        push(
+            &mut self.out,
+            PgWireBackendMessage::ParseComplete(ParseComplete::new()),
+        );
         Ok(())
     }
 
     fn bind(&mut self, bind: Bind) -> PgResult<()> {
         let name = bind.statement_name.unwrap_or_default();
-        let prepared = self.statements.get(&name).cloned().ok_or_else(|| PgError::new(INVALID_PREPARED_STATEMENT, format!("prepared statement \"{name}\" does not exist")))?;
+        let prepared = self.statements.get(&name).cloned().ok_or_else(|| {
+            PgError::new(
+                INVALID_PREPARED_STATEMENT,
+                format!("prepared statement \"{name}\" does not exist"),
+            )
+        })?;
         if bind.parameters.len() != prepared.params.len() {
             return Err(PgError::new(PROTOCOL_VIOLATION, format!("bind message supplies {} parameters, but prepared statement \"{name}\" requires {}", bind.parameters.len(), prepared.params.len())));
         }
@@ -290,15 +396,36 @@ impl Connection {
             let value = match (value, format_of(&bind.parameter_format_codes, at)) {
                 (None, _) => Value::Null,
                 (Some(bytes), 1) => binary::decode(bytes, *t)?,
-                (Some(bytes), _) => crate::pg::text::parse(std::str::from_utf8(bytes).map_err(|_| PgError::new(CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\""))?, *t)?,
+                (Some(bytes), _) => crate::pg::text::parse(
+                    std::str::from_utf8(bytes).map_err(|_| {
+                        PgError::new(
+                            CHARACTER_NOT_IN_REPERTOIRE,
+                            "invalid byte sequence for encoding \"UTF8\"",
+                        )
+                    })?,
+                    *t,
+                )?,
             };
             params.push(Typed::new(value, *t));
         }
         if self.portals.len() >= PREPARED_MAX {
-            return Err(PgError::new(PROGRAM_LIMIT_EXCEEDED, "too many portals for the model"));
+            return Err(PgError::new(
+                PROGRAM_LIMIT_EXCEEDED,
+                "too many portals for the model",
+            ));
         }
-        self.portals.insert(bind.portal_name.unwrap_or_default(), Portal { prepared, params, formats: bind.result_column_format_codes });
-        push(&mut self.out, PgWireBackendMessage::BindComplete(BindComplete::new()));
+        self.portals.insert(
+            bind.portal_name.unwrap_or_default(),
+            Portal {
+                prepared,
+                params,
+                formats: bind.result_column_format_codes,
+            },
+        );
+        push(
+            &mut self.out,
+            PgWireBackendMessage::BindComplete(BindComplete::new()),
+        );
         Ok(())
     }
 
@@ -306,13 +433,26 @@ impl Connection {
         let name = describe.name.unwrap_or_default();
         let (prepared, formats) = match describe.target_type {
             b'S' => {
-                let prepared = self.statements.get(&name).cloned().ok_or_else(|| PgError::new(INVALID_PREPARED_STATEMENT, format!("prepared statement \"{name}\" does not exist")))?;
+                let prepared = self.statements.get(&name).cloned().ok_or_else(|| {
+                    PgError::new(
+                        INVALID_PREPARED_STATEMENT,
+                        format!("prepared statement \"{name}\" does not exist"),
+                    )
+                })?;
                 let oids = prepared.params.iter().map(|t| t.oid()).collect();
-                push(&mut self.out, PgWireBackendMessage::ParameterDescription(ParameterDescription::new(oids)));
+                push(
+                    &mut self.out,
+                    PgWireBackendMessage::ParameterDescription(ParameterDescription::new(oids)),
+                );
                 (prepared, Vec::new())
             }
             _ => {
-                let portal = self.portals.get(&name).cloned().ok_or_else(|| PgError::new(INVALID_CURSOR_NAME, format!("portal \"{name}\" does not exist")))?;
+                let portal = self.portals.get(&name).cloned().ok_or_else(|| {
+                    PgError::new(
+                        INVALID_CURSOR_NAME,
+                        format!("portal \"{name}\" does not exist"),
+                    )
+                })?;
                 (portal.prepared, portal.formats)
             }
         };
@@ -325,12 +465,23 @@ impl Connection {
 
     async fn execute(&mut self, execute: Execute) -> PgResult<()> {
         let name = execute.name.unwrap_or_default();
-        let portal = self.portals.get(&name).cloned().ok_or_else(|| PgError::new(INVALID_CURSOR_NAME, format!("portal \"{name}\" does not exist")))?;
+        let portal = self.portals.get(&name).cloned().ok_or_else(|| {
+            PgError::new(
+                INVALID_CURSOR_NAME,
+                format!("portal \"{name}\" does not exist"),
+            )
+        })?;
         let Some(statement) = &portal.prepared.statement else {
-            push(&mut self.out, PgWireBackendMessage::EmptyQueryResponse(EmptyQueryResponse::new()));
+            push(
+                &mut self.out,
+                PgWireBackendMessage::EmptyQueryResponse(EmptyQueryResponse::new()),
+            );
             return Ok(());
         };
-        let mut outcome = self.model.run(&mut self.session, statement, &portal.params).await?;
+        let mut outcome = self
+            .model
+            .run(&mut self.session, statement, &portal.params)
+            .await?;
         if let (Some(rows), Some(columns)) = (&mut outcome.rows, &portal.prepared.columns) {
             rows.columns = columns.clone();
         }
@@ -340,7 +491,10 @@ impl Connection {
 }
 
 fn ends_transaction(statement: &Statement) -> bool {
-    matches!(statement, Statement::Commit { .. } | Statement::Rollback { .. })
+    matches!(
+        statement,
+        Statement::Commit { .. } | Statement::Rollback { .. }
+    )
 }
 
 /// A column's format: one code for all, one per column, or text.
@@ -356,7 +510,17 @@ fn row_description(columns: &[(String, Type)], formats: &[i16]) -> PgWireBackend
     let fields = columns
         .iter()
         .enumerate()
-        .map(|(at, (name, t))| FieldDescription::new(name.clone(), 0, 0, t.oid(), t.size(), -1, format_of(formats, at)))
+        .map(|(at, (name, t))| {
+            FieldDescription::new(
+                name.clone(),
+                0,
+                0,
+                t.oid(),
+                t.size(),
+                -1,
+                format_of(formats, at),
+            )
+        })
         .collect();
     PgWireBackendMessage::RowDescription(RowDescription::new(fields))
 }

@@ -23,8 +23,7 @@ pub use content::ContentClass;
 pub use edits::{CLEAR_TURN_PPM, DELETE_TURN_PPM, EDIT_SEEDS_PPM, REVISE_TURN_PPM};
 pub use faults::{
     ClassRate, Direction, ErrorReply, ExpTail, Fault, FaultClass, FaultKind, FaultMix, Lane,
-    FAULT_DURATION_MS_MAX,
-    LatencyMix, LatencyModel,
+    LatencyMix, LatencyModel, FAULT_DURATION_MS_MAX,
 };
 pub use file::PlanError;
 pub use generate::MIGRATION_RESET_MS_MAX;

@@ -202,7 +202,10 @@ pub fn run_plan_with(
 ) -> RunReport {
     let dispatch = options.log.dispatch();
     // The store's backend decides the servers of the world: part of the run's plan.
-    let plan = Plan { backend: store.backend(), ..plan };
+    let plan = Plan {
+        backend: store.backend(),
+        ..plan
+    };
     let shared = std::sync::Arc::new(plan);
     let factory = store.factory();
     let recording = crate::sometimes::install();

@@ -6,12 +6,12 @@
 
 use crate::clock::Clock;
 use crate::contract::StoreFactory;
+use crate::domain::Backend;
 use crate::model::{Journaled, Model, ModelConfig};
 use crate::plan::Plan;
 use crate::trace::Trace;
 use crate::world::clock::WorldClock;
 use crate::world::host::RedisHost;
-use crate::domain::Backend;
 use crate::world::node::{ModelNode, ServerNode};
 use crate::world::run::WorldEnd;
 use crate::world::shared::World;
@@ -108,7 +108,11 @@ fn servers(
     #[cfg(not(feature = "pg"))]
     {
         let _ = (links, clock, trace);
-        assert_eq!(plan.backend, Backend::Redis, "a simulated PostgreSQL needs the `pg` feature");
+        assert_eq!(
+            plan.backend,
+            Backend::Redis,
+            "a simulated PostgreSQL needs the `pg` feature"
+        );
         (redis, None)
     }
 }

@@ -28,8 +28,16 @@ impl PgHost {
     /// A server on `clock` (its `now()`), its randomness from `seed`.
     pub(crate) fn new(seed: u64, clock: WorldClock) -> Arc<PgHost> {
         let model_clock = clock.clone();
-        let model = PgModel::new(seed, Arc::new(move || (model_clock.unix_ms() * 1_000 + model_clock.now_us() % 1_000) as i64));
-        let host = Arc::new(PgHost { model, down: AtomicU32::new(0), tasks: Mutex::new(Vec::new()), clock });
+        let model = PgModel::new(
+            seed,
+            Arc::new(move || (model_clock.unix_ms() * 1_000 + model_clock.now_us() % 1_000) as i64),
+        );
+        let host = Arc::new(PgHost {
+            model,
+            down: AtomicU32::new(0),
+            tasks: Mutex::new(Vec::new()),
+            clock,
+        });
         host.start_wal_writer();
         host
     }
@@ -75,7 +83,13 @@ impl ServerNode for PgNode {
     }
 
     fn dialer(&self, from: DialFrom) -> Arc<dyn Dialer> {
-        Arc::new(PgDialer { from, host: self.host.clone(), clock: self.clock.clone(), trace: self.trace.clone(), seed: self.seed })
+        Arc::new(PgDialer {
+            from,
+            host: self.host.clone(),
+            clock: self.clock.clone(),
+            trace: self.trace.clone(),
+            seed: self.seed,
+        })
     }
 
     async fn crash(&self) -> Option<Restart> {
@@ -92,7 +106,11 @@ impl ServerNode for PgNode {
                 observed: true,
             },
         };
-        Some(Restart { at_us: self.clock.now_us(), persistence: Persistence::AofAlways, kept })
+        Some(Restart {
+            at_us: self.clock.now_us(),
+            persistence: Persistence::AofAlways,
+            kept,
+        })
     }
 
     async fn restart(&self) -> Option<String> {
@@ -102,11 +120,15 @@ impl ServerNode for PgNode {
         }
         self.host.start_wal_writer();
         let rows = self.host.model.live_rows();
-        Some(format!("postgres restarted (crash recovery from its WAL): {rows} row versions"))
+        Some(format!(
+            "postgres restarted (crash recovery from its WAL): {rows} row versions"
+        ))
     }
 
     async fn set_paused(&self, paused: bool) {
-        self.links.iter().for_each(|link| link.update_faults(|f| f.redis_paused = paused));
+        self.links
+            .iter()
+            .for_each(|link| link.update_faults(|f| f.redis_paused = paused));
     }
 
     fn inject_error(&self, _error: &str) -> bool {
@@ -132,10 +154,14 @@ impl Dialer for PgDialer {
         Box::pin(async move {
             self.from.still_running()?;
             if self.host.is_down() {
-                return Err(io::Error::new(io::ErrorKind::ConnectionRefused, "postgres is down"));
+                return Err(io::Error::new(
+                    io::ErrorKind::ConnectionRefused,
+                    "postgres is down",
+                ));
             }
             let (client_end, server_end) = self.from.link.open(&self.clock, &self.trace, self.seed);
-            self.host.spawn(self.host.model.clone().serve_connection(server_end));
+            self.host
+                .spawn(self.host.model.clone().serve_connection(server_end));
             Ok(Box::new(client_end) as BoxStream)
         })
     }

@@ -164,7 +164,9 @@ impl World {
             let text = match outcome {
                 None => format!("deploy: migration by client-{client} cut off: the client crashed"),
                 Some(Ok(None)) => return,
-                Some(Ok(Some(summary))) => format!("deploy: migration by client-{client}: {summary}"),
+                Some(Ok(Some(summary))) => {
+                    format!("deploy: migration by client-{client}: {summary}")
+                }
                 Some(Err(error)) => format!("deploy: migration by client-{client} failed: {error}"),
             };
             self.trace.record(self.clock.now_us(), "deploy", text);

@@ -38,9 +38,11 @@ pub(crate) const EF_CONSTRUCTION_MAX: u32 = 1000;
 pub(crate) const EF_SEARCH_MIN: u32 = 1;
 pub(crate) const EF_SEARCH_MAX: u32 = 1000;
 /// `hnsw.ef_search`'s default.
-pub(crate) const EF_SEARCH_DEFAULT: u32 = 40;
+#[cfg(test)]
+const EF_SEARCH_DEFAULT: u32 = 40;
 /// `hnsw.max_scan_tuples`'s default.
-pub(crate) const MAX_SCAN_TUPLES_DEFAULT: u64 = 20_000;
+#[cfg(test)]
+const MAX_SCAN_TUPLES_DEFAULT: u64 = 20_000;
 /// `HNSW_HEAPTIDS`: the heap tids one element holds for equal vectors.
 const HEAP_TIDS_MAX: usize = 10;
 /// The most elements a graph holds: element ids are `u32`.
@@ -175,14 +177,11 @@ impl Hnsw {
     }
 
     /// The graph's elements (equal vectors share one).
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.elements.len()
     }
 
-    /// The metric the index orders by.
-    pub(crate) fn metric(&self) -> Metric {
-        self.metric
-    }
 
     /// `hnswinsert`: a zero vector under cosine is not indexed; an equal vector already
     /// among the new element's nearest takes the tid; otherwise the element joins the
@@ -576,6 +575,7 @@ impl HnswScan {
     }
 
     /// The elements visited so far, what `hnsw.max_scan_tuples` bounds.
+    #[cfg(test)]
     pub(crate) fn tuples_visited(&self) -> u64 {
         self.tuples
     }

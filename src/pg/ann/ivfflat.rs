@@ -130,6 +130,7 @@ impl IvfFlat {
     /// Whether `CREATE INDEX` sampled fewer rows than lists, when pgvector says `NOTICE:
     /// ivfflat index created with little data` (`DETAIL: This will cause low recall.`,
     /// `HINT: Drop the index until the table has more data.`).
+    #[cfg(test)]
     pub(crate) fn little_data(&self) -> bool {
         self.samples_count < self.centers.len()
     }
@@ -223,6 +224,7 @@ impl IvfScan {
     }
 
     /// The lists read so far.
+    #[cfg(test)]
     pub(crate) fn lists_read(&self) -> usize {
         self.lists_done
     }
