@@ -30,16 +30,11 @@ impl Builder {
     /// backend one the simulator serves.
     ///
     /// ```
-    /// use amnesia::{Backend, Builder, BuildError, ScenarioConfig, Store};
+    /// use amnesia::{Builder, BuildError, ScenarioConfig};
     ///
     /// assert_eq!(Builder::new().validate(), Ok(()));
-    /// // A store of yours on PostgreSQL + pgvector: this doctest's build has no `pg`
-    /// // feature, so it has no PostgreSQL model to run it against.
-    /// let pgvector = Store::named("reference").unwrap().with_backend(Backend::Pgvector);
-    /// assert!(matches!(
-    ///     Builder::new().store(pgvector).validate(),
-    ///     Err(BuildError::Backend { .. })
-    /// ));
+    /// // A store on PostgreSQL + pgvector (`Store::with_backend`) validates when amnesia's
+    /// // `pg` feature is on; without it, the refusal is `BuildError::Backend`.
     /// let empty = ScenarioConfig { tenants: 0, ..ScenarioConfig::standard() };
     /// assert!(matches!(Builder::new().scenario(empty).validate(), Err(BuildError::Scenario(_))));
     /// ```
@@ -64,10 +59,10 @@ impl Builder {
     /// [`Builder::run`], refusing an invalid configuration with an error value.
     ///
     /// ```
-    /// use amnesia::{Backend, Builder, Store};
-    /// let pgvector = Store::named("reference").unwrap().with_backend(Backend::Pgvector);
-    /// let builder = Builder::new().store(pgvector);
-    /// assert!(builder.try_run(1).unwrap_err().to_string().contains("`pg` feature"));
+    /// use amnesia::{Builder, ScenarioConfig};
+    /// let empty = ScenarioConfig { tenants: 0, ..ScenarioConfig::standard() };
+    /// let builder = Builder::new().scenario(empty);
+    /// assert!(builder.try_run(1).unwrap_err().to_string().starts_with("invalid scenario"));
     /// ```
     pub fn try_run(&self, seed: u64) -> Result<crate::RunReport, BuildError> {
         self.validate()?;

@@ -24,6 +24,8 @@ pub mod host;
 pub mod net;
 pub mod node;
 #[cfg(feature = "pg")]
+pub mod pg_names;
+#[cfg(feature = "pg")]
 pub mod pg_node;
 pub mod recorder;
 pub mod run;

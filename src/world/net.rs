@@ -212,6 +212,9 @@ pub struct Connection {
     trace: Trace,
     /// Indexed by [`Flow::index`].
     pipes: [Pipe; 2],
+    /// A PostgreSQL connection's renaming of its requests' names, for the trace.
+    #[cfg(feature = "pg")]
+    pg_names: Option<Mutex<crate::world::pg_names::PgNames>>,
 }
 
 impl Connection {
@@ -237,6 +240,16 @@ impl Connection {
         self.closed.load(Ordering::Relaxed)
     }
 
+    /// The bytes the trace records of a chunk sent on `flow`.
+    fn recorded(&self, flow: Flow, chunk: &Bytes) -> Bytes {
+        #[cfg(feature = "pg")]
+        if let (Flow::ToRedis, Some(names)) = (flow, &self.pg_names) {
+            return names.lock().expect("never poisoned").canonical(chunk);
+        }
+        let _ = flow;
+        chunk.clone()
+    }
+
     /// Queue up to [`CHUNK_BYTES_MAX`] of `bytes` on `flow` as one chunk.
     fn poll_send(&self, flow: Flow, cx: &mut Context<'_>, bytes: &[u8]) -> Poll<io::Result<usize>> {
         let pipe = &self.pipes[flow.index()];
@@ -258,10 +271,13 @@ impl Connection {
         let delivery_us = (now_us + latency_us).max(state.last_delivery_us);
         state.last_delivery_us = delivery_us;
         state.in_flight_bytes += sent;
+        let chunk = Bytes::copy_from_slice(&bytes[..sent]);
+        let recorded = self.recorded(flow, &chunk);
         state.chunks.push_back(InFlight {
             sent_us: now_us,
             delivery_us,
-            bytes: Bytes::copy_from_slice(&bytes[..sent]),
+            bytes: chunk,
+            recorded,
             taken: 0,
         });
         let reader = state.reader.take();
@@ -327,7 +343,7 @@ impl Connection {
                 sent_us: head.sent_us,
                 conn: self.number,
                 flow: flow.index() as u8,
-                bytes: head.bytes.clone(),
+                bytes: head.recorded.clone(),
                 render: render_chunk,
             };
             self.trace.record_chunk(now_us, &self.link.host, record);
@@ -392,6 +408,8 @@ struct InFlight {
     sent_us: u64,
     delivery_us: u64,
     bytes: Bytes,
+    /// What the trace records of them (a PostgreSQL request's names made canonical).
+    recorded: Bytes,
     /// Bytes of the chunk already read.
     taken: usize,
 }
@@ -524,6 +542,28 @@ impl Link {
         trace: &Trace,
         seed: u64,
     ) -> (SimStream, SimStream) {
+        self.open_for(clock, trace, seed, false)
+    }
+
+    /// [`Link::open`] for a PostgreSQL client: the trace records its requests with
+    /// canonical statement names ([`crate::world::pg_names`]).
+    #[cfg(feature = "pg")]
+    pub fn open_postgres(
+        self: &Arc<Self>,
+        clock: &WorldClock,
+        trace: &Trace,
+        seed: u64,
+    ) -> (SimStream, SimStream) {
+        self.open_for(clock, trace, seed, true)
+    }
+
+    fn open_for(
+        self: &Arc<Self>,
+        clock: &WorldClock,
+        trace: &Trace,
+        seed: u64,
+        postgres: bool,
+    ) -> (SimStream, SimStream) {
         let number = self.next_connection_number();
         let mut stream_rng = ChaCha8Rng::seed_from_u64(seed);
         stream_rng.set_stream((u64::from(self.client) << 32) | number);
@@ -540,7 +580,11 @@ impl Link {
                 Pipe::new(ChaCha8Rng::seed_from_u64(to_redis_seed)),
                 Pipe::new(ChaCha8Rng::seed_from_u64(from_redis_seed)),
             ],
+            #[cfg(feature = "pg")]
+            pg_names: postgres.then(Default::default),
         });
+        #[cfg(not(feature = "pg"))]
+        let _ = postgres;
         let weak: Weak<dyn Resettable> = Arc::downgrade(&connection) as Weak<Connection>;
         self.register(weak);
         trace.record(clock.now_us(), &self.host, format!("conn {number} opened"));

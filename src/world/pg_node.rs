@@ -159,7 +159,10 @@ impl Dialer for PgDialer {
                     "postgres is down",
                 ));
             }
-            let (client_end, server_end) = self.from.link.open(&self.clock, &self.trace, self.seed);
+            let (client_end, server_end) =
+                self.from
+                    .link
+                    .open_postgres(&self.clock, &self.trace, self.seed);
             self.host
                 .spawn(self.host.model.clone().serve_connection(server_end));
             Ok(Box::new(client_end) as BoxStream)

@@ -7,6 +7,8 @@ mod real;
 mod replay;
 mod run;
 mod serve_model;
+#[cfg(feature = "pg")]
+mod serve_pg_model;
 mod shrink;
 mod sweep;
 
@@ -47,6 +49,9 @@ enum Command {
     Golden(golden::Args),
     /// Serve the Redis model on 127.0.0.1 with the real clock.
     ServeModel(serve_model::Args),
+    #[cfg(feature = "pg")]
+    /// Serve the PostgreSQL model (with pgvector) on 127.0.0.1 with the real clock.
+    ServePgModel(serve_pg_model::Args),
 }
 
 /// A clap error in one line: its first, less clap's `error: ` prefix, with the hint to
@@ -100,6 +105,8 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         #[cfg(feature = "real")]
         Command::Golden(args) => golden::run(args),
         Command::ServeModel(args) => serve_model::run(args),
+        #[cfg(feature = "pg")]
+        Command::ServePgModel(args) => serve_pg_model::run(args),
     }
 }
 

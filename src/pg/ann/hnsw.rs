@@ -182,7 +182,6 @@ impl Hnsw {
         self.elements.len()
     }
 
-
     /// `hnswinsert`: a zero vector under cosine is not indexed; an equal vector already
     /// among the new element's nearest takes the tid; otherwise the element joins the
     /// graph, its neighbours gain a connection to it (pruning their farthest by the

@@ -1,0 +1,158 @@
+//! pgvector stores in the simulator, on the PostgreSQL model: the reference stores pass,
+//! every pgvector variant of the catalogue is caught with the class (and within the seeds)
+//! the real tier catches it with, replays to the same trace and shrinks to a small plan,
+//! and PostgreSQL's crashes are part of the runs. `.ci/run` sweeps the reference stores
+//! over thousands of seeds with the binary; the real tier (`real-tests/pgvector.rs`)
+//! confirms the same seeds against a real server.
+
+use amnesia::internal::plan::{Plan, ScenarioConfig};
+use amnesia::internal::runner::shrink::{shrink, ShrinkConfig};
+use amnesia::internal::runner::{run_seed, EngineKind, RunReport};
+use amnesia::{Backend, Store, ViolationClass};
+
+/// The real tier's pinned seeds of the reference (`real-tests/pgvector.rs`).
+const PINNED_SEEDS: [u64; 3] = [1, 2, 7];
+
+/// Every pgvector variant and the seeds (from 1) within which the real tier catches it
+/// (`real-tests/pgvector.rs`): the simulator must catch it within the same seeds.
+const VARIANTS: [(&str, u64); 5] = [
+    ("pgvector-ef-search-below-k", 2),
+    ("pgvector-filter-after-topk", 2),
+    ("pgvector-ivfflat-before-load", 2),
+    ("pgvector-embedding-v2", 3),
+    ("migrate-nontransactional", 2),
+];
+
+/// Operations a variant's shrunk plan may keep.
+const SHRUNK_OPERATIONS_MAX: usize = 40;
+
+/// The scenario the real tier runs a store of this backend in.
+fn scenario_of(store: &Store) -> ScenarioConfig {
+    match store.backend() {
+        Backend::RedisThenPgvector => ScenarioConfig::migrate(),
+        _ => ScenarioConfig::replay(),
+    }
+}
+
+fn run(name: &str, seed: u64, scenario: &ScenarioConfig) -> RunReport {
+    run_seed(
+        seed,
+        scenario,
+        &Store::named(name).unwrap(),
+        EngineKind::Event,
+    )
+}
+
+/// `seeds` of `name` under `scenario`, on two threads: the failing ones, and the runs
+/// whose PostgreSQL crashed.
+fn sweep(
+    name: &str,
+    scenario: &ScenarioConfig,
+    seeds: std::ops::Range<u64>,
+) -> (Vec<String>, usize) {
+    let halves = [
+        (seeds.start..seeds.end).step_by(2),
+        (seeds.start + 1..seeds.end).step_by(2),
+    ];
+    let outcomes: Vec<(Vec<String>, usize)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = halves
+            .into_iter()
+            .map(|half| {
+                scope.spawn(move || {
+                    let (mut failed, mut restarted) = (Vec::new(), 0);
+                    for seed in half {
+                        let report = run(name, seed, scenario);
+                        restarted += usize::from(!report.history.restarts.is_empty());
+                        if !report.verdict.is_pass() {
+                            failed.push(format!(
+                                "{name} seed {seed}: {:?}",
+                                report.verdict.classes()
+                            ));
+                        }
+                    }
+                    (failed, restarted)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    outcomes
+        .into_iter()
+        .fold((Vec::new(), 0), |(mut f, r), (failed, restarted)| {
+            f.extend(failed);
+            (f, r + restarted)
+        })
+}
+
+#[test]
+fn the_reference_stores_pass_and_postgresql_crashes_are_among_their_runs() {
+    let (mut failed, restarted) = sweep("pgvector-reference", &ScenarioConfig::standard(), 0..100);
+    let (replay_failed, _) = sweep("pgvector-reference", &ScenarioConfig::replay(), 0..40);
+    let (migrate_failed, _) = sweep("migrate-to-pgvector", &ScenarioConfig::migrate(), 0..60);
+    failed.extend(replay_failed.into_iter().chain(migrate_failed));
+    for seed in PINNED_SEEDS {
+        let report = run("pgvector-reference", seed, &ScenarioConfig::replay());
+        if !report.verdict.is_pass() {
+            failed.push(format!(
+                "pinned seed {seed}: {:?}",
+                report.verdict.classes()
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert!(restarted > 0, "some of 100 standard seeds crash PostgreSQL");
+}
+
+/// The one class the registry states for the variant `name`.
+fn class_of(name: &str) -> ViolationClass {
+    match amnesia::internal::store::expected_classes(name) {
+        Some(&[class]) => class,
+        other => panic!("{name}: one expected class, not {other:?}"),
+    }
+}
+
+#[test]
+fn every_pgvector_variant_is_caught_as_the_real_tier_catches_it_and_replays() {
+    let mut missed = Vec::new();
+    for (name, seeds_max) in VARIANTS {
+        let (class, store) = (class_of(name), Store::named(name).unwrap());
+        let scenario = scenario_of(&store);
+        let caught = (1..=seeds_max)
+            .map(|seed| run(name, seed, &scenario))
+            .find(|r| !r.verdict.is_pass());
+        let Some(report) = caught else {
+            missed.push(format!("{name}: not caught in seeds 1..={seeds_max}"));
+            continue;
+        };
+        let classes = report.verdict.classes();
+        println!(
+            "{name}: caught at seed {} with {classes:?}",
+            report.plan.seed
+        );
+        if !classes.contains(&class) {
+            missed.push(format!("{name}: {classes:?}, not {class:?}"));
+        }
+        let again = run(name, report.plan.seed, &scenario);
+        if again.trace.hash() != report.trace.hash() || again.verdict.classes() != classes {
+            missed.push(format!("{name}: seed {} does not replay", report.plan.seed));
+        }
+    }
+    assert!(missed.is_empty(), "{missed:#?}");
+}
+
+#[test]
+fn a_pgvector_variant_shrinks_to_a_small_plan_that_still_fails() {
+    let store = Store::named("pgvector-ef-search-below-k").unwrap();
+    let plan = Plan::generate(1, &ScenarioConfig::replay());
+    let shrunk = shrink(plan, &ShrinkConfig::new(store.clone())).expect("seed 1 fails");
+    let operations = shrunk.operations_after;
+    assert!(
+        operations <= SHRUNK_OPERATIONS_MAX,
+        "{operations} operations left"
+    );
+    let report = amnesia::internal::runner::run_plan(shrunk.plan, &store, EngineKind::Event);
+    assert!(report
+        .verdict
+        .classes()
+        .contains(&ViolationClass::RecallMiss));
+}
