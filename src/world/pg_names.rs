@@ -129,6 +129,7 @@ mod tests {
             first.canonical(&request("s8")),
             second.canonical(&request("s91"))
         );
+        second.canonical(&request("s5"));
         let split = request("s12");
         let (head, tail) = split.split_at(7);
         assert!(first.canonical(head).is_empty(), "recorded when whole");
