@@ -63,10 +63,10 @@ async fn run_fault(world: &World, fault: Fault) {
         FaultKind::RedisRestart => redis_restart(world, fault.end_ms(), &note).await,
         FaultKind::RedisPause => {
             world.server.set_paused(true).await;
-            note(format!("redis paused for {window}ms"));
+            note(format!("{} paused for {window}ms", server_name(world)));
             world.clock.sleep_until_ms(fault.end_ms()).await;
             world.server.set_paused(false).await;
-            note("redis resumed".into());
+            note(format!("{} resumed", server_name(world)));
         }
         FaultKind::ErrorReply { error } => error_reply(world, error, &note).await,
     }
@@ -111,7 +111,8 @@ async fn redis_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
     if let Some(restart) = world.server.crash().await {
         let closed: usize = world.links.iter().map(|link| link.reset_all()).sum();
         note(format!(
-            "redis crashed ({closed} connections closed, persistence {:?}, kept {})",
+            "{} crashed ({closed} connections closed, persistence {:?}, kept {})",
+            server_name(world),
             restart.persistence,
             kept_text(restart.kept)
         ));
@@ -120,6 +121,14 @@ async fn redis_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
     world.clock.sleep_until_ms(restart_ms).await;
     if let Some(recovered) = world.server.restart().await {
         note(recovered);
+    }
+}
+
+/// How the timeline names the server the schedule strikes.
+fn server_name(world: &World) -> &'static str {
+    match world.server.backend() {
+        crate::domain::Backend::Pgvector => "postgres",
+        _ => "redis",
     }
 }
 
