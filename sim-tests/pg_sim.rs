@@ -156,3 +156,40 @@ fn a_pgvector_variant_shrinks_to_a_small_plan_that_still_fails() {
         .classes()
         .contains(&ViolationClass::RecallMiss));
 }
+
+/// recall@5 of the golden corpus against exact search on a real PostgreSQL 18.3 with
+/// pgvector 0.8.2 (the real tier, `amnesia golden --store …`, BENCHMARKS.md session 7),
+/// and how far the model's figure may lie from it.
+#[cfg(feature = "real")]
+const GOLDEN_REAL: [(&str, f64); 4] = [
+    ("pgvector-reference", 1.000),
+    ("pgvector-ef-search-below-k", 0.222),
+    ("pgvector-filter-after-topk", 0.190),
+    ("pgvector-ivfflat-before-load", 0.290),
+];
+#[cfg(feature = "real")]
+const GOLDEN_TOLERANCE: f64 = 0.05;
+
+/// The model's vector indexes fail the way real ones do, by as much: the golden corpus's
+/// recall@5 on the model lies within the tolerance of the real server's.
+#[cfg(feature = "real")]
+#[test]
+fn the_golden_recall_on_the_model_matches_the_real_server() {
+    use amnesia::real::{golden_corpus, run_golden_on_model, GOLDEN_VERSION};
+    let corpus = golden_corpus(GOLDEN_VERSION);
+    let mut off = Vec::new();
+    for (name, real) in GOLDEN_REAL {
+        let report = run_golden_on_model(&Store::named(name).unwrap(), &corpus, 5).unwrap();
+        println!(
+            "{name}: recall@5 {:.3} on the model, {real:.3} real",
+            report.recall_at_k
+        );
+        if (report.recall_at_k - real).abs() > GOLDEN_TOLERANCE {
+            off.push(format!(
+                "{name}: {:.3} against {real:.3}",
+                report.recall_at_k
+            ));
+        }
+    }
+    assert!(off.is_empty(), "{off:#?}");
+}

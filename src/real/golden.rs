@@ -137,6 +137,41 @@ pub fn run_golden(
     })
 }
 
+/// [`run_golden`] against amnesia's PostgreSQL model (served on 127.0.0.1 for the
+/// replay) instead of a real server: the model's index fidelity, beside the real one's.
+pub fn run_golden_on_model(
+    store: &Store,
+    corpus: &GoldenCorpus,
+    k: usize,
+) -> Result<GoldenReport, RealError> {
+    assert!(
+        (1..=GOLDEN_K_MAX).contains(&k),
+        "k {k} outside 1..={GOLDEN_K_MAX}"
+    );
+    if store.backend() != crate::domain::Backend::Pgvector {
+        return Err(RealError::Environment(format!(
+            "the PostgreSQL model serves pgvector stores; {} is not one",
+            store.label()
+        )));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| RealError::Environment(format!("cannot build a tokio runtime: {e}")))?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .map_err(|e| RealError::Environment(format!("cannot listen on 127.0.0.1: {e}")))?;
+        let address = listener
+            .local_addr()
+            .map_err(|e| RealError::Environment(e.to_string()))?;
+        let server = tokio::spawn(crate::pg::serve_tcp(listener, 0));
+        let report = replay(build(store, address), corpus, k).await;
+        server.abort();
+        report
+    })
+}
+
 /// One client's store on the server at `address`, dialed directly (no proxy, no faults).
 fn build(store: &Store, address: SocketAddr) -> Arc<dyn MemoryStore> {
     let dialer: Arc<dyn Dialer> = Arc::new(TcpDialer(address));

@@ -31,7 +31,9 @@ mod run;
 mod scale;
 pub(crate) mod server;
 
-pub use golden::{golden_corpus, run_golden, GoldenCorpus, GoldenMemory, GoldenReport};
+pub use golden::{
+    golden_corpus, run_golden, run_golden_on_model, GoldenCorpus, GoldenMemory, GoldenReport,
+};
 pub use interrupt::clean_up_on_interrupt;
 pub use lockstep::{lockstep, Lockstep, Mismatch};
 pub use progress::RealProgress;

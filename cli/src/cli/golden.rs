@@ -6,7 +6,8 @@
 use crate::cli::run::any_store_named;
 use crate::cli::{CliError, EXIT_PASS, EXIT_VIOLATION};
 use amnesia::real::{
-    golden_corpus, run_golden, GoldenCorpus, Provider, GOLDEN_K_MAX, GOLDEN_VERSION,
+    golden_corpus, run_golden, run_golden_on_model, GoldenCorpus, Provider, GOLDEN_K_MAX,
+    GOLDEN_VERSION,
 };
 
 #[derive(clap::Args, Debug)]
@@ -28,6 +29,10 @@ pub struct Args {
     /// The recall@k below which the run fails (exit 1).
     #[arg(long, default_value_t = 0.95)]
     min_recall: f64,
+    /// Replay on amnesia's PostgreSQL model (served on 127.0.0.1 for the replay) instead
+    /// of a real server: its recall figures beside the real tier's.
+    #[arg(long)]
+    model: bool,
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
@@ -42,16 +47,25 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         crate::cli::emit(&format!("{json}\n"));
         return Ok(EXIT_PASS);
     }
-    let provider = Provider::from_env()?;
-    provider.check(store.backend())?;
-    let report = run_golden(&store, &corpus, args.k as usize, &provider)?;
+    let (report, server) = match args.model {
+        true => (
+            run_golden_on_model(&store, &corpus, args.k as usize)?,
+            "amnesia's PostgreSQL model".to_string(),
+        ),
+        false => {
+            let provider = Provider::from_env()?;
+            provider.check(store.backend())?;
+            let report = run_golden(&store, &corpus, args.k as usize, &provider)?;
+            (report, provider.describe(store.backend()))
+        }
+    };
     let missed = &report.own_text_missed;
     let mut out = format!(
         "golden v{} on {} ({}): {} memories, recall by own text missed {}, recall@{} against \
          exact search {:.3}, {} recalls failed\n",
         corpus.version,
         store.label(),
-        provider.describe(store.backend()),
+        server,
         report.memories,
         missed.len(),
         report.k,
