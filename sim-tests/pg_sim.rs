@@ -23,6 +23,15 @@ const VARIANTS: [(&str, u64); 5] = [
     ("migrate-nontransactional", 2),
 ];
 
+/// The migration variants of the incidents the simulator sweeps (the real tier does not
+/// run them), and the seeds (from 1) within which each must be caught: a job that embeds
+/// with the old system's model, and one that writes zero placeholders for a backfill that
+/// never runs (the memory whose index entry was never built).
+const SIMULATOR_VARIANTS: [(&str, u64); 2] = [
+    ("migrate-old-embedding", 3),
+    ("migrate-placeholder-vectors", 3),
+];
+
 /// Operations a variant's shrunk plan may keep.
 const SHRUNK_OPERATIONS_MAX: usize = 40;
 
@@ -114,7 +123,7 @@ fn class_of(name: &str) -> ViolationClass {
 #[test]
 fn every_pgvector_variant_is_caught_as_the_real_tier_catches_it_and_replays() {
     let mut missed = Vec::new();
-    for (name, seeds_max) in VARIANTS {
+    for (name, seeds_max) in VARIANTS.into_iter().chain(SIMULATOR_VARIANTS) {
         let (class, store) = (class_of(name), Store::named(name).unwrap());
         let scenario = scenario_of(&store);
         let caught = (1..=seeds_max)

@@ -52,6 +52,21 @@ struct Job {
     pg: Arc<PgConnector>,
     target: Arc<PgVectorStore>,
     transactional: bool,
+    vectors: Vectors,
+}
+
+/// The vector the job writes with each memory it copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Vectors {
+    /// The embedding of its text by the model the new code queries with: the reference.
+    OfText,
+    /// The embedding by the old system's model (model 2): the rows look migrated, and the
+    /// new code's queries do not find them (`migrate-old-embedding`).
+    OldModel,
+    /// A zero placeholder, for a backfill that never runs: an HNSW cosine index skips a
+    /// zero vector, so the memory is stored and never indexed (`migrate-placeholder-vectors`,
+    /// the incident's one memory whose index entry was never built).
+    Placeholder,
 }
 
 /// The store of one client process: the Redis reference before the deploy, the pgvector
@@ -62,10 +77,11 @@ pub struct MigratingStore {
 }
 
 /// One client's migrating store; the job of `migrate-nontransactional` is not
-/// `transactional`.
+/// `transactional`, the migration variants write other `vectors`.
 pub(crate) fn build(
     context: crate::contract::StoreContext,
     transactional: bool,
+    vectors: Vectors,
 ) -> Arc<dyn MemoryStore> {
     let ttl_ms = context.session_ttl_ms;
     let messages_max = crate::store::MESSAGES_MAX;
@@ -89,6 +105,7 @@ pub(crate) fn build(
                 pg,
                 target: target.clone(),
                 transactional,
+                vectors,
             };
             MigratingStore {
                 current: target,
@@ -197,15 +214,15 @@ impl Job {
     /// Copy `export` in one transaction (the reference) or statement by statement.
     async fn import(&self, export: Arc<Export>) -> Result<(), StoreError> {
         self.target.ensure_schema().await?;
-        let transactional = self.transactional;
+        let (transactional, vectors) = (self.transactional, self.vectors);
         self.pg
             .run(move |client| {
                 Box::pin(async move {
                     if !transactional {
-                        return copy_all(&*client, &export).await;
+                        return copy_all(&*client, &export, vectors).await;
                     }
                     let tx = client.transaction().await?;
-                    copy_all(&tx, &export).await?;
+                    copy_all(&tx, &export, vectors).await?;
                     tx.commit().await
                 })
             })
@@ -246,12 +263,13 @@ impl Job {
 async fn copy_all<C: GenericClient + Sync>(
     client: &C,
     export: &Export,
+    vectors: Vectors,
 ) -> Result<(), tokio_postgres::Error> {
     for copy in &export.sessions {
         import_session(client, copy).await?;
     }
     for (user, memory) in &export.memories {
-        import_memory(client, user, memory).await?;
+        import_memory(client, user, memory, vectors).await?;
     }
     Ok(())
 }
@@ -301,8 +319,14 @@ async fn import_memory<C: GenericClient + Sync>(
     client: &C,
     user: &UserKey,
     memory: &Memory,
+    vectors: Vectors,
 ) -> Result<(), tokio_postgres::Error> {
-    let embedding = Vector::from(crate::store::embed::embed(&memory.text).to_vec());
+    let values = match vectors {
+        Vectors::OfText => crate::store::embed::embed(&memory.text).to_vec(),
+        Vectors::OldModel => crate::store::embed::embed_with_model(&memory.text, 2).to_vec(),
+        Vectors::Placeholder => vec![0.0; crate::store::embed::DIMENSIONS],
+    };
+    let embedding = Vector::from(values);
     client
         .execute(
             "INSERT INTO memories (id, tenant, user_name, text, embedding)

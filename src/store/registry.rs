@@ -307,12 +307,23 @@ pub(crate) const REGISTRY: &[Entry] = &[
     }),
     #[cfg(feature = "pg")]
     entry("migrate-to-pgvector", Migration, &[], |p| {
-        super::migrate::build(p.context, true)
+        super::migrate::build(p.context, true, super::migrate::Vectors::OfText)
     }),
     #[cfg(feature = "pg")]
     entry("migrate-nontransactional", Migration, &[Lost], |p| {
-        super::migrate::build(p.context, false)
+        super::migrate::build(p.context, false, super::migrate::Vectors::OfText)
     }),
+    #[cfg(feature = "pg")]
+    entry("migrate-old-embedding", Migration, &[IndexDrift], |p| {
+        super::migrate::build(p.context, true, super::migrate::Vectors::OldModel)
+    }),
+    #[cfg(feature = "pg")]
+    entry(
+        "migrate-placeholder-vectors",
+        Migration,
+        &[IndexDrift],
+        |p| super::migrate::build(p.context, true, super::migrate::Vectors::Placeholder),
+    ),
     // `test-hang` blocks its thread for good on `testing::HANG_SEED`;
     // `test-nondeterministic` changes its timing on every build, so no seed replays;
     // `test-amnesiac` flushes Redis whenever it sees a restarted server, losing history
