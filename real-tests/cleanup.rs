@@ -115,7 +115,7 @@ fn without_postgres_binaries_the_pgvector_backend_says_what_to_install() {
 }
 
 #[test]
-fn the_backend_and_store_must_agree_and_the_simulator_refuses_pgvector() {
+fn the_backend_and_store_must_agree_and_only_the_event_engine_simulates_pgvector() {
     let (code, stderr) = amnesia(&["real", "--seed", "1", "--backend", "mysql"], &[]);
     assert_eq!(code, Some(2), "stderr: {stderr}");
     assert!(stderr.contains("unknown backend 'mysql'"), "{stderr}");
@@ -135,11 +135,23 @@ fn the_backend_and_store_must_agree_and_the_simulator_refuses_pgvector() {
         &["run", "--seed", "1", "--store", "pgvector-reference"],
         &[],
     );
-    assert_eq!(code, Some(2), "stderr: {stderr}");
-    assert!(
-        stderr.contains("amnesia real --store pgvector-reference"),
-        "{stderr}"
+    assert_eq!(
+        code,
+        Some(0),
+        "the event engine runs it on the PostgreSQL model: {stderr}"
     );
+    let args = [
+        "run",
+        "--seed",
+        "1",
+        "--store",
+        "pgvector-reference",
+        "--engine",
+        "turmoil",
+    ];
+    let (code, stderr) = amnesia(&args, &[]);
+    assert_eq!(code, Some(2), "stderr: {stderr}");
+    assert!(stderr.contains("only the event engine"), "{stderr}");
     let args = [
         "real",
         "--seed",
