@@ -329,10 +329,23 @@ const REPLY_BUFFER_BYTES_MAX: usize = 1 << 22;
 /// How many EXECs Redis answered with a nil array (RESP2 `*-1`: the only top-level nil
 /// array the stores' commands get), read from every connection's replies.
 fn exec_aborts(trace: &Trace) -> u64 {
-    let mut buffers: BTreeMap<(String, u64), Vec<u8>> = BTreeMap::new();
+    // `None`: a connection whose replies are not RESP (a PostgreSQL link), skipped whole:
+    // its bytes never frame, so buffering them would rescan a growing buffer per reply.
+    let mut buffers: BTreeMap<(String, u64), Option<Vec<u8>>> = BTreeMap::new();
     let mut aborts = 0;
     trace.for_each_reply(|host, conn, bytes| {
-        let buffer = buffers.entry((host.to_string(), conn)).or_default();
+        if bytes.is_empty() {
+            return;
+        }
+        let slot = buffers.entry((host.to_string(), conn)).or_insert_with(|| {
+            bytes
+                .first()
+                .is_some_and(|b| resp::is_type(*b))
+                .then(Vec::new)
+        });
+        let Some(buffer) = slot else {
+            return;
+        };
         if buffer.len() > REPLY_BUFFER_BYTES_MAX {
             return;
         }
@@ -354,6 +367,12 @@ mod resp {
         pub end: usize,
         /// The reply is a nil array (`*-1`).
         pub nil_array: bool,
+    }
+
+    /// Whether `byte` starts a RESP 2 or 3 reply (PostgreSQL's message types are letters
+    /// and digits, never one of these).
+    pub(super) fn is_type(byte: u8) -> bool {
+        b"+-:$*_,#!=(%~|>".contains(&byte)
     }
 
     /// The reply that starts at `at`, if `buffer` holds all of it.

@@ -52,3 +52,22 @@ SELECT k FROM kv o WHERE EXISTS (SELECT 1 FROM kv i WHERE i.v = o.v + 1);
 SELECT k, v FROM kv WHERE k = $1;
 -- params int8:2
 SELECT k FROM kv WHERE v >= $1 ORDER BY k;
+
+-- case: correlated and uncorrelated subqueries on every row (the model runs an uncorrelated one once)
+CREATE TABLE a (k int4 PRIMARY KEY, n int4);
+CREATE TABLE b (k int4, v int4);
+CREATE INDEX b_k ON b (k);
+INSERT INTO a VALUES (1, 1), (2, 3), (3, 0), (4, 2);
+INSERT INTO b VALUES (1, 10), (1, 11), (2, 20), (4, 40), (4, 41), (4, 42);
+SELECT k, (SELECT count(*) FROM b WHERE b.k = a.k) AS c, (SELECT max(v) FROM b) AS m FROM a ORDER BY k;
+SELECT k, ARRAY(SELECT v FROM b ORDER BY v LIMIT a.n) AS first FROM a ORDER BY k;
+SELECT k FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.v > 15) ORDER BY k;
+SELECT k FROM a WHERE n < (SELECT count(*) FROM b WHERE b.k = a.k) ORDER BY k;
+SELECT k FROM a WHERE k IN (SELECT k FROM b WHERE v < (SELECT min(v) FROM b WHERE b.k = a.k) + 5) ORDER BY k;
+SET LOCAL enable_seqscan = off;
+SELECT k FROM a WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.k = a.k) ORDER BY k;
+-- expect DELETE 1
+DELETE FROM a WHERE n >= (SELECT count(*) FROM b WHERE b.k = a.k) AND n > 0;
+-- expect UPDATE 2
+UPDATE a SET n = (SELECT coalesce(sum(v), 0) FROM b WHERE b.k = a.k) WHERE k IN (SELECT k FROM b);
+SELECT k, n FROM a ORDER BY k;

@@ -139,6 +139,7 @@ fn one(
             sources,
             values: &row.values,
             parent,
+            depth: exec.nesting,
         };
         let value = exec.eval(arg, &frame)?;
         t = if t == Type::Unknown { value.t } else { t };

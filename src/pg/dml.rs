@@ -291,6 +291,7 @@ impl Exec<'_> {
                 sources,
                 values: old,
                 parent: None,
+                depth: self.nesting,
             };
             let value = self.eval(&assignment.value, &frame)?;
             new[at] = cast(value, ty, modifier)?.v;
@@ -753,6 +754,7 @@ impl Exec<'_> {
                 sources,
                 values: &row,
                 parent: None,
+                depth: self.nesting,
             };
             let mut values = Vec::with_capacity(columns.len());
             for item in items {

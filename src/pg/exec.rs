@@ -152,6 +152,27 @@ pub(crate) struct Exec<'a> {
     pub param_hints: Vec<Type>,
     /// The model's seed: vector indexes draw their randomness from it.
     pub seed: u64,
+    /// Uncorrelated subqueries' rows, run once per statement as PostgreSQL's InitPlans.
+    pub subqueries: Subqueries,
+}
+
+/// The rows of the statement's uncorrelated subqueries, by the subquery's address in the
+/// statement's syntax tree (alive as long as the statement's [`Exec`]).
+#[derive(Debug)]
+pub(crate) struct Subqueries {
+    /// The shallowest frame depth a column was read from since the innermost open
+    /// subquery began.
+    pub read_depth_min: u32,
+    pub rows: Vec<(usize, Rows)>,
+}
+
+impl Default for Subqueries {
+    fn default() -> Self {
+        Subqueries {
+            read_depth_min: u32::MAX,
+            rows: Vec::new(),
+        }
+    }
 }
 
 impl Exec<'_> {

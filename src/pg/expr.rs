@@ -45,6 +45,9 @@ pub(crate) struct Frame<'f> {
     pub sources: &'f [Source],
     pub values: &'f [Value],
     pub parent: Option<&'f Frame<'f>>,
+    /// How many subqueries enclose the query whose row this is (0: the statement's own).
+    /// A subquery that reads no column of a frame shallower than itself is uncorrelated.
+    pub depth: u32,
 }
 
 impl Frame<'_> {
@@ -52,13 +55,15 @@ impl Frame<'_> {
         sources: &[],
         values: &[],
         parent: None,
+        depth: 0,
     };
 
-    /// The value and type of a column named by `parts` (`x` or `t.x`).
-    pub(crate) fn column(&self, parts: &[String]) -> PgResult<Typed> {
+    /// The value and type of a column named by `parts` (`x` or `t.x`), and the depth of
+    /// the frame that holds it.
+    pub(crate) fn column(&self, parts: &[String]) -> PgResult<(Typed, u32)> {
         let found = resolve(self.sources, parts)?;
         match (found, self.parent) {
-            (Some((at, t)), _) => Ok(Typed::new(self.values[at].clone(), t)),
+            (Some((at, t)), _) => Ok((Typed::new(self.values[at].clone(), t), self.depth)),
             (None, Some(parent)) => parent.column(parts),
             (None, None) => Err(undefined_column(parts)),
         }
@@ -168,13 +173,22 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
 }
 
 impl Exec<'_> {
+    /// A column of `frame` or of a frame around it, the depth read noted for the
+    /// subquery cache.
+    fn column(&mut self, frame: &Frame<'_>, parts: &[String]) -> FlowResult<Typed> {
+        let (typed, depth) = frame.column(parts)?;
+        let reads = &mut self.subqueries.read_depth_min;
+        *reads = (*reads).min(depth);
+        Ok(typed)
+    }
+
     /// `expr` on `frame`'s row.
     pub(crate) fn eval(&mut self, expr: &Expr, frame: &Frame<'_>) -> FlowResult<Typed> {
         self.tick()?;
         match expr {
-            Expr::Identifier(i) => Ok(frame.column(&[ident(i)])?),
+            Expr::Identifier(i) => self.column(frame, &[ident(i)]),
             Expr::CompoundIdentifier(parts) => {
-                Ok(frame.column(&parts.iter().map(ident).collect::<Vec<_>>())?)
+                self.column(frame, &parts.iter().map(ident).collect::<Vec<_>>())
             }
             Expr::Value(v) => Ok(self.literal(&v.value)?),
             Expr::Nested(inner) => self.eval(inner, frame),

@@ -460,6 +460,7 @@ fn frame_of<'f>(sources: &'f [Source], parent: Option<&'f Frame<'f>>) -> Frame<'
         sources,
         values: &[],
         parent,
+        depth: 0,
     }
 }
 

@@ -44,7 +44,7 @@ use crate::pg::expr::Typed;
 use crate::pg::session::{Now, Outcome, Session};
 use crate::pg::types::{Type, PG_EPOCH_UNIX_US};
 use sqlparser::ast::Statement;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -89,7 +89,23 @@ struct Shared {
     /// Backends a cancel request names, until they notice.
     cancels: Mutex<BTreeSet<u32>>,
     seed: u64,
+    /// Statements parsed before, by their text: a store sends the same few again and again
+    /// (tokio-postgres parses each `execute` anew).
+    parsed: Mutex<BTreeMap<String, Parsed>>,
 }
+
+/// A query string's statements, shared by every connection that sends it.
+pub(crate) type Parsed = Arc<ParsedSql>;
+
+/// What parsing a query string gives.
+pub(crate) struct ParsedSql {
+    pub statements: Vec<Arc<Statement>>,
+    /// The highest `$n` the string names.
+    pub placeholders: usize,
+}
+
+/// Query strings whose statements the model keeps (others are parsed each time).
+const PARSED_MAX: usize = 1024;
 
 /// The PostgreSQL model: cheap to clone, one per server.
 #[derive(Clone)]
@@ -124,8 +140,25 @@ impl PgModel {
                 backends: AtomicU32::new(0),
                 cancels: Mutex::new(BTreeSet::new()),
                 seed,
+                parsed: Mutex::new(BTreeMap::new()),
             }),
         }
+    }
+
+    /// `sql`'s statements, parsed once per query string.
+    pub(crate) fn parse(&self, sql: &str) -> PgResult<Parsed> {
+        let mut parsed = self.shared.parsed.lock().expect("never poisoned");
+        if let Some(statements) = parsed.get(sql) {
+            return Ok(statements.clone());
+        }
+        let statements: Parsed = Arc::new(ParsedSql {
+            statements: parse(sql)?.into_iter().map(Arc::new).collect(),
+            placeholders: catalog::placeholders(sql),
+        });
+        if parsed.len() < PARSED_MAX {
+            parsed.insert(sql.to_string(), statements.clone());
+        }
+        Ok(statements)
     }
 
     /// Serve one client's connection (`stream`) until it ends.
@@ -169,12 +202,13 @@ impl PgModel {
         &self,
         statement: &Statement,
         sql: &str,
+        placeholders: usize,
         declared: Vec<Type>,
     ) -> PgResult<Described> {
         if let Some(described) = catalog::describe(sql) {
             return Ok(described);
         }
-        let count = catalog::placeholders(sql).max(declared.len());
+        let count = placeholders.max(declared.len());
         let mut db = self.db();
         let snapshot = db.txns.snapshot();
         let settings = session::Settings::default();
@@ -199,6 +233,7 @@ impl PgModel {
             nesting: 0,
             param_hints: Vec::new(),
             seed: 0,
+            subqueries: Default::default(),
         };
         let columns = exec.describe(statement).map_err(|flow| match flow {
             Flow::Error(e) => e,

@@ -21,6 +21,8 @@ pub(crate) struct Joined {
 
 /// Subqueries nested in one statement.
 const NESTING_MAX: u32 = 32;
+/// Uncorrelated subqueries a statement keeps the rows of (more run each time).
+const SUBQUERIES_CACHED_MAX: usize = 64;
 
 impl Exec<'_> {
     /// Run `query` with `parent` as the row around it (a correlated subquery).
@@ -61,9 +63,33 @@ impl Exec<'_> {
             )
             .into());
         }
-        let rows = self.query(query, Some(frame));
+        let key = query as *const Query as usize;
+        let cached = self.subqueries.rows.iter().find(|(at, _)| *at == key);
+        let result = match cached {
+            Some((_, rows)) => Ok(rows.clone()),
+            None => self.uncached_subquery(query, frame, key),
+        };
         self.nesting -= 1;
-        rows
+        result
+    }
+
+    /// Run a subquery; keep its rows for the rest of the statement when it read no
+    /// column of a query around it.
+    fn uncached_subquery(
+        &mut self,
+        query: &Query,
+        frame: &Frame<'_>,
+        key: usize,
+    ) -> FlowResult<Rows> {
+        let outer_min = std::mem::replace(&mut self.subqueries.read_depth_min, u32::MAX);
+        let result = self.query(query, Some(frame));
+        let inner_min = self.subqueries.read_depth_min;
+        self.subqueries.read_depth_min = outer_min.min(inner_min);
+        let rows = result?;
+        if inner_min >= self.nesting && self.subqueries.rows.len() < SUBQUERIES_CACHED_MAX {
+            self.subqueries.rows.push((key, rows.clone()));
+        }
+        Ok(rows)
     }
 
     /// `VALUES (…), (…)` as rows named column1, column2, …
@@ -317,6 +343,7 @@ impl Exec<'_> {
             sources,
             values,
             parent,
+            depth: self.nesting,
         };
         let truth = self.eval(condition, &frame)?;
         if truth.t != Type::Bool && truth.t != Type::Unknown {
@@ -419,6 +446,7 @@ impl Exec<'_> {
             sources,
             values: &row.values,
             parent,
+            depth: self.nesting,
         };
         let mut out = Vec::with_capacity(columns.len());
         for item in &select.projection {
@@ -518,6 +546,7 @@ impl Exec<'_> {
             sources,
             values: &row.values,
             parent,
+            depth: self.nesting,
         };
         Ok(self.eval(key, &frame)?.v)
     }
@@ -594,6 +623,7 @@ impl Exec<'_> {
                 sources,
                 values: &row.values,
                 parent,
+                depth: self.nesting,
             };
             let mut key = Vec::with_capacity(keys.len());
             for k in keys {

@@ -29,6 +29,7 @@ use pgwire::messages::{
 };
 use sqlparser::ast::Statement;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Prepared statements and portals one connection may hold.
@@ -39,7 +40,7 @@ const MESSAGE_BYTES_MAX: usize = 16 << 20;
 /// A parsed, described statement.
 #[derive(Clone)]
 struct Prepared {
-    statement: Option<Statement>,
+    statement: Option<Arc<Statement>>,
     params: Vec<Type>,
     columns: Option<Vec<(String, Type)>>,
 }
@@ -263,15 +264,15 @@ impl Connection {
 
     /// The simple query protocol: every statement of the string in turn, in text.
     async fn simple_query(&mut self, sql: &str) {
-        match crate::pg::parse(sql) {
+        match self.model.parse(sql) {
             Err(error) => self.error(error),
-            Ok(statements) if statements.is_empty() => push(
+            Ok(parsed) if parsed.statements.is_empty() => push(
                 &mut self.out,
                 PgWireBackendMessage::EmptyQueryResponse(EmptyQueryResponse::new()),
             ),
-            Ok(statements) => {
-                for statement in statements {
-                    match self.model.run(&mut self.session, &statement, &[]).await {
+            Ok(parsed) => {
+                for statement in parsed.statements.iter() {
+                    match self.model.run(&mut self.session, statement, &[]).await {
                         Ok(outcome) => self.outcome(outcome, None, true),
                         Err(error) => {
                             self.error(error);
@@ -342,14 +343,15 @@ impl Connection {
                 "too many prepared statements for the model",
             ));
         }
-        let mut statements = crate::pg::parse(&parse.query)?;
-        if statements.len() > 1 {
+        let parsed = self.model.parse(&parse.query)?;
+        if parsed.statements.len() > 1 {
             return Err(PgError::syntax(
                 "cannot insert multiple commands into a prepared statement",
             ));
         }
-        let statement = statements.pop();
-        if self.session.block == Block::Failed && !statement.as_ref().is_some_and(ends_transaction)
+        let statement = parsed.statements.first().cloned();
+        if self.session.block == Block::Failed
+            && !statement.as_deref().is_some_and(ends_transaction)
         {
             return Err(PgError::new(
                 IN_FAILED_TRANSACTION,
@@ -363,7 +365,9 @@ impl Connection {
             .collect();
         let (params, columns) = match &statement {
             None => (declared, None),
-            Some(s) => self.model.describe(s, &parse.query, declared)?,
+            Some(s) => self
+                .model
+                .describe(s, &parse.query, parsed.placeholders, declared)?,
         };
         self.statements.insert(
             name,
