@@ -202,3 +202,71 @@ fn the_golden_recall_on_the_model_matches_the_real_server() {
     }
     assert!(off.is_empty(), "{off:#?}");
 }
+
+/// Snapshots live in the repository's `snapshots/`, beside the Redis stores' (see
+/// `sim-tests/snapshots.rs`).
+fn in_snapshots(test: impl FnOnce()) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.bind(test);
+}
+
+/// Reviewed snapshots of pgvector runs, kept as the Redis stores' are: the reference
+/// store's pinned seeds, and each pgvector variant's shrunk failing plan
+/// (`snapshots/plans/<variant>/shrunk.json`, made with `amnesia shrink --scenario
+/// replay|migrate --seed 1`), which must still fail.
+#[test]
+fn pgvector_runs_are_pinned_as_reviewed_snapshots() {
+    in_snapshots(|| {
+        let reference = Store::named("pgvector-reference").unwrap();
+        let builder = amnesia::Builder::new()
+            .store(reference.clone())
+            .scenario(scenario_of(&reference));
+        amnesia::assert_seed_snapshot!(builder, [1, 7]);
+        for (name, _) in VARIANTS.into_iter().chain(SIMULATOR_VARIANTS) {
+            let store = Store::named(name).unwrap();
+            let builder = amnesia::Builder::new()
+                .store(store.clone())
+                .scenario(scenario_of(&store));
+            let file = std::path::Path::new("snapshots/plans")
+                .join(name)
+                .join("shrunk.json");
+            let report = builder.replay(&file).expect("a pinned plan");
+            assert!(!report.verdict.is_pass(), "{name}: its pinned plan passes");
+            amnesia::assert_seed_snapshot!(builder, plan file);
+        }
+    });
+}
+
+/// The page of a failing pgvector run (`amnesia run --html`) draws every operation, the
+/// PostgreSQL server's lane and the statements on the wire, and marks the violations.
+#[test]
+fn the_page_of_a_pgvector_run_draws_postgres_and_the_violations() {
+    let report = run("pgvector-ef-search-below-k", 1, &ScenarioConfig::replay());
+    assert!(!report.verdict.is_pass(), "seed 1 fails");
+    let html = amnesia::internal::runner::page::render(&report);
+    let xml = html.replacen("<!DOCTYPE html>", "", 1);
+    let doc = roxmltree::Document::parse(&xml).expect("the page parses");
+    let drawn = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect") && n.attribute("data-op").is_some())
+        .count();
+    assert_eq!(
+        drawn,
+        report.history.ops.len(),
+        "every operation has its span"
+    );
+    let marked = doc
+        .descendants()
+        .filter(|n| n.attribute("data-op").is_some())
+        .filter(|n| {
+            n.attribute("class")
+                .unwrap_or_default()
+                .split(' ')
+                .any(|c| c == "violation")
+        })
+        .count();
+    assert!(marked > 0, "the violating operations are marked");
+    assert!(html.contains("postgres"), "the server's lane is named");
+    assert!(html.contains("SELECT"), "statements show on the wire");
+}
