@@ -8,6 +8,8 @@
 //! -- params int8:5 text:abc          the next statement runs with the extended protocol
 //! -- expect 23505                    what the first target (real PostgreSQL) must reply:
 //!                                    a tag, a SQLSTATE, `blocked`, `blocked, then UPDATE 0`
+//! -- within 0.2                      the next replies may differ in numbers only, by 0.2
+//!                                    at most (distances, an approximate index's recall)
 //! ```
 //!
 //! Other comment lines are comments. `-- expect` proves a case reaches the path it is
@@ -40,6 +42,7 @@ struct Pending {
     conn: usize,
     params: Option<Vec<Param>>,
     expect: Option<String>,
+    within: Option<f64>,
     sql: String,
 }
 
@@ -73,6 +76,7 @@ fn parse_file(file: &Path) -> Vec<Case> {
                 sql,
                 params: pending.params.take(),
                 expect: pending.expect.take(),
+                within: pending.within.take(),
             });
             pending.sql.clear();
         }
@@ -117,6 +121,12 @@ fn directive(
                 .map(Param::parse)
                 .collect::<Result<_, _>>()?,
         );
+    } else if let Some(tolerance) = words.strip_prefix("within ") {
+        let tolerance: f64 = tolerance
+            .trim()
+            .parse()
+            .map_err(|e| format!("within {tolerance:?}: {e}"))?;
+        pending.within = Some(tolerance);
     } else if let Some(expect) = words.strip_prefix("expect ") {
         pending.expect = Some(expect.trim().to_string());
     }

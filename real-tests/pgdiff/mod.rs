@@ -30,6 +30,9 @@ pub struct Step {
     pub params: Option<Vec<Param>>,
     /// What the first target must reply (a case's `-- expect`).
     pub expect: Option<String>,
+    /// A case's `-- within X`: the targets agree when their replies differ only in
+    /// numbers, by `X` at most (distances in `f32`, an approximate index's recall).
+    pub within: Option<f64>,
 }
 
 impl Step {
@@ -39,6 +42,7 @@ impl Step {
             sql: sql.into(),
             params: None,
             expect: None,
+            within: None,
         }
     }
 }
@@ -117,6 +121,43 @@ fn missing() -> Observed {
     }
 }
 
+/// Whether the replies have the same columns, tag and shape, and each pair of cells is
+/// equal or two numbers `tolerance` apart at most (pgvector sums `f32`s in an order its
+/// build's vector instructions pick; an approximate index's recall depends on its graph).
+fn within(tolerance: Option<f64>, a: &Observed, b: &Observed) -> bool {
+    let Some(tolerance) = tolerance else {
+        return false;
+    };
+    let close = |x: &Option<String>, y: &Option<String>| match (x, y) {
+        (Some(x), Some(y)) if x != y => match (x.parse::<f64>(), y.parse::<f64>()) {
+            (Ok(x), Ok(y)) => (x - y).abs() <= tolerance,
+            _ => false,
+        },
+        _ => x == y,
+    };
+    match (&a.first.outcome, &b.first.outcome, &a.later, &b.later) {
+        (
+            outcome::Outcome::Rows { columns, rows, tag },
+            outcome::Outcome::Rows {
+                columns: columns_b,
+                rows: rows_b,
+                tag: tag_b,
+            },
+            None,
+            None,
+        ) => {
+            columns == columns_b
+                && tag == tag_b
+                && a.first.tx == b.first.tx
+                && rows.len() == rows_b.len()
+                && rows.iter().zip(rows_b).all(|(r, r_b)| {
+                    r.len() == r_b.len() && r.iter().zip(r_b).all(|(x, y)| close(x, y))
+                })
+        }
+        _ => false,
+    }
+}
+
 fn compare(
     names: &[String; 2],
     at: &str,
@@ -128,7 +169,7 @@ fn compare(
     tally.compared += 1;
     tally.blocked += usize::from(a.later.is_some());
     let conn = step.conn;
-    if a.agrees(b) {
+    if a.agrees(b) || within(step.within, a, b) {
         tally.agreeing += 1;
     } else {
         let [name_a, name_b] = names;
