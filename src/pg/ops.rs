@@ -1,9 +1,10 @@
 //! Arithmetic and the other binary operators: integers checked for overflow, timestamps
 //! shifted by intervals as PostgreSQL shifts them (months, then days, then time), text
-//! concatenation, and pgvector's distance operators.
+//! concatenation, pgvector's distance operators, and jsonb's operators (`jsonb_ops.rs`).
 
 use crate::pg::error::*;
 use crate::pg::expr::{cast, Typed};
+use crate::pg::jsonb::Json;
 use crate::pg::text::add_months;
 use crate::pg::types::{fit_integer, Interval, Type, Value};
 use sqlparser::ast::BinaryOperator;
@@ -18,6 +19,9 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         return Ok(Typed::null(result_type));
     }
     let v = match (op, l.v, r.v) {
+        (op, Value::Jsonb(a), b) if l.t == Type::Jsonb && is_jsonb_operator(op) => {
+            jsonb_operator(op, *a, b)?
+        }
         (BinaryOperator::StringConcat, a, b) => {
             let text = |v: Value, t: Type| crate::pg::text::format(&v, t).unwrap_or_default();
             Value::Text(text(a, l.t) + &text(b, r.t))
@@ -48,6 +52,56 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
     Ok(Typed::new(v, result_type))
 }
 
+fn is_jsonb_operator(op: &BinaryOperator) -> bool {
+    use BinaryOperator::*;
+    matches!(
+        op,
+        Arrow | LongArrow | AtArrow | ArrowAt | Question | StringConcat
+    )
+}
+
+/// `a op b` for a jsonb `a` (the operand types already checked by [`result_type`]).
+fn jsonb_operator(op: &BinaryOperator, a: Json, b: Value) -> PgResult<Value> {
+    use crate::pg::jsonb_ops::{as_text, concat, contains, element, exists, field};
+    let selected = |a: &Json, b: &Value| match b {
+        Value::Text(key) => field(a, key).cloned(),
+        Value::Int(index) => element(a, *index).cloned(),
+        _ => None,
+    };
+    let v = match (op, b) {
+        (BinaryOperator::Arrow, b) => {
+            selected(&a, &b).map_or(Value::Null, |j| Value::Jsonb(Box::new(j)))
+        }
+        (BinaryOperator::LongArrow, b) => selected(&a, &b)
+            .and_then(|j| as_text(&j))
+            .map_or(Value::Null, Value::Text),
+        (BinaryOperator::AtArrow, Value::Jsonb(b)) => Value::Bool(contains(&a, &b)),
+        (BinaryOperator::ArrowAt, Value::Jsonb(b)) => Value::Bool(contains(&b, &a)),
+        (BinaryOperator::Question, Value::Text(key)) => Value::Bool(exists(&a, &key)),
+        (BinaryOperator::StringConcat, Value::Jsonb(b)) => {
+            Value::Jsonb(Box::new(bounded(concat(a, *b))?))
+        }
+        (op, _) => return Err(no_operator(op, Type::Jsonb, Type::Unknown)),
+    };
+    Ok(v)
+}
+
+/// A jsonb made by an operator, held to the model's bound on a value's size (`||` may
+/// double a value each time it is applied).
+fn bounded(json: Json) -> PgResult<Json> {
+    let printed = crate::pg::jsonb::format(&json).len();
+    if printed > crate::pg::types::VALUE_BYTES_MAX {
+        return Err(PgError::new(
+            PROGRAM_LIMIT_EXCEEDED,
+            format!(
+                "jsonb longer than the model's {} bytes",
+                crate::pg::types::VALUE_BYTES_MAX
+            ),
+        ));
+    }
+    Ok(json)
+}
+
 fn as_f64(v: &Value) -> f64 {
     match v {
         Value::Int(i) => *i as f64,
@@ -63,14 +117,23 @@ fn no_operator(op: &BinaryOperator, l: Type, r: Type) -> PgError {
     )
 }
 
-/// An untyped literal beside a typed operand takes the type the operator wants there.
-fn settle_unknown(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<(Typed, Typed)> {
-    let want = |other: Type| match (op, other) {
-        (BinaryOperator::StringConcat, _) => Type::Text,
-        (BinaryOperator::Multiply | BinaryOperator::Divide, Type::Interval) => Type::Float8,
+/// The type an untyped operand of `op` takes beside an operand of type `other`.
+pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Type {
+    use BinaryOperator::*;
+    match (op, other) {
+        (StringConcat, Type::Jsonb) => Type::Jsonb,
+        (StringConcat, _) => Type::Text,
+        // PostgreSQL prefers the string category: `-> 'k'` is a key, not an index.
+        (Arrow | LongArrow | Question, Type::Jsonb) => Type::Text,
+        (Multiply | Divide, Type::Interval) => Type::Float8,
         (_, Type::Timestamptz) => Type::Interval,
         (_, t) => t,
-    };
+    }
+}
+
+/// An untyped literal beside a typed operand takes the type the operator wants there.
+fn settle_unknown(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<(Typed, Typed)> {
+    let want = |other: Type| unknown_operand_type(op, other);
     match (l.t, r.t) {
         (Type::Unknown, Type::Unknown) if matches!(op, BinaryOperator::StringConcat) => {
             Ok((cast(l, Type::Text, None)?, cast(r, Type::Text, None)?))
@@ -88,7 +151,16 @@ fn settle_unknown(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<(Typed, T
 pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Type> {
     use BinaryOperator::*;
     let t = match (op, l, r) {
+        (StringConcat, Type::Jsonb, Type::Jsonb) => Type::Jsonb,
         (StringConcat, _, _) => Type::Text,
+        (Arrow, Type::Jsonb, k) if k.is_text() || matches!(k, Type::Int2 | Type::Int4) => {
+            Type::Jsonb
+        }
+        (LongArrow, Type::Jsonb, k) if k.is_text() || matches!(k, Type::Int2 | Type::Int4) => {
+            Type::Text
+        }
+        (AtArrow | ArrowAt, Type::Jsonb, Type::Jsonb) => Type::Bool,
+        (Question, Type::Jsonb, k) if k.is_text() => Type::Bool,
         (LtDashGt | Spaceship, Type::Vector, Type::Vector) => Type::Float8,
         (Custom(name), Type::Vector, Type::Vector) if name == "<#>" => Type::Float8,
         (Plus | Minus | Multiply | Divide | Modulo, a, b) if a.is_integer() && b.is_integer() => {
