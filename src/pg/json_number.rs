@@ -111,6 +111,19 @@ fn push_fraction(out: &mut String, digits: &str, point: i64, scale: i64) {
     }
 }
 
+/// A normalised number rounded to an integer as numeric's integer casts round (half away
+/// from zero); `None` when it has more digits than an i128 holds.
+pub(crate) fn round(text: &str) -> Option<i128> {
+    let (negative, integer, fraction) = split(text);
+    let magnitude: i128 = match integer {
+        "" => 0,
+        digits if digits.len() > 38 => return None,
+        digits => digits.parse().ok()?,
+    };
+    let magnitude = magnitude + i128::from(fraction.as_bytes().first() >= Some(&b'5'));
+    Some(if negative { -magnitude } else { magnitude })
+}
+
 /// Two normalised numbers by value (`1.50` equals `1.5`).
 pub(crate) fn compare(a: &str, b: &str) -> Ordering {
     let (a_negative, a_integer, a_fraction) = split(a);
@@ -174,6 +187,15 @@ mod tests {
         assert!(normalise("0e-20000").is_err());
         assert_eq!(n("0e200000"), "0");
         assert!(normalise("1e99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn numbers_round_half_away_from_zero() {
+        assert_eq!(round("2.5"), Some(3));
+        assert_eq!(round("-2.5"), Some(-3));
+        assert_eq!(round("2.49"), Some(2));
+        assert_eq!(round("0.00"), Some(0));
+        assert_eq!(round(&"9".repeat(39)), None);
     }
 
     #[test]

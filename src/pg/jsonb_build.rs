@@ -84,8 +84,9 @@ fn build_object(args: Vec<Typed>) -> PgResult<Typed> {
 /// An object key: any scalar's text output.
 fn key_text(position: usize, key: Typed) -> PgResult<String> {
     if key.v.is_null() {
+        // PostgreSQL 18 raises this with invalid_parameter_value, not null_value_not_allowed.
         return Err(PgError::new(
-            NULL_VALUE_NOT_ALLOWED,
+            INVALID_PARAMETER_VALUE,
             format!("argument {position}: key must not be null"),
         ));
     }
@@ -142,15 +143,17 @@ fn float_to_json(v: &Value, t: Type) -> PgResult<Json> {
     Ok(Json::Number(json_number::normalise(&text)?))
 }
 
-fn one_jsonb(args: Vec<Typed>) -> Option<Json> {
-    match args.into_iter().next().map(|a| a.v) {
-        Some(Value::Jsonb(json)) => Some(*json),
-        _ => None,
+/// The one argument as jsonb (an untyped literal read as jsonb); `None` for NULL.
+fn one_jsonb(args: Vec<Typed>) -> PgResult<Option<Json>> {
+    let arg = args.into_iter().next().expect("one argument");
+    match crate::pg::expr::cast(arg, Type::Jsonb, None)?.v {
+        Value::Jsonb(json) => Ok(Some(*json)),
+        _ => Ok(None),
     }
 }
 
 fn typeof_(args: Vec<Typed>) -> PgResult<Typed> {
-    let Some(json) = one_jsonb(args) else {
+    let Some(json) = one_jsonb(args)? else {
         return Ok(Typed::null(Type::Text));
     };
     let name = match json {
@@ -165,7 +168,7 @@ fn typeof_(args: Vec<Typed>) -> PgResult<Typed> {
 }
 
 fn array_length(args: Vec<Typed>) -> PgResult<Typed> {
-    let Some(json) = one_jsonb(args) else {
+    let Some(json) = one_jsonb(args)? else {
         return Ok(Typed::null(Type::Int4));
     };
     match json {
@@ -223,7 +226,7 @@ mod tests {
         let odd = build_object(vec![text("a")]).unwrap_err();
         assert_eq!(odd.code, INVALID_PARAMETER_VALUE);
         let null_key = build_object(vec![Typed::null(Type::Text), text("v")]).unwrap_err();
-        assert_eq!(null_key.code, NULL_VALUE_NOT_ALLOWED);
+        assert_eq!(null_key.code, INVALID_PARAMETER_VALUE);
         assert_eq!(null_key.message, "argument 1: key must not be null");
     }
 }

@@ -2,10 +2,13 @@
 //! array's index, negative from the end), `@>` and `<@` (containment, with
 //! `JsonbDeepContains`'s rules: a top-level scalar is a one-element array, so an array
 //! contains a scalar it holds), `?` (a top-level key or string element) and `||`
-//! (objects merged, anything else concatenated as arrays). Every walk is bounded by the
+//! (objects merged, anything else concatenated as arrays), and the casts of a scalar to
+//! `boolean`, the integers and the floats. Every walk is bounded by the
 //! values' nesting ([`crate::pg::jsonb::DEPTH_MAX`]).
 
+use crate::pg::error::{PgError, PgResult, INVALID_PARAMETER_VALUE, NUMERIC_VALUE_OUT_OF_RANGE};
 use crate::pg::jsonb::{object, scalars_equal, Json};
+use crate::pg::types::{fit_integer, Type, Value};
 
 /// `json -> key`: an object's value (`None`: SQL NULL).
 pub(crate) fn field<'j>(json: &'j Json, key: &str) -> Option<&'j Json> {
@@ -113,6 +116,59 @@ fn into_elements(json: Json) -> Vec<Json> {
         Json::Array(items) => items,
         other => vec![other],
     }
+}
+
+/// `json::t` for a boolean, integer or float `t` (`jsonb_bool`, `jsonb_int4`, …): a JSON
+/// null is SQL NULL, a number is rounded half away from zero for an integer.
+pub(crate) fn to_scalar(json: &Json, t: Type) -> PgResult<Value> {
+    let refuse = |kind: &str| {
+        PgError::new(
+            INVALID_PARAMETER_VALUE,
+            format!("cannot cast jsonb {kind} to type {}", t.name()),
+        )
+    };
+    match (json, t) {
+        (Json::Null, _) => Ok(Value::Null),
+        (Json::Bool(b), Type::Bool) => Ok(Value::Bool(*b)),
+        (Json::Number(n), t) if t.is_integer() => {
+            let out_of_range = || {
+                PgError::new(
+                    NUMERIC_VALUE_OUT_OF_RANGE,
+                    format!("{} out of range", t.name()),
+                )
+            };
+            let rounded = crate::pg::json_number::round(n).ok_or_else(out_of_range)?;
+            let value = i64::try_from(rounded).map_err(|_| out_of_range())?;
+            Ok(Value::Int(fit_integer(value, t)?))
+        }
+        (Json::Number(n), Type::Float4 | Type::Float8) => number_to_float(n, t),
+        (Json::Bool(_), _) => Err(refuse("boolean")),
+        (Json::Number(_), _) => Err(refuse("numeric")),
+        (Json::String(_), _) => Err(refuse("string")),
+        (Json::Array(_), _) => Err(refuse("array")),
+        (Json::Object(_), _) => Err(refuse("object")),
+    }
+}
+
+/// numeric_float8 / numeric_float4: the digits read as a float, out of range when they
+/// overflow or underflow it.
+fn number_to_float(n: &str, t: Type) -> PgResult<Value> {
+    let out_of_range = || {
+        PgError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("\"{n}\" is out of range for type {}", t.name()),
+        )
+    };
+    let zero = n.bytes().all(|b| matches!(b, b'0' | b'.' | b'-'));
+    let value = match t {
+        Type::Float4 => n.parse::<f32>().map(f64::from),
+        _ => n.parse::<f64>(),
+    }
+    .map_err(|_| out_of_range())?;
+    if value.is_infinite() || (value == 0.0 && !zero) {
+        return Err(out_of_range());
+    }
+    Ok(Value::Float(value))
 }
 
 #[cfg(test)]
