@@ -160,6 +160,7 @@ SELECT '1.0'::jsonb @> '1' AS numeric_eq, '{"a":[1]}'::jsonb @> '{"a":1}' AS kin
 SELECT '{"a":1}'::jsonb <@ '{"a":1,"b":2}' AS within, '[1]'::jsonb <@ '[1,2]' AS within_array;
 SELECT '{"a":1,"b":null}'::jsonb ? 'b' AS key, '["x",1]'::jsonb ? 'x' AS elem, '[1]'::jsonb ? '1' AS numeric_elem, '"x"'::jsonb ? 'x' AS scalar, '{"a":{"b":1}}'::jsonb ? 'b' AS nested;
 SELECT '{"a":1,"b":2}'::jsonb || '{"b":3,"c":4}' AS merged, '[1]'::jsonb || '2' AS appended, '{"a":1}'::jsonb || '[2]'::jsonb AS obj_arr, '[2]'::jsonb || '{"a":1}'::jsonb AS arr_obj, '1'::jsonb || '2'::jsonb AS scalars, '{"a":1}'::jsonb || '5'::jsonb AS obj_scalar, '[]'::jsonb || '[]'::jsonb AS empties;
+SELECT '{"a":1}'::jsonb || 'x'::text AS text_concat, 'x'::text || '[1]'::jsonb AS text_first, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid || '!' AS uuid_text;
 -- params jsonb:{"x":1,"user":"bobby"}
 UPDATE mem SET metadata = metadata || $1 WHERE id = 2 RETURNING metadata;
 -- expect 22P02

@@ -19,9 +19,7 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         return Ok(Typed::null(result_type));
     }
     let v = match (op, l.v, r.v) {
-        (op, Value::Jsonb(a), b) if l.t == Type::Jsonb && is_jsonb_operator(op) => {
-            jsonb_operator(op, *a, b)?
-        }
+        (op, Value::Jsonb(a), b) if is_jsonb_operator(op, l.t, r.t) => jsonb_operator(op, *a, b)?,
         (BinaryOperator::StringConcat, a, b) => {
             let text = |v: Value, t: Type| crate::pg::text::format(&v, t).unwrap_or_default();
             Value::Text(text(a, l.t) + &text(b, r.t))
@@ -52,12 +50,14 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
     Ok(Typed::new(v, result_type))
 }
 
-fn is_jsonb_operator(op: &BinaryOperator) -> bool {
+/// Whether `l op r` is one of jsonb's operators (jsonb || text is text's concatenation).
+fn is_jsonb_operator(op: &BinaryOperator, l: Type, r: Type) -> bool {
     use BinaryOperator::*;
-    matches!(
-        op,
-        Arrow | LongArrow | AtArrow | ArrowAt | Question | StringConcat
-    )
+    match op {
+        StringConcat => l == Type::Jsonb && r == Type::Jsonb,
+        Arrow | LongArrow | AtArrow | ArrowAt | Question => l == Type::Jsonb,
+        _ => false,
+    }
 }
 
 /// `a op b` for a jsonb `a` (the operand types already checked by [`result_type`]).
