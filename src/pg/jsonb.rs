@@ -4,7 +4,9 @@
 //! byte 1, then the text); and the btree order of `ORDER BY` and `=`. Text input is
 //! `jsonb_parse.rs`, the operators `jsonb_ops.rs`.
 
+use crate::pg::error::{PgError, PgResult, PROGRAM_LIMIT_EXCEEDED};
 use crate::pg::json_number;
+use crate::pg::types::VALUE_BYTES_MAX;
 use std::cmp::Ordering;
 
 /// The version byte of jsonb's binary form (`jsonb_send`).
@@ -75,6 +77,36 @@ impl Json {
             Json::Array(_) => 4,
             Json::Object(_) => 5,
         }
+    }
+}
+
+/// A jsonb an operator or a function made, held to the bounds text input is held to:
+/// `||` and `jsonb_build_object` may double a value's size, or nest it a level deeper,
+/// each time a statement applies them to a stored value.
+pub(crate) fn bounded(json: Json) -> PgResult<Json> {
+    if depth(&json) > DEPTH_MAX {
+        return Err(PgError::new(
+            PROGRAM_LIMIT_EXCEEDED,
+            format!("jsonb nested deeper than the model's {DEPTH_MAX} levels"),
+        ));
+    }
+    if format(&json).len() > VALUE_BYTES_MAX {
+        return Err(PgError::new(
+            PROGRAM_LIMIT_EXCEEDED,
+            format!("jsonb longer than the model's {VALUE_BYTES_MAX} bytes"),
+        ));
+    }
+    Ok(json)
+}
+
+/// Containers nested in `json` (0 for a scalar); its parts are within the bound already,
+/// so the recursion is at most one level past it.
+fn depth(json: &Json) -> usize {
+    let deepest = |values: &mut dyn Iterator<Item = &Json>| values.map(depth).max().unwrap_or(0);
+    match json {
+        Json::Array(items) => 1 + deepest(&mut items.iter()),
+        Json::Object(pairs) => 1 + deepest(&mut pairs.iter().map(|(_, v)| v)),
+        _ => 0,
     }
 }
 
@@ -232,6 +264,19 @@ mod tests {
         assert_eq!(format(&json), r#"{"a": 4, "c": 3, "bb": 1}"#);
         assert_eq!(json.get("bb"), Some(&num("1")));
         assert_eq!(json.get("zz"), None);
+    }
+
+    #[test]
+    fn made_values_are_bounded() {
+        let mut json = Json::Null;
+        for _ in 0..DEPTH_MAX {
+            json = Json::Array(vec![json]);
+        }
+        let json = bounded(json).expect("at the bound");
+        let deeper = bounded(Json::Array(vec![json])).unwrap_err();
+        assert_eq!(deeper.code, PROGRAM_LIMIT_EXCEEDED);
+        let long = Json::String("x".repeat(VALUE_BYTES_MAX));
+        assert_eq!(bounded(long).unwrap_err().code, PROGRAM_LIMIT_EXCEEDED);
     }
 
     #[test]

@@ -46,8 +46,10 @@ pub(crate) fn return_type(name: &str) -> Type {
     }
 }
 
-fn jsonb(json: Json) -> Typed {
-    Typed::new(Value::Jsonb(Box::new(json)), Type::Jsonb)
+/// A made jsonb as a SQL value, once it is within the model's bounds.
+fn jsonb(json: Json) -> PgResult<Typed> {
+    let json = crate::pg::jsonb::bounded(json)?;
+    Ok(Typed::new(Value::Jsonb(Box::new(json)), Type::Jsonb))
 }
 
 fn to_jsonb(args: Vec<Typed>) -> PgResult<Typed> {
@@ -55,7 +57,7 @@ fn to_jsonb(args: Vec<Typed>) -> PgResult<Typed> {
     if arg.v.is_null() {
         return Ok(Typed::null(Type::Jsonb));
     }
-    Ok(jsonb(value_to_json(arg.v, arg.t)?))
+    jsonb(value_to_json(arg.v, arg.t)?)
 }
 
 /// `jsonb_build_object(k1, v1, k2, v2, …)`: keys as text (never NULL), values as
@@ -78,7 +80,7 @@ fn build_object(args: Vec<Typed>) -> PgResult<Typed> {
     while let (Some((at, key)), Some((_, value))) = (args.next(), args.next()) {
         pairs.push((key_text(at + 1, key)?, value_to_json(value.v, value.t)?));
     }
-    Ok(jsonb(object(pairs)))
+    jsonb(object(pairs))
 }
 
 /// An object key: any scalar's text output.

@@ -79,27 +79,11 @@ fn jsonb_operator(op: &BinaryOperator, a: Json, b: Value) -> PgResult<Value> {
         (BinaryOperator::ArrowAt, Value::Jsonb(b)) => Value::Bool(contains(&b, &a)),
         (BinaryOperator::Question, Value::Text(key)) => Value::Bool(exists(&a, &key)),
         (BinaryOperator::StringConcat, Value::Jsonb(b)) => {
-            Value::Jsonb(Box::new(bounded(concat(a, *b))?))
+            Value::Jsonb(Box::new(crate::pg::jsonb::bounded(concat(a, *b))?))
         }
         (op, _) => return Err(no_operator(op, Type::Jsonb, Type::Unknown)),
     };
     Ok(v)
-}
-
-/// A jsonb made by an operator, held to the model's bound on a value's size (`||` may
-/// double a value each time it is applied).
-fn bounded(json: Json) -> PgResult<Json> {
-    let printed = crate::pg::jsonb::format(&json).len();
-    if printed > crate::pg::types::VALUE_BYTES_MAX {
-        return Err(PgError::new(
-            PROGRAM_LIMIT_EXCEEDED,
-            format!(
-                "jsonb longer than the model's {} bytes",
-                crate::pg::types::VALUE_BYTES_MAX
-            ),
-        ));
-    }
-    Ok(json)
 }
 
 fn as_f64(v: &Value) -> f64 {
