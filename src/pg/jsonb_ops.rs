@@ -6,9 +6,52 @@
 //! `boolean`, the integers and the floats. Every walk is bounded by the
 //! values' nesting ([`crate::pg::jsonb::DEPTH_MAX`]).
 
-use crate::pg::error::{PgError, PgResult, INVALID_PARAMETER_VALUE, NUMERIC_VALUE_OUT_OF_RANGE};
+use crate::pg::error::{
+    PgError, PgResult, INVALID_PARAMETER_VALUE, NUMERIC_VALUE_OUT_OF_RANGE, UNDEFINED_FUNCTION,
+};
 use crate::pg::jsonb::{object, scalars_equal, Json};
 use crate::pg::types::{fit_integer, Type, Value};
+use sqlparser::ast::BinaryOperator;
+
+/// Whether `l op r` is one of jsonb's operators (jsonb || text is text's concatenation).
+pub(crate) fn is_operator(op: &BinaryOperator, l: Type, r: Type) -> bool {
+    use BinaryOperator::*;
+    match op {
+        StringConcat => l == Type::Jsonb && r == Type::Jsonb,
+        Arrow | LongArrow | AtArrow | ArrowAt | Question => l == Type::Jsonb,
+        _ => false,
+    }
+}
+
+/// `a op b` for a jsonb `a` (the operand types already checked by `ops::result_type`).
+pub(crate) fn apply(op: &BinaryOperator, a: Json, b: Value) -> PgResult<Value> {
+    let selected = |a: &Json, b: &Value| match b {
+        Value::Text(key) => field(a, key).cloned(),
+        Value::Int(index) => element(a, *index).cloned(),
+        _ => None,
+    };
+    let v = match (op, b) {
+        (BinaryOperator::Arrow, b) => {
+            selected(&a, &b).map_or(Value::Null, |j| Value::Jsonb(Box::new(j)))
+        }
+        (BinaryOperator::LongArrow, b) => selected(&a, &b)
+            .and_then(|j| as_text(&j))
+            .map_or(Value::Null, Value::Text),
+        (BinaryOperator::AtArrow, Value::Jsonb(b)) => Value::Bool(contains(&a, &b)),
+        (BinaryOperator::ArrowAt, Value::Jsonb(b)) => Value::Bool(contains(&b, &a)),
+        (BinaryOperator::Question, Value::Text(key)) => Value::Bool(exists(&a, &key)),
+        (BinaryOperator::StringConcat, Value::Jsonb(b)) => {
+            Value::Jsonb(Box::new(crate::pg::jsonb::bounded(concat(a, *b))?))
+        }
+        (op, _) => {
+            return Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                format!("operator does not exist: jsonb {op} unknown"),
+            ))
+        }
+    };
+    Ok(v)
+}
 
 /// `json -> key`: an object's value (`None`: SQL NULL).
 pub(crate) fn field<'j>(json: &'j Json, key: &str) -> Option<&'j Json> {

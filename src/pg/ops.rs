@@ -4,7 +4,6 @@
 
 use crate::pg::error::*;
 use crate::pg::expr::{cast, Typed};
-use crate::pg::jsonb::Json;
 use crate::pg::text::add_months;
 use crate::pg::types::{fit_integer, Interval, Type, Value};
 use sqlparser::ast::BinaryOperator;
@@ -19,7 +18,9 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         return Ok(Typed::null(result_type));
     }
     let v = match (op, l.v, r.v) {
-        (op, Value::Jsonb(a), b) if is_jsonb_operator(op, l.t, r.t) => jsonb_operator(op, *a, b)?,
+        (op, Value::Jsonb(a), b) if crate::pg::jsonb_ops::is_operator(op, l.t, r.t) => {
+            crate::pg::jsonb_ops::apply(op, *a, b)?
+        }
         (BinaryOperator::StringConcat, a, b) => {
             let text = |v: Value, t: Type| crate::pg::text::format(&v, t).unwrap_or_default();
             Value::Text(text(a, l.t) + &text(b, r.t))
@@ -48,42 +49,6 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         (op, _, _) => return Err(no_operator(op, l.t, r.t)),
     };
     Ok(Typed::new(v, result_type))
-}
-
-/// Whether `l op r` is one of jsonb's operators (jsonb || text is text's concatenation).
-fn is_jsonb_operator(op: &BinaryOperator, l: Type, r: Type) -> bool {
-    use BinaryOperator::*;
-    match op {
-        StringConcat => l == Type::Jsonb && r == Type::Jsonb,
-        Arrow | LongArrow | AtArrow | ArrowAt | Question => l == Type::Jsonb,
-        _ => false,
-    }
-}
-
-/// `a op b` for a jsonb `a` (the operand types already checked by [`result_type`]).
-fn jsonb_operator(op: &BinaryOperator, a: Json, b: Value) -> PgResult<Value> {
-    use crate::pg::jsonb_ops::{as_text, concat, contains, element, exists, field};
-    let selected = |a: &Json, b: &Value| match b {
-        Value::Text(key) => field(a, key).cloned(),
-        Value::Int(index) => element(a, *index).cloned(),
-        _ => None,
-    };
-    let v = match (op, b) {
-        (BinaryOperator::Arrow, b) => {
-            selected(&a, &b).map_or(Value::Null, |j| Value::Jsonb(Box::new(j)))
-        }
-        (BinaryOperator::LongArrow, b) => selected(&a, &b)
-            .and_then(|j| as_text(&j))
-            .map_or(Value::Null, Value::Text),
-        (BinaryOperator::AtArrow, Value::Jsonb(b)) => Value::Bool(contains(&a, &b)),
-        (BinaryOperator::ArrowAt, Value::Jsonb(b)) => Value::Bool(contains(&b, &a)),
-        (BinaryOperator::Question, Value::Text(key)) => Value::Bool(exists(&a, &key)),
-        (BinaryOperator::StringConcat, Value::Jsonb(b)) => {
-            Value::Jsonb(Box::new(crate::pg::jsonb::bounded(concat(a, *b))?))
-        }
-        (op, _) => return Err(no_operator(op, Type::Jsonb, Type::Unknown)),
-    };
-    Ok(v)
 }
 
 fn as_f64(v: &Value) -> f64 {
