@@ -1,5 +1,6 @@
 //! The extended protocol's values: a parameter written `type:value` in a case file
-//! (`int8:5`, `text:abc`, `bytea:\x0102`, `bool:true`, `int4:null`), encoded in binary as
+//! (`int8:5`, `text:abc`, `bytea:\x0102`, `bool:true`, `int4:null`, `uuid:a0ee…`,
+//! `jsonb:{"a":1}` (no spaces: words split there), `uuid[]:a0ee…,b1ff…`), encoded in binary as
 //! tokio-postgres sends it, and a binary result column rendered as text by its type OID
 //! (both targets' columns go through the same rendering, so it need only be exact, not
 //! PostgreSQL's own text output).
@@ -11,7 +12,7 @@ pub struct Param {
     pub value: Option<String>,
 }
 
-const TYPES: [(&str, u32); 9] = [
+const TYPES: [(&str, u32); 12] = [
     ("bool", 16),
     ("bytea", 17),
     ("int8", 20),
@@ -21,6 +22,9 @@ const TYPES: [(&str, u32); 9] = [
     ("float8", 701),
     ("varchar", 1043),
     ("timestamptz", 1184),
+    ("uuid", 2950),
+    ("jsonb", 3802),
+    ("uuid[]", 2951),
 ];
 
 impl Param {
@@ -75,9 +79,35 @@ fn try_encode(param: &Param) -> Result<Option<Vec<u8>>, String> {
             .map_err(|e| bad(&e))?
             .to_be_bytes()
             .to_vec(),
+        2950 => uuid_bytes(value).ok_or_else(|| bad(&"not 32 hex digits"))?,
+        // jsonb_send's form: the version byte 1, then the text.
+        3802 => [&[1u8][..], value.as_bytes()].concat(),
+        2951 => uuid_array(value).ok_or_else(|| bad(&"not uuids split by commas"))?,
         _ => value.as_bytes().to_vec(),
     };
     Ok(Some(bytes))
+}
+
+/// A uuid's 16 bytes from its hex digits (hyphens skipped).
+fn uuid_bytes(text: &str) -> Option<Vec<u8>> {
+    let digits: String = text.chars().filter(|c| *c != '-').collect();
+    let bytes = hex_bytes(&format!("\\x{digits}"))?;
+    (bytes.len() == 16).then_some(bytes)
+}
+
+/// A one-dimensional uuid[] in the array binary form: dimensions, has-null flag,
+/// element OID, length and lower bound, then each element's length and bytes.
+fn uuid_array(text: &str) -> Option<Vec<u8>> {
+    let items: Vec<Vec<u8>> = text.split(',').map(uuid_bytes).collect::<Option<_>>()?;
+    let mut out = Vec::new();
+    for word in [1i32, 0, 2950, items.len() as i32, 1] {
+        out.extend(word.to_be_bytes());
+    }
+    for item in items {
+        out.extend(16i32.to_be_bytes());
+        out.extend(item);
+    }
+    Some(out)
 }
 
 /// `\x0102` as bytes.
@@ -99,6 +129,10 @@ pub fn decode_binary(oid: u32, bytes: &[u8]) -> String {
         23 | 26 if fixed(4) => i32::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         701 if fixed(8) => f64::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         18 | 19 | 25 | 1043 | 705 => String::from_utf8_lossy(bytes).into_owned(),
+        // jsonb: the version byte shown, then the text.
+        3802 if !bytes.is_empty() => {
+            format!("v{} {}", bytes[0], String::from_utf8_lossy(&bytes[1..]))
+        }
         _ => {
             let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
             format!("\\x{hex}")

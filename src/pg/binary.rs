@@ -29,6 +29,8 @@ pub(crate) fn encode(value: &Value, t: Type) -> Vec<u8> {
         (Value::Timestamptz(us), _) => us.to_be_bytes().to_vec(),
         (Value::Interval(i), _) => encode_interval(i),
         (Value::Vector(v), _) => crate::pg::vector::encode_binary(v),
+        (Value::Uuid(u), _) => u.to_vec(),
+        (Value::Jsonb(j), _) => crate::pg::jsonb::encode_binary(j),
         (Value::Array(items), t) => encode_array(items, t.element().unwrap_or(Type::Text)),
         (Value::Null, _) => Vec::new(),
     }
@@ -94,11 +96,33 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
         Type::Vector => crate::pg::vector::decode_binary(bytes)
             .map(Value::Vector)
             .map_err(|e| PgError::new(e.sqlstate, e.message))?,
+        Type::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
+        Type::Jsonb => decode_jsonb(bytes)?,
         Type::Void => Value::Null,
         Type::Numeric => return Err(PgError::unsupported("a binary numeric parameter")),
         array => decode_array(bytes, array)?,
     };
     Ok(value)
+}
+
+/// `jsonb_recv`: the version byte (only 1 exists), then the text.
+fn decode_jsonb(bytes: &[u8]) -> PgResult<Value> {
+    let Some((&version, text)) = bytes.split_first() else {
+        return Err(malformed(Type::Jsonb));
+    };
+    if version != crate::pg::jsonb::BINARY_VERSION {
+        return Err(PgError::new(
+            crate::pg::error::INTERNAL_ERROR,
+            format!("unsupported jsonb version number {version}"),
+        ));
+    }
+    let text = std::str::from_utf8(text).map_err(|_| {
+        PgError::new(
+            crate::pg::error::CHARACTER_NOT_IN_REPERTOIRE,
+            "invalid byte sequence for encoding \"UTF8\"",
+        )
+    })?;
+    crate::pg::text::parse(text, Type::Jsonb)
 }
 
 fn decode_interval(bytes: &[u8]) -> Value {

@@ -116,3 +116,40 @@ pub(crate) fn placeholders(sql: &str) -> usize {
 fn refused() -> PgError {
     PgError::new(UNDEFINED_TABLE, "the model has no catalog tables")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// tokio-postgres's `typeinfo` query, as it sends it.
+    const TYPEINFO_QUERY: &str = "SELECT t.typname, t.typtype, t.typelem, r.rngsubtype, \
+        t.typbasetype, n.nspname, t.typrelid FROM pg_catalog.pg_type t \
+        LEFT OUTER JOIN pg_catalog.pg_range r ON r.rngtypid = t.oid \
+        INNER JOIN pg_catalog.pg_namespace n ON t.typnamespace = n.oid WHERE t.oid = $1";
+
+    fn lookup(oid: u32) -> Vec<Vec<Value>> {
+        let statement = crate::pg::parse(TYPEINFO_QUERY).expect("parses").remove(0);
+        let param = Typed::new(Value::Int(oid as i64), Type::Oid);
+        let outcome = run(&statement, &[param]).expect("a catalog query");
+        outcome.rows.expect("rows").rows
+    }
+
+    #[test]
+    fn uuid_and_jsonb_types_are_found_with_their_arrays() {
+        let text = |s: &str| Value::Text(s.into());
+        for (oid, name, element) in [
+            (2950, "uuid", 0),
+            (3802, "jsonb", 0),
+            (2951, "_uuid", 2950),
+            (3807, "_jsonb", 3802),
+        ] {
+            let rows = lookup(oid);
+            assert_eq!(rows.len(), 1, "{oid}");
+            assert_eq!(rows[0][0], text(name));
+            assert_eq!(rows[0][1], text("b"));
+            assert_eq!(rows[0][2], Value::Int(element));
+            assert_eq!(rows[0][5], text("pg_catalog"));
+        }
+        assert!(lookup(1).is_empty());
+    }
+}

@@ -108,6 +108,7 @@ pub(crate) const INVALID_PREPARED_STATEMENT: &str = "26000";
 pub(crate) const INVALID_CURSOR_NAME: &str = "34000";
 pub(crate) const QUERY_CANCELED: &str = "57014";
 pub(crate) const CHARACTER_NOT_IN_REPERTOIRE: &str = "22021";
+pub(crate) const UNTRANSLATABLE_CHARACTER: &str = "22P05";
 pub(crate) const DUPLICATE_PREPARED_STATEMENT: &str = "42P05";
 pub(crate) const CANT_CHANGE_RUNTIME_PARAM: &str = "55P02";
 pub(crate) const DEPENDENT_OBJECTS_STILL_EXIST: &str = "2BP01";
@@ -121,6 +122,7 @@ pub(crate) const INVALID_ROW_COUNT: &str = "2201W";
 pub(crate) const INVALID_COLUMN_REFERENCE: &str = "42P10";
 pub(crate) const DATETIME_OVERFLOW: &str = "22008";
 pub(crate) const CANNOT_COERCE: &str = "42846";
+pub(crate) const INTERNAL_ERROR: &str = "XX000";
 
 /// How a statement's execution ends when it does not complete.
 #[derive(Debug)]

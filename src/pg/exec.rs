@@ -41,6 +41,9 @@ pub(crate) struct Db {
     pub waits: BTreeMap<u32, (u32, i64)>,
     /// The vector indexes' search structures, by index name.
     pub vector_indexes: BTreeMap<String, crate::pg::index::VectorIndex>,
+    /// `gen_random_uuid()`s drawn so far: the next is the seed's stream at this count.
+    /// Random draws are not transactional, and a crash keeps the count (no UUID twice).
+    pub uuid_draws: u64,
 }
 
 impl Db {

@@ -676,6 +676,11 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
         (Value::Null, _, _) => Value::Null,
         (v, f, t) if f == t => v,
         (Value::Text(s), _, t) if from == Type::Unknown || from.is_text() => text::parse(&s, t)?,
+        (Value::Jsonb(json), Type::Jsonb, t)
+            if matches!(t, Type::Bool | Type::Float4 | Type::Float8) || t.is_integer() =>
+        {
+            crate::pg::jsonb_ops::to_scalar(&json, t)?
+        }
         (v, _, t) if t.is_text() => Value::Text(text::format(&v, from).unwrap_or_default()),
         (Value::Int(i), _, t) if t.is_integer() => Value::Int(fit_integer(i, t)?),
         (Value::Int(i), _, Type::Float4 | Type::Float8) => Value::Float(i as f64),

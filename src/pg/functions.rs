@@ -1,6 +1,7 @@
 //! Function calls: the time functions on the server's clock, `coalesce` and its kin,
 //! `hashtext`, the advisory locks (which may make the statement wait), the vector
-//! functions, `ARRAY(subquery)`, and the aggregates' results read back.
+//! functions, `gen_random_uuid()` (from the model's seed), the jsonb functions
+//! (`jsonb_build.rs`), `ARRAY(subquery)`, and the aggregates' results read back.
 
 use crate::pg::error::*;
 use crate::pg::exec::{AdvisoryKey, Exec, Holder, Undo};
@@ -129,6 +130,15 @@ impl Exec<'_> {
                 Type::Text,
             )),
             ("array_length", 2) | ("cardinality", 1) => array_length(args),
+            ("gen_random_uuid" | "uuidv4", 0) => {
+                let draw = self.db.uuid_draws;
+                self.db.uuid_draws += 1;
+                let uuid = crate::pg::uuid::random(self.seed, draw);
+                Ok(Typed::new(Value::Uuid(uuid), Type::Uuid))
+            }
+            (name, _) if crate::pg::jsonb_build::knows(name) => {
+                Ok(crate::pg::jsonb_build::call(name, args)?)
+            }
             (name, _) if crate::pg::vector_fn::knows(name) => {
                 Ok(crate::pg::vector_fn::call(name, args)?)
             }

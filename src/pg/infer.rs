@@ -214,22 +214,30 @@ impl Exec<'_> {
                 .infer_pair(left, right, sources, parent)
                 .map(|_| Type::Bool),
             BinaryOperator::StringConcat => {
-                self.infer_as(left, Type::Text, sources, parent)?;
-                self.infer_as(right, Type::Text, sources, parent)?;
-                Ok(Type::Text)
+                let (l, r) = (
+                    self.infer(left, sources, parent)?,
+                    self.infer(right, sources, parent)?,
+                );
+                // jsonb || jsonb is jsonb's concatenation; anything else concatenates text.
+                let t = match (l, r) {
+                    (Type::Jsonb, Type::Jsonb | Type::Unknown) | (Type::Unknown, Type::Jsonb) => {
+                        Type::Jsonb
+                    }
+                    _ => Type::Text,
+                };
+                for (e, found) in [(left, l), (right, r)] {
+                    if found == Type::Unknown {
+                        self.hint(e, t);
+                    }
+                }
+                Ok(t)
             }
             op => {
                 let (l, r) = (
                     self.infer(left, sources, parent)?,
                     self.infer(right, sources, parent)?,
                 );
-                let want = |other: Type| match (op, other) {
-                    (BinaryOperator::Multiply | BinaryOperator::Divide, Type::Interval) => {
-                        Type::Float8
-                    }
-                    (_, Type::Timestamptz) => Type::Interval,
-                    (_, t) => t,
-                };
+                let want = |other: Type| crate::pg::ops::unknown_operand_type(op, other);
                 let (l, r) = match (l, r) {
                     (Type::Unknown, Type::Unknown) => return Ok(Type::Unknown),
                     (Type::Unknown, t) => (self.hint_to(left, want(t)), t),
@@ -496,6 +504,7 @@ fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
             vec![Some(Type::Text)]
         }
         "to_timestamp" => vec![Some(Type::Float8)],
+        "jsonb_typeof" | "jsonb_array_length" => vec![Some(Type::Jsonb)],
         n if n.starts_with("pg_advisory") || n.starts_with("pg_try_advisory") => advisory,
         n if crate::pg::vector_fn::knows(n) => vec![Some(Type::Vector); count],
         _ => Vec::new(),
@@ -515,6 +524,8 @@ fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
             Type::Int4
         }
         "lower" | "upper" | "current_setting" | "version" => Type::Text,
+        "gen_random_uuid" | "uuidv4" => Type::Uuid,
+        n if crate::pg::jsonb_build::knows(n) => crate::pg::jsonb_build::return_type(n),
         "abs" => args.first().copied().unwrap_or(Type::Float8),
         n if n.starts_with("pg_try_advisory") || n.contains("unlock") => Type::Bool,
         n if n.starts_with("pg_advisory") => Type::Void,

@@ -7,7 +7,8 @@
 //! locks, deadlock detection after `deadlock_timeout`, `synchronous_commit` and what a
 //! crash loses. Anything outside the subset is refused with PostgreSQL's error class.
 //!
-//! Layers inside: `types`/`text`/`binary` (values), `txn`/`heap` (MVCC), `expr`/`ops`/
+//! Layers inside: `types`/`text`/`binary` (values; `uuid`, `jsonb` and its
+//! `json_number`/`jsonb_parse`/`jsonb_ops`/`jsonb_build` the two types of their own), `txn`/`heap` (MVCC), `expr`/`ops`/
 //! `functions`/`infer` (expressions), `query`/`dml`/`ddl`/`index`/`statement` (statements),
 //! `session`/`settings` (a connection's transaction), `wire` (the protocol), this file
 //! (the server: its data, its connections, crash and recovery).
@@ -26,6 +27,11 @@ pub(crate) mod hash;
 pub(crate) mod heap;
 pub(crate) mod index;
 pub(crate) mod infer;
+pub(crate) mod json_number;
+pub(crate) mod jsonb;
+pub(crate) mod jsonb_build;
+pub(crate) mod jsonb_ops;
+pub(crate) mod jsonb_parse;
 pub(crate) mod ops;
 pub(crate) mod query;
 pub(crate) mod session;
@@ -34,6 +40,7 @@ pub(crate) mod statement;
 pub(crate) mod text;
 pub(crate) mod txn;
 pub(crate) mod types;
+pub(crate) mod uuid;
 pub(crate) mod vector;
 pub(crate) mod vector_fn;
 pub(crate) mod wire;

@@ -1,6 +1,6 @@
 //! Arithmetic and the other binary operators: integers checked for overflow, timestamps
 //! shifted by intervals as PostgreSQL shifts them (months, then days, then time), text
-//! concatenation, and pgvector's distance operators.
+//! concatenation, pgvector's distance operators, and jsonb's operators (`jsonb_ops.rs`).
 
 use crate::pg::error::*;
 use crate::pg::expr::{cast, Typed};
@@ -18,6 +18,9 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         return Ok(Typed::null(result_type));
     }
     let v = match (op, l.v, r.v) {
+        (op, Value::Jsonb(a), b) if crate::pg::jsonb_ops::is_operator(op, l.t, r.t) => {
+            crate::pg::jsonb_ops::apply(op, *a, b)?
+        }
         (BinaryOperator::StringConcat, a, b) => {
             let text = |v: Value, t: Type| crate::pg::text::format(&v, t).unwrap_or_default();
             Value::Text(text(a, l.t) + &text(b, r.t))
@@ -63,14 +66,23 @@ fn no_operator(op: &BinaryOperator, l: Type, r: Type) -> PgError {
     )
 }
 
-/// An untyped literal beside a typed operand takes the type the operator wants there.
-fn settle_unknown(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<(Typed, Typed)> {
-    let want = |other: Type| match (op, other) {
-        (BinaryOperator::StringConcat, _) => Type::Text,
-        (BinaryOperator::Multiply | BinaryOperator::Divide, Type::Interval) => Type::Float8,
+/// The type an untyped operand of `op` takes beside an operand of type `other`.
+pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Type {
+    use BinaryOperator::*;
+    match (op, other) {
+        (StringConcat, Type::Jsonb) => Type::Jsonb,
+        (StringConcat, _) => Type::Text,
+        // PostgreSQL prefers the string category: `-> 'k'` is a key, not an index.
+        (Arrow | LongArrow | Question, Type::Jsonb) => Type::Text,
+        (Multiply | Divide, Type::Interval) => Type::Float8,
         (_, Type::Timestamptz) => Type::Interval,
         (_, t) => t,
-    };
+    }
+}
+
+/// An untyped literal beside a typed operand takes the type the operator wants there.
+fn settle_unknown(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<(Typed, Typed)> {
+    let want = |other: Type| unknown_operand_type(op, other);
     match (l.t, r.t) {
         (Type::Unknown, Type::Unknown) if matches!(op, BinaryOperator::StringConcat) => {
             Ok((cast(l, Type::Text, None)?, cast(r, Type::Text, None)?))
@@ -88,7 +100,16 @@ fn settle_unknown(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<(Typed, T
 pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Type> {
     use BinaryOperator::*;
     let t = match (op, l, r) {
+        (StringConcat, Type::Jsonb, Type::Jsonb) => Type::Jsonb,
         (StringConcat, _, _) => Type::Text,
+        (Arrow, Type::Jsonb, k) if k.is_text() || matches!(k, Type::Int2 | Type::Int4) => {
+            Type::Jsonb
+        }
+        (LongArrow, Type::Jsonb, k) if k.is_text() || matches!(k, Type::Int2 | Type::Int4) => {
+            Type::Text
+        }
+        (AtArrow | ArrowAt, Type::Jsonb, Type::Jsonb) => Type::Bool,
+        (Question, Type::Jsonb, k) if k.is_text() => Type::Bool,
         (LtDashGt | Spaceship, Type::Vector, Type::Vector) => Type::Float8,
         (Custom(name), Type::Vector, Type::Vector) if name == "<#>" => Type::Float8,
         (Plus | Minus | Multiply | Divide | Modulo, a, b) if a.is_integer() && b.is_integer() => {

@@ -22,6 +22,8 @@ pub(crate) fn format(value: &Value, t: Type) -> Option<String> {
         Value::Timestamptz(us) => format_timestamptz(*us),
         Value::Interval(i) => format_interval(i),
         Value::Vector(v) => crate::pg::vector::format_text(v),
+        Value::Uuid(u) => crate::pg::uuid::format(u),
+        Value::Jsonb(j) => crate::pg::jsonb::format(j),
         Value::Array(items) => format_array(items, t.element().unwrap_or(Type::Text)),
     };
     Some(text)
@@ -223,6 +225,8 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
         Type::Vector => crate::pg::vector::parse_text(text)
             .map(Value::Vector)
             .map_err(|e| PgError::new(e.sqlstate, e.message)),
+        Type::Uuid => crate::pg::uuid::parse(text).map(Value::Uuid),
+        Type::Jsonb => crate::pg::jsonb_parse::parse(text).map(|j| Value::Jsonb(Box::new(j))),
         Type::Void => Ok(Value::Null),
         array => parse_array(text, array),
     }

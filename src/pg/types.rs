@@ -32,6 +32,8 @@ pub(crate) enum Type {
     Timestamptz,
     Interval,
     Vector,
+    Uuid,
+    Jsonb,
     Void,
     /// A literal or parameter whose type the context has not fixed yet.
     Unknown,
@@ -41,6 +43,8 @@ pub(crate) enum Type {
     Float8Array,
     TextArray,
     ByteaArray,
+    UuidArray,
+    JsonbArray,
     /// The catalog's types, for a client's type lookup.
     Oid,
     Name,
@@ -65,6 +69,10 @@ impl Type {
             Type::Numeric => 1700,
             Type::Void => 2278,
             Type::Vector => VECTOR_OID,
+            Type::Uuid => 2950,
+            Type::Jsonb => 3802,
+            Type::UuidArray => 2951,
+            Type::JsonbArray => 3807,
             Type::BoolArray => 1000,
             Type::ByteaArray => 1001,
             Type::Int4Array => 1007,
@@ -97,6 +105,8 @@ impl Type {
             Type::Timestamptz => "timestamp with time zone",
             Type::Interval => "interval",
             Type::Vector => "vector",
+            Type::Uuid => "uuid",
+            Type::Jsonb => "jsonb",
             Type::Void => "void",
             Type::Unknown => "unknown",
             Type::BoolArray => "boolean[]",
@@ -105,6 +115,8 @@ impl Type {
             Type::Float8Array => "double precision[]",
             Type::TextArray => "text[]",
             Type::ByteaArray => "bytea[]",
+            Type::UuidArray => "uuid[]",
+            Type::JsonbArray => "jsonb[]",
             Type::Oid => "oid",
             Type::Name => "name",
             Type::Char => "\"char\"",
@@ -122,6 +134,8 @@ impl Type {
             Type::Float8 => "float8",
             Type::Varchar => "varchar",
             Type::Timestamptz => "timestamptz",
+            Type::UuidArray => "_uuid",
+            Type::JsonbArray => "_jsonb",
             other => other.name(),
         }
     }
@@ -135,7 +149,7 @@ impl Type {
             Type::Name => 64,
             Type::Char => 1,
             Type::Int8 | Type::Float8 | Type::Timestamptz => 8,
-            Type::Interval => 16,
+            Type::Interval | Type::Uuid => 16,
             _ => -1,
         }
     }
@@ -148,6 +162,8 @@ impl Type {
             Type::Float8Array => Some(Type::Float8),
             Type::TextArray => Some(Type::Text),
             Type::ByteaArray => Some(Type::Bytea),
+            Type::UuidArray => Some(Type::Uuid),
+            Type::JsonbArray => Some(Type::Jsonb),
             _ => None,
         }
     }
@@ -183,6 +199,8 @@ impl Type {
             "timestamptz" | "timestamp with time zone" => Type::Timestamptz,
             "interval" => Type::Interval,
             "vector" => Type::Vector,
+            "uuid" => Type::Uuid,
+            "jsonb" => Type::Jsonb,
             "serial" | "serial4" => return Some((Type::Int4, true)),
             "bigserial" | "serial8" => return Some((Type::Int8, true)),
             _ => return None,
@@ -191,7 +209,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 24] = [
+const ALL: [Type; 28] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -205,6 +223,8 @@ const ALL: [Type; 24] = [
     Type::Timestamptz,
     Type::Interval,
     Type::Vector,
+    Type::Uuid,
+    Type::Jsonb,
     Type::Void,
     Type::Unknown,
     Type::BoolArray,
@@ -213,6 +233,8 @@ const ALL: [Type; 24] = [
     Type::Float8Array,
     Type::TextArray,
     Type::ByteaArray,
+    Type::UuidArray,
+    Type::JsonbArray,
     Type::Oid,
     Type::Name,
     Type::Char,
@@ -241,6 +263,8 @@ pub(crate) enum Value {
     Timestamptz(i64),
     Interval(Interval),
     Vector(Vec<f32>),
+    Uuid([u8; crate::pg::uuid::UUID_BYTES]),
+    Jsonb(Box<crate::pg::jsonb::Json>),
     Array(Vec<Value>),
 }
 
@@ -275,6 +299,8 @@ pub(crate) fn compare(a: &Value, b: &Value) -> Ordering {
         (Value::Timestamptz(x), Value::Timestamptz(y)) => x.cmp(y),
         (Value::Interval(x), Value::Interval(y)) => interval_span_us(x).cmp(&interval_span_us(y)),
         (Value::Vector(x), Value::Vector(y)) => vector_order(x, y),
+        (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
+        (Value::Jsonb(x), Value::Jsonb(y)) => crate::pg::jsonb::compare(x, y),
         (Value::Array(x), Value::Array(y)) => array_order(x, y),
         (Value::Null, Value::Null) => Ordering::Equal,
         (Value::Null, _) => Ordering::Greater,
