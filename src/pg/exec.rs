@@ -152,6 +152,8 @@ pub(crate) struct Exec<'a> {
     pub param_hints: Vec<Type>,
     /// The model's seed: vector indexes draw their randomness from it.
     pub seed: u64,
+    /// The CTEs in scope, innermost last.
+    pub ctes: Vec<crate::pg::cte::Named>,
 }
 
 impl Exec<'_> {

@@ -16,7 +16,9 @@ pub(crate) mod aggregate;
 pub(crate) mod ann;
 pub(crate) mod binary;
 pub(crate) mod catalog;
+pub(crate) mod cte;
 pub(crate) mod ddl;
+pub(crate) mod distinct;
 pub(crate) mod dml;
 pub(crate) mod error;
 pub(crate) mod exec;
@@ -26,6 +28,7 @@ pub(crate) mod hash;
 pub(crate) mod heap;
 pub(crate) mod index;
 pub(crate) mod infer;
+pub(crate) mod like;
 pub(crate) mod ops;
 pub(crate) mod query;
 pub(crate) mod session;
@@ -199,6 +202,7 @@ impl PgModel {
             nesting: 0,
             param_hints: Vec::new(),
             seed: 0,
+            ctes: Vec::new(),
         };
         let columns = exec.describe(statement).map_err(|flow| match flow {
             Flow::Error(e) => e,

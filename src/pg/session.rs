@@ -192,6 +192,7 @@ impl Session {
             nesting: 0,
             param_hints: Vec::new(),
             seed: self.seed,
+            ctes: Vec::new(),
         };
         let result = exec.statement(statement);
         match &result {
