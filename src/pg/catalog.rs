@@ -69,7 +69,7 @@ fn reads_catalog(statement: &Statement) -> bool {
 }
 
 /// A catalog relation's columns and rows, or `None` when `name` names none.
-pub(crate) fn relation(db: &Db, name: &[String]) -> Option<(Vec<(String, Type)>, Vec<Vec<Value>>)> {
+pub(crate) fn relation(db: &Db, name: &[String]) -> Option<Rows> {
     match name {
         [_, table] if is_relation(name) && table == "pg_type" => Some(pg_type()),
         _ if is_relation(name) => Some(information_schema_tables(db)),
@@ -104,7 +104,7 @@ fn typname(t: Type) -> String {
     }
 }
 
-fn pg_type() -> (Vec<(String, Type)>, Vec<Vec<Value>>) {
+fn pg_type() -> Rows {
     let columns = vec![
         ("oid".to_string(), Type::Oid),
         ("typname".to_string(), Type::Name),
@@ -119,10 +119,10 @@ fn pg_type() -> (Vec<(String, Type)>, Vec<Vec<Value>>) {
         Value::Int(i64::from(VECTOR_ARRAY_OID)),
         Value::Text("_vector".into()),
     ]);
-    (columns, rows)
+    Rows { columns, rows }
 }
 
-fn information_schema_tables(db: &Db) -> (Vec<(String, Type)>, Vec<Vec<Value>>) {
+fn information_schema_tables(db: &Db) -> Rows {
     let columns = ["table_schema", "table_name", "table_type"]
         .into_iter()
         .map(|n| (n.to_string(), Type::Name))
@@ -138,7 +138,7 @@ fn information_schema_tables(db: &Db) -> (Vec<(String, Type)>, Vec<Vec<Value>>) 
             ]
         })
         .collect();
-    (columns, rows)
+    Rows { columns, rows }
 }
 
 /// The type lookup's answer for the OID in `params`.

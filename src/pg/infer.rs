@@ -449,7 +449,7 @@ impl Exec<'_> {
             sqlparser::ast::TableFactor::Table { name, alias, .. } => {
                 let parts = crate::pg::expr::object_name(name);
                 let cte = self.cte(&parts).map(|c| c.rows.columns.clone());
-                let catalog = || crate::pg::catalog::relation(self.db, &parts).map(|(c, _)| c);
+                let catalog = || crate::pg::catalog::relation(self.db, &parts).map(|r| r.columns);
                 if let Some(columns) = cte.or_else(catalog) {
                     let alias = alias.as_ref().map_or_else(
                         || parts.last().cloned().unwrap_or_default(),

@@ -161,9 +161,6 @@ mod tests {
             INVALID_ESCAPE_SEQUENCE
         );
         assert!(!like("É", "é", None, true).unwrap());
-        assert_eq!(
-            escape_char("ab").unwrap_err().code,
-            INVALID_ESCAPE_CHARACTER
-        );
+        assert_eq!(escape_char("ab").unwrap_err().code, INVALID_ESCAPE_SEQUENCE);
     }
 }

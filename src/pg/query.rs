@@ -211,12 +211,7 @@ impl Exec<'_> {
             } => {
                 if let Some(cte) = self.cte(&object_name(name)) {
                     let rows = cte.rows.clone();
-                    return Ok(catalog_factor(
-                        name,
-                        alias.as_ref(),
-                        (rows.columns, rows.rows),
-                        offset,
-                    ));
+                    return Ok(catalog_factor(name, alias.as_ref(), rows, offset));
                 }
                 if let Some(catalog) = crate::pg::catalog::relation(self.db, &object_name(name)) {
                     return Ok(catalog_factor(name, alias.as_ref(), catalog, offset));
@@ -718,7 +713,10 @@ fn star_source<'s>(
 fn catalog_factor(
     name: &sqlparser::ast::ObjectName,
     alias: Option<&sqlparser::ast::TableAlias>,
-    (columns, values): (Vec<(String, Type)>, Vec<Vec<Value>>),
+    Rows {
+        columns,
+        rows: values,
+    }: Rows,
     offset: usize,
 ) -> (Source, Vec<Joined>) {
     let alias = alias.map_or_else(
