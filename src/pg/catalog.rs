@@ -1,13 +1,23 @@
-//! The few catalog queries a client sends on its own: tokio-postgres looks up a type it
-//! does not know (pgvector's `vector`) in `pg_catalog.pg_type`. The model answers that
-//! one query shape from its fixed type list; any other catalog query is refused.
+//! The few catalog queries a client sends on its own. tokio-postgres looks up a type it
+//! does not know (pgvector's `vector`) by OID, joining `pg_type` to `pg_namespace` and
+//! `pg_range`: the model answers that one query shape from its fixed type list. Other
+//! clients read two catalog relations the model offers as rows: `pg_catalog.pg_type`
+//! (`oid`, `typname`: sqlx's `WHERE typname ILIKE $1`) and `information_schema.tables`
+//! (`table_schema`, `table_name`, `table_type`: mem0's list of its tables). Their rows are
+//! what the model knows (its types, its tables in `public`), so a `pg_type` query that
+//! finds none is refused rather than answered: PostgreSQL's catalog holds types the model
+//! lacks.
 
 use crate::pg::error::*;
-use crate::pg::exec::Rows;
-use crate::pg::expr::Typed;
+use crate::pg::exec::{Db, Rows};
+use crate::pg::expr::{object_name, Typed};
 use crate::pg::session::Outcome;
 use crate::pg::types::{Type, Value, VECTOR_OID};
-use sqlparser::ast::{SetExpr, Statement, TableFactor};
+use sqlparser::ast::{SetExpr, Statement, TableFactor, TableWithJoins};
+
+/// The OID the model's catalog gives `_vector` (PostgreSQL's is per database, as is
+/// `vector`'s: clients look both up by name).
+const VECTOR_ARRAY_OID: u32 = VECTOR_OID + 5;
 
 /// The columns of tokio-postgres's type lookup (`typeinfo`).
 fn typeinfo_columns() -> Vec<(String, Type)> {
@@ -25,8 +35,10 @@ fn typeinfo_columns() -> Vec<(String, Type)> {
     .collect()
 }
 
+/// tokio-postgres's typeinfo query (and its fallback without `pg_range`): the only one
+/// joining `pg_type` to `pg_namespace`.
 fn is_catalog_sql(sql: &str) -> bool {
-    sql.contains("pg_catalog.pg_type")
+    sql.contains("pg_catalog.pg_type") && sql.contains("pg_catalog.pg_namespace")
 }
 
 /// Parse and Describe of a catalog query: its parameters and columns.
@@ -44,7 +56,89 @@ fn reads_catalog(statement: &Statement) -> bool {
     let SetExpr::Select(select) = &*query.body else {
         return false;
     };
-    select.from.iter().any(|item| matches!(&item.relation, TableFactor::Table { name, .. } if name.to_string().starts_with("pg_catalog.pg_type")))
+    let names = |t: &TableWithJoins, relation: &str| {
+        std::iter::once(&t.relation)
+            .chain(t.joins.iter().map(|j| &j.relation))
+            .any(|f| matches!(f, TableFactor::Table { name, .. } if name.to_string() == relation))
+    };
+    select.from.iter().any(|t| names(t, "pg_catalog.pg_type"))
+        && select
+            .from
+            .iter()
+            .any(|t| names(t, "pg_catalog.pg_namespace"))
+}
+
+/// A catalog relation's columns and rows, or `None` when `name` names none.
+pub(crate) fn relation(db: &Db, name: &[String]) -> Option<Rows> {
+    match name {
+        [_, table] if is_relation(name) && table == "pg_type" => Some(pg_type()),
+        _ if is_relation(name) => Some(information_schema_tables(db)),
+        _ => None,
+    }
+}
+
+/// Whether a FROM clause reads `pg_type`, whose empty answer the model refuses (an empty
+/// `information_schema.tables` is a database without tables, as PostgreSQL's is).
+pub(crate) fn reads_pg_type(from: &[TableWithJoins]) -> bool {
+    from.iter()
+        .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)))
+        .any(|f| matches!(f, TableFactor::Table { name, .. } if object_name(name) == ["pg_catalog", "pg_type"]))
+}
+
+fn is_relation(name: &[String]) -> bool {
+    matches!(name, [s, t] if s == "pg_catalog" && t == "pg_type" || s == "information_schema" && t == "tables")
+}
+
+/// The answer when a `pg_type` query finds no row: PostgreSQL may hold one the model lacks.
+pub(crate) fn none_found() -> PgError {
+    PgError::unsupported("a pg_type query finding a type the model does not know")
+}
+
+/// `pg_type.typname`: an array type's is its element's with a leading `_`.
+fn typname(t: Type) -> String {
+    match (t, t.element()) {
+        (_, Some(e)) => format!("_{}", typname(e)),
+        (Type::Vector, None) => "vector".into(),
+        (Type::Char, None) => "char".into(),
+        (t, None) => t.typname().into(),
+    }
+}
+
+fn pg_type() -> Rows {
+    let columns = vec![
+        ("oid".to_string(), Type::Oid),
+        ("typname".to_string(), Type::Name),
+    ];
+    let mut rows: Vec<Vec<Value>> = Type::all()
+        .iter()
+        .map(|t| vec![Value::Int(t.oid() as i64), Value::Text(typname(*t))])
+        .collect();
+    // pgvector's array type: sqlx looks it up by name; the model has no arrays of vectors,
+    // so a statement binding one fails on its unknown OID.
+    rows.push(vec![
+        Value::Int(i64::from(VECTOR_ARRAY_OID)),
+        Value::Text("_vector".into()),
+    ]);
+    Rows { columns, rows }
+}
+
+fn information_schema_tables(db: &Db) -> Rows {
+    let columns = ["table_schema", "table_name", "table_type"]
+        .into_iter()
+        .map(|n| (n.to_string(), Type::Name))
+        .collect();
+    let rows = db
+        .tables
+        .keys()
+        .map(|name| {
+            vec![
+                Value::Text("public".into()),
+                Value::Text(name.clone()),
+                Value::Text("BASE TABLE".into()),
+            ]
+        })
+        .collect();
+    Rows { columns, rows }
 }
 
 /// The type lookup's answer for the OID in `params`.

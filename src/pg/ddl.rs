@@ -97,7 +97,8 @@ impl Exec<'_> {
         option: &ColumnOption,
         constraints: &mut Vec<TableConstraint>,
     ) -> PgResult<()> {
-        let column = Ident::new(def.name.clone());
+        // The name is folded already: quoted, it stays as it is when read back as a key.
+        let column = Ident::with_quote('"', def.name.clone());
         match option {
             ColumnOption::NotNull => def.not_null = true,
             ColumnOption::Null => {}
@@ -142,8 +143,8 @@ impl Exec<'_> {
                     table,
                     &pk.columns
                         .iter()
-                        .map(|c| c.column.expr.to_string().to_lowercase())
-                        .collect::<Vec<_>>(),
+                        .map(key_column)
+                        .collect::<PgResult<Vec<_>>>()?,
                 )?;
                 if table.uniques.iter().any(|u| u.primary) {
                     return Err(PgError::new(
@@ -171,11 +172,8 @@ impl Exec<'_> {
                 );
             }
             TableConstraint::Unique(u) => {
-                let names: Vec<String> = u
-                    .columns
-                    .iter()
-                    .map(|c| c.column.expr.to_string().to_lowercase())
-                    .collect();
+                let names: Vec<String> =
+                    u.columns.iter().map(key_column).collect::<PgResult<_>>()?;
                 let columns = columns_of(table, &names)?;
                 let name = u
                     .name
@@ -359,6 +357,17 @@ fn index_column(column: &Ident) -> sqlparser::ast::IndexColumn {
     }
 }
 
+/// A column of a PRIMARY KEY or UNIQUE list, folded as PostgreSQL folds identifiers (a
+/// quoted name keeps its case and loses its quotes); the grammar allows only names there.
+fn key_column(c: &sqlparser::ast::IndexColumn) -> PgResult<String> {
+    match &c.column.expr {
+        Expr::Identifier(i) => Ok(ident(i)),
+        other => Err(PgError::syntax(format!(
+            "syntax error at or near \"{other}\""
+        ))),
+    }
+}
+
 /// `WITH (m = 16)`'s `(m, 16)`.
 fn index_option(e: &Expr) -> PgResult<(String, String)> {
     match e {
@@ -371,7 +380,11 @@ fn index_option(e: &Expr) -> PgResult<(String, String)> {
                 Expr::Value(v) => v.value.to_string().trim_matches('\'').to_string(),
                 other => other.to_string(),
             };
-            Ok((left.to_string().to_lowercase(), value))
+            let name = match &**left {
+                Expr::Identifier(i) => ident(i),
+                other => other.to_string().to_lowercase(),
+            };
+            Ok((name, value))
         }
         other => Err(PgError::syntax(format!(
             "syntax error at or near \"{other}\""

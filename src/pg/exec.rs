@@ -157,6 +157,8 @@ pub(crate) struct Exec<'a> {
     pub seed: u64,
     /// Uncorrelated subqueries' rows, run once per statement as PostgreSQL's InitPlans.
     pub subqueries: Subqueries,
+    /// The CTEs in scope, innermost last.
+    pub ctes: Vec<crate::pg::cte::Named>,
 }
 
 /// The rows of the statement's uncorrelated subqueries, by the subquery's address in the

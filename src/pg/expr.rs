@@ -240,10 +240,30 @@ impl Exec<'_> {
             } => self.any(left, compare_op, right, frame),
             Expr::Like {
                 negated,
+                any: false,
                 expr,
                 pattern,
-                ..
-            } => self.like(expr, pattern, *negated, frame),
+                escape_char,
+            } => self.like(
+                expr,
+                pattern,
+                escape_char.as_deref(),
+                (*negated, false),
+                frame,
+            ),
+            Expr::ILike {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char,
+            } => self.like(
+                expr,
+                pattern,
+                escape_char.as_deref(),
+                (*negated, true),
+                frame,
+            ),
             Expr::Case {
                 operand,
                 conditions,
@@ -471,19 +491,29 @@ impl Exec<'_> {
         Ok(Typed::bool(result))
     }
 
+    /// `LIKE`/`ILIKE` (`flags` = negated, insensitive); NULL when any operand is NULL.
     fn like(
         &mut self,
         expr: &Expr,
         pattern: &Expr,
-        negated: bool,
+        escape: Option<&Expr>,
+        (negated, insensitive): (bool, bool),
         frame: &Frame<'_>,
     ) -> FlowResult<Typed> {
         let (value, pattern) = (self.eval(expr, frame)?, self.eval(pattern, frame)?);
-        match (value.v, pattern.v) {
-            (Value::Text(s), Value::Text(p)) => Ok(Typed::bool(Some(
-                like(s.as_bytes(), p.as_bytes()) != negated,
-            ))),
-            (Value::Null, _) | (_, Value::Null) => Ok(Typed::bool(None)),
+        let escape = match escape {
+            None => Value::Text("\\".into()),
+            Some(e) => self.eval(e, frame)?.v,
+        };
+        match (value.v, pattern.v, escape) {
+            (Value::Text(s), Value::Text(p), Value::Text(e)) => {
+                let escape = crate::pg::like::escape_char(&e)?;
+                let found = crate::pg::like::like(&s, &p, escape, insensitive)?;
+                Ok(Typed::bool(Some(found != negated)))
+            }
+            (Value::Null, _, _) | (_, Value::Null, _) | (_, _, Value::Null) => {
+                Ok(Typed::bool(None))
+            }
             _ => Err(PgError::new(
                 UNDEFINED_FUNCTION,
                 "operator does not exist: LIKE on non-text",
@@ -619,9 +649,23 @@ pub(crate) fn coerce_pair(a: Typed, b: Typed) -> PgResult<(Typed, Typed)> {
         (t, Type::Unknown) => Ok((a, cast(b, t, None)?)),
         (x, y) if x.is_numeric() && y.is_numeric() => Ok((a, b)),
         (x, y) if x.is_text() && y.is_text() => Ok((a, b)),
+        // An integer compares with an oid as an oid (its implicit cast).
+        (Type::Oid, y) if y.is_integer() => Ok((a, as_oid(b)?)),
+        (x, Type::Oid) if x.is_integer() => Ok((as_oid(a)?, b)),
         (x, y) => Err(PgError::new(
             UNDEFINED_FUNCTION,
             format!("operator does not exist: {} = {}", x.name(), y.name()),
+        )),
+    }
+}
+
+/// An integer as an oid: the model takes only those in the oid range.
+fn as_oid(v: Typed) -> PgResult<Typed> {
+    match v.v {
+        Value::Int(n) if u32::try_from(n).is_ok() => Ok(Typed::new(Value::Int(n), Type::Oid)),
+        Value::Null => Ok(Typed::null(Type::Oid)),
+        _ => Err(PgError::unsupported(
+            "an oid comparison with a negative or too large integer",
         )),
     }
 }
@@ -656,17 +700,6 @@ fn any_equal(needle: &Typed, candidates: Vec<Typed>) -> PgResult<Option<bool>> {
         }
     }
     Ok(result)
-}
-
-/// `LIKE` with `%` and `_` (and `\` escaping), bytewise.
-fn like(s: &[u8], p: &[u8]) -> bool {
-    match p.first() {
-        None => s.is_empty(),
-        Some(b'%') => (0..=s.len()).any(|i| like(&s[i..], &p[1..])),
-        Some(b'_') => !s.is_empty() && like(&s[1..], &p[1..]),
-        Some(b'\\') if p.len() > 1 => s.first() == Some(&p[1]) && like(&s[1..], &p[2..]),
-        Some(c) => s.first() == Some(c) && like(&s[1..], &p[1..]),
-    }
 }
 
 /// `value::to` as PostgreSQL casts (the casts the model knows).

@@ -73,9 +73,25 @@ impl Exec<'_> {
                 }
                 Type::Bool
             }
-            Expr::Like { expr, pattern, .. } => {
+            Expr::Like {
+                expr,
+                pattern,
+                escape_char,
+                any: false,
+                ..
+            }
+            | Expr::ILike {
+                expr,
+                pattern,
+                escape_char,
+                any: false,
+                ..
+            } => {
                 self.infer_as(expr, Type::Text, sources, parent)?;
                 self.infer_as(pattern, Type::Text, sources, parent)?;
+                if let Some(e) = escape_char {
+                    self.infer_as(e, Type::Text, sources, parent)?;
+                }
                 Type::Bool
             }
             Expr::Case {
@@ -362,6 +378,16 @@ impl Exec<'_> {
         query: &Query,
         parent: &Frame<'_>,
     ) -> FlowResult<Vec<(String, Type)>> {
+        self.with_ctes(query, Some(parent), true, |exec| {
+            exec.describe_body(query, parent)
+        })
+    }
+
+    fn describe_body(
+        &mut self,
+        query: &Query,
+        parent: &Frame<'_>,
+    ) -> FlowResult<Vec<(String, Type)>> {
         let SetExpr::Select(select) = &*query.body else {
             return Ok(self.query(query, Some(parent))?.columns);
         };
@@ -429,6 +455,20 @@ impl Exec<'_> {
     ) -> FlowResult<Source> {
         match factor {
             sqlparser::ast::TableFactor::Table { name, alias, .. } => {
+                let parts = crate::pg::expr::object_name(name);
+                let cte = self.cte(&parts).map(|c| c.rows.columns.clone());
+                let catalog = || crate::pg::catalog::relation(self.db, &parts).map(|r| r.columns);
+                if let Some(columns) = cte.or_else(catalog) {
+                    let alias = alias.as_ref().map_or_else(
+                        || parts.last().cloned().unwrap_or_default(),
+                        |a| ident(&a.name),
+                    );
+                    return Ok(Source {
+                        alias,
+                        columns,
+                        offset,
+                    });
+                }
                 let name = crate::pg::query::table_name(name)?;
                 let columns = self
                     .db

@@ -17,7 +17,9 @@ pub(crate) mod aggregate;
 pub(crate) mod ann;
 pub(crate) mod binary;
 pub(crate) mod catalog;
+pub(crate) mod cte;
 pub(crate) mod ddl;
+pub(crate) mod distinct;
 pub(crate) mod dml;
 pub(crate) mod error;
 pub(crate) mod exec;
@@ -32,6 +34,7 @@ pub(crate) mod jsonb;
 pub(crate) mod jsonb_build;
 pub(crate) mod jsonb_ops;
 pub(crate) mod jsonb_parse;
+pub(crate) mod like;
 pub(crate) mod ops;
 pub(crate) mod query;
 pub(crate) mod session;
@@ -241,6 +244,7 @@ impl PgModel {
             param_hints: Vec::new(),
             seed: 0,
             subqueries: Default::default(),
+            ctes: Vec::new(),
         };
         let columns = exec.describe(statement).map_err(|flow| match flow {
             Flow::Error(e) => e,

@@ -27,9 +27,13 @@ const SUBQUERIES_CACHED_MAX: usize = 64;
 impl Exec<'_> {
     /// Run `query` with `parent` as the row around it (a correlated subquery).
     pub(crate) fn query(&mut self, query: &Query, parent: Option<&Frame<'_>>) -> FlowResult<Rows> {
-        if query.with.is_some() || query.fetch.is_some() {
-            return Err(PgError::unsupported("WITH and FETCH").into());
+        if query.fetch.is_some() {
+            return Err(PgError::unsupported("FETCH").into());
         }
+        self.with_ctes(query, parent, false, |exec| exec.query_body(query, parent))
+    }
+
+    fn query_body(&mut self, query: &Query, parent: Option<&Frame<'_>>) -> FlowResult<Rows> {
         match &*query.body {
             SetExpr::Select(select) => self.select(select, query, parent),
             SetExpr::Values(values) if query.order_by.is_none() && query.limit_clause.is_none() => {
@@ -126,10 +130,20 @@ impl Exec<'_> {
         query: &Query,
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Rows> {
-        if select.distinct.is_some() || select.having.is_some() && !self.grouped(select) {
-            return Err(PgError::unsupported("DISTINCT").into());
+        if select.having.is_some() && !self.grouped(select) {
+            return Err(PgError::unsupported("HAVING without GROUP BY").into());
         }
-        let (sources, rows, ordered) = match self.ann_scan(select, query, parent)? {
+        let distinct = matches!(
+            select.distinct,
+            Some(sqlparser::ast::Distinct::Distinct | sqlparser::ast::Distinct::On(_))
+        );
+        // DISTINCT sorts every row, so it reads the table, never an index's nearest rows;
+        // a CTE is no table and has no index.
+        let ann = match distinct || self.reads_cte(&select.from) {
+            true => None,
+            false => self.ann_scan(select, query, parent)?,
+        };
+        let (sources, rows, ordered) = match ann {
             Some((sources, rows)) => (sources, rows, true),
             None => {
                 let (sources, rows) = self.from(&select.from, parent)?;
@@ -155,11 +169,17 @@ impl Exec<'_> {
             }
         }
         // An index scan returns its rows in the index's order, as PostgreSQL's does.
-        let projected = match ordered {
-            true => projected.into_iter().map(|(out, _)| out).collect(),
-            false => self.order(query, projected, &columns, &sources, parent)?,
+        let projected = match (ordered, distinct) {
+            (true, _) => projected.into_iter().map(|(out, _)| out).collect(),
+            (false, true) => {
+                self.distinct_rows(select, query, projected, &columns, &sources, parent)?
+            }
+            (false, false) => self.order(query, projected, &columns, &sources, parent)?,
         };
         let rows = self.limit(query, projected, parent)?;
+        if rows.is_empty() && crate::pg::catalog::reads_pg_type(&select.from) {
+            return Err(crate::pg::catalog::none_found().into());
+        }
         Ok(Rows { columns, rows })
     }
 
@@ -215,6 +235,13 @@ impl Exec<'_> {
                 args: None,
                 ..
             } => {
+                if let Some(cte) = self.cte(&object_name(name)) {
+                    let rows = cte.rows.clone();
+                    return Ok(catalog_factor(name, alias.as_ref(), rows, offset));
+                }
+                if let Some(catalog) = crate::pg::catalog::relation(self.db, &object_name(name)) {
+                    return Ok(catalog_factor(name, alias.as_ref(), catalog, offset));
+                }
                 let name = table_name(name)?;
                 let columns: Vec<(String, Type)> = self
                     .db
@@ -389,14 +416,7 @@ impl Exec<'_> {
                     columns.extend(sources.iter().flat_map(|s| s.columns.clone()))
                 }
                 SelectItem::QualifiedWildcard(kind, _) => {
-                    let alias = kind.to_string().to_lowercase();
-                    let source = sources.iter().find(|s| s.alias == alias).ok_or_else(|| {
-                        PgError::new(
-                            UNDEFINED_TABLE,
-                            format!("missing FROM-clause entry for table \"{alias}\""),
-                        )
-                    })?;
-                    columns.extend(source.columns.clone());
+                    columns.extend(star_source(kind, sources)?.columns.clone())
                 }
                 SelectItem::UnnamedExpr(e) => {
                     columns.push((output_name(e), self.infer(e, sources, parent)?))
@@ -453,11 +473,7 @@ impl Exec<'_> {
             match item {
                 SelectItem::Wildcard(_) => out.extend(row.values.iter().cloned()),
                 SelectItem::QualifiedWildcard(kind, _) => {
-                    let alias = kind.to_string().to_lowercase();
-                    let source = sources
-                        .iter()
-                        .find(|s| s.alias == alias)
-                        .expect("resolved in output_columns");
+                    let source = star_source(kind, sources)?;
                     out.extend(
                         row.values[source.offset..source.offset + source.columns.len()]
                             .iter()
@@ -507,7 +523,7 @@ impl Exec<'_> {
         Ok(keyed.into_iter().map(|(_, out)| out).collect())
     }
 
-    fn sort_key(
+    pub(crate) fn sort_key(
         &mut self,
         key: &Expr,
         out: &[Value],
@@ -667,7 +683,7 @@ fn concat(l: &Joined, r: &Joined) -> Joined {
 }
 
 /// ASC sorts NULLs last, DESC first (unless NULLS FIRST/LAST says otherwise).
-fn sort_order(a: &[Value], b: &[Value], directions: &[(bool, bool)]) -> Ordering {
+pub(crate) fn sort_order(a: &[Value], b: &[Value], directions: &[(bool, bool)]) -> Ordering {
     for ((x, y), (descending, nulls_first)) in a.iter().zip(b).zip(directions) {
         let order = match (x.is_null(), y.is_null()) {
             (true, true) => Ordering::Equal,
@@ -701,6 +717,57 @@ pub(crate) fn table_name(name: &sqlparser::ast::ObjectName) -> PgResult<String> 
         [schema, table] if schema == "public" => Ok(table.clone()),
         _ => Err(PgError::unsupported(format!("the relation name {name}"))),
     }
+}
+
+/// The FROM item `alias.*` names (its alias folded as any identifier).
+fn star_source<'s>(
+    kind: &sqlparser::ast::SelectItemQualifiedWildcardKind,
+    sources: &'s [Source],
+) -> PgResult<&'s Source> {
+    let sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(name) = kind else {
+        return Err(PgError::unsupported(format!("the select item {kind}.*")));
+    };
+    let alias = match object_name(name).as_slice() {
+        [alias] => alias.clone(),
+        _ => return Err(PgError::unsupported(format!("the select item {name}.*"))),
+    };
+    sources.iter().find(|s| s.alias == alias).ok_or_else(|| {
+        PgError::new(
+            UNDEFINED_TABLE,
+            format!("missing FROM-clause entry for table \"{alias}\""),
+        )
+    })
+}
+
+/// A catalog relation or a CTE as a FROM item: named by its alias or its last name part.
+fn catalog_factor(
+    name: &sqlparser::ast::ObjectName,
+    alias: Option<&sqlparser::ast::TableAlias>,
+    Rows {
+        columns,
+        rows: values,
+    }: Rows,
+    offset: usize,
+) -> (Source, Vec<Joined>) {
+    let alias = alias.map_or_else(
+        || object_name(name).last().cloned().unwrap_or_default(),
+        |a| ident(&a.name),
+    );
+    let rows = values
+        .into_iter()
+        .map(|values| Joined {
+            values,
+            tids: vec![None],
+        })
+        .collect();
+    (
+        Source {
+            alias,
+            columns,
+            offset,
+        },
+        rows,
+    )
 }
 
 /// The column name PostgreSQL gives an unaliased output expression.

@@ -89,6 +89,11 @@ impl Type {
         ALL.iter().copied().find(|t| t.oid() == oid)
     }
 
+    /// Every type the model knows, for the catalog's `pg_type` rows.
+    pub(crate) fn all() -> &'static [Type] {
+        &ALL
+    }
+
     /// The name PostgreSQL's messages use (`bigint`, `text`).
     pub(crate) fn name(self) -> &'static str {
         match self {
