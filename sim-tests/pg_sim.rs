@@ -270,3 +270,22 @@ fn the_page_of_a_pgvector_run_draws_postgres_and_the_violations() {
     assert!(html.contains("postgres"), "the server's lane is named");
     assert!(html.contains("SELECT"), "statements show on the wire");
 }
+
+/// A store of the user's own on PostgreSQL (a factory of theirs, `Store::with_backend`)
+/// runs in the simulator through the front door, `Builder`, as a Redis store does: it
+/// passes, and the same seed replays to the same trace.
+#[test]
+fn a_users_own_pgvector_store_runs_through_the_builder() {
+    let factory = Store::named("pgvector-reference")
+        .unwrap()
+        .factory()
+        .clone();
+    let mine = Store::from_factory("my-pgvector-store", factory).with_backend(Backend::Pgvector);
+    let builder = amnesia::Builder::new()
+        .store(mine)
+        .scenario(ScenarioConfig::replay());
+    assert_eq!(builder.validate(), Ok(()));
+    let report = builder.run(2);
+    assert!(report.verdict.is_pass(), "{:?}", report.verdict.classes());
+    assert_eq!(builder.run(2).trace.hash(), report.trace.hash());
+}

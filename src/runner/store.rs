@@ -69,7 +69,8 @@ impl Store {
     }
 
     /// The same store, keeping its data in `backend` (default Redis). A pgvector store
-    /// reads [`StoreContext::postgres`] and runs in the real tier only.
+    /// reads [`StoreContext::postgres`]; it runs in the simulator on the PostgreSQL model
+    /// (amnesia's `pg` feature, the event engine) and in the real tier.
     ///
     /// ```
     /// use amnesia::{Backend, Store};
