@@ -172,7 +172,7 @@ impl Plan {
              clients {clients}, sessions {sessions}, turns {turns}, operations {operations}, \
              messages {messages} ({content_bytes} content bytes)\n\
              traffic: {traffic}\n\
-             busy {duration_ms} ms, quiet {quiet_ms} ms, session ttl {ttl_ms} ms, redis persistence {persistence:?}\n\
+             busy {duration_ms} ms, quiet {quiet_ms} ms, session ttl {ttl_ms} ms, {durability}\n\
              faults {fault_count}{faults}",
             traffic = self.traffic(),
             version = self.version,
@@ -186,9 +186,21 @@ impl Plan {
             duration_ms = self.duration_ms,
             quiet_ms = self.quiet_ms,
             ttl_ms = self.session_ttl_ms,
-            persistence = self.persistence,
+            durability = self.durability(),
             fault_count = self.faults.len(),
         )
+    }
+
+    /// What the servers keep across a crash: the plan's Redis persistence, PostgreSQL's
+    /// `synchronous_commit` (on unless the store's session turns it off).
+    fn durability(&self) -> String {
+        let redis = format!("redis persistence {:?}", self.persistence);
+        let postgresql = "postgresql synchronous_commit on by default";
+        match self.backend {
+            crate::domain::Backend::Redis => redis,
+            crate::domain::Backend::Pgvector => postgresql.to_string(),
+            crate::domain::Backend::RedisThenPgvector => format!("{redis}, then {postgresql}"),
+        }
     }
 }
 
