@@ -329,20 +329,16 @@ const REPLY_BUFFER_BYTES_MAX: usize = 1 << 22;
 /// How many EXECs Redis answered with a nil array (RESP2 `*-1`: the only top-level nil
 /// array the stores' commands get), read from every connection's replies.
 fn exec_aborts(trace: &Trace) -> u64 {
-    // `None`: a connection whose replies are not RESP (a PostgreSQL link), skipped whole:
-    // its bytes never frame, so buffering them would rescan a growing buffer per reply.
+    // `None`: a connection whose replies are not RESP (a PostgreSQL link), skipped whole.
     let mut buffers: BTreeMap<(String, u64), Option<Vec<u8>>> = BTreeMap::new();
     let mut aborts = 0;
     trace.for_each_reply(|host, conn, bytes| {
         if bytes.is_empty() {
             return;
         }
-        let slot = buffers.entry((host.to_string(), conn)).or_insert_with(|| {
-            bytes
-                .first()
-                .is_some_and(|b| resp::is_type(*b))
-                .then(Vec::new)
-        });
+        let slot = buffers
+            .entry((host.to_string(), conn))
+            .or_insert_with(|| resp::is_type(bytes[0]).then(Vec::new));
         let Some(buffer) = slot else {
             return;
         };
@@ -350,68 +346,54 @@ fn exec_aborts(trace: &Trace) -> u64 {
             return;
         }
         buffer.extend_from_slice(bytes);
-        let mut at = 0;
-        while let Some(frame) = resp::frame(buffer, at) {
-            aborts += u64::from(frame.nil_array);
-            at = frame.end;
+        let (read, readable) = resp::nil_arrays(buffer, &mut aborts);
+        buffer.drain(..read);
+        if !readable {
+            *slot = None;
         }
-        buffer.drain(..at);
     });
     aborts
 }
 
-/// Just enough of RESP (2 and 3) to find where each reply ends.
+/// Redis's replies framed by `redis-protocol`: RESP2's decoder first (it alone reads
+/// `*-1` as a nil array), RESP3's for a reply RESP2 has no type for.
 mod resp {
-    /// One whole top-level reply.
-    pub(super) struct Frame {
-        pub end: usize,
-        /// The reply is a nil array (`*-1`).
-        pub nil_array: bool,
-    }
+    use redis_protocol::resp2::decode::decode_range as resp2;
+    use redis_protocol::resp2::types::RangeFrame;
+    use redis_protocol::resp3::decode::complete::decode_range as resp3;
 
-    /// Whether `byte` starts a RESP 2 or 3 reply (PostgreSQL's message types are letters
-    /// and digits, never one of these).
+    /// Whether `byte` starts a RESP 2 or 3 reply. A PostgreSQL server's first message to
+    /// a client (authentication, an error, a notice, the SSL answer) is a letter, never
+    /// one of these, so a link's first reply byte tells which server it reaches.
     pub(super) fn is_type(byte: u8) -> bool {
         b"+-:$*_,#!=(%~|>".contains(&byte)
     }
 
-    /// The reply that starts at `at`, if `buffer` holds all of it.
-    pub(super) fn frame(buffer: &[u8], at: usize) -> Option<Frame> {
-        let mut pos = at;
-        let mut need: u64 = 1;
-        let mut nil_array = false;
-        while need > 0 {
-            let kind = *buffer.get(pos)?;
-            let line_end = pos + buffer.get(pos..)?.windows(2).position(|w| w == b"\r\n")?;
-            let number: i64 = std::str::from_utf8(&buffer[pos + 1..line_end])
-                .ok()
-                .and_then(|text| text.parse().ok())
-                .unwrap_or(0);
-            let top = pos == at;
-            pos = line_end + 2;
-            need -= 1;
-            match kind {
-                b'$' | b'!' | b'=' => {
-                    let length = number;
-                    if length >= 0 {
-                        pos = pos.checked_add(length as usize + 2)?;
-                        if pos > buffer.len() {
-                            return None;
-                        }
-                    }
+    /// Count the whole replies at the start of `buffer` that are nil arrays into
+    /// `nil_arrays`; returns the bytes read, and false if the rest is not RESP.
+    pub(super) fn nil_arrays(buffer: &[u8], nil_arrays: &mut u64) -> (usize, bool) {
+        let mut at = 0;
+        while at < buffer.len() {
+            let rest = &buffer[at..];
+            let whole = match resp2(rest) {
+                Ok(Some((frame, end))) => {
+                    let nil_array = matches!(frame, RangeFrame::Null) && rest[0] == b'*';
+                    *nil_arrays += u64::from(nil_array);
+                    Some(end)
                 }
-                b'*' | b'~' | b'>' => match number {
-                    -1 => nil_array |= top,
-                    n => need += n.max(0) as u64,
+                Ok(None) => None,
+                Err(_) => match resp3(rest) {
+                    Ok(found) => found.map(|(_, end)| end),
+                    Err(_) => return (at, false),
                 },
-                b'%' | b'|' => need += 2 * number.max(0) as u64,
-                _ => {}
-            }
+            };
+            let Some(end) = whole else {
+                break;
+            };
+            assert!(end > 0, "a whole reply has bytes");
+            at += end;
         }
-        Some(Frame {
-            end: pos,
-            nil_array,
-        })
+        (at, true)
     }
 }
 
@@ -472,17 +454,22 @@ mod tests {
             let mut aborts = 0;
             for part in [&replies[..cut], &replies[cut..]] {
                 buffer.extend_from_slice(part);
-                let mut at = 0;
-                while let Some(frame) = resp::frame(&buffer, at) {
-                    aborts += u64::from(frame.nil_array);
-                    at = frame.end;
-                }
-                buffer.drain(..at);
+                let (read, readable) = resp::nil_arrays(&buffer, &mut aborts);
+                assert!(readable, "RESP at cut {cut}");
+                buffer.drain(..read);
             }
             assert!(buffer.is_empty(), "every reply read at cut {cut}");
             aborts
         };
         // `*-1` inside a bulk string and inside an array is not an abort.
         assert!((0..=replies.len()).all(|cut| count(cut) == 1));
+    }
+
+    #[test]
+    fn bytes_that_are_not_resp_end_the_reading_of_their_connection() {
+        let mut aborts = 0;
+        let (read, readable) = resp::nil_arrays(b"*-1\r\nR\0\0\0\x08", &mut aborts);
+        assert_eq!((read, readable, aborts), (5, false, 1));
+        assert!(!resp::is_type(b'R') && resp::is_type(b'*'));
     }
 }
