@@ -4,6 +4,7 @@
 
 use crate::pg::error::*;
 use crate::pg::expr::{cast, Typed};
+use crate::pg::numeric_cast::as_float;
 use crate::pg::text::add_months;
 use crate::pg::types::{fit_integer, Interval, Type, Value};
 use sqlparser::ast::BinaryOperator;
@@ -17,7 +18,12 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
     if l.v.is_null() || r.v.is_null() {
         return Ok(Typed::null(result_type));
     }
-    let v = match (op, l.v, r.v) {
+    if result_type == Type::Numeric {
+        let v = crate::pg::numeric_fn::arithmetic(op, &l.v, &r.v)?;
+        return Ok(Typed::new(v, result_type));
+    }
+    let (lv, rv) = (as_float(l.v)?, as_float(r.v)?);
+    let v = match (op, lv, rv) {
         (op, Value::Jsonb(a), b) if crate::pg::jsonb_ops::is_operator(op, l.t, r.t) => {
             crate::pg::jsonb_ops::apply(op, *a, b)?
         }
@@ -121,12 +127,8 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
                 Type::Int4
             }
         }
+        (op, a, b) if crate::pg::numeric_fn::is_numeric_operation(op, a, b) => Type::Numeric,
         (Plus | Minus | Multiply | Divide, a, b) if a.is_numeric() && b.is_numeric() => {
-            if (a == Type::Numeric && (b == Type::Numeric || b.is_integer()))
-                || (b == Type::Numeric && a.is_integer())
-            {
-                return Err(PgError::unsupported("numeric arithmetic"));
-            }
             Type::Float8
         }
         (Plus | Minus, Type::Timestamptz, Type::Interval)
