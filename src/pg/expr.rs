@@ -595,7 +595,7 @@ impl Exec<'_> {
         for e in elements {
             let value = self.eval(e, frame)?;
             if value.t != Type::Unknown {
-                element = value.t;
+                element = crate::pg::numeric_cast::common_type(element, value.t).unwrap_or(value.t);
             }
             items.push(value);
         }

@@ -119,3 +119,17 @@ pub(crate) fn typmod_spelled(spelled: &str) -> PgResult<u32> {
     }
     crate::pg::numeric::typmod(precision, scale)
 }
+
+/// The common type of two numeric-category types (an ARRAY's elements): the later of
+/// int2, int4, int8, numeric, float4, float8; `None` unless both are numbers.
+pub(crate) fn common_type(a: Type, b: Type) -> Option<Type> {
+    let rank = |t: Type| {
+        [Type::Int2, Type::Int4, Type::Int8, Type::Numeric, Type::Float4, Type::Float8]
+            .iter()
+            .position(|x| *x == t)
+    };
+    match (rank(a), rank(b)) {
+        (Some(x), Some(y)) => Some(if x >= y { a } else { b }),
+        _ => None,
+    }
+}

@@ -110,3 +110,14 @@ pub(crate) fn avg(values: &[Value]) -> PgResult<Value> {
     };
     Ok(boxed(total.div(&Numeric::from_i64(values.len() as i64))?))
 }
+
+/// The result type of a numeric function of `args`, `None` for another function.
+pub(crate) fn return_type(name: &str, args: &[Type]) -> Option<Type> {
+    match (name, args) {
+        ("round", [Type::Numeric]) => Some(Type::Numeric),
+        ("round", [_]) => Some(Type::Float8),
+        ("round", [_, _]) => Some(Type::Numeric),
+        ("abs", [Type::Numeric]) => Some(Type::Numeric),
+        _ => None,
+    }
+}

@@ -24,6 +24,7 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
     }
     let (lv, rv) = (as_float(l.v)?, as_float(r.v)?);
     let v = match (op, lv, rv) {
+        (BinaryOperator::AtAt, a, b) => crate::pg::tsearch::match_operator(a, b)?,
         (op, Value::Jsonb(a), b) if crate::pg::jsonb_ops::is_operator(op, l.t, r.t) => {
             crate::pg::jsonb_ops::apply(op, *a, b)?
         }
@@ -80,6 +81,8 @@ pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Type {
         (StringConcat, _) => Type::Text,
         // PostgreSQL prefers the string category: `-> 'k'` is a key, not an index.
         (Arrow | LongArrow | Question, Type::Jsonb) => Type::Text,
+        (AtAt, Type::Tsquery) => Type::Tsvector,
+        (AtAt, Type::Tsvector) => Type::Tsquery,
         (Multiply | Divide, Type::Interval) => Type::Float8,
         (_, Type::Timestamptz) => Type::Interval,
         (_, t) => t,
@@ -115,6 +118,7 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
             Type::Text
         }
         (AtArrow | ArrowAt, Type::Jsonb, Type::Jsonb) => Type::Bool,
+        (AtAt, Type::Tsvector, Type::Tsquery) | (AtAt, Type::Tsquery, Type::Tsvector) => Type::Bool,
         (Question, Type::Jsonb, k) if k.is_text() => Type::Bool,
         (LtDashGt | Spaceship, Type::Vector, Type::Vector) => Type::Float8,
         (Custom(name), Type::Vector, Type::Vector) if name == "<#>" => Type::Float8,

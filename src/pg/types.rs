@@ -46,6 +46,11 @@ pub(crate) enum Type {
     UuidArray,
     JsonbArray,
     NumericArray,
+    OidArray,
+    /// The text-search types (`tsearch.rs`) and the configuration's type.
+    Tsvector,
+    Tsquery,
+    Regconfig,
     /// The catalog's types, for a client's type lookup.
     Oid,
     Name,
@@ -75,6 +80,10 @@ impl Type {
             Type::UuidArray => 2951,
             Type::JsonbArray => 3807,
             Type::NumericArray => 1231,
+            Type::OidArray => 1028,
+            Type::Tsvector => 3614,
+            Type::Tsquery => 3615,
+            Type::Regconfig => 3734,
             Type::BoolArray => 1000,
             Type::ByteaArray => 1001,
             Type::Int4Array => 1007,
@@ -125,6 +134,10 @@ impl Type {
             Type::UuidArray => "uuid[]",
             Type::JsonbArray => "jsonb[]",
             Type::NumericArray => "numeric[]",
+            Type::OidArray => "oid[]",
+            Type::Tsvector => "tsvector",
+            Type::Tsquery => "tsquery",
+            Type::Regconfig => "regconfig",
             Type::Oid => "oid",
             Type::Name => "name",
             Type::Char => "\"char\"",
@@ -145,6 +158,7 @@ impl Type {
             Type::UuidArray => "_uuid",
             Type::JsonbArray => "_jsonb",
             Type::NumericArray => "_numeric",
+            Type::OidArray => "_oid",
             other => other.name(),
         }
     }
@@ -154,7 +168,7 @@ impl Type {
         match self {
             Type::Bool => 1,
             Type::Int2 => 2,
-            Type::Int4 | Type::Float4 | Type::Void | Type::Oid => 4,
+            Type::Int4 | Type::Float4 | Type::Void | Type::Oid | Type::Regconfig => 4,
             Type::Name => 64,
             Type::Char => 1,
             Type::Int8 | Type::Float8 | Type::Timestamptz => 8,
@@ -174,6 +188,7 @@ impl Type {
             Type::UuidArray => Some(Type::Uuid),
             Type::JsonbArray => Some(Type::Jsonb),
             Type::NumericArray => Some(Type::Numeric),
+            Type::OidArray => Some(Type::Oid),
             _ => None,
         }
     }
@@ -212,6 +227,9 @@ impl Type {
             "uuid" => Type::Uuid,
             "jsonb" => Type::Jsonb,
             "numeric" | "decimal" => Type::Numeric,
+            "tsvector" => Type::Tsvector,
+            "tsquery" => Type::Tsquery,
+            "regconfig" => Type::Regconfig,
             "serial" | "serial4" => return Some((Type::Int4, true)),
             "bigserial" | "serial8" => return Some((Type::Int8, true)),
             _ => return None,
@@ -220,7 +238,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 29] = [
+const ALL: [Type; 33] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -247,6 +265,10 @@ const ALL: [Type; 29] = [
     Type::UuidArray,
     Type::JsonbArray,
     Type::NumericArray,
+    Type::OidArray,
+    Type::Tsvector,
+    Type::Tsquery,
+    Type::Regconfig,
     Type::Oid,
     Type::Name,
     Type::Char,
@@ -270,6 +292,8 @@ pub(crate) enum Value {
     /// float4, float8.
     Float(f64),
     Numeric(Box<crate::pg::numeric::Numeric>),
+    Tsvector(Box<crate::pg::tsearch::Tsvector>),
+    Tsquery(Box<crate::pg::tsearch::Tsquery>),
     Text(String),
     Bytea(Vec<u8>),
     /// Microseconds since 2000-01-01 UTC.
