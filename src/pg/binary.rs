@@ -103,7 +103,10 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
         Type::Jsonb => decode_jsonb(bytes)?,
         Type::Void => Value::Null,
         Type::Tsvector | Type::Tsquery | Type::Regconfig => {
-            return Err(PgError::unsupported(format!("a binary {} parameter", t.name())))
+            return Err(PgError::unsupported(format!(
+                "a binary {} parameter",
+                t.name()
+            )))
         }
         Type::Numeric => Value::Numeric(Box::new(crate::pg::numeric::decode_binary(bytes)?)),
         array => decode_array(bytes, array)?,

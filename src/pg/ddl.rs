@@ -284,7 +284,9 @@ impl Exec<'_> {
             .map(index_option)
             .collect::<PgResult<Vec<_>>>()?;
         if !expressions.is_empty() && !columns.is_empty() {
-            return Err(PgError::unsupported("an index on both columns and expressions"));
+            return Err(PgError::unsupported(
+                "an index on both columns and expressions",
+            ));
         }
         let index = IndexDef {
             name: name.clone(),

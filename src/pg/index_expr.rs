@@ -33,8 +33,15 @@ fn immutable(name: &str, count: usize) -> Option<bool> {
         }
         ("coalesce" | "nullif" | "jsonb_typeof" | "jsonb_array_length" | "md5", _) => Some(true),
         (
-            "now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp"
-            | "clock_timestamp" | "random" | "gen_random_uuid" | "uuidv4" | "current_setting",
+            "now"
+            | "current_timestamp"
+            | "transaction_timestamp"
+            | "statement_timestamp"
+            | "clock_timestamp"
+            | "random"
+            | "gen_random_uuid"
+            | "uuidv4"
+            | "current_setting",
             _,
         ) => Some(false),
         _ => None,

@@ -37,7 +37,10 @@ pub(crate) enum Numeric {
     Infinity,
     NegInfinity,
     /// `digits × 10^-scale`; `scale` is the display scale (0..=16383).
-    Finite { digits: BigInt, scale: u16 },
+    Finite {
+        digits: BigInt,
+        scale: u16,
+    },
 }
 
 pub(crate) fn overflow() -> PgError {
@@ -148,7 +151,16 @@ impl Numeric {
             (Infinity, NegInfinity) | (NegInfinity, Infinity) => Ok(NaN),
             (Infinity | NegInfinity, _) => Ok(self.clone()),
             (_, Infinity | NegInfinity) => Ok(other.clone()),
-            (Finite { digits: a, scale: sa }, Finite { digits: b, scale: sb }) => {
+            (
+                Finite {
+                    digits: a,
+                    scale: sa,
+                },
+                Finite {
+                    digits: b,
+                    scale: sb,
+                },
+            ) => {
                 let (a, b, scale) = Self::aligned((a, *sa), (b, *sb));
                 Self::finite(a + b, scale)
             }
@@ -183,7 +195,16 @@ impl Numeric {
         use Numeric::*;
         match (self, other) {
             (NaN, _) | (_, NaN) => Ok(NaN),
-            (Finite { digits: a, scale: sa }, Finite { digits: b, scale: sb }) => {
+            (
+                Finite {
+                    digits: a,
+                    scale: sa,
+                },
+                Finite {
+                    digits: b,
+                    scale: sb,
+                },
+            ) => {
                 let scale = *sa as i64 + *sb as i64;
                 let product = a * b;
                 if scale > SCALE_MAX {
@@ -238,7 +259,16 @@ impl Numeric {
         let zero_divisor = || PgError::new(DIVISION_BY_ZERO, "division by zero");
         match (self, other) {
             (NaN, _) | (_, NaN) => Ok(NaN),
-            (Finite { digits: a, scale: sa }, Finite { digits: b, scale: sb }) => {
+            (
+                Finite {
+                    digits: a,
+                    scale: sa,
+                },
+                Finite {
+                    digits: b,
+                    scale: sb,
+                },
+            ) => {
                 if b.sign() == Sign::NoSign {
                     return Err(zero_divisor());
                 }
@@ -264,7 +294,16 @@ impl Numeric {
         use Numeric::*;
         match (self, other) {
             (NaN, _) | (_, NaN) => Ok(NaN),
-            (Finite { digits: a, scale: sa }, Finite { digits: b, scale: sb }) => {
+            (
+                Finite {
+                    digits: a,
+                    scale: sa,
+                },
+                Finite {
+                    digits: b,
+                    scale: sb,
+                },
+            ) => {
                 if b.sign() == Sign::NoSign {
                     return Err(PgError::new(DIVISION_BY_ZERO, "division by zero"));
                 }
@@ -281,7 +320,11 @@ impl Numeric {
 
     /// `round(x, scale)`: half away from zero; a negative scale rounds left of the point.
     pub(crate) fn round(&self, scale: i64) -> PgResult<Numeric> {
-        let Numeric::Finite { digits, scale: have } = self else {
+        let Numeric::Finite {
+            digits,
+            scale: have,
+        } = self
+        else {
             return Ok(self.clone());
         };
         let scale = scale.clamp(-(INTEGER_DIGITS_MAX + 4), SCALE_MAX);
@@ -346,7 +389,11 @@ impl Numeric {
             Numeric::Finite { .. } => {}
         }
         let rounded = self.round(scale)?;
-        let Numeric::Finite { digits, scale: have } = &rounded else {
+        let Numeric::Finite {
+            digits,
+            scale: have,
+        } = &rounded
+        else {
             unreachable!("a finite value rounds to a finite one")
         };
         if digits.sign() != Sign::NoSign {
@@ -370,7 +417,11 @@ impl Numeric {
         if text.len() <= scale {
             text = "0".repeat(scale + 1 - text.len()) + &text;
         }
-        let sign = if digits.sign() == Sign::Minus { "-" } else { "" };
+        let sign = if digits.sign() == Sign::Minus {
+            "-"
+        } else {
+            ""
+        };
         if scale == 0 {
             return format!("{sign}{text}");
         }
@@ -462,7 +513,16 @@ pub(crate) fn compare(a: &Numeric, b: &Numeric) -> Ordering {
         NaN => 3,
     };
     match (a, b) {
-        (Finite { digits: x, scale: sx }, Finite { digits: y, scale: sy }) => {
+        (
+            Finite {
+                digits: x,
+                scale: sx,
+            },
+            Finite {
+                digits: y,
+                scale: sy,
+            },
+        ) => {
             let (x, y, _) = Numeric::aligned((x, *sx), (y, *sy));
             x.cmp(&y)
         }
@@ -590,7 +650,12 @@ pub(crate) fn encode_binary(n: &Numeric) -> Vec<u8> {
     let mut base: Vec<u16> = padded
         .as_bytes()
         .chunks(4)
-        .map(|c| std::str::from_utf8(c).expect("digits").parse().expect("four digits"))
+        .map(|c| {
+            std::str::from_utf8(c)
+                .expect("digits")
+                .parse()
+                .expect("four digits")
+        })
         .collect();
     let mut weight = base.len() as i64 - 1 - groups_after;
     while base.last() == Some(&0) {
@@ -699,7 +764,11 @@ impl Numeric {
 
     /// `trunc_var`: the digits past `scale` dropped (toward zero), the scale set.
     fn truncate(&self, scale: i64) -> PgResult<Numeric> {
-        let Numeric::Finite { digits, scale: have } = self else {
+        let Numeric::Finite {
+            digits,
+            scale: have,
+        } = self
+        else {
             return Ok(self.clone());
         };
         let have = *have as i64;
@@ -752,19 +821,33 @@ mod tests {
     fn floats_convert_as_postgresql_prints_them() {
         assert_eq!(Numeric::from_float(0.1, 15).unwrap().format(), "0.1");
         assert_eq!(
-            Numeric::from_float(0.300_000_000_000_000_04, 15).unwrap().format(),
+            Numeric::from_float(0.300_000_000_000_000_04, 15)
+                .unwrap()
+                .format(),
             "0.3"
         );
         assert_eq!(
             Numeric::from_float(1e20, 15).unwrap().format(),
             "100000000000000000000"
         );
-        assert_eq!(Numeric::from_float(1.5e-5, 15).unwrap().format(), "0.000015");
+        assert_eq!(
+            Numeric::from_float(1.5e-5, 15).unwrap().format(),
+            "0.000015"
+        );
     }
 
     #[test]
     fn binary_round_trips() {
-        for text in ["0", "0.00", "1", "-12345.6789", "10000", "0.0001", "1e100", "NaN"] {
+        for text in [
+            "0",
+            "0.00",
+            "1",
+            "-12345.6789",
+            "10000",
+            "0.0001",
+            "1e100",
+            "NaN",
+        ] {
             let value = n(text);
             let back = decode_binary(&encode_binary(&value)).unwrap();
             assert_eq!(back.format(), value.format(), "{text}");

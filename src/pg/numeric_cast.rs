@@ -105,7 +105,8 @@ pub(crate) fn as_numeric(v: &Value) -> Option<Numeric> {
 pub(crate) fn typmod_spelled(spelled: &str) -> PgResult<u32> {
     let inner = spelled.trim_end_matches(')');
     let mut parts = inner.split(',').map(|p| p.trim().parse::<i64>());
-    let invalid = || crate::pg::error::PgError::syntax(format!("syntax error at or near \"{inner}\""));
+    let invalid =
+        || crate::pg::error::PgError::syntax(format!("syntax error at or near \"{inner}\""));
     let precision = parts.next().and_then(Result::ok).ok_or_else(invalid)?;
     let scale = match parts.next() {
         None => 0,
@@ -124,9 +125,16 @@ pub(crate) fn typmod_spelled(spelled: &str) -> PgResult<u32> {
 /// int2, int4, int8, numeric, float4, float8; `None` unless both are numbers.
 pub(crate) fn common_type(a: Type, b: Type) -> Option<Type> {
     let rank = |t: Type| {
-        [Type::Int2, Type::Int4, Type::Int8, Type::Numeric, Type::Float4, Type::Float8]
-            .iter()
-            .position(|x| *x == t)
+        [
+            Type::Int2,
+            Type::Int4,
+            Type::Int8,
+            Type::Numeric,
+            Type::Float4,
+            Type::Float8,
+        ]
+        .iter()
+        .position(|x| *x == t)
     };
     match (rank(a), rank(b)) {
         (Some(x), Some(y)) => Some(if x >= y { a } else { b }),

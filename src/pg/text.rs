@@ -218,7 +218,9 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
             Ok(Value::Int(fit_integer(value, t)?))
         }
         Type::Numeric => crate::pg::numeric::parse(text).map(|n| Value::Numeric(Box::new(n))),
-        Type::Tsvector => crate::pg::tsearch::parse_tsvector(text).map(|v| Value::Tsvector(Box::new(v))),
+        Type::Tsvector => {
+            crate::pg::tsearch::parse_tsvector(text).map(|v| Value::Tsvector(Box::new(v)))
+        }
         Type::Tsquery => Err(PgError::unsupported("tsquery text input")),
         Type::Regconfig => crate::pg::tsearch::regconfig(trimmed),
         Type::Float4 | Type::Float8 => parse_float(trimmed)

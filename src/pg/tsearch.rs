@@ -110,7 +110,9 @@ fn words(text: &str) -> PgResult<Vec<String>> {
 pub(crate) fn to_tsvector(text: &str) -> PgResult<Tsvector> {
     let mut entries: Vec<(String, Vec<u16>)> = Vec::new();
     for (at, word) in words(text)?.into_iter().enumerate() {
-        let position = u16::try_from(at + 1).unwrap_or(POSITION_MAX).min(POSITION_MAX);
+        let position = u16::try_from(at + 1)
+            .unwrap_or(POSITION_MAX)
+            .min(POSITION_MAX);
         match entries.iter_mut().find(|(w, _)| *w == word) {
             Some((_, positions)) => positions.push(position),
             None => entries.push((word, vec![position])),
@@ -169,7 +171,11 @@ pub(crate) fn format_tsvector(v: &Tsvector) -> String {
 
 /// `tsqueryout`.
 pub(crate) fn format_tsquery(q: &Tsquery) -> String {
-    q.terms.iter().map(|t| quote(t)).collect::<Vec<_>>().join(" & ")
+    q.terms
+        .iter()
+        .map(|t| quote(t))
+        .collect::<Vec<_>>()
+        .join(" & ")
 }
 
 /// `tsvectorin` for the plain forms: lexemes (quoted or not) of letters and digits,
@@ -269,7 +275,8 @@ fn rank_and(found: &[Option<&[u16]>]) -> f32 {
                     if distance == 0 {
                         continue;
                     }
-                    let curw = ((WEIGHT_D * WEIGHT_D * word_distance(distance)) as f64).sqrt() as f32;
+                    let curw =
+                        ((WEIGHT_D * WEIGHT_D * word_distance(distance)) as f64).sqrt() as f32;
                     res = if res < 0.0 {
                         curw
                     } else {
@@ -329,7 +336,11 @@ pub(crate) fn ts_rank_cd(v: &Tsvector, q: &Tsquery) -> PgResult<f32> {
 
 /// tsrank.c's `Cover` for a query of ANDed terms: the next cover from `start`
 /// (its first and last document entries and positions), `start` moved past its first.
-fn cover(doc: &[(i32, usize)], wanted: usize, start: &mut usize) -> Option<(usize, usize, i32, i32)> {
+fn cover(
+    doc: &[(i32, usize)],
+    wanted: usize,
+    start: &mut usize,
+) -> Option<(usize, usize, i32, i32)> {
     while *start < doc.len() {
         let mut seen = vec![false; wanted];
         let mut end = None;
@@ -502,7 +513,10 @@ mod tests {
             }
         };
         assert_eq!(rank("like pizza a b c pizza like", "pizza like", true), 0.2);
-        assert_eq!(rank("like pizza a b c pizza like", "pizza like", false), 0.330_100_74);
+        assert_eq!(
+            rank("like pizza a b c pizza like", "pizza like", false),
+            0.330_100_74
+        );
         assert_eq!(rank("like pizza pizza", "pizza", false), 0.075_990_885);
         assert_eq!(rank("pizza x pizza", "pizza", true), 0.2);
         assert_eq!(rank("a b c a", "a c b", true), 0.2);

@@ -338,8 +338,12 @@ pub(crate) fn compare(a: &Value, b: &Value) -> Ordering {
         (Value::Numeric(x), Value::Int(y)) => {
             crate::pg::numeric::compare(x, &crate::pg::numeric::Numeric::from_i64(*y))
         }
-        (Value::Numeric(x), Value::Float(y)) => float_order(x.to_float(false).unwrap_or(f64::NAN), *y),
-        (Value::Float(x), Value::Numeric(y)) => float_order(*x, y.to_float(false).unwrap_or(f64::NAN)),
+        (Value::Numeric(x), Value::Float(y)) => {
+            float_order(x.to_float(false).unwrap_or(f64::NAN), *y)
+        }
+        (Value::Float(x), Value::Numeric(y)) => {
+            float_order(*x, y.to_float(false).unwrap_or(f64::NAN))
+        }
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
         (Value::Timestamptz(x), Value::Timestamptz(y)) => x.cmp(y),
