@@ -160,6 +160,10 @@ fn fold(name: &str, t: Type, values: Vec<Value>) -> PgResult<Typed> {
             .into_iter()
             .max_by(|a, b| compare(a, b).then(Ordering::Less))
             .expect("non-empty"),
+        "sum" | "avg" if result_type == Type::Numeric => match name {
+            "sum" => crate::pg::numeric_fn::sum(&present)?,
+            _ => crate::pg::numeric_fn::avg(&present)?,
+        },
         "sum" if t.is_integer() => Value::Int(
             present
                 .iter()
@@ -184,14 +188,15 @@ fn fold(name: &str, t: Type, values: Vec<Value>) -> PgResult<Typed> {
     Ok(Typed::new(v, result_type))
 }
 
-/// An aggregate's result type over `t`; the ones PostgreSQL computes in numeric are
-/// refused.
+/// An aggregate's result type over `t`.
 pub(crate) fn result_type(name: &str, t: Type) -> PgResult<Type> {
     let refused = || PgError::unsupported(format!("{name}({}) (numeric)", t.name()));
     Ok(match (name, t) {
         ("count", _) => Type::Int8,
         ("min" | "max", t) => t,
         ("sum", Type::Int2 | Type::Int4) => Type::Int8,
+        ("sum", Type::Int8 | Type::Numeric) | ("avg", Type::Numeric) => Type::Numeric,
+        ("avg", t) if t.is_integer() => Type::Numeric,
         ("sum" | "avg", Type::Float4 | Type::Float8) => Type::Float8,
         ("sum" | "avg", _) => return Err(refused()),
         ("array_agg", t) => t.array_of().ok_or_else(refused)?,

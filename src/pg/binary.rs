@@ -20,10 +20,13 @@ pub(crate) fn encode(value: &Value, t: Type) -> Vec<u8> {
         (Value::Bool(b), _) => vec![u8::from(*b)],
         (Value::Int(i), Type::Int2) => (*i as i16).to_be_bytes().to_vec(),
         (Value::Int(i), Type::Int4) => (*i as i32).to_be_bytes().to_vec(),
-        (Value::Int(i), Type::Oid) => (*i as u32).to_be_bytes().to_vec(),
+        (Value::Int(i), Type::Oid | Type::Regconfig) => (*i as u32).to_be_bytes().to_vec(),
         (Value::Int(i), _) => i.to_be_bytes().to_vec(),
         (Value::Float(f), Type::Float4) => (*f as f32).to_be_bytes().to_vec(),
         (Value::Float(f), _) => f.to_be_bytes().to_vec(),
+        (Value::Numeric(n), _) => crate::pg::numeric::encode_binary(n),
+        (Value::Tsvector(v), _) => crate::pg::tsearch::encode_tsvector(v),
+        (Value::Tsquery(q), _) => crate::pg::tsearch::encode_tsquery(q),
         (Value::Text(s), _) => s.as_bytes().to_vec(),
         (Value::Bytea(b), _) => b.clone(),
         (Value::Timestamptz(us), _) => us.to_be_bytes().to_vec(),
@@ -99,7 +102,13 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
         Type::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
         Type::Jsonb => decode_jsonb(bytes)?,
         Type::Void => Value::Null,
-        Type::Numeric => return Err(PgError::unsupported("a binary numeric parameter")),
+        Type::Tsvector | Type::Tsquery | Type::Regconfig => {
+            return Err(PgError::unsupported(format!(
+                "a binary {} parameter",
+                t.name()
+            )))
+        }
+        Type::Numeric => Value::Numeric(Box::new(crate::pg::numeric::decode_binary(bytes)?)),
         array => decode_array(bytes, array)?,
     };
     Ok(value)

@@ -72,6 +72,9 @@ fn reads_catalog(statement: &Statement) -> bool {
 pub(crate) fn relation(db: &Db, name: &[String]) -> Option<Rows> {
     match name {
         [_, table] if is_relation(name) && table == "pg_type" => Some(pg_type()),
+        [table] | [_, table] if is_relation(name) && table == "pg_extension" => {
+            Some(pg_extension(db))
+        }
         _ if is_relation(name) => Some(information_schema_tables(db)),
         _ => None,
     }
@@ -87,6 +90,47 @@ pub(crate) fn reads_pg_type(from: &[TableWithJoins]) -> bool {
 
 fn is_relation(name: &[String]) -> bool {
     matches!(name, [s, t] if s == "pg_catalog" && t == "pg_type" || s == "information_schema" && t == "tables")
+        || matches!(name, [t] | [_, t] if t == "pg_extension" && (name.len() == 1 || name[0] == "pg_catalog"))
+}
+
+/// `pg_extension`: plpgsql (always there) and the extensions created. The OIDs and owner
+/// are the model's own (PostgreSQL assigns them per installation).
+fn pg_extension(db: &Db) -> Rows {
+    let columns = [
+        ("oid", Type::Oid),
+        ("extname", Type::Name),
+        ("extowner", Type::Oid),
+        ("extnamespace", Type::Oid),
+        ("extrelocatable", Type::Bool),
+        ("extversion", Type::Text),
+        ("extconfig", Type::OidArray),
+        ("extcondition", Type::TextArray),
+    ]
+    .into_iter()
+    .map(|(n, t)| (n.to_string(), t))
+    .collect();
+    // (name, oid, namespace, relocatable, version): pg_catalog is 11, public 2200.
+    let known = [
+        ("plpgsql", 12_771, 11, false, "1.0"),
+        ("vector", VECTOR_OID as i64 - 1, 2200, true, "0.8.2"),
+    ];
+    let rows = known
+        .iter()
+        .filter(|(name, ..)| *name == "plpgsql" || db.extensions.contains(*name))
+        .map(|(name, oid, namespace, relocatable, version)| {
+            vec![
+                Value::Int(*oid),
+                Value::Text((*name).into()),
+                Value::Int(10),
+                Value::Int(*namespace),
+                Value::Bool(*relocatable),
+                Value::Text((*version).into()),
+                Value::Null,
+                Value::Null,
+            ]
+        })
+        .collect();
+    Rows { columns, rows }
 }
 
 /// The answer when a `pg_type` query finds no row: PostgreSQL may hold one the model lacks.

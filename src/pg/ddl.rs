@@ -254,13 +254,21 @@ impl Exec<'_> {
             .using
             .as_ref()
             .map_or("btree".to_string(), |m| m.to_string().to_lowercase());
-        let t = self.db.table(&table)?;
+        self.db.table(&table)?;
         let mut columns = Vec::new();
+        let mut expressions = Vec::new();
         let mut opclass = None;
         for c in &create.columns {
             let Expr::Identifier(i) = &c.column.expr else {
-                return Err(PgError::unsupported("an index on an expression"));
+                if create.unique || c.operator_class.is_some() {
+                    return Err(PgError::unsupported(
+                        "a unique index or an operator class on an expression",
+                    ));
+                }
+                expressions.push(self.index_expression(&table, &c.column.expr, &method)?);
+                continue;
             };
+            let t = self.db.table(&table)?;
             let column = ident(i);
             columns.push(t.column(&column).ok_or_else(|| {
                 PgError::new(
@@ -275,9 +283,15 @@ impl Exec<'_> {
             .iter()
             .map(index_option)
             .collect::<PgResult<Vec<_>>>()?;
+        if !expressions.is_empty() && !columns.is_empty() {
+            return Err(PgError::unsupported(
+                "an index on both columns and expressions",
+            ));
+        }
         let index = IndexDef {
             name: name.clone(),
             columns: columns.clone(),
+            expressions,
             method,
             opclass,
             options,

@@ -166,6 +166,12 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
     } else {
         t
     };
+    let modifier = match (t, base.split_once('(')) {
+        (Type::Numeric, Some((_, spelled))) => {
+            Some(crate::pg::numeric_cast::typmod_spelled(spelled)?)
+        }
+        _ => modifier,
+    };
     if let (Type::Vector, Some(n)) = (t, modifier) {
         crate::pg::vector::typmod_in(n as i64).map_err(|e| PgError::new(e.sqlstate, e.message))?;
     }
@@ -353,6 +359,9 @@ impl Exec<'_> {
                 Ok(Typed::new(Value::Int(fit_integer(-i, t)?), t))
             }
             (UnaryOperator::Minus, Value::Float(f)) => Ok(Typed::new(Value::Float(-f), value.t)),
+            (UnaryOperator::Minus, Value::Numeric(n)) => {
+                Ok(Typed::new(Value::Numeric(Box::new(n.neg())), value.t))
+            }
             (UnaryOperator::Minus, Value::Interval(i)) => Ok(Typed::new(
                 Value::Interval(Interval {
                     months: -i.months,
@@ -586,7 +595,7 @@ impl Exec<'_> {
         for e in elements {
             let value = self.eval(e, frame)?;
             if value.t != Type::Unknown {
-                element = value.t;
+                element = crate::pg::numeric_cast::common_type(element, value.t).unwrap_or(value.t);
             }
             items.push(value);
         }
@@ -615,9 +624,7 @@ pub(crate) fn number_literal(n: &str) -> PgResult<Typed> {
         };
         return Ok(Typed::new(Value::Int(i), t));
     }
-    n.parse::<f64>()
-        .map(|f| Typed::new(Value::Float(f), Type::Numeric))
-        .map_err(|_| PgError::syntax(format!("invalid number {n}")))
+    crate::pg::numeric::parse(n).map(|v| Typed::new(Value::Numeric(Box::new(v)), Type::Numeric))
 }
 
 fn and(a: Option<bool>, b: Option<bool>) -> Option<bool> {
@@ -647,7 +654,7 @@ pub(crate) fn coerce_pair(a: Typed, b: Typed) -> PgResult<(Typed, Typed)> {
         (x, y) if x == y => Ok((a, b)),
         (Type::Unknown, t) => Ok((cast(a, t, None)?, b)),
         (t, Type::Unknown) => Ok((a, cast(b, t, None)?)),
-        (x, y) if x.is_numeric() && y.is_numeric() => Ok((a, b)),
+        (x, y) if x.is_numeric() && y.is_numeric() => crate::pg::numeric_cast::coerce_pair(a, b),
         (x, y) if x.is_text() && y.is_text() => Ok((a, b)),
         // An integer compares with an oid as an oid (its implicit cast).
         (Type::Oid, y) if y.is_integer() => Ok((a, as_oid(b)?)),
@@ -715,6 +722,9 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             crate::pg::jsonb_ops::to_scalar(&json, t)?
         }
         (v, _, t) if t.is_text() => Value::Text(text::format(&v, from).unwrap_or_default()),
+        (v, f, t) if crate::pg::numeric_cast::applies(f, t) => {
+            crate::pg::numeric_cast::cast(v, f, t, modifier)?
+        }
         (Value::Int(i), _, t) if t.is_integer() => Value::Int(fit_integer(i, t)?),
         (Value::Int(i), _, Type::Float4 | Type::Float8) => Value::Float(i as f64),
         (Value::Float(f), _, Type::Float4 | Type::Float8) => Value::Float(f),
@@ -741,6 +751,7 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             let floats = items.iter().map(|i| match i {
                 Value::Int(n) => Ok(*n as f32),
                 Value::Float(f) => Ok(*f as f32),
+                Value::Numeric(n) => Ok(n.to_float(true)? as f32),
                 _ => Err(PgError::new(DATA_EXCEPTION, "array must not contain nulls")),
             });
             Value::Vector(floats.collect::<PgResult<Vec<f32>>>()?)
@@ -752,6 +763,7 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             ))
         }
     };
+    let v = crate::pg::numeric_cast::apply_modifier(v, to, modifier)?;
     check_modifier(&v, to, modifier)?;
     Ok(Typed::new(v, to))
 }

@@ -112,6 +112,12 @@ impl Exec<'_> {
             ("lower" | "upper" | "length" | "char_length" | "octet_length", 1) => {
                 text_function(name, one(args))
             }
+            (name, _) if crate::pg::tsearch::knows(name) => {
+                Ok(crate::pg::tsearch::call(name, args)?)
+            }
+            (name, _) if crate::pg::numeric_fn::knows(name, &args) => {
+                Ok(crate::pg::numeric_fn::call(name, args)?)
+            }
             ("abs", 1) => abs(one(args)),
             (name, _) if name.starts_with("pg_advisory") || name.starts_with("pg_try_advisory") => {
                 self.advisory(name, args)

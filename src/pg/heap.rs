@@ -44,6 +44,8 @@ pub(crate) struct ForeignKey {
 pub(crate) struct IndexDef {
     pub name: String,
     pub columns: Vec<usize>,
+    /// An index on expressions: their text (the model plans no scan with one).
+    pub expressions: Vec<String>,
     pub method: String,
     pub opclass: Option<String>,
     pub options: Vec<(String, String)>,

@@ -41,7 +41,8 @@ impl Exec<'_> {
     /// heap holds now (any not aborted).
     pub(crate) fn build_index(&mut self, table: &str, index: IndexDef) -> PgResult<()> {
         if !matches!(index.method.as_str(), "hnsw" | "ivfflat") {
-            if index.method != "btree" {
+            // An expression index was checked for its method by `index_expression`.
+            if index.method != "btree" && index.expressions.is_empty() {
                 return Err(PgError::unsupported(format!(
                     "index access method \"{}\"",
                     index.method

@@ -116,7 +116,8 @@ impl Exec<'_> {
                 let mut element = Type::Unknown;
                 for item in &array.elem {
                     let t = self.infer(item, sources, parent)?;
-                    element = if element == Type::Unknown { t } else { element };
+                    element = crate::pg::numeric_cast::common_type(element, t)
+                        .unwrap_or(if element == Type::Unknown { t } else { element });
                 }
                 let element = if element == Type::Unknown {
                     Type::Text
@@ -566,6 +567,10 @@ fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
         "lower" | "upper" | "current_setting" | "version" => Type::Text,
         "gen_random_uuid" | "uuidv4" => Type::Uuid,
         n if crate::pg::jsonb_build::knows(n) => crate::pg::jsonb_build::return_type(n),
+        n if crate::pg::tsearch::knows(n) => crate::pg::tsearch::return_type(n),
+        n if crate::pg::numeric_fn::return_type(n, args).is_some() => {
+            crate::pg::numeric_fn::return_type(n, args).expect("a numeric function")
+        }
         "abs" => args.first().copied().unwrap_or(Type::Float8),
         n if n.starts_with("pg_try_advisory") || n.contains("unlock") => Type::Bool,
         n if n.starts_with("pg_advisory") => Type::Void,

@@ -104,7 +104,7 @@ fn key_text(position: usize, key: Typed) -> PgResult<String> {
 
 fn refuse_inexact(t: Type) -> PgResult<()> {
     match t {
-        Type::Numeric | Type::Timestamptz => Err(PgError::unsupported(format!(
+        Type::Timestamptz => Err(PgError::unsupported(format!(
             "a {} value made jsonb",
             t.name()
         ))),
@@ -120,7 +120,7 @@ fn value_to_json(v: Value, t: Type) -> PgResult<Json> {
         Value::Bool(b) => Json::Bool(b),
         Value::Jsonb(json) => *json,
         Value::Int(i) => Json::Number(i.to_string()),
-        Value::Float(_) => float_to_json(&v, t)?,
+        Value::Float(_) | Value::Numeric(_) => float_to_json(&v, t)?,
         Value::Text(s) => Json::String(s),
         Value::Array(items) => {
             let element = t.element().unwrap_or(Type::Text);

@@ -4,6 +4,7 @@
 
 use crate::pg::error::*;
 use crate::pg::expr::{cast, Typed};
+use crate::pg::numeric_cast::as_float;
 use crate::pg::text::add_months;
 use crate::pg::types::{fit_integer, Interval, Type, Value};
 use sqlparser::ast::BinaryOperator;
@@ -17,7 +18,13 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
     if l.v.is_null() || r.v.is_null() {
         return Ok(Typed::null(result_type));
     }
-    let v = match (op, l.v, r.v) {
+    if result_type == Type::Numeric {
+        let v = crate::pg::numeric_fn::arithmetic(op, &l.v, &r.v)?;
+        return Ok(Typed::new(v, result_type));
+    }
+    let (lv, rv) = (as_float(l.v)?, as_float(r.v)?);
+    let v = match (op, lv, rv) {
+        (BinaryOperator::AtAt, a, b) => crate::pg::tsearch::match_operator(a, b)?,
         (op, Value::Jsonb(a), b) if crate::pg::jsonb_ops::is_operator(op, l.t, r.t) => {
             crate::pg::jsonb_ops::apply(op, *a, b)?
         }
@@ -74,6 +81,8 @@ pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Type {
         (StringConcat, _) => Type::Text,
         // PostgreSQL prefers the string category: `-> 'k'` is a key, not an index.
         (Arrow | LongArrow | Question, Type::Jsonb) => Type::Text,
+        (AtAt, Type::Tsquery) => Type::Tsvector,
+        (AtAt, Type::Tsvector) => Type::Tsquery,
         (Multiply | Divide, Type::Interval) => Type::Float8,
         (_, Type::Timestamptz) => Type::Interval,
         (_, t) => t,
@@ -109,6 +118,7 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
             Type::Text
         }
         (AtArrow | ArrowAt, Type::Jsonb, Type::Jsonb) => Type::Bool,
+        (AtAt, Type::Tsvector, Type::Tsquery) | (AtAt, Type::Tsquery, Type::Tsvector) => Type::Bool,
         (Question, Type::Jsonb, k) if k.is_text() => Type::Bool,
         (LtDashGt | Spaceship, Type::Vector, Type::Vector) => Type::Float8,
         (Custom(name), Type::Vector, Type::Vector) if name == "<#>" => Type::Float8,
@@ -121,12 +131,8 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
                 Type::Int4
             }
         }
+        (op, a, b) if crate::pg::numeric_fn::is_numeric_operation(op, a, b) => Type::Numeric,
         (Plus | Minus | Multiply | Divide, a, b) if a.is_numeric() && b.is_numeric() => {
-            if (a == Type::Numeric && (b == Type::Numeric || b.is_integer()))
-                || (b == Type::Numeric && a.is_integer())
-            {
-                return Err(PgError::unsupported("numeric arithmetic"));
-            }
             Type::Float8
         }
         (Plus | Minus, Type::Timestamptz, Type::Interval)

@@ -14,9 +14,13 @@ pub(crate) fn format(value: &Value, t: Type) -> Option<String> {
     let text = match value {
         Value::Null => return None,
         Value::Bool(b) => if *b { "t" } else { "f" }.to_string(),
+        Value::Int(_) if t == Type::Regconfig => "simple".to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) if t == Type::Float4 => crate::pg::vector::format_float4(*f as f32),
         Value::Float(f) => format_float8(*f),
+        Value::Numeric(n) => n.format(),
+        Value::Tsvector(v) => crate::pg::tsearch::format_tsvector(v),
+        Value::Tsquery(q) => crate::pg::tsearch::format_tsquery(q),
         Value::Text(s) => s.clone(),
         Value::Bytea(b) => format_bytea(b),
         Value::Timestamptz(us) => format_timestamptz(*us),
@@ -213,7 +217,13 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
             let value: i64 = trimmed.parse().map_err(|_| invalid_input(t, text))?;
             Ok(Value::Int(fit_integer(value, t)?))
         }
-        Type::Float4 | Type::Float8 | Type::Numeric => parse_float(trimmed)
+        Type::Numeric => crate::pg::numeric::parse(text).map(|n| Value::Numeric(Box::new(n))),
+        Type::Tsvector => {
+            crate::pg::tsearch::parse_tsvector(text).map(|v| Value::Tsvector(Box::new(v)))
+        }
+        Type::Tsquery => Err(PgError::unsupported("tsquery text input")),
+        Type::Regconfig => crate::pg::tsearch::regconfig(trimmed),
+        Type::Float4 | Type::Float8 => parse_float(trimmed)
             .map(Value::Float)
             .ok_or_else(|| invalid_input(t, text)),
         Type::Text | Type::Varchar | Type::Unknown => Ok(Value::Text(text.to_string())),

@@ -24,7 +24,7 @@ pub(crate) enum Type {
     Int8,
     Float4,
     Float8,
-    /// Only as a literal on its way to another type: numeric arithmetic is refused.
+    /// PostgreSQL's arbitrary-precision decimal (`numeric.rs`).
     Numeric,
     Text,
     Varchar,
@@ -45,6 +45,12 @@ pub(crate) enum Type {
     ByteaArray,
     UuidArray,
     JsonbArray,
+    NumericArray,
+    OidArray,
+    /// The text-search types (`tsearch.rs`) and the configuration's type.
+    Tsvector,
+    Tsquery,
+    Regconfig,
     /// The catalog's types, for a client's type lookup.
     Oid,
     Name,
@@ -73,6 +79,11 @@ impl Type {
             Type::Jsonb => 3802,
             Type::UuidArray => 2951,
             Type::JsonbArray => 3807,
+            Type::NumericArray => 1231,
+            Type::OidArray => 1028,
+            Type::Tsvector => 3614,
+            Type::Tsquery => 3615,
+            Type::Regconfig => 3734,
             Type::BoolArray => 1000,
             Type::ByteaArray => 1001,
             Type::Int4Array => 1007,
@@ -122,6 +133,11 @@ impl Type {
             Type::ByteaArray => "bytea[]",
             Type::UuidArray => "uuid[]",
             Type::JsonbArray => "jsonb[]",
+            Type::NumericArray => "numeric[]",
+            Type::OidArray => "oid[]",
+            Type::Tsvector => "tsvector",
+            Type::Tsquery => "tsquery",
+            Type::Regconfig => "regconfig",
             Type::Oid => "oid",
             Type::Name => "name",
             Type::Char => "\"char\"",
@@ -141,6 +157,8 @@ impl Type {
             Type::Timestamptz => "timestamptz",
             Type::UuidArray => "_uuid",
             Type::JsonbArray => "_jsonb",
+            Type::NumericArray => "_numeric",
+            Type::OidArray => "_oid",
             other => other.name(),
         }
     }
@@ -150,7 +168,7 @@ impl Type {
         match self {
             Type::Bool => 1,
             Type::Int2 => 2,
-            Type::Int4 | Type::Float4 | Type::Void | Type::Oid => 4,
+            Type::Int4 | Type::Float4 | Type::Void | Type::Oid | Type::Regconfig => 4,
             Type::Name => 64,
             Type::Char => 1,
             Type::Int8 | Type::Float8 | Type::Timestamptz => 8,
@@ -169,6 +187,8 @@ impl Type {
             Type::ByteaArray => Some(Type::Bytea),
             Type::UuidArray => Some(Type::Uuid),
             Type::JsonbArray => Some(Type::Jsonb),
+            Type::NumericArray => Some(Type::Numeric),
+            Type::OidArray => Some(Type::Oid),
             _ => None,
         }
     }
@@ -206,6 +226,10 @@ impl Type {
             "vector" => Type::Vector,
             "uuid" => Type::Uuid,
             "jsonb" => Type::Jsonb,
+            "numeric" | "decimal" => Type::Numeric,
+            "tsvector" => Type::Tsvector,
+            "tsquery" => Type::Tsquery,
+            "regconfig" => Type::Regconfig,
             "serial" | "serial4" => return Some((Type::Int4, true)),
             "bigserial" | "serial8" => return Some((Type::Int8, true)),
             _ => return None,
@@ -214,7 +238,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 28] = [
+const ALL: [Type; 33] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -240,6 +264,11 @@ const ALL: [Type; 28] = [
     Type::ByteaArray,
     Type::UuidArray,
     Type::JsonbArray,
+    Type::NumericArray,
+    Type::OidArray,
+    Type::Tsvector,
+    Type::Tsquery,
+    Type::Regconfig,
     Type::Oid,
     Type::Name,
     Type::Char,
@@ -260,8 +289,11 @@ pub(crate) enum Value {
     Bool(bool),
     /// int2, int4 and int8 alike: the type bounds it.
     Int(i64),
-    /// float4, float8 (and a numeric literal on its way to one).
+    /// float4, float8.
     Float(f64),
+    Numeric(Box<crate::pg::numeric::Numeric>),
+    Tsvector(Box<crate::pg::tsearch::Tsvector>),
+    Tsquery(Box<crate::pg::tsearch::Tsquery>),
     Text(String),
     Bytea(Vec<u8>),
     /// Microseconds since 2000-01-01 UTC.
@@ -299,6 +331,19 @@ pub(crate) fn compare(a: &Value, b: &Value) -> Ordering {
         (Value::Int(x), Value::Float(y)) => float_order(*x as f64, *y),
         (Value::Float(x), Value::Int(y)) => float_order(*x, *y as f64),
         (Value::Float(x), Value::Float(y)) => float_order(*x, *y),
+        (Value::Numeric(x), Value::Numeric(y)) => crate::pg::numeric::compare(x, y),
+        (Value::Int(x), Value::Numeric(y)) => {
+            crate::pg::numeric::compare(&crate::pg::numeric::Numeric::from_i64(*x), y)
+        }
+        (Value::Numeric(x), Value::Int(y)) => {
+            crate::pg::numeric::compare(x, &crate::pg::numeric::Numeric::from_i64(*y))
+        }
+        (Value::Numeric(x), Value::Float(y)) => {
+            float_order(x.to_float(false).unwrap_or(f64::NAN), *y)
+        }
+        (Value::Float(x), Value::Numeric(y)) => {
+            float_order(*x, y.to_float(false).unwrap_or(f64::NAN))
+        }
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
         (Value::Timestamptz(x), Value::Timestamptz(y)) => x.cmp(y),
