@@ -37,6 +37,7 @@ pub(crate) mod jsonb_parse;
 pub(crate) mod like;
 pub(crate) mod ops;
 pub(crate) mod query;
+pub(crate) mod regtype;
 pub(crate) mod session;
 pub(crate) mod settings;
 pub(crate) mod statement;

@@ -47,6 +47,8 @@ pub(crate) enum Type {
     JsonbArray,
     /// The catalog's types, for a client's type lookup.
     Oid,
+    /// An OID naming a type (`'vector'::regtype`): sqlx's type lookups.
+    Regtype,
     Name,
     Char,
 }
@@ -80,6 +82,7 @@ impl Type {
             Type::Int8Array => 1016,
             Type::Float8Array => 1022,
             Type::Oid => 26,
+            Type::Regtype => 2206,
             Type::Name => 19,
             Type::Char => 18,
         }
@@ -123,6 +126,7 @@ impl Type {
             Type::UuidArray => "uuid[]",
             Type::JsonbArray => "jsonb[]",
             Type::Oid => "oid",
+            Type::Regtype => "regtype",
             Type::Name => "name",
             Type::Char => "\"char\"",
         }
@@ -150,7 +154,7 @@ impl Type {
         match self {
             Type::Bool => 1,
             Type::Int2 => 2,
-            Type::Int4 | Type::Float4 | Type::Void | Type::Oid => 4,
+            Type::Int4 | Type::Float4 | Type::Void | Type::Oid | Type::Regtype => 4,
             Type::Name => 64,
             Type::Char => 1,
             Type::Int8 | Type::Float8 | Type::Timestamptz => 8,
@@ -206,6 +210,8 @@ impl Type {
             "vector" => Type::Vector,
             "uuid" => Type::Uuid,
             "jsonb" => Type::Jsonb,
+            "oid" => Type::Oid,
+            "regtype" => Type::Regtype,
             "serial" | "serial4" => return Some((Type::Int4, true)),
             "bigserial" | "serial8" => return Some((Type::Int8, true)),
             _ => return None,
@@ -214,7 +220,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 28] = [
+const ALL: [Type; 29] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -241,6 +247,7 @@ const ALL: [Type; 28] = [
     Type::UuidArray,
     Type::JsonbArray,
     Type::Oid,
+    Type::Regtype,
     Type::Name,
     Type::Char,
 ];
