@@ -6,6 +6,7 @@
 //! -- case: a unique violation        starts a case (a fresh database on each target)
 //! -- conn 2                          the connection of the statements that follow
 //! -- params int8:5 text:abc          the next statement runs with the extended protocol
+//! -- params declared text:vector      … its Parse declaring the parameters' types (sqlx)
 //! -- expect 23505                    what the first target (real PostgreSQL) must reply:
 //!                                    a tag, a SQLSTATE, `blocked`, `blocked, then UPDATE 0`
 //! -- within 0.2                      the next replies may differ in numbers only, by 0.2
@@ -41,6 +42,7 @@ pub fn read_cases(folder: &Path) -> Vec<Case> {
 struct Pending {
     conn: usize,
     params: Option<Vec<Param>>,
+    declared: bool,
     expect: Option<String>,
     within: Option<f64>,
     sql: String,
@@ -75,6 +77,7 @@ fn parse_file(file: &Path) -> Vec<Case> {
                 conn: pending.conn,
                 sql,
                 params: pending.params.take(),
+                declared: std::mem::take(&mut pending.declared),
                 expect: pending.expect.take(),
                 within: pending.within.take(),
             });
@@ -115,6 +118,11 @@ fn directive(
             ));
         }
     } else if let Some(params) = words.strip_prefix("params") {
+        let (declared, params) = match params.trim_start().strip_prefix("declared") {
+            Some(rest) => (true, rest),
+            None => (false, params),
+        };
+        pending.declared = declared;
         pending.params = Some(
             params
                 .split_whitespace()

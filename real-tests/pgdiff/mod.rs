@@ -28,6 +28,9 @@ pub struct Step {
     pub sql: String,
     /// The extended protocol's parameters; `None`: the simple query protocol.
     pub params: Option<Vec<Param>>,
+    /// The parameters' types are declared in Parse, as sqlx declares them (tokio-postgres
+    /// declares none and lets the server infer them).
+    pub declared: bool,
     /// What the first target must reply (a case's `-- expect`).
     pub expect: Option<String>,
     /// A case's `-- within X`: the targets agree when their replies differ only in
@@ -40,6 +43,7 @@ impl Step {
         Step {
             conn,
             sql: sql.into(),
+            declared: false,
             params: None,
             expect: None,
             within: None,

@@ -142,7 +142,7 @@ impl Session {
 async fn send(mut wire: Wire, index: usize, step: Step) -> Done {
     let reply = match &step.params {
         None => wire.simple(&step.sql).await,
-        Some(params) => wire.extended(&step.sql, params).await,
+        Some(params) => wire.extended(&step.sql, params, step.declared).await,
     };
     match reply {
         Ok(reply) => (Some(wire), vec![(index, reply.normalised(&step.sql))]),

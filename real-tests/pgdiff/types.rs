@@ -12,8 +12,9 @@ pub struct Param {
     pub value: Option<String>,
 }
 
-const TYPES: [(&str, u32); 12] = [
+const TYPES: [(&str, u32); 13] = [
     ("bool", 16),
+    ("oid", 26),
     ("bytea", 17),
     ("int8", 20),
     ("int2", 21),
@@ -60,6 +61,11 @@ fn try_encode(param: &Param) -> Result<Option<Vec<u8>>, String> {
         17 => hex_bytes(value).ok_or_else(|| bad(&"not \\x and hex digits"))?,
         21 => value
             .parse::<i16>()
+            .map_err(|e| bad(&e))?
+            .to_be_bytes()
+            .to_vec(),
+        26 => value
+            .parse::<u32>()
             .map_err(|e| bad(&e))?
             .to_be_bytes()
             .to_vec(),
@@ -126,7 +132,7 @@ pub fn decode_binary(oid: u32, bytes: &[u8]) -> String {
         16 if fixed(1) => if bytes[0] != 0 { "t" } else { "f" }.to_string(),
         20 | 1184 | 1114 if fixed(8) => i64::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         21 if fixed(2) => i16::from_be_bytes(bytes.try_into().unwrap()).to_string(),
-        23 | 26 if fixed(4) => i32::from_be_bytes(bytes.try_into().unwrap()).to_string(),
+        23 | 26 | 2206 if fixed(4) => i32::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         701 if fixed(8) => f64::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         18 | 19 | 25 | 1043 | 705 => String::from_utf8_lossy(bytes).into_owned(),
         // jsonb: the version byte shown, then the text.

@@ -80,14 +80,24 @@ impl Wire {
     /// no parameter types, Describe, Sync), check the types the server inferred against
     /// the parameters' (tokio-postgres refuses a mismatch before binding), bind and
     /// execute it (parameters and results in binary, Sync), then close it (Close, Sync).
-    pub async fn extended(&mut self, sql: &str, params: &[Param]) -> Result<Reply, String> {
+    /// With `declared`, Parse names the parameters' types, as sqlx's does.
+    pub async fn extended(
+        &mut self,
+        sql: &str,
+        params: &[Param],
+        declared: bool,
+    ) -> Result<Reply, String> {
         self.statements += 1;
         let name = format!("s{}", self.statements);
         let mut out = BytesMut::new();
         put_message(&mut out, b'P', |b| {
             put_cstr(b, &name);
             put_cstr(b, sql);
-            b.put_i16(0);
+            let types: &[Param] = if declared { params } else { &[] };
+            b.put_i16(types.len() as i16);
+            for param in types {
+                b.put_u32(param.oid);
+            }
         });
         put_message(&mut out, b'D', |b| {
             b.put_u8(b'S');

@@ -20,7 +20,7 @@ pub(crate) fn encode(value: &Value, t: Type) -> Vec<u8> {
         (Value::Bool(b), _) => vec![u8::from(*b)],
         (Value::Int(i), Type::Int2) => (*i as i16).to_be_bytes().to_vec(),
         (Value::Int(i), Type::Int4) => (*i as i32).to_be_bytes().to_vec(),
-        (Value::Int(i), Type::Oid | Type::Regconfig) => (*i as u32).to_be_bytes().to_vec(),
+        (Value::Int(i), Type::Oid | Type::Regconfig | Type::Regtype) => (*i as u32).to_be_bytes().to_vec(),
         (Value::Int(i), _) => i.to_be_bytes().to_vec(),
         (Value::Float(f), Type::Float4) => (*f as f32).to_be_bytes().to_vec(),
         (Value::Float(f), _) => f.to_be_bytes().to_vec(),
@@ -82,7 +82,9 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
         Type::Int2 => Value::Int(i16::from_be_bytes(fixed(2)?.try_into().expect("2")) as i64),
         Type::Int4 => Value::Int(i32::from_be_bytes(fixed(4)?.try_into().expect("4")) as i64),
         Type::Int8 => Value::Int(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
-        Type::Oid => Value::Int(u32::from_be_bytes(fixed(4)?.try_into().expect("4")) as i64),
+        Type::Oid | Type::Regtype => {
+            Value::Int(u32::from_be_bytes(fixed(4)?.try_into().expect("4")) as i64)
+        }
         Type::Name | Type::Char => {
             Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| malformed(t))?)
         }

@@ -2,11 +2,11 @@
 //! does not know (pgvector's `vector`) by OID, joining `pg_type` to `pg_namespace` and
 //! `pg_range`: the model answers that one query shape from its fixed type list. Other
 //! clients read two catalog relations the model offers as rows: `pg_catalog.pg_type`
-//! (`oid`, `typname`: sqlx's `WHERE typname ILIKE $1`) and `information_schema.tables`
-//! (`table_schema`, `table_name`, `table_type`: mem0's list of its tables). Their rows are
-//! what the model knows (its types, its tables in `public`), so a `pg_type` query that
-//! finds none is refused rather than answered: PostgreSQL's catalog holds types the model
-//! lacks.
+//! (`oid`, `typname`, the kind, category, element, base and array type: sqlx's lookups,
+//! with `regtype`) and `information_schema.tables` (`table_schema`, `table_name`,
+//! `table_type`: mem0's list of its tables). Their rows are what the model knows (its
+//! types, its tables in `public`), so a `pg_type` query that finds none is refused rather
+//! than answered: PostgreSQL's catalog holds types the model lacks.
 
 use crate::pg::error::*;
 use crate::pg::exec::{Db, Rows};
@@ -17,7 +17,7 @@ use sqlparser::ast::{SetExpr, Statement, TableFactor, TableWithJoins};
 
 /// The OID the model's catalog gives `_vector` (PostgreSQL's is per database, as is
 /// `vector`'s: clients look both up by name).
-const VECTOR_ARRAY_OID: u32 = VECTOR_OID + 5;
+pub(crate) const VECTOR_ARRAY_OID: u32 = VECTOR_OID + 5;
 
 /// The columns of tokio-postgres's type lookup (`typeinfo`).
 fn typeinfo_columns() -> Vec<(String, Type)> {
@@ -139,7 +139,7 @@ pub(crate) fn none_found() -> PgError {
 }
 
 /// `pg_type.typname`: an array type's is its element's with a leading `_`.
-fn typname(t: Type) -> String {
+pub(crate) fn typname(t: Type) -> String {
     match (t, t.element()) {
         (_, Some(e)) => format!("_{}", typname(e)),
         (Type::Vector, None) => "vector".into(),
@@ -148,22 +148,122 @@ fn typname(t: Type) -> String {
     }
 }
 
+/// `pg_type`'s columns the model fills (sqlx reads the kind, category, element and base
+/// type of a type it met by OID).
+const PG_TYPE_COLUMNS: [(&str, Type); 8] = [
+    ("oid", Type::Oid),
+    ("typname", Type::Name),
+    ("typtype", Type::Char),
+    ("typcategory", Type::Char),
+    ("typrelid", Type::Oid),
+    ("typelem", Type::Oid),
+    ("typbasetype", Type::Oid),
+    ("typarray", Type::Oid),
+];
+
 fn pg_type() -> Rows {
-    let columns = vec![
-        ("oid".to_string(), Type::Oid),
-        ("typname".to_string(), Type::Name),
-    ];
+    let columns = PG_TYPE_COLUMNS
+        .iter()
+        .map(|(name, t)| (name.to_string(), *t))
+        .collect();
     let mut rows: Vec<Vec<Value>> = Type::all()
         .iter()
-        .map(|t| vec![Value::Int(t.oid() as i64), Value::Text(typname(*t))])
+        .map(|t| {
+            let element = match (t.element(), t) {
+                (Some(e), _) => e.oid(),
+                // name is a fixed array of char.
+                (None, Type::Name) => Type::Char.oid(),
+                (None, _) => 0,
+            };
+            let kind = if matches!(t, Type::Void | Type::Unknown) {
+                "p"
+            } else {
+                "b"
+            };
+            pg_type_row(
+                t.oid(),
+                typname(*t),
+                kind,
+                category(*t),
+                element,
+                array_oid(*t),
+            )
+        })
         .collect();
-    // pgvector's array type: sqlx looks it up by name; the model has no arrays of vectors,
-    // so a statement binding one fails on its unknown OID.
-    rows.push(vec![
-        Value::Int(i64::from(VECTOR_ARRAY_OID)),
-        Value::Text("_vector".into()),
-    ]);
+    // pgvector's array type: sqlx looks it up by name (`_vector`, `vector[]`).
+    rows.push(pg_type_row(
+        VECTOR_ARRAY_OID,
+        "_vector".into(),
+        "b",
+        'A',
+        VECTOR_OID,
+        0,
+    ));
     Rows { columns, rows }
+}
+
+fn pg_type_row(
+    oid: u32,
+    name: String,
+    kind: &str,
+    category: char,
+    element: u32,
+    array: u32,
+) -> Vec<Value> {
+    let oid_value = |oid: u32| Value::Int(i64::from(oid));
+    vec![
+        oid_value(oid),
+        Value::Text(name),
+        Value::Text(kind.into()),
+        Value::Text(category.to_string()),
+        oid_value(0),
+        oid_value(element),
+        oid_value(0),
+        oid_value(array),
+    ]
+}
+
+/// `pg_type.typcategory`, as PostgreSQL 18's catalog has it.
+fn category(t: Type) -> char {
+    match t {
+        _ if t.element().is_some() => 'A',
+        Type::Bool => 'B',
+        Type::Timestamptz => 'D',
+        Type::Interval => 'T',
+        Type::Text | Type::Varchar | Type::Name => 'S',
+        Type::Char => 'Z',
+        Type::Void => 'P',
+        Type::Unknown => 'X',
+        _ if t.is_numeric() || matches!(t, Type::Oid | Type::Regtype) => 'N',
+        _ => 'U',
+    }
+}
+
+/// `pg_type.typarray`: the OID of the array of `t` in PostgreSQL 18, whether or not
+/// the model has that array type.
+fn array_oid(t: Type) -> u32 {
+    match t {
+        Type::Bool => 1000,
+        Type::Bytea => 1001,
+        Type::Char => 1002,
+        Type::Name => 1003,
+        Type::Int2 => 1005,
+        Type::Int4 => 1007,
+        Type::Text => 1009,
+        Type::Varchar => 1015,
+        Type::Int8 => 1016,
+        Type::Float4 => 1021,
+        Type::Float8 => 1022,
+        Type::Oid => 1028,
+        Type::Timestamptz => 1185,
+        Type::Interval => 1187,
+        Type::Numeric => 1231,
+        Type::Regtype => 2211,
+        Type::Uuid => 2951,
+        Type::Jsonb => 3807,
+        Type::Vector => VECTOR_ARRAY_OID,
+        _ => 0,
+    }
 }
 
 fn information_schema_tables(db: &Db) -> Rows {

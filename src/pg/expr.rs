@@ -650,6 +650,12 @@ pub(crate) fn is_comparison(op: &BinaryOperator) -> bool {
 
 /// Bring two operands to one type: an untyped literal takes the other's type.
 pub(crate) fn coerce_pair(a: Typed, b: Typed) -> PgResult<(Typed, Typed)> {
+    // regtype has no operators of its own: PostgreSQL compares it as the oid it is.
+    let as_oid_type = |v: Typed| match v.t {
+        Type::Regtype => Typed::new(v.v, Type::Oid),
+        _ => v,
+    };
+    let (a, b) = (as_oid_type(a), as_oid_type(b));
     match (a.t, b.t) {
         (x, y) if x == y => Ok((a, b)),
         (Type::Unknown, t) => Ok((cast(a, t, None)?, b)),
@@ -722,6 +728,10 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             crate::pg::jsonb_ops::to_scalar(&json, t)?
         }
         (v, _, t) if t.is_text() => Value::Text(text::format(&v, from).unwrap_or_default()),
+        (Value::Int(i), Type::Oid | Type::Regtype, Type::Oid | Type::Regtype) => Value::Int(i),
+        (Value::Int(i), f, Type::Oid | Type::Regtype) if f.is_integer() => {
+            as_oid(Typed::new(Value::Int(i), Type::Oid))?.v
+        }
         (v, f, t) if crate::pg::numeric_cast::applies(f, t) => {
             crate::pg::numeric_cast::cast(v, f, t, modifier)?
         }

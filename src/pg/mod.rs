@@ -41,6 +41,7 @@ pub(crate) mod numeric_cast;
 pub(crate) mod numeric_fn;
 pub(crate) mod ops;
 pub(crate) mod query;
+pub(crate) mod regtype;
 pub(crate) mod session;
 pub(crate) mod settings;
 pub(crate) mod statement;

@@ -772,34 +772,51 @@ fn catalog_factor(
 
 /// The column name PostgreSQL gives an unaliased output expression.
 pub(crate) fn output_name(e: &Expr) -> String {
+    named(e).0
+}
+
+/// How sure a name is, as PostgreSQL's `FigureColname` ranks it: a cast's type names
+/// its column only when what it casts has no name of its own (`$1::regtype::oid` is
+/// `oid`, `n::text` is `n`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Strength {
+    None,
+    FromType,
+    Own,
+}
+
+fn named(e: &Expr) -> (String, Strength) {
+    let own = |name: String| (name, Strength::Own);
     match e {
-        Expr::Identifier(i) => ident(i),
-        Expr::CompoundIdentifier(parts) => parts.last().map(ident).unwrap_or_default(),
-        Expr::Function(f) => object_name(&f.name).last().cloned().unwrap_or_default(),
+        Expr::Identifier(i) => own(ident(i)),
+        Expr::CompoundIdentifier(parts) => own(parts.last().map(ident).unwrap_or_default()),
+        Expr::Function(f) => own(object_name(&f.name).last().cloned().unwrap_or_default()),
         Expr::Cast {
             expr, data_type, ..
-        } => match output_name(expr).as_str() {
-            "?column?" => crate::pg::expr::sql_type(data_type)
-                .map(|(t, _)| t.typname().to_string())
-                .unwrap_or_else(|_| "?column?".into()),
-            name => name.to_string(),
+        } => match named(expr) {
+            (name, Strength::Own) => own(name),
+            (name, weak) => match crate::pg::expr::sql_type(data_type) {
+                Ok((t, _)) => (t.typname().to_string(), Strength::FromType),
+                Err(_) => (name, weak),
+            },
         },
-        Expr::Nested(inner) => output_name(inner),
-        Expr::Case { .. } => "case".into(),
-        Expr::Exists { .. } => "exists".into(),
-        Expr::Array(_) => "array".into(),
+        Expr::Nested(inner) => named(inner),
+        Expr::Case { .. } => ("case".into(), Strength::FromType),
+        Expr::Exists { .. } => own("exists".into()),
+        Expr::Array(_) => own("array".into()),
         Expr::Subquery(q) => match &*q.body {
             SetExpr::Select(s) => match s.projection.first() {
-                Some(SelectItem::ExprWithAlias { alias, .. }) => ident(alias),
-                Some(SelectItem::UnnamedExpr(e)) => output_name(e),
-                _ => "?column?".into(),
+                Some(SelectItem::ExprWithAlias { alias, .. }) => own(ident(alias)),
+                Some(SelectItem::UnnamedExpr(e)) => own(named(e).0),
+                _ => own("?column?".into()),
             },
-            _ => "?column?".into(),
+            _ => own("?column?".into()),
         },
-        Expr::TypedString(t) => crate::pg::expr::sql_type(&t.data_type)
-            .map(|(t, _)| t.typname().to_string())
-            .unwrap_or_else(|_| "?column?".into()),
-        Expr::Interval(_) => "interval".into(),
-        _ => "?column?".into(),
+        Expr::TypedString(t) => match crate::pg::expr::sql_type(&t.data_type) {
+            Ok((t, _)) => (t.typname().to_string(), Strength::FromType),
+            Err(_) => ("?column?".into(), Strength::None),
+        },
+        Expr::Interval(_) => ("interval".into(), Strength::FromType),
+        _ => ("?column?".into(), Strength::None),
     }
 }

@@ -15,6 +15,7 @@ pub(crate) fn format(value: &Value, t: Type) -> Option<String> {
         Value::Null => return None,
         Value::Bool(b) => if *b { "t" } else { "f" }.to_string(),
         Value::Int(_) if t == Type::Regconfig => "simple".to_string(),
+        Value::Int(i) if t == Type::Regtype => crate::pg::regtype::format(*i),
         Value::Int(i) => i.to_string(),
         Value::Float(f) if t == Type::Float4 => crate::pg::vector::format_float4(*f as f32),
         Value::Float(f) => format_float8(*f),
@@ -212,6 +213,7 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
             .parse::<u32>()
             .map(|o| Value::Int(o as i64))
             .map_err(|_| invalid_input(t, text)),
+        Type::Regtype => crate::pg::regtype::parse(text),
         Type::Name | Type::Char => Ok(Value::Text(text.to_string())),
         Type::Int2 | Type::Int4 | Type::Int8 => {
             let value: i64 = trimmed.parse().map_err(|_| invalid_input(t, text))?;

@@ -53,6 +53,8 @@ pub(crate) enum Type {
     Regconfig,
     /// The catalog's types, for a client's type lookup.
     Oid,
+    /// An OID naming a type (`'vector'::regtype`): sqlx's type lookups.
+    Regtype,
     Name,
     Char,
 }
@@ -91,6 +93,7 @@ impl Type {
             Type::Int8Array => 1016,
             Type::Float8Array => 1022,
             Type::Oid => 26,
+            Type::Regtype => 2206,
             Type::Name => 19,
             Type::Char => 18,
         }
@@ -139,6 +142,7 @@ impl Type {
             Type::Tsquery => "tsquery",
             Type::Regconfig => "regconfig",
             Type::Oid => "oid",
+            Type::Regtype => "regtype",
             Type::Name => "name",
             Type::Char => "\"char\"",
         }
@@ -168,7 +172,7 @@ impl Type {
         match self {
             Type::Bool => 1,
             Type::Int2 => 2,
-            Type::Int4 | Type::Float4 | Type::Void | Type::Oid | Type::Regconfig => 4,
+            Type::Int4 | Type::Float4 | Type::Void | Type::Oid | Type::Regconfig | Type::Regtype => 4,
             Type::Name => 64,
             Type::Char => 1,
             Type::Int8 | Type::Float8 | Type::Timestamptz => 8,
@@ -230,6 +234,8 @@ impl Type {
             "tsvector" => Type::Tsvector,
             "tsquery" => Type::Tsquery,
             "regconfig" => Type::Regconfig,
+            "oid" => Type::Oid,
+            "regtype" => Type::Regtype,
             "serial" | "serial4" => return Some((Type::Int4, true)),
             "bigserial" | "serial8" => return Some((Type::Int8, true)),
             _ => return None,
@@ -238,7 +244,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 33] = [
+const ALL: [Type; 34] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -270,6 +276,7 @@ const ALL: [Type; 33] = [
     Type::Tsquery,
     Type::Regconfig,
     Type::Oid,
+    Type::Regtype,
     Type::Name,
     Type::Char,
 ];
