@@ -34,6 +34,8 @@ pub(crate) enum Type {
     Vector,
     Uuid,
     Jsonb,
+    /// `json`: its text as written, held as `Value::Text` (`json.rs`).
+    Json,
     Void,
     /// A literal or parameter whose type the context has not fixed yet.
     Unknown,
@@ -45,6 +47,7 @@ pub(crate) enum Type {
     ByteaArray,
     UuidArray,
     JsonbArray,
+    JsonArray,
     /// The catalog's types, for a client's type lookup.
     Oid,
     Name,
@@ -71,6 +74,8 @@ impl Type {
             Type::Vector => VECTOR_OID,
             Type::Uuid => 2950,
             Type::Jsonb => 3802,
+            Type::Json => 114,
+            Type::JsonArray => 199,
             Type::UuidArray => 2951,
             Type::JsonbArray => 3807,
             Type::BoolArray => 1000,
@@ -112,6 +117,7 @@ impl Type {
             Type::Vector => "vector",
             Type::Uuid => "uuid",
             Type::Jsonb => "jsonb",
+            Type::Json => "json",
             Type::Void => "void",
             Type::Unknown => "unknown",
             Type::BoolArray => "boolean[]",
@@ -122,6 +128,7 @@ impl Type {
             Type::ByteaArray => "bytea[]",
             Type::UuidArray => "uuid[]",
             Type::JsonbArray => "jsonb[]",
+            Type::JsonArray => "json[]",
             Type::Oid => "oid",
             Type::Name => "name",
             Type::Char => "\"char\"",
@@ -141,6 +148,7 @@ impl Type {
             Type::Timestamptz => "timestamptz",
             Type::UuidArray => "_uuid",
             Type::JsonbArray => "_jsonb",
+            Type::JsonArray => "_json",
             other => other.name(),
         }
     }
@@ -169,6 +177,7 @@ impl Type {
             Type::ByteaArray => Some(Type::Bytea),
             Type::UuidArray => Some(Type::Uuid),
             Type::JsonbArray => Some(Type::Jsonb),
+            Type::JsonArray => Some(Type::Json),
             _ => None,
         }
     }
@@ -206,6 +215,7 @@ impl Type {
             "vector" => Type::Vector,
             "uuid" => Type::Uuid,
             "jsonb" => Type::Jsonb,
+            "json" => Type::Json,
             "serial" | "serial4" => return Some((Type::Int4, true)),
             "bigserial" | "serial8" => return Some((Type::Int8, true)),
             _ => return None,
@@ -214,7 +224,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 28] = [
+const ALL: [Type; 30] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -230,6 +240,7 @@ const ALL: [Type; 28] = [
     Type::Vector,
     Type::Uuid,
     Type::Jsonb,
+    Type::Json,
     Type::Void,
     Type::Unknown,
     Type::BoolArray,
@@ -240,6 +251,7 @@ const ALL: [Type; 28] = [
     Type::ByteaArray,
     Type::UuidArray,
     Type::JsonbArray,
+    Type::JsonArray,
     Type::Oid,
     Type::Name,
     Type::Char,
