@@ -316,7 +316,7 @@ SELECT json_array_length('{}');
 SELECT json_array_length('5');
 SELECT json_build_object('a', 1, 'b', 'x', 'c', '{"z" : 1}'::json, 'd', '{"z" : 1}'::jsonb) AS o, json_build_object() AS empty;
 SELECT json_build_object('a', NULL, 'b', ARRAY[1,2], 'c', true, 'd', 1.5::float8, 'e', 'NaN'::float8, 'f', 'q"x'::text, 'g', 1e20::float8) AS o;
-SELECT json_build_object(1, 2, true, 'x') AS keys;
+SELECT json_build_object(1, 2, true, 'x') AS keys, jsonb_build_object(true, 1, 1.5::float8, 2, 'NaN'::float8, 3, '\x01'::bytea, 4) AS jsonb_keys, json_build_object(1.5::float4, 1, 'NaN'::float8, 3, '\x01'::bytea, 4, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, 5) AS json_keys;
 -- expect 22023
 SELECT json_build_object('a');
 -- expect 22004
@@ -387,3 +387,16 @@ SELECT to_jsonb('20000-03-15 12:00:00+00'::timestamptz) AS far;
 SELECT to_jsonb($1::timestamptz) AS epoch, jsonb_build_object('at', $1::timestamptz) AS o;
 SET TimeZone = 'Etc/UTC';
 SELECT to_jsonb('2026-01-02 03:04:05+00'::timestamptz) AS etc_utc;
+
+-- case: json has no index operator class
+CREATE TABLE jj (id int, doc json);
+-- expect 42704
+CREATE INDEX ON jj (doc);
+-- expect 42704
+CREATE UNIQUE INDEX jj_doc ON jj (doc);
+-- expect 42704
+CREATE TABLE jk (doc json UNIQUE);
+-- expect 42704
+CREATE TABLE jl (doc json PRIMARY KEY);
+-- expect 42704
+CREATE TABLE jm (id int, doc json, PRIMARY KEY (id, doc));

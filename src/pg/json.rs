@@ -153,9 +153,7 @@ pub(crate) fn as_text(text: &str, node: &Node) -> Value {
 pub(crate) fn apply(op: &BinaryOperator, text: &str, b: Value) -> PgResult<Value> {
     let root = tree(text)?;
     let selected = match (op, &b) {
-        (BinaryOperator::Arrow | BinaryOperator::LongArrow, Value::Text(key)) => {
-            field(&root, key)
-        }
+        (BinaryOperator::Arrow | BinaryOperator::LongArrow, Value::Text(key)) => field(&root, key),
         (BinaryOperator::Arrow | BinaryOperator::LongArrow, Value::Int(index)) => {
             element(&root, *index)
         }
@@ -221,7 +219,10 @@ mod tests {
         let doc = r#"{"b": "x\u00e9y",  "a" : [1,   2 ], "a": [3 ] }"#;
         let arrow = BinaryOperator::Arrow;
         assert_eq!(apply(&arrow, doc, text("a")).unwrap(), text("[3 ]"));
-        assert_eq!(apply(&arrow, doc, text("b")).unwrap(), text(r#""x\u00e9y""#));
+        assert_eq!(
+            apply(&arrow, doc, text("b")).unwrap(),
+            text(r#""x\u00e9y""#)
+        );
         let long = BinaryOperator::LongArrow;
         assert_eq!(apply(&long, doc, text("b")).unwrap(), text("xéy"));
         assert_eq!(apply(&long, doc, Value::Int(0)).unwrap(), Value::Null);

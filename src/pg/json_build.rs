@@ -120,6 +120,7 @@ fn scalar_text(v: &Value, t: Type, zone: &str) -> PgResult<String> {
     match (v, t) {
         (_, Type::Numeric) => Err(PgError::unsupported("a numeric value made json")),
         (Value::Timestamptz(us), _) => crate::pg::json_time::iso(*us, zone),
+        (Value::Bool(b), _) => Ok(b.to_string()),
         (v, t) => Ok(crate::pg::text::format(v, t).unwrap_or_default()),
     }
 }
@@ -260,7 +261,10 @@ mod tests {
             text("a"),
             Typed::null(Type::Text),
             text("b"),
-            Typed::new(Value::Array(vec![Value::Int(1), Value::Null]), Type::Int4Array),
+            Typed::new(
+                Value::Array(vec![Value::Int(1), Value::Null]),
+                Type::Int4Array,
+            ),
             text("c"),
             Typed::new(Value::Float(1e20), Type::Float8),
             text("d"),

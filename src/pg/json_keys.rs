@@ -84,3 +84,18 @@ impl Exec<'_> {
         self.infer(key, sources, parent).ok()
     }
 }
+
+/// PostgreSQL's error for a btree or hash index (a key, a unique constraint) over a json
+/// column: json has no operator class.
+pub(crate) fn refuse_json_index(
+    mut types: impl Iterator<Item = Type>,
+    method: &str,
+) -> Result<(), PgError> {
+    if matches!(method, "btree" | "hash") && types.any(|t| t == Type::Json) {
+        return Err(PgError::new(
+            crate::pg::error::UNDEFINED_OBJECT,
+            format!("data type json has no default operator class for access method \"{method}\""),
+        ));
+    }
+    Ok(())
+}

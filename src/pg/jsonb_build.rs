@@ -102,6 +102,7 @@ fn key_text(position: usize, key: Typed, zone: &str) -> PgResult<String> {
     refuse_inexact(key.t)?;
     match key.v {
         Value::Timestamptz(us) => crate::pg::json_time::iso(us, zone),
+        Value::Bool(b) => Ok(b.to_string()),
         v => Ok(crate::pg::text::format(&v, key.t).unwrap_or_default()),
     }
 }

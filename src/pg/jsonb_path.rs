@@ -5,8 +5,7 @@
 //! A path step is an array index when it reads as `strtoint` reads an int4.
 
 use crate::pg::error::{
-    PgError, PgResult, INVALID_PARAMETER_VALUE, INVALID_TEXT_REPRESENTATION,
-    NULL_VALUE_NOT_ALLOWED,
+    PgError, PgResult, INVALID_PARAMETER_VALUE, INVALID_TEXT_REPRESENTATION, NULL_VALUE_NOT_ALLOWED,
 };
 use crate::pg::jsonb::Json;
 use crate::pg::jsonb_ops::{as_text, element, exists};
@@ -155,10 +154,12 @@ fn delete_path(json: Json, steps: &[Value]) -> PgResult<Json> {
     let empty = match &json {
         Json::Array(items) => items.is_empty(),
         Json::Object(pairs) => pairs.is_empty(),
-        _ => return Err(PgError::new(
-            INVALID_PARAMETER_VALUE,
-            "cannot delete path in scalar",
-        )),
+        _ => {
+            return Err(PgError::new(
+                INVALID_PARAMETER_VALUE,
+                "cannot delete path in scalar",
+            ))
+        }
     };
     if empty || steps.is_empty() {
         return Ok(json);
@@ -257,10 +258,7 @@ mod tests {
             run(hash(), doc, path(&[Some("a"), Some("b"), Some("-1")])).unwrap(),
             "3"
         );
-        assert_eq!(
-            run(hash(), doc, path(&[Some("a"), None])).unwrap(),
-            "Null"
-        );
+        assert_eq!(run(hash(), doc, path(&[Some("a"), None])).unwrap(), "Null");
         let minus = || BinaryOperator::HashMinus;
         assert_eq!(
             run(minus(), doc, path(&[Some("a"), Some("b"), Some("1")])).unwrap(),
