@@ -400,3 +400,15 @@ CREATE TABLE jk (doc json UNIQUE);
 CREATE TABLE jl (doc json PRIMARY KEY);
 -- expect 42704
 CREATE TABLE jm (id int, doc json, PRIMARY KEY (id, doc));
+
+-- case: aggregates over json
+CREATE TABLE ja (id int, doc json, b jsonb);
+INSERT INTO ja VALUES (1, '{"a" : 1}', '{"a":1}'), (2, NULL, NULL), (3, '[2 ]', '[2]');
+SELECT count(doc) AS n, count(*) AS rows FROM ja;
+SELECT array_agg(doc) AS docs FROM ja;
+-- expect 42883
+SELECT min(doc) FROM ja;
+-- expect 42883
+SELECT max(doc) FROM ja;
+-- expect 42883
+SELECT max(b) FROM ja;
