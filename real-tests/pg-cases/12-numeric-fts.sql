@@ -219,13 +219,12 @@ SELECT id, payload FROM "mem0" WHERE id = 'c1a5e6b2-7d4e-4f8a-9b0c-000000000002'
 -- get with an id that is not a uuid (an LLM-made id)
 -- expect 22P02
 SELECT id, payload FROM "mem0" WHERE id = 'memory-2';
--- pgvector.py update: the vector a list[float], the payload psycopg's Json (json into jsonb;
--- written ::jsonb here until the json type of branch pg-json is merged: then ::json, as mem0 sends it)
+-- pgvector.py update: the vector a list[float], the payload psycopg's Json (json into jsonb)
 BEGIN;
 -- expect UPDATE 1
 UPDATE "mem0" SET vector = '{0,0,1}'::float8[] WHERE id = 'c1a5e6b2-7d4e-4f8a-9b0c-000000000002';
 -- expect UPDATE 1
-UPDATE "mem0" SET payload = '{"data": "Is a vegan", "hash": "h2b", "user_id": "alice", "updated_at": "2026-01-02"}'::jsonb WHERE id = 'c1a5e6b2-7d4e-4f8a-9b0c-000000000002';
+UPDATE "mem0" SET payload = '{"data": "Is a vegan", "hash": "h2b", "user_id": "alice", "updated_at": "2026-01-02"}'::json WHERE id = 'c1a5e6b2-7d4e-4f8a-9b0c-000000000002';
 COMMIT;
 -- pgvector.py delete
 -- expect DELETE 1

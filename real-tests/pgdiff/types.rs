@@ -1,6 +1,6 @@
 //! The extended protocol's values: a parameter written `type:value` in a case file
 //! (`int8:5`, `text:abc`, `bytea:\x0102`, `bool:true`, `int4:null`, `uuid:a0ee…`,
-//! `jsonb:{"a":1}` (no spaces: words split there), `uuid[]:a0ee…,b1ff…`), encoded in binary as
+//! `jsonb:{"a":1}` (no spaces: words split there), `json:[1,2]` (its text), `uuid[]:a0ee…,b1ff…`), encoded in binary as
 //! tokio-postgres sends it, and a binary result column rendered as text by its type OID
 //! (both targets' columns go through the same rendering, so it need only be exact, not
 //! PostgreSQL's own text output).
@@ -25,6 +25,7 @@ const TYPES: [(&str, u32); 13] = [
     ("timestamptz", 1184),
     ("uuid", 2950),
     ("jsonb", 3802),
+    ("json", 114),
     ("uuid[]", 2951),
 ];
 

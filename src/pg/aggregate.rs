@@ -193,6 +193,13 @@ pub(crate) fn result_type(name: &str, t: Type) -> PgResult<Type> {
     let refused = || PgError::unsupported(format!("{name}({}) (numeric)", t.name()));
     Ok(match (name, t) {
         ("count", _) => Type::Int8,
+        // json has no order, and jsonb's btree order has no min or max aggregate.
+        ("min" | "max", Type::Json | Type::Jsonb) => {
+            return Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                format!("function {name}({}) does not exist", t.name()),
+            ))
+        }
         ("min" | "max", t) => t,
         ("sum", Type::Int2 | Type::Int4) => Type::Int8,
         ("sum", Type::Int8 | Type::Numeric) | ("avg", Type::Numeric) => Type::Numeric,

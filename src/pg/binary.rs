@@ -103,6 +103,8 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
             .map_err(|e| PgError::new(e.sqlstate, e.message))?,
         Type::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
         Type::Jsonb => decode_jsonb(bytes)?,
+        // json_recv: the text, checked.
+        Type::Json => crate::pg::text::parse(utf8(bytes)?, Type::Json)?,
         Type::Void => Value::Null,
         Type::Tsvector | Type::Tsquery | Type::Regconfig => {
             return Err(PgError::unsupported(format!(
@@ -127,13 +129,16 @@ fn decode_jsonb(bytes: &[u8]) -> PgResult<Value> {
             format!("unsupported jsonb version number {version}"),
         ));
     }
-    let text = std::str::from_utf8(text).map_err(|_| {
+    crate::pg::text::parse(utf8(text)?, Type::Jsonb)
+}
+
+fn utf8(bytes: &[u8]) -> PgResult<&str> {
+    std::str::from_utf8(bytes).map_err(|_| {
         PgError::new(
             crate::pg::error::CHARACTER_NOT_IN_REPERTOIRE,
             "invalid byte sequence for encoding \"UTF8\"",
         )
-    })?;
-    crate::pg::text::parse(text, Type::Jsonb)
+    })
 }
 
 fn decode_interval(bytes: &[u8]) -> Value {

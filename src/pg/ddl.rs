@@ -86,6 +86,8 @@ impl Exec<'_> {
         for constraint in &constraints {
             self.table_constraint(&mut table, constraint)?;
         }
+        let keys = table.uniques.iter().flat_map(|u| &u.columns);
+        crate::pg::json_keys::refuse_json_index(keys.map(|c| table.columns[*c].ty), "btree")?;
         self.db.tables.insert(name, table);
         Ok(())
     }
@@ -278,6 +280,9 @@ impl Exec<'_> {
             })?);
             opclass = c.operator_class.as_ref().map(|o| object_name(o).join("."));
         }
+        let table_def = self.db.table(&table)?;
+        let types = columns.iter().map(|c| table_def.columns[*c].ty);
+        crate::pg::json_keys::refuse_json_index(types, &method)?;
         let options = create
             .with
             .iter()

@@ -685,6 +685,9 @@ fn as_oid(v: Typed) -> PgResult<Typed> {
 
 pub(crate) fn compare_values(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Option<bool>> {
     let (l, r) = coerce_pair(l, r)?;
+    if l.t == Type::Json {
+        return Err(crate::pg::json::no_equality(op));
+    }
     if l.v.is_null() || r.v.is_null() {
         return Ok(None);
     }
@@ -721,6 +724,9 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
     let v = match (value.v, from, to) {
         (Value::Null, _, _) => Value::Null,
         (v, f, t) if f == t => v,
+        (v, Type::Json, Type::Jsonb) | (v, Type::Jsonb, Type::Json) => {
+            crate::pg::json::convert(v, from, to)?
+        }
         (Value::Text(s), _, t) if from == Type::Unknown || from.is_text() => text::parse(&s, t)?,
         (Value::Jsonb(json), Type::Jsonb, t)
             if matches!(t, Type::Bool | Type::Float4 | Type::Float8) || t.is_integer() =>

@@ -143,7 +143,12 @@ impl Exec<'_> {
                 Ok(Typed::new(Value::Uuid(uuid), Type::Uuid))
             }
             (name, _) if crate::pg::jsonb_build::knows(name) => {
-                Ok(crate::pg::jsonb_build::call(name, args)?)
+                let zone = self.settings.get("timezone");
+                Ok(crate::pg::jsonb_build::call(name, args, zone)?)
+            }
+            (name, _) if crate::pg::json_build::knows(name) => {
+                let zone = self.settings.get("timezone");
+                Ok(crate::pg::json_build::call(name, args, zone)?)
             }
             (name, _) if crate::pg::vector_fn::knows(name) => {
                 Ok(crate::pg::vector_fn::call(name, args)?)

@@ -160,9 +160,12 @@ impl Exec<'_> {
             self.infer(a, sources, parent)?,
             self.infer(b, sources, parent)?,
         );
+        // varchar has no comparison operators of its own: PostgreSQL compares it as text,
+        // so a parameter beside it is text.
+        let beside = |t: Type| if t == Type::Varchar { Type::Text } else { t };
         match (ta, tb) {
-            (Type::Unknown, t) if t != Type::Unknown => (self.hint(a, t), Ok((t, t))).1,
-            (t, Type::Unknown) if t != Type::Unknown => (self.hint(b, t), Ok((t, t))).1,
+            (Type::Unknown, t) if t != Type::Unknown => (self.hint(a, beside(t)), Ok((t, t))).1,
+            (t, Type::Unknown) if t != Type::Unknown => (self.hint(b, beside(t)), Ok((t, t))).1,
             pair => Ok(pair),
         }
     }
@@ -546,6 +549,7 @@ fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
         }
         "to_timestamp" => vec![Some(Type::Float8)],
         "jsonb_typeof" | "jsonb_array_length" => vec![Some(Type::Jsonb)],
+        n if crate::pg::json_build::knows(n) => vec![crate::pg::json_build::argument_type(n)],
         n if n.starts_with("pg_advisory") || n.starts_with("pg_try_advisory") => advisory,
         n if crate::pg::vector_fn::knows(n) => vec![Some(Type::Vector); count],
         _ => Vec::new(),
@@ -571,6 +575,7 @@ fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
         n if crate::pg::numeric_fn::return_type(n, args).is_some() => {
             crate::pg::numeric_fn::return_type(n, args).expect("a numeric function")
         }
+        n if crate::pg::json_build::knows(n) => crate::pg::json_build::return_type(n),
         "abs" => args.first().copied().unwrap_or(Type::Float8),
         n if n.starts_with("pg_try_advisory") || n.contains("unlock") => Type::Bool,
         n if n.starts_with("pg_advisory") => Type::Void,

@@ -1,10 +1,8 @@
 //! SQL values made jsonb, as PostgreSQL's `to_jsonb` makes them (`datum_to_jsonb`):
 //! booleans and numbers as themselves (a float's NaN or infinity as a string), text as a
 //! string, jsonb as it is, arrays element by element, other types as the string of their
-//! text output. The functions `to_jsonb`, `jsonb_build_object`, `jsonb_typeof` and
-//! `jsonb_array_length` are here. Types whose jsonb form the model cannot give exactly
-//! (`numeric`, whose literal's digits it does not keep; `timestamptz`, which jsonb writes
-//! in ISO 8601) are refused.
+//! text output (but a timestamptz in ISO 8601, `json_time.rs`). The functions `to_jsonb`,
+//! `jsonb_build_object`, `jsonb_typeof` and `jsonb_array_length` are here.
 
 use crate::pg::error::*;
 use crate::pg::expr::Typed;
@@ -15,11 +13,12 @@ use crate::pg::types::{Type, Value};
 /// Arguments a function call may have (PostgreSQL's `FUNC_MAX_ARGS`).
 const FUNCTION_ARGS_MAX: usize = 100;
 
-/// `name(args)` of this file's functions (`name` is one [`knows`]).
-pub(crate) fn call(name: &str, args: Vec<Typed>) -> PgResult<Typed> {
+/// `name(args)` of this file's functions (`name` is one [`knows`]); `zone` is the
+/// session's `TimeZone`.
+pub(crate) fn call(name: &str, args: Vec<Typed>, zone: &str) -> PgResult<Typed> {
     match (name, args.len()) {
-        ("to_jsonb", 1) => to_jsonb(args),
-        ("jsonb_build_object", _) => build_object(args),
+        ("to_jsonb", 1) => to_jsonb(args, zone),
+        ("jsonb_build_object", _) => build_object(args, zone),
         ("jsonb_typeof", 1) => typeof_(args),
         ("jsonb_array_length", 1) => array_length(args),
         (name, n) => Err(PgError::new(
@@ -52,17 +51,17 @@ fn jsonb(json: Json) -> PgResult<Typed> {
     Ok(Typed::new(Value::Jsonb(Box::new(json)), Type::Jsonb))
 }
 
-fn to_jsonb(args: Vec<Typed>) -> PgResult<Typed> {
+fn to_jsonb(args: Vec<Typed>, zone: &str) -> PgResult<Typed> {
     let arg = args.into_iter().next().expect("one argument");
     if arg.v.is_null() {
         return Ok(Typed::null(Type::Jsonb));
     }
-    jsonb(value_to_json(arg.v, arg.t)?)
+    jsonb(value_to_json(arg.v, arg.t, zone)?)
 }
 
 /// `jsonb_build_object(k1, v1, k2, v2, …)`: keys as text (never NULL), values as
 /// `to_jsonb` makes them, the last of a duplicated key kept.
-fn build_object(args: Vec<Typed>) -> PgResult<Typed> {
+fn build_object(args: Vec<Typed>, zone: &str) -> PgResult<Typed> {
     if args.len() > FUNCTION_ARGS_MAX {
         return Err(PgError::new(
             "54023",
@@ -78,13 +77,14 @@ fn build_object(args: Vec<Typed>) -> PgResult<Typed> {
     let mut pairs = Vec::with_capacity(args.len() / 2);
     let mut args = args.into_iter().enumerate();
     while let (Some((at, key)), Some((_, value))) = (args.next(), args.next()) {
-        pairs.push((key_text(at + 1, key)?, value_to_json(value.v, value.t)?));
+        let key = key_text(at + 1, key, zone)?;
+        pairs.push((key, value_to_json(value.v, value.t, zone)?));
     }
     jsonb(object(pairs))
 }
 
 /// An object key: any scalar's text output.
-fn key_text(position: usize, key: Typed) -> PgResult<String> {
+fn key_text(position: usize, key: Typed, zone: &str) -> PgResult<String> {
     if key.v.is_null() {
         // PostgreSQL 18 raises this with invalid_parameter_value, not null_value_not_allowed.
         return Err(PgError::new(
@@ -92,31 +92,26 @@ fn key_text(position: usize, key: Typed) -> PgResult<String> {
             format!("argument {position}: key must not be null"),
         ));
     }
-    if key.t == Type::Jsonb || key.t.element().is_some() {
+    if matches!(key.t, Type::Jsonb | Type::Json) || key.t.element().is_some() {
         return Err(PgError::new(
             INVALID_PARAMETER_VALUE,
             "key value must be scalar, not array, composite, or json",
         ));
     }
-    refuse_inexact(key.t)?;
-    Ok(crate::pg::text::format(&key.v, key.t).unwrap_or_default())
-}
-
-fn refuse_inexact(t: Type) -> PgResult<()> {
-    match t {
-        Type::Timestamptz => Err(PgError::unsupported(format!(
-            "a {} value made jsonb",
-            t.name()
-        ))),
-        _ => Ok(()),
+    match key.v {
+        Value::Timestamptz(us) => crate::pg::json_time::iso(us, zone),
+        Value::Bool(b) => Ok(b.to_string()),
+        v => Ok(crate::pg::text::format(&v, key.t).unwrap_or_default()),
     }
 }
 
+
 /// A non-NULL-typed value of type `t` as `to_jsonb` makes it.
-fn value_to_json(v: Value, t: Type) -> PgResult<Json> {
-    refuse_inexact(t)?;
+fn value_to_json(v: Value, t: Type, zone: &str) -> PgResult<Json> {
     let json = match v {
         Value::Null => Json::Null,
+        Value::Text(text) if t == Type::Json => crate::pg::jsonb_parse::parse(&text)?,
+        Value::Timestamptz(us) => Json::String(crate::pg::json_time::iso(us, zone)?),
         Value::Bool(b) => Json::Bool(b),
         Value::Jsonb(json) => *json,
         Value::Int(i) => Json::Number(i.to_string()),
@@ -126,7 +121,7 @@ fn value_to_json(v: Value, t: Type) -> PgResult<Json> {
             let element = t.element().unwrap_or(Type::Text);
             let mut out = Vec::with_capacity(items.len());
             for item in items {
-                out.push(value_to_json(item, element)?);
+                out.push(value_to_json(item, element, zone)?);
             }
             Json::Array(out)
         }
@@ -148,6 +143,12 @@ fn float_to_json(v: &Value, t: Type) -> PgResult<Json> {
 /// The one argument as jsonb (an untyped literal read as jsonb); `None` for NULL.
 fn one_jsonb(args: Vec<Typed>) -> PgResult<Option<Json>> {
     let arg = args.into_iter().next().expect("one argument");
+    if arg.t == Type::Json {
+        return Err(PgError::new(
+            UNDEFINED_FUNCTION,
+            "function jsonb_typeof(json) does not exist",
+        ));
+    }
     match crate::pg::expr::cast(arg, Type::Jsonb, None)?.v {
         Value::Jsonb(json) => Ok(Some(*json)),
         _ => Ok(None),
@@ -213,7 +214,7 @@ mod tests {
         let Ok(Typed {
             v: Value::Jsonb(json),
             ..
-        }) = build_object(args)
+        }) = build_object(args, "UTC")
         else {
             panic!("an object");
         };
@@ -225,9 +226,9 @@ mod tests {
 
     #[test]
     fn build_object_refuses_bad_keys() {
-        let odd = build_object(vec![text("a")]).unwrap_err();
+        let odd = build_object(vec![text("a")], "UTC").unwrap_err();
         assert_eq!(odd.code, INVALID_PARAMETER_VALUE);
-        let null_key = build_object(vec![Typed::null(Type::Text), text("v")]).unwrap_err();
+        let null_key = build_object(vec![Typed::null(Type::Text), text("v")], "UTC").unwrap_err();
         assert_eq!(null_key.code, INVALID_PARAMETER_VALUE);
         assert_eq!(null_key.message, "argument 1: key must not be null");
     }

@@ -1,8 +1,10 @@
-//! jsonb's text input, as PostgreSQL's JSON lexer and parser accept it: RFC 8259's
-//! grammar (whitespace is space, tab, newline and carriage return only), a scalar allowed
-//! at the top level, `\u` escapes joined into surrogate pairs and `\u0000` refused (jsonb
-//! stores text, which cannot hold it). Numbers keep their numeric text. Bounded: nesting
-//! depth ([`DEPTH_MAX`]) and the printed size of the numbers, so a hostile input fails
+//! The JSON grammar PostgreSQL's lexer and parser accept, shared by `jsonb` and `json`:
+//! RFC 8259 (whitespace is space, tab, newline and carriage return only), a scalar allowed
+//! at the top level. What a parse makes is its [`Build`]'s: jsonb's value (`\u` escapes
+//! joined into surrogate pairs, `\u0000` refused: jsonb stores text, which cannot hold it;
+//! numbers as numeric's text), or `json`'s validation and spans (`json.rs`), which, as
+//! PostgreSQL's `json_in`, check escapes only for their four hex digits. Bounded: nesting
+//! depth ([`DEPTH_MAX`]) and the printed size of jsonb's numbers, so a hostile input fails
 //! at once instead of stalling or exhausting memory.
 
 use crate::pg::error::{
@@ -12,14 +14,71 @@ use crate::pg::error::{
 use crate::pg::json_number;
 use crate::pg::jsonb::{object, Json, DEPTH_MAX};
 use crate::pg::types::VALUE_BYTES_MAX;
+use std::ops::Range;
+
+/// What a parse makes of each value it reads; `span` is the value's bytes in the input.
+pub(crate) trait Build {
+    type Node;
+    /// Whether strings are unescaped (PostgreSQL's `need_escapes`): surrogates joined and
+    /// `\u0000` refused. Without it an escape is only checked for its hex digits.
+    const UNESCAPE: bool;
+    /// `null`, `true`, `false` or a string.
+    fn scalar(&mut self, json: Json, span: Range<usize>) -> PgResult<Self::Node>;
+    /// A number, as written.
+    fn number(&mut self, text: &str, span: Range<usize>) -> PgResult<Self::Node>;
+    fn array(&mut self, items: Vec<Self::Node>, span: Range<usize>) -> Self::Node;
+    /// The pairs in input order, duplicates kept.
+    fn object(&mut self, pairs: Vec<(String, Self::Node)>, span: Range<usize>) -> Self::Node;
+}
+
+/// jsonb's value: objects sorted and unique, numbers normalised and their size bounded.
+#[derive(Default)]
+struct Jsonb {
+    /// The numbers' printed size so far: `1e100000` prints 100001 digits.
+    number_bytes: usize,
+}
+
+impl Build for Jsonb {
+    type Node = Json;
+    const UNESCAPE: bool = true;
+
+    fn scalar(&mut self, json: Json, _: Range<usize>) -> PgResult<Json> {
+        Ok(json)
+    }
+
+    fn number(&mut self, text: &str, _: Range<usize>) -> PgResult<Json> {
+        let normalised = json_number::normalise(text)?;
+        self.number_bytes += normalised.len();
+        if self.number_bytes > VALUE_BYTES_MAX {
+            return Err(PgError::new(
+                PROGRAM_LIMIT_EXCEEDED,
+                format!("jsonb numbers longer than the model's {VALUE_BYTES_MAX} bytes"),
+            ));
+        }
+        Ok(Json::Number(normalised))
+    }
+
+    fn array(&mut self, items: Vec<Json>, _: Range<usize>) -> Json {
+        Json::Array(items)
+    }
+
+    fn object(&mut self, pairs: Vec<(String, Json)>, _: Range<usize>) -> Json {
+        object(pairs)
+    }
+}
 
 /// `text` as jsonb.
 pub(crate) fn parse(text: &str) -> PgResult<Json> {
+    parse_with(text, &mut Jsonb::default())
+}
+
+/// `text` read by the grammar into what `build` makes of it.
+pub(crate) fn parse_with<B: Build>(text: &str, build: &mut B) -> PgResult<B::Node> {
     let mut parser = Parser {
         bytes: text.as_bytes(),
         at: 0,
         depth: 0,
-        number_bytes: 0,
+        build,
     };
     let value = parser.value()?;
     parser.skip_whitespace();
@@ -28,7 +87,6 @@ pub(crate) fn parse(text: &str) -> PgResult<Json> {
     }
     Ok(value)
 }
-
 /// The error of any input the JSON grammar refuses.
 pub(crate) fn invalid(detail: impl Into<String>) -> PgError {
     PgError::new(
@@ -38,15 +96,14 @@ pub(crate) fn invalid(detail: impl Into<String>) -> PgError {
     .with_detail(detail)
 }
 
-struct Parser<'t> {
+struct Parser<'t, 'b, B: Build> {
     bytes: &'t [u8],
     at: usize,
     depth: usize,
-    /// The numbers' printed size so far: `1e100000` prints 100001 digits.
-    number_bytes: usize,
+    build: &'b mut B,
 }
 
-impl Parser<'_> {
+impl<B: Build> Parser<'_, '_, B> {
     fn skip_whitespace(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
@@ -70,21 +127,23 @@ impl Parser<'_> {
         invalid(format!("Token \"{token}\" is invalid."))
     }
 
-    fn value(&mut self) -> PgResult<Json> {
+    fn value(&mut self) -> PgResult<B::Node> {
         self.skip_whitespace();
-        match self.peek() {
-            Some(b'{') => self.nested(Parser::object),
-            Some(b'[') => self.nested(Parser::array),
-            Some(b'"') => self.string().map(Json::String),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(b't') => self.keyword("true", Json::Bool(true)),
-            Some(b'f') => self.keyword("false", Json::Bool(false)),
-            Some(b'n') => self.keyword("null", Json::Null),
-            _ => Err(self.unexpected()),
-        }
+        let start = self.at;
+        let scalar = match self.peek() {
+            Some(b'{') => return self.nested(Self::object),
+            Some(b'[') => return self.nested(Self::array),
+            Some(b'"') => Json::String(self.string()?),
+            Some(b'-' | b'0'..=b'9') => return self.number(),
+            Some(b't') => self.keyword("true", Json::Bool(true))?,
+            Some(b'f') => self.keyword("false", Json::Bool(false))?,
+            Some(b'n') => self.keyword("null", Json::Null)?,
+            _ => return Err(self.unexpected()),
+        };
+        self.build.scalar(scalar, start..self.at)
     }
 
-    fn nested(&mut self, parse: fn(&mut Self) -> PgResult<Json>) -> PgResult<Json> {
+    fn nested(&mut self, parse: fn(&mut Self, usize) -> PgResult<B::Node>) -> PgResult<B::Node> {
         if self.depth >= DEPTH_MAX {
             return Err(PgError::new(
                 PROGRAM_LIMIT_EXCEEDED,
@@ -92,8 +151,9 @@ impl Parser<'_> {
             ));
         }
         self.depth += 1;
+        let start = self.at;
         self.at += 1;
-        let value = parse(self);
+        let value = parse(self, start);
         self.depth -= 1;
         value
     }
@@ -108,13 +168,13 @@ impl Parser<'_> {
         Ok(value)
     }
 
-    /// After the `[`.
-    fn array(&mut self) -> PgResult<Json> {
+    /// After the `[` at `start`.
+    fn array(&mut self, start: usize) -> PgResult<B::Node> {
         let mut items = Vec::new();
         self.skip_whitespace();
         if self.peek() == Some(b']') {
             self.at += 1;
-            return Ok(Json::Array(items));
+            return Ok(self.build.array(items, start..self.at));
         }
         loop {
             items.push(self.value()?);
@@ -123,20 +183,20 @@ impl Parser<'_> {
                 Some(b',') => self.at += 1,
                 Some(b']') => {
                     self.at += 1;
-                    return Ok(Json::Array(items));
+                    return Ok(self.build.array(items, start..self.at));
                 }
                 _ => return Err(self.expected("\",\" or \"]\"")),
             }
         }
     }
 
-    /// After the `{`.
-    fn object(&mut self) -> PgResult<Json> {
+    /// After the `{` at `start`.
+    fn object(&mut self, start: usize) -> PgResult<B::Node> {
         let mut pairs = Vec::new();
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
             self.at += 1;
-            return Ok(object(pairs));
+            return Ok(self.build.object(pairs, start..self.at));
         }
         loop {
             self.skip_whitespace();
@@ -155,7 +215,7 @@ impl Parser<'_> {
                 Some(b',') => self.at += 1,
                 Some(b'}') => {
                     self.at += 1;
-                    return Ok(object(pairs));
+                    return Ok(self.build.object(pairs, start..self.at));
                 }
                 _ => return Err(self.expected("\",\" or \"}\"")),
             }
@@ -169,8 +229,8 @@ impl Parser<'_> {
         }
     }
 
-    /// A number by the JSON grammar, kept as numeric's text.
-    fn number(&mut self) -> PgResult<Json> {
+    /// A number by the JSON grammar, handed over as written.
+    fn number(&mut self) -> PgResult<B::Node> {
         let start = self.at;
         self.at += usize::from(self.peek() == Some(b'-'));
         let integer = self.digits();
@@ -198,15 +258,7 @@ impl Parser<'_> {
             return Err(self.token_from(start));
         }
         let text = std::str::from_utf8(&self.bytes[start..self.at]).expect("ASCII");
-        let normalised = json_number::normalise(text)?;
-        self.number_bytes += normalised.len();
-        if self.number_bytes > VALUE_BYTES_MAX {
-            return Err(PgError::new(
-                PROGRAM_LIMIT_EXCEEDED,
-                format!("jsonb numbers longer than the model's {VALUE_BYTES_MAX} bytes"),
-            ));
-        }
-        Ok(Json::Number(normalised))
+        self.build.number(text, start..self.at)
     }
 
     fn digits(&mut self) -> usize {
@@ -284,9 +336,13 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// After `\u`: four hex digits, a high surrogate's low half joined to it.
+    /// After `\u`: four hex digits, a high surrogate's low half joined to it (only checked
+    /// for its digits when not unescaping: U+FFFD stands in for the character).
     fn unicode_escape(&mut self) -> PgResult<char> {
         let first = self.hex4()?;
+        if !B::UNESCAPE {
+            return Ok(char::from_u32(first).unwrap_or(char::REPLACEMENT_CHARACTER));
+        }
         if first == 0 {
             return Err(PgError::new(
                 UNTRANSLATABLE_CHARACTER,

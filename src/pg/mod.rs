@@ -8,7 +8,8 @@
 //! crash loses. Anything outside the subset is refused with PostgreSQL's error class.
 //!
 //! Layers inside: `types`/`text`/`binary` (values; `uuid`, `jsonb` and its
-//! `json_number`/`jsonb_parse`/`jsonb_ops`/`jsonb_build` the two types of their own), `txn`/`heap` (MVCC), `expr`/`ops`/
+//! `json_number`/`jsonb_parse`/`jsonb_ops`/`jsonb_path`/`jsonb_build`, and `json` with
+//! `json_build`/`json_keys`/`json_time`, the types of their own), `txn`/`heap` (MVCC), `expr`/`ops`/
 //! `functions`/`infer` (expressions), `query`/`dml`/`ddl`/`index`/`statement` (statements),
 //! `session`/`settings` (a connection's transaction), `wire` (the protocol), this file
 //! (the server: its data, its connections, crash and recovery).
@@ -30,11 +31,16 @@ pub(crate) mod heap;
 pub(crate) mod index;
 pub(crate) mod index_expr;
 pub(crate) mod infer;
+pub(crate) mod json;
+pub(crate) mod json_build;
+pub(crate) mod json_keys;
 pub(crate) mod json_number;
+pub(crate) mod json_time;
 pub(crate) mod jsonb;
 pub(crate) mod jsonb_build;
 pub(crate) mod jsonb_ops;
 pub(crate) mod jsonb_parse;
+pub(crate) mod jsonb_path;
 pub(crate) mod like;
 pub(crate) mod numeric;
 pub(crate) mod numeric_cast;

@@ -28,6 +28,10 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         (op, Value::Jsonb(a), b) if crate::pg::jsonb_ops::is_operator(op, l.t, r.t) => {
             crate::pg::jsonb_ops::apply(op, *a, b)?
         }
+        (op, Value::Jsonb(a), b) if crate::pg::jsonb_path::is_operator(op, l.t, r.t) => {
+            crate::pg::jsonb_path::apply(op, *a, b)?
+        }
+        (op, Value::Text(a), b) if l.t == Type::Json => crate::pg::json::apply(op, &a, b)?,
         (BinaryOperator::StringConcat, a, b) => {
             let text = |v: Value, t: Type| crate::pg::text::format(&v, t).unwrap_or_default();
             Value::Text(text(a, l.t) + &text(b, r.t))
@@ -76,6 +80,9 @@ fn no_operator(op: &BinaryOperator, l: Type, r: Type) -> PgError {
 /// The type an untyped operand of `op` takes beside an operand of type `other`.
 pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Type {
     use BinaryOperator::*;
+    if let Some(t) = crate::pg::jsonb_path::unknown_operand_type(op, other) {
+        return t;
+    }
     match (op, other) {
         (StringConcat, Type::Jsonb) => Type::Jsonb,
         (StringConcat, _) => Type::Text,
@@ -108,6 +115,9 @@ fn settle_unknown(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<(Typed, T
 /// The operator's result type for its operand types, or PostgreSQL's "does not exist".
 pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Type> {
     use BinaryOperator::*;
+    if let Some(t) = crate::pg::jsonb_path::result_type(op, l, r) {
+        return Ok(t);
+    }
     let t = match (op, l, r) {
         (StringConcat, Type::Jsonb, Type::Jsonb) => Type::Jsonb,
         (StringConcat, _, _) => Type::Text,

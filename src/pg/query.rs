@@ -158,6 +158,7 @@ impl Exec<'_> {
             rows = self.lock_rows(rows, select.selection.as_ref(), &sources, parent)?;
         }
         let columns = self.output_columns(&select.projection, &sources, parent)?;
+        self.refuse_json_keys(select, query, &columns, &sources, parent)?;
         let groups = match self.grouped(select) {
             true => self.groups(select, &rows, &sources, parent)?,
             false => rows.iter().map(|row| vec![row.clone()]).collect(),

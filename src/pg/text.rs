@@ -239,6 +239,7 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
             .map_err(|e| PgError::new(e.sqlstate, e.message)),
         Type::Uuid => crate::pg::uuid::parse(text).map(Value::Uuid),
         Type::Jsonb => crate::pg::jsonb_parse::parse(text).map(|j| Value::Jsonb(Box::new(j))),
+        Type::Json => crate::pg::json::parse(text),
         Type::Void => Ok(Value::Null),
         array => parse_array(text, array),
     }

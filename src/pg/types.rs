@@ -34,6 +34,8 @@ pub(crate) enum Type {
     Vector,
     Uuid,
     Jsonb,
+    /// `json`: its text as written, held as `Value::Text` (`json.rs`).
+    Json,
     Void,
     /// A literal or parameter whose type the context has not fixed yet.
     Unknown,
@@ -51,6 +53,7 @@ pub(crate) enum Type {
     Tsvector,
     Tsquery,
     Regconfig,
+    JsonArray,
     /// The catalog's types, for a client's type lookup.
     Oid,
     /// An OID naming a type (`'vector'::regtype`): sqlx's type lookups.
@@ -79,6 +82,8 @@ impl Type {
             Type::Vector => VECTOR_OID,
             Type::Uuid => 2950,
             Type::Jsonb => 3802,
+            Type::Json => 114,
+            Type::JsonArray => 199,
             Type::UuidArray => 2951,
             Type::JsonbArray => 3807,
             Type::NumericArray => 1231,
@@ -126,6 +131,7 @@ impl Type {
             Type::Vector => "vector",
             Type::Uuid => "uuid",
             Type::Jsonb => "jsonb",
+            Type::Json => "json",
             Type::Void => "void",
             Type::Unknown => "unknown",
             Type::BoolArray => "boolean[]",
@@ -141,6 +147,7 @@ impl Type {
             Type::Tsvector => "tsvector",
             Type::Tsquery => "tsquery",
             Type::Regconfig => "regconfig",
+            Type::JsonArray => "json[]",
             Type::Oid => "oid",
             Type::Regtype => "regtype",
             Type::Name => "name",
@@ -163,6 +170,7 @@ impl Type {
             Type::JsonbArray => "_jsonb",
             Type::NumericArray => "_numeric",
             Type::OidArray => "_oid",
+            Type::JsonArray => "_json",
             other => other.name(),
         }
     }
@@ -193,6 +201,7 @@ impl Type {
             Type::JsonbArray => Some(Type::Jsonb),
             Type::NumericArray => Some(Type::Numeric),
             Type::OidArray => Some(Type::Oid),
+            Type::JsonArray => Some(Type::Json),
             _ => None,
         }
     }
@@ -236,6 +245,7 @@ impl Type {
             "regconfig" => Type::Regconfig,
             "oid" => Type::Oid,
             "regtype" => Type::Regtype,
+            "json" => Type::Json,
             "serial" | "serial4" => return Some((Type::Int4, true)),
             "bigserial" | "serial8" => return Some((Type::Int8, true)),
             _ => return None,
@@ -244,7 +254,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 34] = [
+const ALL: [Type; 36] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -260,6 +270,7 @@ const ALL: [Type; 34] = [
     Type::Vector,
     Type::Uuid,
     Type::Jsonb,
+    Type::Json,
     Type::Void,
     Type::Unknown,
     Type::BoolArray,
@@ -275,6 +286,7 @@ const ALL: [Type; 34] = [
     Type::Tsvector,
     Type::Tsquery,
     Type::Regconfig,
+    Type::JsonArray,
     Type::Oid,
     Type::Regtype,
     Type::Name,
