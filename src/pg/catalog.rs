@@ -12,12 +12,8 @@ use crate::pg::error::*;
 use crate::pg::exec::{Db, Rows};
 use crate::pg::expr::{object_name, Typed};
 use crate::pg::session::Outcome;
-use crate::pg::types::{Type, Value, VECTOR_OID};
+use crate::pg::types::{Type, Value, VECTOR_ARRAY_OID, VECTOR_OID};
 use sqlparser::ast::{SetExpr, Statement, TableFactor, TableWithJoins};
-
-/// The OID the model's catalog gives `_vector` (PostgreSQL's is per database, as is
-/// `vector`'s: clients look both up by name).
-const VECTOR_ARRAY_OID: u32 = VECTOR_OID + 5;
 
 /// The columns of tokio-postgres's type lookup (`typeinfo`).
 fn typeinfo_columns() -> Vec<(String, Type)> {
@@ -109,16 +105,10 @@ fn pg_type() -> Rows {
         ("oid".to_string(), Type::Oid),
         ("typname".to_string(), Type::Name),
     ];
-    let mut rows: Vec<Vec<Value>> = Type::all()
+    let rows: Vec<Vec<Value>> = Type::all()
         .iter()
         .map(|t| vec![Value::Int(t.oid() as i64), Value::Text(typname(*t))])
         .collect();
-    // pgvector's array type: sqlx looks it up by name; the model has no arrays of vectors,
-    // so a statement binding one fails on its unknown OID.
-    rows.push(vec![
-        Value::Int(i64::from(VECTOR_ARRAY_OID)),
-        Value::Text("_vector".into()),
-    ]);
     Rows { columns, rows }
 }
 
@@ -159,15 +149,11 @@ pub(crate) fn run(statement: &Statement, params: &[Typed]) -> Option<Outcome> {
             Some(e) => ("b", e.oid()),
             None => ("b", 0),
         };
-        let name = if oid == VECTOR_OID {
-            "vector".to_string()
-        } else {
-            t.typname().to_string()
-        };
-        let namespace = if oid == VECTOR_OID {
-            "public"
-        } else {
-            "pg_catalog"
+        let name = typname(t);
+        // pgvector's types live where `CREATE EXTENSION` put them.
+        let namespace = match oid {
+            VECTOR_OID | VECTOR_ARRAY_OID => "public",
+            _ => "pg_catalog",
         };
         rows.rows.push(vec![
             Value::Text(name),

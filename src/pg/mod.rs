@@ -15,6 +15,7 @@
 
 pub(crate) mod aggregate;
 pub(crate) mod ann;
+pub(crate) mod array_recv;
 pub(crate) mod binary;
 pub(crate) mod catalog;
 pub(crate) mod cte;
@@ -43,6 +44,7 @@ pub(crate) mod statement;
 pub(crate) mod text;
 pub(crate) mod txn;
 pub(crate) mod types;
+pub(crate) mod unnest;
 pub(crate) mod uuid;
 pub(crate) mod vector;
 pub(crate) mod vector_fn;

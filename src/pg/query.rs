@@ -206,13 +206,18 @@ impl Exec<'_> {
             tids: Vec::new(),
         }];
         for item in from {
-            let (source, right) = self.factor(&item.relation, parent, sources_width(&sources))?;
+            let (source, right) = match crate::pg::unnest::Unnest::of(&item.relation) {
+                Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
+                None => self.factor(&item.relation, parent, sources_width(&sources))?,
+            };
             check_alias(&sources, &source)?;
             sources.push(source);
             rows = self.cross(rows, right)?;
             for join in &item.joins {
-                let (source, right) =
-                    self.factor(&join.relation, parent, sources_width(&sources))?;
+                let (source, right) = match crate::pg::unnest::Unnest::of(&join.relation) {
+                    Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
+                    None => self.factor(&join.relation, parent, sources_width(&sources))?,
+                };
                 check_alias(&sources, &source)?;
                 sources.push(source);
                 rows = self.join(rows, right, join, &sources, parent)?;

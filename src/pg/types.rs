@@ -10,6 +10,8 @@ use std::cmp::Ordering;
 /// The OID the model gives pgvector's `vector` type (a real server assigns one at
 /// `CREATE EXTENSION`; clients look it up by OID, so any fixed one serves).
 pub(crate) const VECTOR_OID: u32 = 16_390;
+/// The OID the model gives pgvector's `_vector` (`vector[]`), fixed as `vector`'s is.
+pub(crate) const VECTOR_ARRAY_OID: u32 = VECTOR_OID + 5;
 /// Microseconds between the Unix epoch and PostgreSQL's (2000-01-01).
 pub(crate) const PG_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
 /// The longest text or bytea value the model stores (PostgreSQL's is 1 GB).
@@ -45,6 +47,7 @@ pub(crate) enum Type {
     ByteaArray,
     UuidArray,
     JsonbArray,
+    VectorArray,
     /// The catalog's types, for a client's type lookup.
     Oid,
     Name,
@@ -73,6 +76,7 @@ impl Type {
             Type::Jsonb => 3802,
             Type::UuidArray => 2951,
             Type::JsonbArray => 3807,
+            Type::VectorArray => VECTOR_ARRAY_OID,
             Type::BoolArray => 1000,
             Type::ByteaArray => 1001,
             Type::Int4Array => 1007,
@@ -122,6 +126,7 @@ impl Type {
             Type::ByteaArray => "bytea[]",
             Type::UuidArray => "uuid[]",
             Type::JsonbArray => "jsonb[]",
+            Type::VectorArray => "vector[]",
             Type::Oid => "oid",
             Type::Name => "name",
             Type::Char => "\"char\"",
@@ -141,6 +146,7 @@ impl Type {
             Type::Timestamptz => "timestamptz",
             Type::UuidArray => "_uuid",
             Type::JsonbArray => "_jsonb",
+            Type::VectorArray => "_vector",
             other => other.name(),
         }
     }
@@ -169,6 +175,7 @@ impl Type {
             Type::ByteaArray => Some(Type::Bytea),
             Type::UuidArray => Some(Type::Uuid),
             Type::JsonbArray => Some(Type::Jsonb),
+            Type::VectorArray => Some(Type::Vector),
             _ => None,
         }
     }
@@ -214,7 +221,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 28] = [
+const ALL: [Type; 29] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -240,6 +247,7 @@ const ALL: [Type; 28] = [
     Type::ByteaArray,
     Type::UuidArray,
     Type::JsonbArray,
+    Type::VectorArray,
     Type::Oid,
     Type::Name,
     Type::Char,
