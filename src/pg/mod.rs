@@ -25,6 +25,7 @@ pub(crate) mod dml;
 pub(crate) mod error;
 pub(crate) mod exec;
 pub(crate) mod expr;
+pub(crate) mod fk;
 pub(crate) mod functions;
 pub(crate) mod hash;
 pub(crate) mod heap;
@@ -246,6 +247,7 @@ impl PgModel {
             param_hints: Vec::new(),
             seed: 0,
             subqueries: Default::default(),
+            fk_pending: Default::default(),
             ctes: Vec::new(),
         };
         let columns = exec.describe(statement).map_err(|flow| match flow {
