@@ -93,8 +93,10 @@ fn try_encode(param: &Param) -> Result<Option<Vec<u8>>, String> {
         3802 => [&[1u8][..], value.as_bytes()].concat(),
         2951 => uuid_array(value).ok_or_else(|| bad(&"not uuids split by commas"))?,
         1009 => array(25, value, |item| Some(item.as_bytes().to_vec())).expect("text"),
-        3807 => array(3802, value, |item| Some([&[1u8][..], item.as_bytes()].concat()))
-            .expect("text"),
+        3807 => array(3802, value, |item| {
+            Some([&[1u8][..], item.as_bytes()].concat())
+        })
+        .expect("text"),
         VECTOR_ARRAY => array(0, value, vector_bytes).ok_or_else(|| bad(&"not floats"))?,
         _ => value.as_bytes().to_vec(),
     };
@@ -159,7 +161,10 @@ fn array(
 
 /// pgvector's binary `vector` from `1,0,0`: dimensions, an unused 0, then each float4.
 fn vector_bytes(text: &str) -> Option<Vec<u8>> {
-    let floats: Vec<f32> = text.split(',').map(|f| f.parse().ok()).collect::<Option<_>>()?;
+    let floats: Vec<f32> = text
+        .split(',')
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
     let mut out = (floats.len() as u16).to_be_bytes().to_vec();
     out.extend(0u16.to_be_bytes());
     floats.iter().for_each(|f| out.extend(f.to_be_bytes()));

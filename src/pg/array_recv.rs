@@ -99,7 +99,11 @@ fn read_shape(reader: &mut Reader<'_>, dimensions: i32) -> PgResult<Shape> {
     for _ in 0..dimensions {
         bounds.push((reader.i32()?, reader.i32()?));
     }
-    let size_error = || too_large(format!("array size exceeds the maximum allowed ({ITEMS_MAX})"));
+    let size_error = || {
+        too_large(format!(
+            "array size exceeds the maximum allowed ({ITEMS_MAX})"
+        ))
+    };
     let mut items: i64 = 1;
     for (length, _) in &bounds {
         if *length < 0 {
@@ -112,7 +116,9 @@ fn read_shape(reader: &mut Reader<'_>, dimensions: i32) -> PgResult<Shape> {
     }
     for (length, lower) in &bounds {
         if lower.checked_add(*length).is_none() {
-            return Err(too_large(format!("array lower bound is too large: {lower}")));
+            return Err(too_large(format!(
+                "array lower bound is too large: {lower}"
+            )));
         }
     }
     Ok(Shape {
@@ -176,7 +182,10 @@ struct Reader<'b> {
 
 impl<'b> Reader<'b> {
     fn take(&mut self, n: usize) -> PgResult<&'b [u8]> {
-        let end = self.at.checked_add(n).filter(|end| *end <= self.bytes.len());
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|end| *end <= self.bytes.len());
         let end = end.ok_or_else(insufficient)?;
         let slice = &self.bytes[self.at..end];
         self.at = end;
@@ -214,26 +223,41 @@ mod tests {
         let Value::Array(items) = decode(&uuids, Type::UuidArray).unwrap() else {
             panic!("an array")
         };
-        assert_eq!(crate::pg::uuid::format(match &items[0] { Value::Uuid(u) => u, _ => panic!() }), "5e0a6f0c-0000-4000-8000-000000000001");
+        assert_eq!(
+            crate::pg::uuid::format(match &items[0] {
+                Value::Uuid(u) => u,
+                _ => panic!(),
+            }),
+            "5e0a6f0c-0000-4000-8000-000000000001"
+        );
         assert_eq!(items[1], Value::Null);
         // vector's element OID is that database's (19140), not the model's.
         let vectors = hex("000000010000000000004ac400000002000000010000000c000200003f800000400000000000000c000200004040000040800000");
         assert_eq!(
             decode(&vectors, Type::VectorArray).unwrap(),
-            Value::Array(vec![Value::Vector(vec![1.0, 2.0]), Value::Vector(vec![3.0, 4.0])])
+            Value::Array(vec![
+                Value::Vector(vec![1.0, 2.0]),
+                Value::Vector(vec![3.0, 4.0])
+            ])
         );
         let jsonb = hex("000000010000000000000eda000000010000000100000009017b2261223a20317d");
         let Value::Array(items) = decode(&jsonb, Type::JsonbArray).unwrap() else {
             panic!("an array")
         };
-        assert_eq!(crate::pg::text::format(&items[0], Type::Jsonb).unwrap(), "{\"a\": 1}");
+        assert_eq!(
+            crate::pg::text::format(&items[0], Type::Jsonb).unwrap(),
+            "{\"a\": 1}"
+        );
         let text = hex("0000000100000000000000190000000200000001000000017800000002797a");
         assert_eq!(
             decode(&text, Type::TextArray).unwrap(),
             Value::Array(vec![Value::Text("x".into()), Value::Text("yz".into())])
         );
         let empty = hex("000000000000000000000019");
-        assert_eq!(decode(&empty, Type::TextArray).unwrap(), Value::Array(vec![]));
+        assert_eq!(
+            decode(&empty, Type::TextArray).unwrap(),
+            Value::Array(vec![])
+        );
     }
 
     /// Each malformed header gets PostgreSQL's SQLSTATE (probed on 18.3 through Bind).
@@ -253,9 +277,15 @@ mod tests {
         assert_eq!(code(&a(&words(&[-2])), t), "22P03");
         assert_eq!(code(&a(&[0, 0, 0, 5, 97, 98]), t), "22P03");
         assert_eq!(code(&a(&[0, 0, 0, 1, 0xff]), t), "22021");
-        assert_eq!(code(&[words(&[1, 0, 25, 2, 1, 1]), vec![97]].concat(), t), "08P01");
+        assert_eq!(
+            code(&[words(&[1, 0, 25, 2, 1, 1]), vec![97]].concat(), t),
+            "08P01"
+        );
         // A length of 0 or a flag that disagrees with the elements is taken.
-        assert_eq!(decode(&words(&[1, 0, 25, 0, 1]), t).unwrap(), Value::Array(vec![]));
+        assert_eq!(
+            decode(&words(&[1, 0, 25, 0, 1]), t).unwrap(),
+            Value::Array(vec![])
+        );
         assert!(decode(&[words(&[1, 0, 20_000, 1, 1, 1]), vec![97]].concat(), t).is_ok());
         assert_eq!(
             decode(&[words(&[1, 1, 25, 1, 1, 1]), vec![97]].concat(), t).unwrap(),
@@ -283,12 +313,27 @@ mod tests {
         };
         let v = vector(2, 0, &[1.0, 2.0]);
         assert_eq!(code(&one(0, &v[..v.len() - 1]), Type::VectorArray), "08P01");
-        assert_eq!(code(&one(0, &[v.clone(), vec![0]].concat()), Type::VectorArray), "22P03");
-        assert_eq!(code(&one(701, &vector(1, 1, &[1.0])), Type::VectorArray), "22000");
-        assert_eq!(code(&one(0, &vector(0, 0, &[])), Type::VectorArray), "22000");
-        assert_eq!(code(&one(0, &vector(1, 0, &[f32::NAN])), Type::VectorArray), "22000");
+        assert_eq!(
+            code(&one(0, &[v.clone(), vec![0]].concat()), Type::VectorArray),
+            "22P03"
+        );
+        assert_eq!(
+            code(&one(701, &vector(1, 1, &[1.0])), Type::VectorArray),
+            "22000"
+        );
+        assert_eq!(
+            code(&one(0, &vector(0, 0, &[])), Type::VectorArray),
+            "22000"
+        );
+        assert_eq!(
+            code(&one(0, &vector(1, 0, &[f32::NAN])), Type::VectorArray),
+            "22000"
+        );
         // Several dimensions or another lower bound are read through, then refused.
-        assert_eq!(code(&words(&[2, 0, 25, 1, 1, 1, 1]), Type::TextArray), "08P01");
+        assert_eq!(
+            code(&words(&[2, 0, 25, 1, 1, 1, 1]), Type::TextArray),
+            "08P01"
+        );
         let two = [words(&[2, 0, 25, 1, 1, 1, 1, 1]), vec![97]].concat();
         assert_eq!(code(&two, Type::TextArray), "0A000");
         let zero = [words(&[1, 0, 25, 1, 0, 1]), vec![97]].concat();

@@ -126,12 +126,7 @@ fn order_key<'q>(
 /// What a key names: an output column when it is an ordinal, an output name, an output
 /// expression repeated or a column reference an output item makes too (`t.id` and `id`
 /// name one column, as PostgreSQL compares them once resolved); else its own text.
-fn identity(
-    select: &Select,
-    columns: &[(String, Type)],
-    sources: &[Source],
-    e: &Expr,
-) -> Identity {
+fn identity(select: &Select, columns: &[(String, Type)], sources: &[Source], e: &Expr) -> Identity {
     match e {
         Expr::Value(v) => {
             if let sqlparser::ast::Value::Number(n, _) = &v.value {
