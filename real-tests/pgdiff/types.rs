@@ -1,7 +1,10 @@
 //! The extended protocol's values: a parameter written `type:value` in a case file
 //! (`int8:5`, `text:abc`, `bytea:\x0102`, `bool:true`, `int4:null`, `uuid:a0ee…`,
-//! `jsonb:{"a":1}` (no spaces: words split there), `json:[1,2]` (its text), `uuid[]:a0ee…,b1ff…`), encoded in binary as
-//! tokio-postgres sends it, and a binary result column rendered as text by its type OID
+//! `jsonb:{"a":1}` (no spaces: words split there), `json:[1,2]` (its text), `uuid[]:a0ee…,b1ff…`; `text[]`, `jsonb[]`
+//! and `vector[]` elements split by `|`, `\N` a NULL element, a vector's floats by `,`),
+//! encoded in binary as tokio-postgres and sqlx send it (`vector[]` is declared with type
+//! OID 0 and element OID 0, so the statement's cast must type it: pgvector's OIDs differ
+//! per database, and `array_recv` takes any element OID for an extension's type), and a binary result column rendered as text by its type OID
 //! (both targets' columns go through the same rendering, so it need only be exact, not
 //! PostgreSQL's own text output).
 
@@ -12,7 +15,10 @@ pub struct Param {
     pub value: Option<String>,
 }
 
-const TYPES: [(&str, u32); 13] = [
+/// `vector[]`: declared unspecified (0), as its OID differs per database.
+const VECTOR_ARRAY: u32 = 0;
+
+const TYPES: [(&str, u32); 17] = [
     ("bool", 16),
     ("oid", 26),
     ("bytea", 17),
@@ -27,6 +33,9 @@ const TYPES: [(&str, u32); 13] = [
     ("jsonb", 3802),
     ("json", 114),
     ("uuid[]", 2951),
+    ("text[]", 1009),
+    ("jsonb[]", 3807),
+    ("vector[]", VECTOR_ARRAY),
 ];
 
 impl Param {
@@ -90,6 +99,12 @@ fn try_encode(param: &Param) -> Result<Option<Vec<u8>>, String> {
         // jsonb_send's form: the version byte 1, then the text.
         3802 => [&[1u8][..], value.as_bytes()].concat(),
         2951 => uuid_array(value).ok_or_else(|| bad(&"not uuids split by commas"))?,
+        1009 => array(25, value, |item| Some(item.as_bytes().to_vec())).expect("text"),
+        3807 => array(3802, value, |item| {
+            Some([&[1u8][..], item.as_bytes()].concat())
+        })
+        .expect("text"),
+        VECTOR_ARRAY => array(0, value, vector_bytes).ok_or_else(|| bad(&"not floats"))?,
         _ => value.as_bytes().to_vec(),
     };
     Ok(Some(bytes))
@@ -114,6 +129,52 @@ fn uuid_array(text: &str) -> Option<Vec<u8>> {
         out.extend(16i32.to_be_bytes());
         out.extend(item);
     }
+    Some(out)
+}
+
+/// A one-dimensional array of `|`-separated elements (`\N` for NULL) in the binary form,
+/// each element's bytes from `element`; `None` when one has none.
+fn array(
+    element_oid: u32,
+    text: &str,
+    element: impl Fn(&str) -> Option<Vec<u8>>,
+) -> Option<Vec<u8>> {
+    let items: Vec<Option<Vec<u8>>> = text
+        .split('|')
+        .map(|item| match item {
+            "\\N" => Some(None),
+            item => element(item).map(Some),
+        })
+        .collect::<Option<_>>()?;
+    let has_null = items.iter().any(Option::is_none);
+    let mut out = Vec::new();
+    for word in [1i32, i32::from(has_null)] {
+        out.extend(word.to_be_bytes());
+    }
+    out.extend(element_oid.to_be_bytes());
+    out.extend((items.len() as i32).to_be_bytes());
+    out.extend(1i32.to_be_bytes());
+    for item in items {
+        match item {
+            None => out.extend((-1i32).to_be_bytes()),
+            Some(bytes) => {
+                out.extend((bytes.len() as i32).to_be_bytes());
+                out.extend(bytes);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// pgvector's binary `vector` from `1,0,0`: dimensions, an unused 0, then each float4.
+fn vector_bytes(text: &str) -> Option<Vec<u8>> {
+    let floats: Vec<f32> = text
+        .split(',')
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    let mut out = (floats.len() as u16).to_be_bytes().to_vec();
+    out.extend(0u16.to_be_bytes());
+    floats.iter().for_each(|f| out.extend(f.to_be_bytes()));
     Some(out)
 }
 

@@ -12,6 +12,9 @@ use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+/// OIDs below this are PostgreSQL's own (`FirstNormalObjectId`); an extension's are past it.
+const FIRST_EXTENSION_OID: u32 = 16_384;
+
 /// One connection to a server.
 pub struct Wire {
     stream: TcpStream,
@@ -110,7 +113,16 @@ impl Wire {
             return Ok(prepared.finish(tx));
         }
         let declared: Vec<u32> = params.iter().map(|param| param.oid).collect();
-        let reply = if prepared.param_types == declared {
+        // A declared 0 (`vector[]`) is an extension's type, whose OID each database
+        // assigns (the client looks it up by name): any OID past the built-in ones.
+        let agree = prepared.param_types.len() == declared.len()
+            && prepared.param_types.iter().zip(&declared).all(
+                |(inferred, declared)| match declared {
+                    0 => *inferred >= FIRST_EXTENSION_OID,
+                    _ => inferred == declared,
+                },
+            );
+        let reply = if agree {
             self.execute(&name, params, prepared.columns).await?
         } else {
             let sqlstate = format!("client: the server infers {:?}", prepared.param_types);

@@ -113,7 +113,8 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
             )))
         }
         Type::Numeric => Value::Numeric(Box::new(crate::pg::numeric::decode_binary(bytes)?)),
-        array => decode_array(bytes, array)?,
+        array if array.element().is_some() => crate::pg::array_recv::decode(bytes, array)?,
+        other => return Err(malformed(other)),
     };
     Ok(value)
 }
@@ -146,58 +147,6 @@ fn decode_interval(bytes: &[u8]) -> Value {
     let days = i32::from_be_bytes(bytes[8..12].try_into().expect("4"));
     let months = i32::from_be_bytes(bytes[12..16].try_into().expect("4"));
     Value::Interval(Interval { months, days, us })
-}
-
-fn decode_array(bytes: &[u8], t: Type) -> PgResult<Value> {
-    let element = t.element().ok_or_else(|| malformed(t))?;
-    let mut reader = Reader { bytes, at: 0, t };
-    let dimensions = reader.i32()?;
-    let _has_null = reader.i32()?;
-    let _element_oid = reader.i32()?;
-    if dimensions == 0 {
-        return Ok(Value::Array(Vec::new()));
-    }
-    if dimensions != 1 {
-        return Err(PgError::unsupported("a multidimensional array"));
-    }
-    let count = reader.i32()?;
-    let _lower_bound = reader.i32()?;
-    if count < 0 || count as usize > bytes.len() {
-        return Err(malformed(t));
-    }
-    let mut items = Vec::with_capacity(count as usize);
-    for _ in 0..count {
-        let length = reader.i32()?;
-        if length < 0 {
-            items.push(Value::Null);
-            continue;
-        }
-        items.push(decode(reader.take(length as usize)?, element)?);
-    }
-    Ok(Value::Array(items))
-}
-
-struct Reader<'b> {
-    bytes: &'b [u8],
-    at: usize,
-    t: Type,
-}
-
-impl<'b> Reader<'b> {
-    fn take(&mut self, n: usize) -> PgResult<&'b [u8]> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|end| *end <= self.bytes.len());
-        let end = end.ok_or_else(|| malformed(self.t))?;
-        let slice = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(slice)
-    }
-
-    fn i32(&mut self) -> PgResult<i32> {
-        Ok(i32::from_be_bytes(self.take(4)?.try_into().expect("4")))
-    }
 }
 
 #[cfg(test)]

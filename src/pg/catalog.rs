@@ -12,12 +12,8 @@ use crate::pg::error::*;
 use crate::pg::exec::{Db, Rows};
 use crate::pg::expr::{object_name, Typed};
 use crate::pg::session::Outcome;
-use crate::pg::types::{Type, Value, VECTOR_OID};
+use crate::pg::types::{Type, Value, VECTOR_ARRAY_OID, VECTOR_OID};
 use sqlparser::ast::{SetExpr, Statement, TableFactor, TableWithJoins};
-
-/// The OID the model's catalog gives `_vector` (PostgreSQL's is per database, as is
-/// `vector`'s: clients look both up by name).
-pub(crate) const VECTOR_ARRAY_OID: u32 = VECTOR_OID + 5;
 
 /// The columns of tokio-postgres's type lookup (`typeinfo`).
 fn typeinfo_columns() -> Vec<(String, Type)> {
@@ -166,7 +162,7 @@ fn pg_type() -> Rows {
         .iter()
         .map(|(name, t)| (name.to_string(), *t))
         .collect();
-    let mut rows: Vec<Vec<Value>> = Type::all()
+    let rows: Vec<Vec<Value>> = Type::all()
         .iter()
         .map(|t| {
             let element = match (t.element(), t) {
@@ -190,15 +186,6 @@ fn pg_type() -> Rows {
             )
         })
         .collect();
-    // pgvector's array type: sqlx looks it up by name (`_vector`, `vector[]`).
-    rows.push(pg_type_row(
-        VECTOR_ARRAY_OID,
-        "_vector".into(),
-        "b",
-        'A',
-        VECTOR_OID,
-        0,
-    ));
     Rows { columns, rows }
 }
 
@@ -303,15 +290,11 @@ pub(crate) fn run(statement: &Statement, params: &[Typed]) -> Option<Outcome> {
             Some(e) => ("b", e.oid()),
             None => ("b", 0),
         };
-        let name = if oid == VECTOR_OID {
-            "vector".to_string()
-        } else {
-            t.typname().to_string()
-        };
-        let namespace = if oid == VECTOR_OID {
-            "public"
-        } else {
-            "pg_catalog"
+        let name = typname(t);
+        // pgvector's types live where `CREATE EXTENSION` put them.
+        let namespace = match oid {
+            VECTOR_OID | VECTOR_ARRAY_OID => "public",
+            _ => "pg_catalog",
         };
         rows.rows.push(vec![
             Value::Text(name),

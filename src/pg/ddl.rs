@@ -218,6 +218,21 @@ impl Exec<'_> {
                     ));
                 }
                 let cascade = matches!(fk.on_delete, Some(ReferentialAction::Cascade));
+                // NO ACTION and ON DELETE CASCADE are modeled (`fk`); the other actions
+                // and deferred checking are refused, not run as NO ACTION.
+                let no_action = |a: &Option<ReferentialAction>| {
+                    matches!(a, None | Some(ReferentialAction::NoAction))
+                };
+                if !(no_action(&fk.on_delete) || cascade)
+                    || !no_action(&fk.on_update)
+                    || fk.characteristics.as_ref().is_some_and(|c| {
+                        c.deferrable == Some(true)
+                            || c.initially == Some(sqlparser::ast::DeferrableInitial::Deferred)
+                            || c.enforced == Some(false)
+                    })
+                {
+                    return Err(PgError::unsupported(format!("the foreign key {fk}")));
+                }
                 let name = fk
                     .name
                     .as_ref()

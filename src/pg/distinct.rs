@@ -45,9 +45,9 @@ impl Exec<'_> {
         sources: &[Source],
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Vec<Vec<Value>>> {
-        let order_by = order_keys(query, select, columns)?;
+        let order_by = order_keys(query, select, columns, sources)?;
         let (sort, distinct_len) = match &select.distinct {
-            Some(Distinct::On(on)) => on_keys(select, columns, on, order_by)?,
+            Some(Distinct::On(on)) => on_keys(select, columns, sources, on, order_by)?,
             _ => all_keys(columns, order_by)?,
         };
         let directions: Vec<(bool, bool)> = sort.iter().map(|k| k.direction).collect();
@@ -95,6 +95,7 @@ fn order_keys<'q>(
     query: &'q Query,
     select: &Select,
     columns: &[(String, Type)],
+    sources: &[Source],
 ) -> PgResult<Vec<Key<'q>>> {
     let Some(order_by) = &query.order_by else {
         return Ok(Vec::new());
@@ -102,21 +103,30 @@ fn order_keys<'q>(
     let OrderByKind::Expressions(keys) = &order_by.kind else {
         return Err(PgError::unsupported("ORDER BY ALL"));
     };
-    Ok(keys.iter().map(|k| order_key(select, columns, k)).collect())
+    Ok(keys
+        .iter()
+        .map(|k| order_key(select, columns, sources, k))
+        .collect())
 }
 
-fn order_key<'q>(select: &Select, columns: &[(String, Type)], k: &'q OrderByExpr) -> Key<'q> {
+fn order_key<'q>(
+    select: &Select,
+    columns: &[(String, Type)],
+    sources: &[Source],
+    k: &'q OrderByExpr,
+) -> Key<'q> {
     let descending = matches!(k.options.sort, Some(sqlparser::ast::OrderBySort::Desc));
     Key {
         at: At::Expr(&k.expr),
-        identity: identity(select, columns, &k.expr),
+        identity: identity(select, columns, sources, &k.expr),
         direction: (descending, k.options.nulls_first.unwrap_or(descending)),
     }
 }
 
-/// What a key names: an output column when it is an ordinal, an output name or an output
-/// expression repeated; else its own text.
-fn identity(select: &Select, columns: &[(String, Type)], e: &Expr) -> Identity {
+/// What a key names: an output column when it is an ordinal, an output name, an output
+/// expression repeated or a column reference an output item makes too (`t.id` and `id`
+/// name one column, as PostgreSQL compares them once resolved); else its own text.
+fn identity(select: &Select, columns: &[(String, Type)], sources: &[Source], e: &Expr) -> Identity {
     match e {
         Expr::Value(v) => {
             if let sqlparser::ast::Value::Number(n, _) = &v.value {
@@ -141,8 +151,10 @@ fn identity(select: &Select, columns: &[(String, Type)], e: &Expr) -> Identity {
             SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }
         )
     });
+    let column = crate::pg::query::column_at(sources, e);
     let repeated = select.projection.iter().position(|item| {
-        matches!(item, SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. } if x == e)
+        matches!(item, SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. }
+            if x == e || column.is_some() && crate::pg::query::column_at(sources, x) == column)
     });
     match (plain, repeated) {
         (true, Some(at)) => Identity::Output(at),
@@ -156,6 +168,7 @@ fn identity(select: &Select, columns: &[(String, Type)], e: &Expr) -> Identity {
 fn on_keys<'q>(
     select: &Select,
     columns: &[(String, Type)],
+    sources: &[Source],
     on: &'q [Expr],
     order_by: Vec<Key<'q>>,
 ) -> PgResult<(Vec<Key<'q>>, Option<usize>)> {
@@ -163,7 +176,7 @@ fn on_keys<'q>(
         .iter()
         .map(|e| Key {
             at: At::Expr(e),
-            identity: identity(select, columns, e),
+            identity: identity(select, columns, sources, e),
             direction: (false, false),
         })
         .collect();

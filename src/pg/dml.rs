@@ -3,12 +3,13 @@
 //! statement wait for it; once it committed, READ COMMITTED follows the row to its newest
 //! version and re-checks the WHERE there (EvalPlanQual), REPEATABLE READ fails with a
 //! serialization error. Unique keys are checked against every version that is live or
-//! may become so (a concurrent insert of the same key waits, then conflicts), foreign
-//! keys against their parent, with `ON DELETE CASCADE`.
+//! may become so (a concurrent insert of the same key waits, then conflicts); foreign
+//! keys when the statement ends (`fk`).
 
 use crate::pg::error::*;
 use crate::pg::exec::{Exec, Rows};
 use crate::pg::expr::{cast, check_modifier, ident, object_name, Frame, Source, Typed};
+use crate::pg::fk::Event;
 use crate::pg::heap::{deleter, Table};
 use crate::pg::query::{table_name, Joined};
 use crate::pg::txn::Status;
@@ -177,6 +178,7 @@ impl Exec<'_> {
             self.replace(&table, tid, new.clone())?;
             written.push(new);
         }
+        self.fire_fk()?;
         self.written(&table, &sources, update.returning.as_deref(), written)
     }
 
@@ -198,9 +200,14 @@ impl Exec<'_> {
                 continue;
             };
             self.mark(&table, tid, false, None)?;
-            self.cascade(&table, &old)?;
+            self.queue_fk(Event::Removed {
+                table: table.clone(),
+                row: old.clone(),
+                deleted: true,
+            })?;
             deleted.push(old);
         }
+        self.fire_fk()?;
         self.written(&table, &sources, delete.returning.as_deref(), deleted)
     }
 
@@ -232,6 +239,7 @@ impl Exec<'_> {
                 written.push(row);
             }
         }
+        self.fire_fk()?;
         self.written(&table, &sources, insert.returning.as_deref(), written)
     }
 
@@ -302,12 +310,21 @@ impl Exec<'_> {
 
     /// Replace version `tid` by `new`: unique keys checked, the new version at the end.
     fn replace(&mut self, table: &str, tid: u64, new: Vec<Value>) -> FlowResult<()> {
+        let old = self.db.table(table)?.heap[&tid].data.clone();
         self.mark(table, tid, false, None)?;
         if let Some((constraint, _)) = self.unique_conflict(table, &new)? {
             return Err(self.duplicate(table, constraint, &new).into());
         }
-        self.check_parents(table, &new)?;
         let new_tid = self.insert_version(table, new)?;
+        self.queue_fk(Event::Removed {
+            table: table.to_string(),
+            row: old,
+            deleted: false,
+        })?;
+        self.queue_fk(Event::Written {
+            table: table.to_string(),
+            tid: new_tid,
+        })?;
         let v = self
             .db
             .table_mut(table)?
@@ -447,9 +464,12 @@ impl Exec<'_> {
     ) -> FlowResult<Option<Vec<Value>>> {
         for _ in 0..CHAIN_MAX {
             let Some((constraint, tid)) = self.unique_conflict(table, &row)? else {
-                self.check_parents(table, &row)?;
                 let tid = self.insert_version(table, row.clone())?;
                 self.index_insert(table, tid)?;
+                self.queue_fk(Event::Written {
+                    table: table.to_string(),
+                    tid,
+                })?;
                 return Ok(Some(row));
             };
             let Some(conflict) = conflict else {
@@ -673,64 +693,6 @@ impl Exec<'_> {
             }
         }
         Ok(None)
-    }
-
-    /// Every foreign key of `table` finds its parent row.
-    fn check_parents(&mut self, table: &str, row: &[Value]) -> FlowResult<()> {
-        let keys = self.db.table(table)?.foreign_keys.clone();
-        for fk in keys {
-            let key: Vec<&Value> = fk.columns.iter().map(|c| &row[*c]).collect();
-            if key.iter().any(|v| v.is_null()) {
-                continue;
-            }
-            let parents = self.scan(&fk.parent)?;
-            let found = parents.iter().any(|(_, p)| {
-                fk.parent_columns
-                    .iter()
-                    .zip(&key)
-                    .all(|(c, v)| compare(&p[*c], v).is_eq())
-            });
-            if !found {
-                return Err(PgError::new(FOREIGN_KEY_VIOLATION, format!("insert or update on table \"{table}\" violates foreign key constraint \"{}\"", fk.name)).with_constraint(table, &fk.name).into());
-            }
-        }
-        Ok(())
-    }
-
-    /// A deleted parent row: its children go too (`ON DELETE CASCADE`) or the delete fails.
-    fn cascade(&mut self, parent: &str, row: &[Value]) -> FlowResult<()> {
-        let children: Vec<(String, crate::pg::heap::ForeignKey)> = self
-            .db
-            .tables
-            .values()
-            .flat_map(|t| {
-                t.foreign_keys
-                    .iter()
-                    .filter(|fk| fk.parent == parent)
-                    .map(|fk| (t.name.clone(), fk.clone()))
-            })
-            .collect();
-        for (child, fk) in children {
-            let key: Vec<Value> = fk.parent_columns.iter().map(|c| row[*c].clone()).collect();
-            for (tid, data) in self.scan(&child)? {
-                if !fk
-                    .columns
-                    .iter()
-                    .zip(&key)
-                    .all(|(c, v)| compare(&data[*c], v).is_eq())
-                {
-                    continue;
-                }
-                if !fk.cascade {
-                    return Err(PgError::new(FOREIGN_KEY_VIOLATION, format!("update or delete on table \"{parent}\" violates foreign key constraint \"{}\" on table \"{child}\"", fk.name)).with_constraint(&child, &fk.name).into());
-                }
-                if let Locked::Row { tid, data, .. } = self.lock_for_write(&child, tid)? {
-                    self.mark(&child, tid, false, None)?;
-                    self.cascade(&child, &data)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     fn written(

@@ -159,6 +159,8 @@ pub(crate) struct Exec<'a> {
     pub subqueries: Subqueries,
     /// The CTEs in scope, innermost last.
     pub ctes: Vec<crate::pg::cte::Named>,
+    /// The foreign-key events the statement's end fires.
+    pub fk_pending: crate::pg::fk::Pending,
 }
 
 /// The rows of the statement's uncorrelated subqueries, by the subquery's address in the

@@ -172,7 +172,7 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
         }
         _ => modifier,
     };
-    if let (Type::Vector, Some(n)) = (t, modifier) {
+    if let (Type::Vector | Type::VectorArray, Some(n)) = (t, modifier) {
         crate::pg::vector::typmod_in(n as i64).map_err(|e| PgError::new(e.sqlstate, e.message))?;
     }
     Ok((t, modifier))
@@ -798,6 +798,13 @@ fn truncate_varchar(value: Typed, to: Type, modifier: Option<u32>) -> Typed {
 pub(crate) fn check_modifier(v: &Value, t: Type, modifier: Option<u32>) -> PgResult<()> {
     let Some(n) = modifier else { return Ok(()) };
     match (v, t) {
+        // `vector(3)[]`: the modifier holds for every element.
+        (Value::Array(items), _) if t.element().is_some() => {
+            let element = t.element().expect("an array type");
+            items
+                .iter()
+                .try_for_each(|item| check_modifier(item, element, modifier))
+        }
         (Value::Vector(items), Type::Vector) => {
             crate::pg::vector::check_expected_dimensions(Some(n as usize), items)
                 .map_err(|e| PgError::new(e.sqlstate, e.message))

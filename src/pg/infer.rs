@@ -434,7 +434,11 @@ impl Exec<'_> {
                 std::iter::once(&item.relation).chain(item.joins.iter().map(|j| &j.relation));
             for factor in factors {
                 let offset = sources.iter().map(|s: &Source| s.columns.len()).sum();
-                sources.push(self.describe_factor(factor, parent, offset)?);
+                let source = match crate::pg::unnest::Unnest::of(factor) {
+                    Some(unnest) => self.describe_unnest(&unnest?, parent, &sources)?,
+                    None => self.describe_factor(factor, parent, offset)?,
+                };
+                sources.push(source);
             }
             for join in &item.joins {
                 if let sqlparser::ast::JoinOperator::Join(sqlparser::ast::JoinConstraint::On(e))

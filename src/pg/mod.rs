@@ -16,6 +16,7 @@
 
 pub(crate) mod aggregate;
 pub(crate) mod ann;
+pub(crate) mod array_recv;
 pub(crate) mod binary;
 pub(crate) mod catalog;
 pub(crate) mod cte;
@@ -25,6 +26,7 @@ pub(crate) mod dml;
 pub(crate) mod error;
 pub(crate) mod exec;
 pub(crate) mod expr;
+pub(crate) mod fk;
 pub(crate) mod functions;
 pub(crate) mod hash;
 pub(crate) mod heap;
@@ -55,6 +57,7 @@ pub(crate) mod text;
 pub(crate) mod tsearch;
 pub(crate) mod txn;
 pub(crate) mod types;
+pub(crate) mod unnest;
 pub(crate) mod uuid;
 pub(crate) mod vector;
 pub(crate) mod vector_fn;
@@ -256,6 +259,7 @@ impl PgModel {
             param_hints: Vec::new(),
             seed: 0,
             subqueries: Default::default(),
+            fk_pending: Default::default(),
             ctes: Vec::new(),
         };
         let columns = exec.describe(statement).map_err(|flow| match flow {

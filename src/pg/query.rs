@@ -207,13 +207,18 @@ impl Exec<'_> {
             tids: Vec::new(),
         }];
         for item in from {
-            let (source, right) = self.factor(&item.relation, parent, sources_width(&sources))?;
+            let (source, right) = match crate::pg::unnest::Unnest::of(&item.relation) {
+                Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
+                None => self.factor(&item.relation, parent, sources_width(&sources))?,
+            };
             check_alias(&sources, &source)?;
             sources.push(source);
             rows = self.cross(rows, right)?;
             for join in &item.joins {
-                let (source, right) =
-                    self.factor(&join.relation, parent, sources_width(&sources))?;
+                let (source, right) = match crate::pg::unnest::Unnest::of(&join.relation) {
+                    Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
+                    None => self.factor(&join.relation, parent, sources_width(&sources))?,
+                };
                 check_alias(&sources, &source)?;
                 sources.push(source);
                 rows = self.join(rows, right, join, &sources, parent)?;
@@ -769,6 +774,35 @@ fn catalog_factor(
         },
         rows,
     )
+}
+
+/// Where in the FROM row a column reference (`id`, `t.id`) reads, when it names exactly
+/// one column of `sources`.
+pub(crate) fn column_at(sources: &[Source], e: &Expr) -> Option<usize> {
+    let parts: Vec<String> = match e {
+        Expr::Identifier(i) => vec![ident(i)],
+        Expr::CompoundIdentifier(parts) => parts.iter().map(ident).collect(),
+        _ => return None,
+    };
+    let (alias, name) = match parts.as_slice() {
+        [name] => (None, name),
+        [alias, name] => (Some(alias), name),
+        _ => return None,
+    };
+    let mut found = sources
+        .iter()
+        .filter(|s| alias.is_none_or(|a| *a == s.alias))
+        .flat_map(|s| {
+            s.columns
+                .iter()
+                .enumerate()
+                .filter(|(_, (n, _))| n == name)
+                .map(move |(at, _)| s.offset + at)
+        });
+    match (found.next(), found.next()) {
+        (Some(at), None) => Some(at),
+        _ => None,
+    }
 }
 
 /// The column name PostgreSQL gives an unaliased output expression.

@@ -7,7 +7,6 @@
 //! Output is `format_type`'s name, `-` for OID 0 and the digits for an OID no type has.
 //! Comparisons and ordering are the oid's (regtype has no operators of its own).
 
-use crate::pg::catalog::VECTOR_ARRAY_OID;
 use crate::pg::error::*;
 use crate::pg::types::{Type, Value};
 
@@ -45,7 +44,6 @@ pub(crate) fn format(oid: i64) -> String {
     };
     match (oid, Type::from_oid(oid)) {
         (0, _) => "-".into(),
-        (VECTOR_ARRAY_OID, _) => "vector[]".into(),
         (_, Some(t)) => t.name().into(),
         (_, None) => oid.to_string(),
     }
@@ -75,9 +73,6 @@ fn by_typname(name: &str) -> Option<u32> {
         Some(quoted) => quoted.to_string(),
         None => name.to_ascii_lowercase(),
     };
-    if folded == "_vector" {
-        return Some(VECTOR_ARRAY_OID);
-    }
     Type::all()
         .iter()
         .find(|t| crate::pg::catalog::typname(**t) == folded)
@@ -104,9 +99,6 @@ fn by_spelling(name: &str) -> PgResult<u32> {
     if spelled.contains("serial") {
         return Err(undefined());
     }
-    if spelled.starts_with("vector") && spelled.ends_with("[]") {
-        return Ok(VECTOR_ARRAY_OID);
-    }
     let (t, _) = crate::pg::expr::sql_type(&data_type)?;
     Ok(t.oid())
 }
@@ -114,6 +106,7 @@ fn by_spelling(name: &str) -> PgResult<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pg::types::VECTOR_ARRAY_OID;
 
     fn oid(text: &str) -> PgResult<i64> {
         match parse(text)? {

@@ -193,6 +193,7 @@ impl Session {
             param_hints: Vec::new(),
             seed: self.seed,
             subqueries: Default::default(),
+            fk_pending: Default::default(),
             ctes: Vec::new(),
         };
         let result = exec.statement(statement);

@@ -10,6 +10,8 @@ use std::cmp::Ordering;
 /// The OID the model gives pgvector's `vector` type (a real server assigns one at
 /// `CREATE EXTENSION`; clients look it up by OID, so any fixed one serves).
 pub(crate) const VECTOR_OID: u32 = 16_390;
+/// The OID the model gives pgvector's `_vector` (`vector[]`), fixed as `vector`'s is.
+pub(crate) const VECTOR_ARRAY_OID: u32 = VECTOR_OID + 5;
 /// Microseconds between the Unix epoch and PostgreSQL's (2000-01-01).
 pub(crate) const PG_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
 /// The longest text or bytea value the model stores (PostgreSQL's is 1 GB).
@@ -54,6 +56,7 @@ pub(crate) enum Type {
     Tsquery,
     Regconfig,
     JsonArray,
+    VectorArray,
     /// The catalog's types, for a client's type lookup.
     Oid,
     /// An OID naming a type (`'vector'::regtype`): sqlx's type lookups.
@@ -91,6 +94,7 @@ impl Type {
             Type::Tsvector => 3614,
             Type::Tsquery => 3615,
             Type::Regconfig => 3734,
+            Type::VectorArray => VECTOR_ARRAY_OID,
             Type::BoolArray => 1000,
             Type::ByteaArray => 1001,
             Type::Int4Array => 1007,
@@ -148,6 +152,7 @@ impl Type {
             Type::Tsquery => "tsquery",
             Type::Regconfig => "regconfig",
             Type::JsonArray => "json[]",
+            Type::VectorArray => "vector[]",
             Type::Oid => "oid",
             Type::Regtype => "regtype",
             Type::Name => "name",
@@ -171,6 +176,7 @@ impl Type {
             Type::NumericArray => "_numeric",
             Type::OidArray => "_oid",
             Type::JsonArray => "_json",
+            Type::VectorArray => "_vector",
             other => other.name(),
         }
     }
@@ -202,6 +208,7 @@ impl Type {
             Type::NumericArray => Some(Type::Numeric),
             Type::OidArray => Some(Type::Oid),
             Type::JsonArray => Some(Type::Json),
+            Type::VectorArray => Some(Type::Vector),
             _ => None,
         }
     }
@@ -254,7 +261,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 36] = [
+const ALL: [Type; 37] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -287,6 +294,7 @@ const ALL: [Type; 36] = [
     Type::Tsquery,
     Type::Regconfig,
     Type::JsonArray,
+    Type::VectorArray,
     Type::Oid,
     Type::Regtype,
     Type::Name,
