@@ -20,7 +20,9 @@ pub(crate) fn encode(value: &Value, t: Type) -> Vec<u8> {
         (Value::Bool(b), _) => vec![u8::from(*b)],
         (Value::Int(i), Type::Int2) => (*i as i16).to_be_bytes().to_vec(),
         (Value::Int(i), Type::Int4) => (*i as i32).to_be_bytes().to_vec(),
-        (Value::Int(i), Type::Oid | Type::Regconfig | Type::Regtype) => (*i as u32).to_be_bytes().to_vec(),
+        (Value::Int(i), Type::Oid | Type::Regconfig | Type::Regtype) => {
+            (*i as u32).to_be_bytes().to_vec()
+        }
         (Value::Int(i), _) => i.to_be_bytes().to_vec(),
         (Value::Float(f), Type::Float4) => (*f as f32).to_be_bytes().to_vec(),
         (Value::Float(f), _) => f.to_be_bytes().to_vec(),

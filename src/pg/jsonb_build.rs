@@ -105,7 +105,6 @@ fn key_text(position: usize, key: Typed, zone: &str) -> PgResult<String> {
     }
 }
 
-
 /// A non-NULL-typed value of type `t` as `to_jsonb` makes it.
 fn value_to_json(v: Value, t: Type, zone: &str) -> PgResult<Json> {
     let json = match v {

@@ -186,7 +186,12 @@ impl Type {
         match self {
             Type::Bool => 1,
             Type::Int2 => 2,
-            Type::Int4 | Type::Float4 | Type::Void | Type::Oid | Type::Regconfig | Type::Regtype => 4,
+            Type::Int4
+            | Type::Float4
+            | Type::Void
+            | Type::Oid
+            | Type::Regconfig
+            | Type::Regtype => 4,
             Type::Name => 64,
             Type::Char => 1,
             Type::Int8 | Type::Float8 | Type::Timestamptz => 8,
