@@ -104,14 +104,24 @@ impl Exec<'_> {
 }
 
 /// The CTE's rows under the column names its alias list gives (`WITH x(a, b) AS …`).
-fn renamed(cte: &Cte, mut rows: Rows) -> PgResult<Rows> {
-    let names = &cte.alias.columns;
+fn renamed(cte: &Cte, rows: Rows) -> PgResult<Rows> {
+    renamed_by(&cte.alias, "WITH query", rows)
+}
+
+/// `rows` under the column names `alias` lists (`AS s(a, b)`, `WITH x(a, b)`), the
+/// first ones renamed and the rest kept; more names than columns is PostgreSQL's 42P10.
+pub(crate) fn renamed_by(
+    alias: &sqlparser::ast::TableAlias,
+    what: &str,
+    mut rows: Rows,
+) -> PgResult<Rows> {
+    let names = &alias.columns;
     if names.len() > rows.columns.len() {
         return Err(PgError::new(
             INVALID_COLUMN_REFERENCE,
             format!(
-                "WITH query \"{}\" has {} columns available but {} columns specified",
-                ident(&cte.alias.name),
+                "{what} \"{}\" has {} columns available but {} columns specified",
+                ident(&alias.name),
                 rows.columns.len(),
                 names.len()
             ),

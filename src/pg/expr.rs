@@ -742,8 +742,12 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             crate::pg::numeric_cast::cast(v, f, t, modifier)?
         }
         (Value::Int(i), _, t) if t.is_integer() => Value::Int(fit_integer(i, t)?),
-        (Value::Int(i), _, Type::Float4 | Type::Float8) => Value::Float(i as f64),
-        (Value::Float(f), _, Type::Float4 | Type::Float8) => Value::Float(f),
+        (Value::Int(i), _, Type::Float4) => Value::Float(f64::from(i as f32)),
+        (Value::Int(i), _, Type::Float8) => Value::Float(i as f64),
+        (Value::Float(f), _, Type::Float4) => Value::Float(text::float4(f).ok_or_else(|| {
+            PgError::new(NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow")
+        })?),
+        (Value::Float(f), _, Type::Float8) => Value::Float(f),
         (Value::Float(f), _, t) if t.is_integer() => {
             if !f.is_finite() {
                 return Err(PgError::new(

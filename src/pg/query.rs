@@ -280,10 +280,13 @@ impl Exec<'_> {
                 alias,
                 ..
             } => {
-                let result = match parent {
+                let mut result = match parent {
                     Some(frame) => self.subquery(subquery, frame, None)?,
                     None => self.subquery(subquery, &Frame::EMPTY, None)?,
                 };
+                if let Some(alias) = alias {
+                    result = crate::pg::cte::renamed_by(alias, "table", result)?;
+                }
                 let alias = alias
                     .as_ref()
                     .map_or("subquery".to_string(), |a| ident(&a.name));

@@ -113,6 +113,20 @@ impl Settings {
     }
 }
 
+/// The zone names of UTC itself (the `TimeZone` values the model takes).
+const UTC_NAMES: [&str; 10] = [
+    "utc",
+    "etc/utc",
+    "uct",
+    "etc/uct",
+    "gmt",
+    "etc/gmt",
+    "universal",
+    "etc/universal",
+    "zulu",
+    "etc/zulu",
+];
+
 /// Values the model's settings accept, normalized as `SHOW` prints them.
 fn check_value(name: &str, value: String) -> PgResult<String> {
     let invalid = |expected: &str| {
@@ -141,6 +155,10 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
         "ivfflat.probes" | "ivfflat.max_probes" => {
             bounded(&lower, 1, 32768).ok_or_else(|| invalid(""))
         }
+        // Timestamps print in UTC only: another zone would print them wrongly.
+        "timezone" if !UTC_NAMES.contains(&lower.as_str()) => Err(PgError::unsupported(format!(
+            "TimeZone {value} (the model prints timestamps in UTC only)"
+        ))),
         "hnsw.max_scan_tuples" => bounded(&lower, 1, i32::MAX as u64).ok_or_else(|| invalid("")),
         _ => Ok(value),
     }

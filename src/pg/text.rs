@@ -2,7 +2,7 @@
 //! a text-format parameter or a literal holds. Timestamps are printed in UTC (the model's
 //! `TimeZone`), floats with PostgreSQL's shortest round-trip digits.
 
-use crate::pg::error::{PgError, PgResult};
+use crate::pg::error::{PgError, PgResult, NUMERIC_VALUE_OUT_OF_RANGE};
 use crate::pg::types::{
     fit_integer, invalid_input, Interval, Type, Value, PG_EPOCH_UNIX_US, VALUE_BYTES_MAX,
 };
@@ -32,6 +32,15 @@ pub(crate) fn format(value: &Value, t: Type) -> Option<String> {
         Value::Array(items) => format_array(items, t.element().unwrap_or(Type::Text)),
     };
     Some(text)
+}
+
+/// `f` rounded to a float4, as float4 stores it; `None` when it overflows or underflows
+/// to zero (PostgreSQL's 22003).
+pub(crate) fn float4(f: f64) -> Option<f64> {
+    let rounded = f as f32;
+    let overflow = f.is_finite() && rounded.is_infinite();
+    let underflow = rounded == 0.0 && f != 0.0;
+    (!overflow && !underflow).then_some(f64::from(rounded))
 }
 
 /// float8out: shortest round-trip digits, fixed notation for decimal exponents -4..15.
@@ -225,7 +234,16 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
         }
         Type::Tsquery => Err(PgError::unsupported("tsquery text input")),
         Type::Regconfig => crate::pg::tsearch::regconfig(trimmed),
-        Type::Float4 | Type::Float8 => parse_float(trimmed)
+        Type::Float4 => {
+            let f = parse_float(trimmed).ok_or_else(|| invalid_input(t, text))?;
+            float4(f).map(Value::Float).ok_or_else(|| {
+                PgError::new(
+                    NUMERIC_VALUE_OUT_OF_RANGE,
+                    format!("\"{trimmed}\" is out of range for type real"),
+                )
+            })
+        }
+        Type::Float8 => parse_float(trimmed)
             .map(Value::Float)
             .ok_or_else(|| invalid_input(t, text)),
         Type::Text | Type::Varchar | Type::Unknown => Ok(Value::Text(text.to_string())),
