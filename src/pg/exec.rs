@@ -205,13 +205,19 @@ impl Exec<'_> {
 
     /// The versions of `table` this statement sees, in heap order: (tid, row).
     pub(crate) fn scan(&mut self, table: &str) -> FlowResult<Vec<(u64, Vec<Value>)>> {
+        self.scan_at(table, self.cid)
+    }
+
+    /// The versions of `table` visible to this transaction's command `cid` (the
+    /// statement's own, or the next one to see what the statement wrote).
+    pub(crate) fn scan_at(&mut self, table: &str, cid: u32) -> FlowResult<Vec<(u64, Vec<Value>)>> {
         self.work += self.db.table(table)?.heap.len() as u64;
         self.tick()?;
         let t = self.db.table(table)?;
         let viewer = Viewer {
             snapshot: &self.snapshot,
             xid: self.xid,
-            cid: self.cid,
+            cid,
         };
         let tids = t.visible(&self.db.txns, viewer);
         Ok(tids

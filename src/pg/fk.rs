@@ -15,7 +15,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::Exec;
-use crate::pg::heap::{ForeignKey, Viewer};
+use crate::pg::heap::ForeignKey;
 use crate::pg::types::{compare, Value};
 use std::collections::VecDeque;
 
@@ -79,18 +79,7 @@ impl Exec<'_> {
 
     /// The rows of `table` as they are after the statement so far: its own changes seen.
     fn rows_after(&mut self, table: &str) -> FlowResult<Vec<(u64, Vec<Value>)>> {
-        self.work += self.db.table(table)?.heap.len() as u64;
-        self.tick()?;
-        let t = self.db.table(table)?;
-        let viewer = Viewer {
-            snapshot: &self.snapshot,
-            xid: self.xid,
-            cid: self.cid + 1,
-        };
-        Ok(t.visible(&self.db.txns, viewer)
-            .into_iter()
-            .map(|tid| (tid, t.heap[&tid].data.clone()))
-            .collect())
+        self.scan_at(table, self.cid + 1)
     }
 
     /// Every foreign key of `table` finds its parent row, for version `tid` if it is
