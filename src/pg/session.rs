@@ -5,37 +5,15 @@
 //! its snapshot kept, and runs again when the transaction it waits for ends.
 
 use crate::pg::error::*;
-use crate::pg::exec::{roll_back_to, Db, Exec, Rows, Undo};
-use crate::pg::expr::{ident, object_name, Typed};
-use crate::pg::txn::{Snapshot, Xid};
-use crate::pg::types::Type;
+use crate::pg::exec::context::{Exec, Outcome, Rows};
+use crate::pg::sql::names::{ident, object_name};
+use crate::pg::storage::db::{roll_back_to, Db, Undo};
+use crate::pg::storage::txn::{Snapshot, Xid};
+use crate::pg::types::typed::Typed;
+use crate::pg::types::value::Type;
 use sqlparser::ast::{Statement, TransactionIsolationLevel, TransactionMode};
 
 pub(crate) use crate::pg::settings::Settings;
-
-/// What a statement answers: rows (SELECT, RETURNING, SHOW) and its command tag.
-#[derive(Clone, Debug)]
-pub(crate) struct Outcome {
-    pub rows: Option<Rows>,
-    pub tag: String,
-    /// A notice PostgreSQL sends with it (`WARNING: there is no transaction in progress`).
-    pub warning: Option<String>,
-}
-
-impl Outcome {
-    fn tag(tag: impl Into<String>) -> Outcome {
-        Outcome {
-            rows: None,
-            tag: tag.into(),
-            warning: None,
-        }
-    }
-
-    fn warn(mut self, warning: &str) -> Outcome {
-        self.warning = Some(warning.to_string());
-        self
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Block {
@@ -249,7 +227,7 @@ impl Session {
             return;
         };
         let synchronous = self.settings.get("synchronous_commit") != "off";
-        let at_us = now.clock_us + crate::pg::types::PG_EPOCH_UNIX_US;
+        let at_us = now.clock_us + crate::pg::types::value::PG_EPOCH_UNIX_US;
         db.txns.end(txn.xid, commit, synchronous, at_us);
         db.release_advisory(self.backend, false);
         self.settings.end_transaction();
@@ -467,7 +445,7 @@ impl Session {
                 };
                 let rows = Rows {
                     columns: vec![(name, Type::Text)],
-                    rows: vec![vec![crate::pg::types::Value::Text(value)]],
+                    rows: vec![vec![crate::pg::types::value::Value::Text(value)]],
                 };
                 Outcome {
                     rows: Some(rows),

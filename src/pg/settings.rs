@@ -26,7 +26,7 @@ const DEFAULTS: [(&str, &str); 24] = [
     ("ivfflat.probes", "1"),
     ("lock_timeout", "0"),
     ("search_path", "\"$user\", public"),
-    ("server_version", crate::pg::SERVER_VERSION),
+    ("server_version", crate::pg::settings::SERVER_VERSION),
     ("standard_conforming_strings", "on"),
     ("statement_timeout", "0"),
     ("synchronous_commit", "on"),
@@ -168,3 +168,20 @@ fn bounded(text: &str, min: u64, max: u64) -> Option<String> {
     let n: u64 = text.parse().ok()?;
     (min..=max).contains(&n).then(|| n.to_string())
 }
+
+/// The version the model reports (`server_version`, `SHOW server_version`).
+pub(crate) const SERVER_VERSION: &str = "18.3";
+
+pub(crate) const SERVER_VERSION_TEXT: &str = "PostgreSQL 18.3 (amnesia model) with pgvector 0.8";
+
+/// The parameters a client is told at startup.
+pub(crate) const STARTUP_PARAMETERS: [(&str, &str); 8] = [
+    ("server_version", SERVER_VERSION),
+    ("server_encoding", "UTF8"),
+    ("client_encoding", "UTF8"),
+    ("DateStyle", "ISO, MDY"),
+    ("TimeZone", "UTC"),
+    ("integer_datetimes", "on"),
+    ("standard_conforming_strings", "on"),
+    ("IntervalStyle", "postgres"),
+];

@@ -4,13 +4,13 @@
 //! binary formats, errors skipping to `Sync`), `Terminate`, and a cancel request.
 //! Messages are framed and encoded by `pgwire`; this file is the state machine.
 
-use crate::pg::binary;
 use crate::pg::error::*;
-use crate::pg::exec::Rows;
-use crate::pg::expr::Typed;
-use crate::pg::session::{Block, Outcome, Session};
-use crate::pg::types::{Type, Value};
-use crate::pg::PgModel;
+use crate::pg::exec::context::{Outcome, Rows};
+use crate::pg::server::{PgClock, PgModel};
+use crate::pg::session::{Block, Session};
+use crate::pg::types::binary;
+use crate::pg::types::typed::Typed;
+use crate::pg::types::value::{Type, Value};
 use bytes::{BufMut, BytesMut};
 use pgwire::messages::data::{
     DataRow, FieldDescription, NoData, ParameterDescription, RowDescription,
@@ -150,7 +150,7 @@ async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
         &mut out,
         PgWireBackendMessage::Authentication(Authentication::Ok),
     );
-    for (name, value) in crate::pg::STARTUP_PARAMETERS {
+    for (name, value) in crate::pg::settings::STARTUP_PARAMETERS {
         push(
             &mut out,
             PgWireBackendMessage::ParameterStatus(ParameterStatus::new(
@@ -312,7 +312,7 @@ impl Connection {
                 let bytes = match (value, format_of(formats, at)) {
                     (Value::Null, _) => None,
                     (value, 1) => Some(binary::encode(value, *t)),
-                    (value, _) => crate::pg::text::format(value, *t).map(String::into_bytes),
+                    (value, _) => crate::pg::types::text::format(value, *t).map(String::into_bytes),
                 };
                 match bytes {
                     None => data.put_i32(-1),
@@ -400,7 +400,7 @@ impl Connection {
             let value = match (value, format_of(&bind.parameter_format_codes, at)) {
                 (None, _) => Value::Null,
                 (Some(bytes), 1) => binary::decode(bytes, *t)?,
-                (Some(bytes), _) => crate::pg::text::parse(
+                (Some(bytes), _) => crate::pg::types::text::parse(
                     std::str::from_utf8(bytes).map_err(|_| {
                         PgError::new(
                             CHARACTER_NOT_IN_REPERTOIRE,
@@ -527,4 +527,29 @@ fn row_description(columns: &[(String, Type)], formats: &[i16]) -> PgWireBackend
         })
         .collect();
     PgWireBackendMessage::RowDescription(RowDescription::new(fields))
+}
+
+impl PgModel {
+    pub(crate) async fn serve_connection<S>(self, stream: S)
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send,
+    {
+        serve(self, stream).await
+    }
+}
+
+/// Serve every connection `listener` accepts, on the OS clock (`amnesia serve-pg-model`):
+/// the model outside a simulation, for psql or a differential test.
+pub async fn serve_tcp(listener: tokio::net::TcpListener, seed: u64) -> std::io::Result<()> {
+    let clock: PgClock = Arc::new(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as i64)
+    });
+    let model = PgModel::new(seed, clock);
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(model.clone().serve_connection(stream));
+    }
 }

@@ -1,0 +1,214 @@
+//! The aggregates (`count`, `min`, `max`, `sum`, `avg`, `array_agg`, `bool_and`,
+//! `bool_or`): each call in a grouped query's projection, HAVING or ORDER BY is computed
+//! over the group's rows before the projection is evaluated; evaluation then reads it
+//! back by the call's address.
+
+use crate::pg::error::*;
+use crate::pg::exec::context::{Exec, Frame, Joined};
+use crate::pg::sql::names::object_name;
+use crate::pg::sql::scope::Source;
+use crate::pg::types::typed::Typed;
+use crate::pg::types::value::{compare, Type, Value};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Select, SelectItem};
+use std::cmp::Ordering;
+
+const AGGREGATES: [&str; 8] = [
+    "count",
+    "min",
+    "max",
+    "sum",
+    "avg",
+    "array_agg",
+    "bool_and",
+    "bool_or",
+];
+
+pub(crate) fn is_aggregate(e: &Expr) -> bool {
+    match e {
+        Expr::Function(f) => object_name(&f.name)
+            .last()
+            .is_some_and(|n| AGGREGATES.contains(&n.as_str())),
+        _ => false,
+    }
+}
+
+/// Whether `e` calls an aggregate (outside the subqueries it holds).
+pub(crate) fn contains(e: &Expr) -> bool {
+    let mut found = Vec::new();
+    calls(e, &mut found);
+    !found.is_empty()
+}
+
+/// The aggregate calls in `e`, outside its subqueries.
+fn calls<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    if is_aggregate(e) {
+        out.push(e);
+        return;
+    }
+    match e {
+        Expr::BinaryOp { left, right, .. } => (calls(left, out), calls(right, out)).1,
+        Expr::UnaryOp { expr, .. } | Expr::Nested(expr) | Expr::Cast { expr, .. } => {
+            calls(expr, out)
+        }
+        Expr::IsNull(expr) | Expr::IsNotNull(expr) => calls(expr, out),
+        Expr::Function(f) => {
+            if let FunctionArguments::List(list) = &f.args {
+                for arg in &list.args {
+                    if let FunctionArg::Unnamed(FunctionArgExpr::Expr(inner)) = arg {
+                        calls(inner, out);
+                    }
+                }
+            }
+        }
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
+            operand.iter().for_each(|o| calls(o, out));
+            for when in conditions {
+                calls(&when.condition, out);
+                calls(&when.result, out);
+            }
+            else_result.iter().for_each(|o| calls(o, out));
+        }
+        _ => {}
+    }
+}
+
+/// Every aggregate call of `select`, computed over `group`.
+pub(crate) fn compute(
+    exec: &mut Exec<'_>,
+    select: &Select,
+    group: &[Joined],
+    sources: &[Source],
+    parent: Option<&Frame<'_>>,
+) -> FlowResult<Vec<(usize, Typed)>> {
+    let mut found = Vec::new();
+    for item in &select.projection {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            calls(e, &mut found);
+        }
+    }
+    if let Some(having) = &select.having {
+        calls(having, &mut found);
+    }
+    let mut results = Vec::with_capacity(found.len());
+    for call in found {
+        let value = one(exec, call, group, sources, parent)?;
+        results.push((call as *const Expr as usize, value));
+    }
+    Ok(results)
+}
+
+fn one(
+    exec: &mut Exec<'_>,
+    call: &Expr,
+    group: &[Joined],
+    sources: &[Source],
+    parent: Option<&Frame<'_>>,
+) -> FlowResult<Typed> {
+    let Expr::Function(f) = call else {
+        unreachable!("an aggregate call")
+    };
+    let name = object_name(&f.name).last().cloned().unwrap_or_default();
+    let FunctionArguments::List(list) = &f.args else {
+        return Err(PgError::syntax(format!("syntax error in {name}()")).into());
+    };
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() || f.filter.is_some() {
+        return Err(PgError::unsupported("DISTINCT, ORDER BY or FILTER in an aggregate").into());
+    }
+    let arg = match list.args.as_slice() {
+        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if name == "count" => None,
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => Some(e),
+        _ => {
+            return Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                format!("function {name} with these arguments does not exist"),
+            )
+            .into())
+        }
+    };
+    let Some(arg) = arg else {
+        return Ok(Typed::new(Value::Int(group.len() as i64), Type::Int8));
+    };
+    let mut values = Vec::with_capacity(group.len());
+    let mut t = exec.infer(arg, sources, parent)?;
+    for row in group {
+        let frame = Frame {
+            sources,
+            values: &row.values,
+            parent,
+            depth: exec.nesting,
+        };
+        let value = exec.eval(arg, &frame)?;
+        t = if t == Type::Unknown { value.t } else { t };
+        values.push(value.v);
+    }
+    Ok(fold(&name, t, values)?)
+}
+
+fn fold(name: &str, t: Type, values: Vec<Value>) -> PgResult<Typed> {
+    let present: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
+    let result_type = result_type(name, t)?;
+    let v = match name {
+        "count" => Value::Int(present.len() as i64),
+        "array_agg" => Value::Array(values),
+        _ if present.is_empty() => Value::Null,
+        "min" => present.into_iter().min_by(compare).expect("non-empty"),
+        "max" => present
+            .into_iter()
+            .max_by(|a, b| compare(a, b).then(Ordering::Less))
+            .expect("non-empty"),
+        "sum" | "avg" if result_type == Type::Numeric => match name {
+            "sum" => crate::pg::types::numeric_fn::sum(&present)?,
+            _ => crate::pg::types::numeric_fn::avg(&present)?,
+        },
+        "sum" if t.is_integer() => Value::Int(
+            present
+                .iter()
+                .map(|v| if let Value::Int(i) = v { *i } else { 0 })
+                .sum(),
+        ),
+        "sum" | "avg" => {
+            let total: f64 = present
+                .iter()
+                .map(|v| if let Value::Float(f) = v { *f } else { 0.0 })
+                .sum();
+            Value::Float(if name == "avg" {
+                total / present.len() as f64
+            } else {
+                total
+            })
+        }
+        "bool_and" => Value::Bool(present.iter().all(|v| *v == Value::Bool(true))),
+        "bool_or" => Value::Bool(present.contains(&Value::Bool(true))),
+        other => return Err(PgError::unsupported(format!("the aggregate {other}"))),
+    };
+    Ok(Typed::new(v, result_type))
+}
+
+/// An aggregate's result type over `t`.
+pub(crate) fn result_type(name: &str, t: Type) -> PgResult<Type> {
+    let refused = || PgError::unsupported(format!("{name}({}) (numeric)", t.name()));
+    Ok(match (name, t) {
+        ("count", _) => Type::Int8,
+        // json has no order, and jsonb's btree order has no min or max aggregate.
+        ("min" | "max", Type::Json | Type::Jsonb) => {
+            return Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                format!("function {name}({}) does not exist", t.name()),
+            ))
+        }
+        ("min" | "max", t) => t,
+        ("sum", Type::Int2 | Type::Int4) => Type::Int8,
+        ("sum", Type::Int8 | Type::Numeric) | ("avg", Type::Numeric) => Type::Numeric,
+        ("avg", t) if t.is_integer() => Type::Numeric,
+        ("sum" | "avg", Type::Float4 | Type::Float8) => Type::Float8,
+        ("sum" | "avg", _) => return Err(refused()),
+        ("array_agg", t) => t.array_of().ok_or_else(refused)?,
+        ("bool_and" | "bool_or", _) => Type::Bool,
+        _ => return Err(refused()),
+    })
+}

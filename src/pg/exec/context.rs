@@ -1,0 +1,281 @@
+//! The database a statement runs against ([`Db`]: tables, the commit log, advisory locks)
+//! and one statement's execution context ([`Exec`]: who runs it, what it sees, its
+//! parameters, its undo log). Every statement's work is counted and bounded.
+
+use crate::pg::error::*;
+use crate::pg::settings::Settings;
+use crate::pg::sql::scope::{resolve, undefined_column, Source};
+use crate::pg::storage::db::{Db, Undo};
+use crate::pg::storage::heap::{Version, Viewer};
+use crate::pg::storage::txn::{Snapshot, Xid};
+use crate::pg::types::typed::Typed;
+use crate::pg::types::value::{Type, Value};
+
+/// Rows, expression evaluations and index probes one statement may spend.
+pub(crate) const STATEMENT_WORK_MAX: u64 = 20_000_000;
+/// What a statement returns.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rows {
+    pub columns: Vec<(String, Type)>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl Rows {
+    pub(crate) fn single_column_type(&self) -> PgResult<Type> {
+        match self.columns.as_slice() {
+            [(_, t)] => Ok(*t),
+            _ => Err(PgError::syntax("subquery must return only one column")),
+        }
+    }
+}
+
+/// One statement's execution.
+pub(crate) struct Exec<'a> {
+    pub db: &'a mut Db,
+    pub backend: u32,
+    pub xid: Xid,
+    /// The statement's command id within its transaction.
+    pub cid: u32,
+    pub snapshot: Snapshot,
+    pub repeatable_read: bool,
+    pub params: Vec<Typed>,
+    /// `now()`: the transaction's start, µs since 2000-01-01.
+    pub now_us: i64,
+    /// `clock_timestamp()`: the server's clock now, µs since 2000-01-01.
+    pub clock_us: i64,
+    pub settings: &'a Settings,
+    pub undo: &'a mut Vec<Undo>,
+    pub work: u64,
+    /// Aggregate results of the group being projected, by the aggregate call's address.
+    pub aggregates: Vec<(usize, Typed)>,
+    /// Subqueries open around the expression being evaluated.
+    pub nesting: u32,
+    /// Per-parameter types the statement's context gave (Describe's answer).
+    pub param_hints: Vec<Type>,
+    /// The model's seed: vector indexes draw their randomness from it.
+    pub seed: u64,
+    /// Uncorrelated subqueries' rows, run once per statement as PostgreSQL's InitPlans.
+    pub subqueries: Subqueries,
+    /// The CTEs in scope, innermost last.
+    pub ctes: Vec<crate::pg::exec::context::Named>,
+    /// The foreign-key events the statement's end fires.
+    pub fk_pending: crate::pg::exec::context::Pending,
+}
+
+/// The rows of the statement's uncorrelated subqueries, by the subquery's address in the
+/// statement's syntax tree (alive as long as the statement's [`Exec`]).
+#[derive(Debug)]
+pub(crate) struct Subqueries {
+    /// The shallowest frame depth a column was read from since the innermost open
+    /// subquery began.
+    pub read_depth_min: u32,
+    pub rows: Vec<(usize, Rows)>,
+}
+
+impl Default for Subqueries {
+    fn default() -> Self {
+        Subqueries {
+            read_depth_min: u32::MAX,
+            rows: Vec::new(),
+        }
+    }
+}
+
+impl Exec<'_> {
+    /// Count one unit of work; a statement over the bound fails instead of stalling.
+    pub(crate) fn tick(&mut self) -> PgResult<()> {
+        self.work += 1;
+        if self.work > STATEMENT_WORK_MAX {
+            return Err(PgError::new(
+                PROGRAM_LIMIT_EXCEEDED,
+                format!("statement exceeds the model's work limit of {STATEMENT_WORK_MAX} steps"),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn viewer(&self) -> Viewer<'_> {
+        Viewer {
+            snapshot: &self.snapshot,
+            xid: self.xid,
+            cid: self.cid,
+        }
+    }
+
+    /// The versions of `table` this statement sees, in heap order: (tid, row).
+    pub(crate) fn scan(&mut self, table: &str) -> FlowResult<Vec<(u64, Vec<Value>)>> {
+        self.scan_at(table, self.cid)
+    }
+
+    /// The versions of `table` visible to this transaction's command `cid` (the
+    /// statement's own, or the next one to see what the statement wrote).
+    pub(crate) fn scan_at(&mut self, table: &str, cid: u32) -> FlowResult<Vec<(u64, Vec<Value>)>> {
+        self.work += self.db.table(table)?.heap.len() as u64;
+        self.tick()?;
+        let t = self.db.table(table)?;
+        let viewer = Viewer {
+            snapshot: &self.snapshot,
+            xid: self.xid,
+            cid,
+        };
+        let tids = t.visible(&self.db.txns, viewer);
+        Ok(tids
+            .into_iter()
+            .map(|tid| (tid, t.heap[&tid].data.clone()))
+            .collect())
+    }
+
+    /// Write a new version of `table`.
+    pub(crate) fn insert_version(&mut self, table: &str, data: Vec<Value>) -> PgResult<u64> {
+        let (xid, cid) = (self.xid, self.cid);
+        let t = self.db.table_mut(table)?;
+        if t.heap.len() >= crate::pg::storage::heap::TABLE_VERSIONS_MAX {
+            return Err(PgError::new(
+                PROGRAM_LIMIT_EXCEEDED,
+                format!("table \"{table}\" is over the model's row versions limit"),
+            ));
+        }
+        let tid = t.push(Version {
+            xmin: xid,
+            cmin: cid,
+            xmax: 0,
+            cmax: 0,
+            lock_only: false,
+            next: None,
+            data,
+        });
+        self.undo.push(Undo::Inserted {
+            table: table.to_string(),
+            tid,
+        });
+        Ok(tid)
+    }
+
+    /// Mark version `tid` deleted (or locked) by this statement, pointing at `next`.
+    pub(crate) fn mark(
+        &mut self,
+        table: &str,
+        tid: u64,
+        lock_only: bool,
+        next: Option<u64>,
+    ) -> PgResult<()> {
+        let (xid, cid) = (self.xid, self.cid);
+        let v = self
+            .db
+            .table_mut(table)?
+            .heap
+            .get_mut(&tid)
+            .expect("a version this statement read");
+        let before = (v.xmax, v.cmax, v.lock_only, v.next);
+        (v.xmax, v.cmax, v.lock_only, v.next) = (xid, cid, lock_only, next);
+        self.undo.push(Undo::Marked {
+            table: table.to_string(),
+            tid,
+            before,
+        });
+        Ok(())
+    }
+}
+
+/// The row an expression is evaluated on, and the rows of the queries around it.
+#[derive(Clone, Copy)]
+pub(crate) struct Frame<'f> {
+    pub sources: &'f [Source],
+    pub values: &'f [Value],
+    pub parent: Option<&'f Frame<'f>>,
+    /// How many subqueries enclose the query whose row this is (0: the statement's own).
+    /// A subquery that reads no column of a frame shallower than itself is uncorrelated.
+    pub depth: u32,
+}
+
+impl Frame<'_> {
+    pub(crate) const EMPTY: Frame<'static> = Frame {
+        sources: &[],
+        values: &[],
+        parent: None,
+        depth: 0,
+    };
+
+    /// The value and type of a column named by `parts` (`x` or `t.x`), and the depth of
+    /// the frame that holds it.
+    pub(crate) fn column(&self, parts: &[String]) -> PgResult<(Typed, u32)> {
+        let found = resolve(self.sources, parts)?;
+        match (found, self.parent) {
+            (Some((at, t)), _) => Ok((Typed::new(self.values[at].clone(), t), self.depth)),
+            (None, Some(parent)) => parent.column(parts),
+            (None, None) => Err(undefined_column(parts)),
+        }
+    }
+}
+
+/// A row of the FROM clause: its values and, per base table, the version it came from.
+#[derive(Clone, Debug)]
+pub(crate) struct Joined {
+    pub values: Vec<Value>,
+    pub tids: Vec<Option<(String, u64)>>,
+}
+
+/// One CTE in scope: its name, its columns and, when run (not only described), its rows.
+#[derive(Clone, Debug)]
+pub(crate) struct Named {
+    pub name: String,
+    pub rows: Rows,
+}
+
+/// A row change whose foreign keys the statement's end deals with.
+#[derive(Debug)]
+pub(crate) enum Event {
+    /// A version written (inserted, or an update's new one): its parents must exist.
+    Written { table: String, tid: u64 },
+    /// A row removed (`deleted`), or an update's old version: its children follow.
+    Removed {
+        table: String,
+        row: Vec<Value>,
+        deleted: bool,
+    },
+}
+
+/// The events a statement queued, in the order its rows were written.
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    pub events: Vec<Event>,
+}
+
+/// What a row lock found.
+pub(crate) enum Locked {
+    /// The row, at this version (its newest, if it moved).
+    Row {
+        tid: u64,
+        data: Vec<Value>,
+        moved: bool,
+    },
+    /// Deleted, or no longer matching, by a transaction that committed meanwhile.
+    Gone,
+}
+
+/// What a statement answers: rows (SELECT, RETURNING, SHOW) and its command tag.
+#[derive(Clone, Debug)]
+pub(crate) struct Outcome {
+    pub rows: Option<Rows>,
+    pub tag: String,
+    /// A notice PostgreSQL sends with it (`WARNING: there is no transaction in progress`).
+    pub warning: Option<String>,
+}
+
+impl Outcome {
+    pub(crate) fn tag(tag: impl Into<String>) -> Outcome {
+        Outcome {
+            rows: None,
+            tag: tag.into(),
+            warning: None,
+        }
+    }
+
+    pub(crate) fn warn(mut self, warning: &str) -> Outcome {
+        self.warning = Some(warning.to_string());
+        self
+    }
+}
+
+/// A statement's parameter types and result columns (`None`: it returns no rows).
+pub(crate) type Described = (Vec<Type>, Option<Vec<(String, Type)>>);

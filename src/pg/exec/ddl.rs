@@ -1,0 +1,427 @@
+//! `CREATE EXTENSION`, `CREATE TABLE`, `CREATE INDEX`, `DROP TABLE`/`DROP INDEX`. The
+//! catalog is not transactional in the model: a table or index exists from its CREATE on,
+//! whatever the transaction around it does (the stores create their schema in a
+//! transaction that commits); README lists this difference.
+
+use crate::pg::error::*;
+use crate::pg::exec::context::Exec;
+use crate::pg::sql::names::{ident, object_name, sql_type, table_name};
+use crate::pg::storage::db::TABLES_MAX;
+use crate::pg::storage::heap::{Column, ForeignKey, IndexDef, Table, Unique};
+use sqlparser::ast::{
+    ColumnOption, CreateIndex, CreateTable, Expr, Ident, ReferentialAction, TableConstraint,
+};
+
+/// Columns a table may have (PostgreSQL's limit).
+const COLUMNS_MAX: usize = 1_600;
+/// The extensions the model has.
+const EXTENSIONS: [&str; 2] = ["vector", "plpgsql"];
+
+impl Exec<'_> {
+    pub(crate) fn create_extension(&mut self, name: &Ident, if_not_exists: bool) -> PgResult<()> {
+        let name = ident(name);
+        if !EXTENSIONS.contains(&name.as_str()) {
+            return Err(PgError::new(
+                UNDEFINED_FILE,
+                format!("extension \"{name}\" is not available"),
+            ));
+        }
+        if !self.db.extensions.insert(name.clone()) && !if_not_exists {
+            return Err(PgError::new(
+                DUPLICATE_OBJECT,
+                format!("extension \"{name}\" already exists"),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn create_table(&mut self, create: &CreateTable) -> PgResult<()> {
+        let name = table_name(&create.name)?;
+        if self.db.tables.contains_key(&name) {
+            return match create.if_not_exists {
+                true => Ok(()),
+                false => Err(PgError::new(
+                    DUPLICATE_TABLE,
+                    format!("relation \"{name}\" already exists"),
+                )),
+            };
+        }
+        if self.db.tables.len() >= TABLES_MAX
+            || create.columns.len() > COLUMNS_MAX
+            || create.columns.is_empty()
+        {
+            return Err(PgError::new(
+                PROGRAM_LIMIT_EXCEEDED,
+                "the model holds at most 256 tables of 1 to 1600 columns",
+            ));
+        }
+        let mut table = Table::new(name.clone(), Vec::new());
+        let mut constraints: Vec<TableConstraint> = create.constraints.clone();
+        for column in &create.columns {
+            let (ty, modifier) = sql_type(&column.data_type)?;
+            let serial = column
+                .data_type
+                .to_string()
+                .to_lowercase()
+                .contains("serial");
+            let mut def = Column {
+                name: ident(&column.name),
+                ty,
+                not_null: serial,
+                default: None,
+                serial,
+                modifier,
+            };
+            for option in &column.options {
+                self.column_option(&mut def, &option.option, &mut constraints)?;
+            }
+            if table.column(&def.name).is_some() {
+                return Err(PgError::new(
+                    DUPLICATE_COLUMN,
+                    format!("column \"{}\" specified more than once", def.name),
+                ));
+            }
+            table.columns.push(def);
+        }
+        for constraint in &constraints {
+            self.table_constraint(&mut table, constraint)?;
+        }
+        let keys = table.uniques.iter().flat_map(|u| &u.columns);
+        crate::pg::exec::json_keys::refuse_json_index(keys.map(|c| table.columns[*c].ty), "btree")?;
+        self.db.tables.insert(name, table);
+        Ok(())
+    }
+
+    /// A column's own options; its inline keys become table constraints on it.
+    fn column_option(
+        &self,
+        def: &mut Column,
+        option: &ColumnOption,
+        constraints: &mut Vec<TableConstraint>,
+    ) -> PgResult<()> {
+        // The name is folded already: quoted, it stays as it is when read back as a key.
+        let column = Ident::with_quote('"', def.name.clone());
+        match option {
+            ColumnOption::NotNull => def.not_null = true,
+            ColumnOption::Null => {}
+            ColumnOption::Default(e) => def.default = Some(e.clone()),
+            ColumnOption::PrimaryKey(pk) => {
+                let mut pk = pk.clone();
+                pk.columns = vec![index_column(&column)];
+                constraints.push(TableConstraint::PrimaryKey(pk));
+            }
+            ColumnOption::Unique(u) => {
+                let mut u = u.clone();
+                u.columns = vec![index_column(&column)];
+                constraints.push(TableConstraint::Unique(u));
+            }
+            ColumnOption::ForeignKey(fk) => {
+                let mut fk = fk.clone();
+                fk.columns = vec![column];
+                constraints.push(TableConstraint::ForeignKey(fk));
+            }
+            other => return Err(PgError::unsupported(format!("the column option {other}"))),
+        }
+        Ok(())
+    }
+
+    fn table_constraint(&self, table: &mut Table, constraint: &TableConstraint) -> PgResult<()> {
+        let columns_of = |t: &Table, names: &[String]| -> PgResult<Vec<usize>> {
+            names
+                .iter()
+                .map(|n| {
+                    t.column(n).ok_or_else(|| {
+                        PgError::new(
+                            UNDEFINED_COLUMN,
+                            format!("column \"{n}\" named in key does not exist"),
+                        )
+                    })
+                })
+                .collect()
+        };
+        match constraint {
+            TableConstraint::PrimaryKey(pk) => {
+                let columns = columns_of(
+                    table,
+                    &pk.columns
+                        .iter()
+                        .map(key_column)
+                        .collect::<PgResult<Vec<_>>>()?,
+                )?;
+                if table.uniques.iter().any(|u| u.primary) {
+                    return Err(PgError::new(
+                        INVALID_TABLE_DEFINITION,
+                        format!(
+                            "multiple primary keys for table \"{}\" are not allowed",
+                            table.name
+                        ),
+                    ));
+                }
+                columns
+                    .iter()
+                    .for_each(|c| table.columns[*c].not_null = true);
+                let name = pk
+                    .name
+                    .as_ref()
+                    .map_or(format!("{}_pkey", table.name), ident);
+                table.uniques.insert(
+                    0,
+                    Unique {
+                        name,
+                        columns,
+                        primary: true,
+                    },
+                );
+            }
+            TableConstraint::Unique(u) => {
+                let names: Vec<String> =
+                    u.columns.iter().map(key_column).collect::<PgResult<_>>()?;
+                let columns = columns_of(table, &names)?;
+                let name = u
+                    .name
+                    .as_ref()
+                    .map_or(format!("{}_{}_key", table.name, names.join("_")), ident);
+                table.uniques.push(Unique {
+                    name,
+                    columns,
+                    primary: false,
+                });
+            }
+            TableConstraint::ForeignKey(fk) => {
+                let names: Vec<String> = fk.columns.iter().map(ident).collect();
+                let columns = columns_of(table, &names)?;
+                let parent = table_name(&fk.foreign_table)?;
+                let parent_table = if parent == table.name {
+                    &*table
+                } else {
+                    self.db.table(&parent)?
+                };
+                let parent_names: Vec<String> = match fk.referred_columns.is_empty() {
+                    true => parent_table
+                        .uniques
+                        .iter()
+                        .find(|u| u.primary)
+                        .map(|u| {
+                            u.columns
+                                .iter()
+                                .map(|c| parent_table.columns[*c].name.clone())
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    false => fk.referred_columns.iter().map(ident).collect(),
+                };
+                let parent_columns = columns_of(parent_table, &parent_names)?;
+                if parent_columns.len() != columns.len() {
+                    return Err(PgError::new(
+                        INVALID_FOREIGN_KEY,
+                        "number of referencing and referenced columns for foreign key disagree",
+                    ));
+                }
+                let cascade = matches!(fk.on_delete, Some(ReferentialAction::Cascade));
+                // NO ACTION and ON DELETE CASCADE are modeled (`fk`); the other actions
+                // and deferred checking are refused, not run as NO ACTION.
+                let no_action = |a: &Option<ReferentialAction>| {
+                    matches!(a, None | Some(ReferentialAction::NoAction))
+                };
+                if !(no_action(&fk.on_delete) || cascade)
+                    || !no_action(&fk.on_update)
+                    || fk.characteristics.as_ref().is_some_and(|c| {
+                        c.deferrable == Some(true)
+                            || c.initially == Some(sqlparser::ast::DeferrableInitial::Deferred)
+                            || c.enforced == Some(false)
+                    })
+                {
+                    return Err(PgError::unsupported(format!("the foreign key {fk}")));
+                }
+                let name = fk
+                    .name
+                    .as_ref()
+                    .map_or(format!("{}_{}_fkey", table.name, names.join("_")), ident);
+                table.foreign_keys.push(ForeignKey {
+                    name,
+                    columns,
+                    parent,
+                    parent_columns,
+                    cascade,
+                });
+            }
+            other => return Err(PgError::unsupported(format!("the constraint {other}"))),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn create_index(&mut self, create: &CreateIndex) -> PgResult<()> {
+        let table = table_name(&create.table_name)?;
+        let name = match &create.name {
+            Some(n) => object_name(n).last().cloned().unwrap_or_default(),
+            None => format!("{table}_idx"),
+        };
+        if self.db.tables.values().any(|t| {
+            t.indexes.iter().any(|i| i.name == name) || t.uniques.iter().any(|u| u.name == name)
+        }) {
+            return match create.if_not_exists {
+                true => Ok(()),
+                false => Err(PgError::new(
+                    DUPLICATE_TABLE,
+                    format!("relation \"{name}\" already exists"),
+                )),
+            };
+        }
+        let method = create
+            .using
+            .as_ref()
+            .map_or("btree".to_string(), |m| m.to_string().to_lowercase());
+        self.db.table(&table)?;
+        let mut columns = Vec::new();
+        let mut expressions = Vec::new();
+        let mut opclass = None;
+        for c in &create.columns {
+            let Expr::Identifier(i) = &c.column.expr else {
+                if create.unique || c.operator_class.is_some() {
+                    return Err(PgError::unsupported(
+                        "a unique index or an operator class on an expression",
+                    ));
+                }
+                expressions.push(self.index_expression(&table, &c.column.expr, &method)?);
+                continue;
+            };
+            let t = self.db.table(&table)?;
+            let column = ident(i);
+            columns.push(t.column(&column).ok_or_else(|| {
+                PgError::new(
+                    UNDEFINED_COLUMN,
+                    format!("column \"{column}\" does not exist"),
+                )
+            })?);
+            opclass = c.operator_class.as_ref().map(|o| object_name(o).join("."));
+        }
+        let table_def = self.db.table(&table)?;
+        let types = columns.iter().map(|c| table_def.columns[*c].ty);
+        crate::pg::exec::json_keys::refuse_json_index(types, &method)?;
+        let options = create
+            .with
+            .iter()
+            .map(index_option)
+            .collect::<PgResult<Vec<_>>>()?;
+        if !expressions.is_empty() && !columns.is_empty() {
+            return Err(PgError::unsupported(
+                "an index on both columns and expressions",
+            ));
+        }
+        let index = IndexDef {
+            name: name.clone(),
+            columns: columns.clone(),
+            expressions,
+            method,
+            opclass,
+            options,
+        };
+        if create.unique {
+            let t = self.db.table_mut(&table)?;
+            t.uniques.push(Unique {
+                name: name.clone(),
+                columns,
+                primary: false,
+            });
+        }
+        self.build_index(&table, index)
+    }
+
+    pub(crate) fn drop_table(
+        &mut self,
+        names: &[sqlparser::ast::ObjectName],
+        if_exists: bool,
+    ) -> PgResult<()> {
+        for name in names {
+            let name = table_name(name)?;
+            if self
+                .db
+                .tables
+                .values()
+                .any(|t| t.name != name && t.foreign_keys.iter().any(|fk| fk.parent == name))
+            {
+                return Err(PgError::new(
+                    DEPENDENT_OBJECTS_STILL_EXIST,
+                    format!("cannot drop table {name} because other objects depend on it"),
+                ));
+            }
+            if self.db.tables.remove(&name).is_none() && !if_exists {
+                return Err(crate::pg::storage::db::undefined_table(&name));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn drop_index(
+        &mut self,
+        names: &[sqlparser::ast::ObjectName],
+        if_exists: bool,
+    ) -> PgResult<()> {
+        for name in names {
+            let name = object_name(name).last().cloned().unwrap_or_default();
+            let mut found = false;
+            for t in self.db.tables.values_mut() {
+                let before = t.indexes.len();
+                t.indexes.retain(|i| i.name != name);
+                t.uniques.retain(|u| u.name != name || u.primary);
+                found |= t.indexes.len() != before;
+            }
+            if !found && !if_exists {
+                return Err(PgError::new(
+                    UNDEFINED_OBJECT,
+                    format!("index \"{name}\" does not exist"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn index_column(column: &Ident) -> sqlparser::ast::IndexColumn {
+    sqlparser::ast::IndexColumn {
+        column: sqlparser::ast::OrderByExpr {
+            expr: Expr::Identifier(column.clone()),
+            options: sqlparser::ast::OrderByOptions {
+                sort: None,
+                nulls_first: None,
+            },
+            with_fill: None,
+        },
+        operator_class: None,
+    }
+}
+
+/// A column of a PRIMARY KEY or UNIQUE list, folded as PostgreSQL folds identifiers (a
+/// quoted name keeps its case and loses its quotes); the grammar allows only names there.
+fn key_column(c: &sqlparser::ast::IndexColumn) -> PgResult<String> {
+    match &c.column.expr {
+        Expr::Identifier(i) => Ok(ident(i)),
+        other => Err(PgError::syntax(format!(
+            "syntax error at or near \"{other}\""
+        ))),
+    }
+}
+
+/// `WITH (m = 16)`'s `(m, 16)`.
+fn index_option(e: &Expr) -> PgResult<(String, String)> {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: sqlparser::ast::BinaryOperator::Eq,
+            right,
+        } => {
+            let value = match &**right {
+                Expr::Value(v) => v.value.to_string().trim_matches('\'').to_string(),
+                other => other.to_string(),
+            };
+            let name = match &**left {
+                Expr::Identifier(i) => ident(i),
+                other => other.to_string().to_lowercase(),
+            };
+            Ok((name, value))
+        }
+        other => Err(PgError::syntax(format!(
+            "syntax error at or near \"{other}\""
+        ))),
+    }
+}

@@ -1,0 +1,489 @@
+//! Expressions evaluated as PostgreSQL evaluates them: three-valued logic, a literal's
+//! type taken from the other operand, integer overflow checked, the vector operators.
+//! Columns resolve through [`Frame`]s: a row of the current query and, for a correlated
+//! subquery, the rows of the queries around it.
+
+use crate::pg::error::*;
+use crate::pg::exec::context::{Exec, Frame};
+use crate::pg::sql::names::{ident, is_comparison, sql_type};
+use crate::pg::types::text;
+use crate::pg::types::typed::{cast, coerce_pair, compare_values, number_literal, Typed};
+use crate::pg::types::value::{compare, fit_integer, Interval, Type, Value};
+use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator, Value as Literal};
+use std::cmp::Ordering;
+
+impl Exec<'_> {
+    /// A column of `frame` or of a frame around it, the depth read noted for the
+    /// subquery cache.
+    fn column(&mut self, frame: &Frame<'_>, parts: &[String]) -> FlowResult<Typed> {
+        let (typed, depth) = frame.column(parts)?;
+        let reads = &mut self.subqueries.read_depth_min;
+        *reads = (*reads).min(depth);
+        Ok(typed)
+    }
+
+    /// `expr` on `frame`'s row.
+    pub(crate) fn eval(&mut self, expr: &Expr, frame: &Frame<'_>) -> FlowResult<Typed> {
+        self.tick()?;
+        match expr {
+            Expr::Identifier(i) => self.column(frame, &[ident(i)]),
+            Expr::CompoundIdentifier(parts) => {
+                self.column(frame, &parts.iter().map(ident).collect::<Vec<_>>())
+            }
+            Expr::Value(v) => Ok(self.literal(&v.value)?),
+            Expr::Nested(inner) => self.eval(inner, frame),
+            Expr::BinaryOp { left, op, right } => self.binary(left, op, right, frame),
+            Expr::UnaryOp { op, expr } => self.unary(op, expr, frame),
+            Expr::IsNull(e) => Ok(Typed::bool(Some(self.eval(e, frame)?.v.is_null()))),
+            Expr::IsNotNull(e) => Ok(Typed::bool(Some(!self.eval(e, frame)?.v.is_null()))),
+            Expr::IsTrue(e) => Ok(Typed::bool(Some(
+                self.eval(e, frame)?.v == Value::Bool(true),
+            ))),
+            Expr::IsFalse(e) => Ok(Typed::bool(Some(
+                self.eval(e, frame)?.v == Value::Bool(false),
+            ))),
+            Expr::IsDistinctFrom(a, b) => self.distinct(a, b, frame, true),
+            Expr::IsNotDistinctFrom(a, b) => self.distinct(a, b, frame, false),
+            Expr::Cast {
+                expr, data_type, ..
+            } => {
+                let value = self.eval(expr, frame)?;
+                let (to, modifier) = sql_type(data_type)?;
+                Ok(cast(truncate_varchar(value, to, modifier), to, modifier)?)
+            }
+            Expr::TypedString(typed) => {
+                let (to, modifier) = sql_type(&typed.data_type)?;
+                Ok(cast(self.literal(&typed.value.value)?, to, modifier)?)
+            }
+            Expr::Interval(interval) => self.interval(interval, frame),
+            Expr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
+                let ge = self.compare_op(expr, &BinaryOperator::GtEq, low, frame)?;
+                let le = self.compare_op(expr, &BinaryOperator::LtEq, high, frame)?;
+                Ok(Typed::bool(and(ge, le).map(|b| b != *negated)))
+            }
+            Expr::In {
+                expr,
+                target,
+                negated,
+                ..
+            } => self.in_target(expr, target, *negated, frame),
+            Expr::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            } => self.any(left, compare_op, right, frame),
+            Expr::Like {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char,
+            } => self.like(
+                expr,
+                pattern,
+                escape_char.as_deref(),
+                (*negated, false),
+                frame,
+            ),
+            Expr::ILike {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char,
+            } => self.like(
+                expr,
+                pattern,
+                escape_char.as_deref(),
+                (*negated, true),
+                frame,
+            ),
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.case(
+                operand.as_deref(),
+                conditions,
+                else_result.as_deref(),
+                frame,
+            ),
+            Expr::Function(_) if crate::pg::exec::aggregate::is_aggregate(expr) => {
+                self.aggregate_result(expr)
+            }
+            Expr::Function(function) => self.function(function, frame),
+            Expr::Exists { subquery, negated } => {
+                let rows = self.subquery(subquery, frame, Some(1))?;
+                Ok(Typed::bool(Some(rows.rows.is_empty() == *negated)))
+            }
+            Expr::Subquery(query) => self.scalar_subquery(query, frame),
+            Expr::Array(array) => self.array_literal(&array.elem, frame),
+            Expr::Tuple(_) => Err(PgError::unsupported("a row constructor").into()),
+            other => Err(PgError::unsupported(format!("the expression `{other}`")).into()),
+        }
+    }
+
+    pub(crate) fn literal(&self, literal: &Literal) -> PgResult<Typed> {
+        match literal {
+            Literal::Null => Ok(Typed::null(Type::Unknown)),
+            Literal::Boolean(b) => Ok(Typed::new(Value::Bool(*b), Type::Bool)),
+            Literal::Number(n, _) => number_literal(n),
+            Literal::SingleQuotedString(s) => Ok(Typed::new(Value::Text(s.clone()), Type::Unknown)),
+            Literal::EscapedStringLiteral(s) => {
+                Ok(Typed::new(Value::Text(s.clone()), Type::Unknown))
+            }
+            Literal::DollarQuotedString(s) => {
+                Ok(Typed::new(Value::Text(s.value.clone()), Type::Unknown))
+            }
+            Literal::Placeholder(p) => self.param(p),
+            other => Err(PgError::unsupported(format!("the literal {other}"))),
+        }
+    }
+
+    fn param(&self, placeholder: &str) -> PgResult<Typed> {
+        let index: usize = placeholder
+            .strip_prefix('$')
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| PgError::syntax(format!("syntax error at or near \"{placeholder}\"")))?;
+        self.params
+            .get(index.wrapping_sub(1))
+            .cloned()
+            .ok_or_else(|| {
+                PgError::new(
+                    UNDEFINED_PARAMETER,
+                    format!("there is no parameter ${index}"),
+                )
+            })
+    }
+
+    fn interval(
+        &mut self,
+        interval: &sqlparser::ast::Interval,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
+        let value = self.eval(&interval.value, frame)?;
+        let Value::Text(mut spelled) = value.v else {
+            return Err(PgError::unsupported("an interval of a non-text value").into());
+        };
+        if let Some(field) = &interval.leading_field {
+            spelled = format!("{spelled} {field}");
+        }
+        let parsed = text::parse_interval(&spelled)
+            .ok_or_else(|| crate::pg::types::value::invalid_input(Type::Interval, &spelled))?;
+        Ok(Typed::new(Value::Interval(parsed), Type::Interval))
+    }
+
+    fn unary(&mut self, op: &UnaryOperator, expr: &Expr, frame: &Frame<'_>) -> FlowResult<Typed> {
+        let value = self.eval(expr, frame)?;
+        match (op, value.v) {
+            (UnaryOperator::Not, v) => Ok(Typed::bool(v.truth()?.map(|b| !b))),
+            (UnaryOperator::Minus, Value::Int(i)) => {
+                let t = if value.t == Type::Unknown {
+                    Type::Int4
+                } else {
+                    value.t
+                };
+                Ok(Typed::new(Value::Int(fit_integer(-i, t)?), t))
+            }
+            (UnaryOperator::Minus, Value::Float(f)) => Ok(Typed::new(Value::Float(-f), value.t)),
+            (UnaryOperator::Minus, Value::Numeric(n)) => {
+                Ok(Typed::new(Value::Numeric(Box::new(n.neg())), value.t))
+            }
+            (UnaryOperator::Minus, Value::Interval(i)) => Ok(Typed::new(
+                Value::Interval(Interval {
+                    months: -i.months,
+                    days: -i.days,
+                    us: -i.us,
+                }),
+                Type::Interval,
+            )),
+            (UnaryOperator::Plus, v) => Ok(Typed::new(v, value.t)),
+            (_, Value::Null) => Ok(Typed::null(value.t)),
+            (op, _) => Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                format!("operator does not exist: {op} {}", value.t.name()),
+            )
+            .into()),
+        }
+    }
+
+    fn distinct(
+        &mut self,
+        a: &Expr,
+        b: &Expr,
+        frame: &Frame<'_>,
+        distinct: bool,
+    ) -> FlowResult<Typed> {
+        let (a, b) = coerce_pair(self.eval(a, frame)?, self.eval(b, frame)?)?;
+        let same = match (&a.v, &b.v) {
+            (Value::Null, Value::Null) => true,
+            (Value::Null, _) | (_, Value::Null) => false,
+            (x, y) => compare(x, y) == Ordering::Equal,
+        };
+        Ok(Typed::bool(Some(same != distinct)))
+    }
+
+    fn binary(
+        &mut self,
+        left: &Expr,
+        op: &BinaryOperator,
+        right: &Expr,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
+        match op {
+            BinaryOperator::And => {
+                let l = self.eval(left, frame)?.v.truth()?;
+                if l == Some(false) {
+                    return Ok(Typed::bool(Some(false)));
+                }
+                Ok(Typed::bool(and(l, self.eval(right, frame)?.v.truth()?)))
+            }
+            BinaryOperator::Or => {
+                let l = self.eval(left, frame)?.v.truth()?;
+                if l == Some(true) {
+                    return Ok(Typed::bool(Some(true)));
+                }
+                Ok(Typed::bool(or(l, self.eval(right, frame)?.v.truth()?)))
+            }
+            op if is_comparison(op) => Ok(Typed::bool(self.compare_op(left, op, right, frame)?)),
+            op => {
+                let (l, r) = (self.eval(left, frame)?, self.eval(right, frame)?);
+                Ok(crate::pg::types::ops::arithmetic(op, l, r)?)
+            }
+        }
+    }
+
+    pub(crate) fn compare_op(
+        &mut self,
+        left: &Expr,
+        op: &BinaryOperator,
+        right: &Expr,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Option<bool>> {
+        let (l, r) = (self.eval(left, frame)?, self.eval(right, frame)?);
+        Ok(compare_values(op, l, r)?)
+    }
+
+    fn in_target(
+        &mut self,
+        expr: &Expr,
+        target: &sqlparser::ast::InTarget,
+        negated: bool,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
+        let needle = self.eval(expr, frame)?;
+        let candidates = match target {
+            sqlparser::ast::InTarget::List(list) => {
+                let mut values = Vec::with_capacity(list.len());
+                for item in list {
+                    values.push(self.eval(item, frame)?);
+                }
+                values
+            }
+            sqlparser::ast::InTarget::Subquery(query) => {
+                let result = self.subquery(query, frame, None)?;
+                let t = result.single_column_type()?;
+                result
+                    .rows
+                    .into_iter()
+                    .map(|mut row| Typed::new(row.swap_remove(0), t))
+                    .collect()
+            }
+            _ => return Err(PgError::unsupported("IN of this form").into()),
+        };
+        let found = any_equal(&needle, candidates)?;
+        Ok(Typed::bool(found.map(|f| f != negated)))
+    }
+
+    fn any(
+        &mut self,
+        left: &Expr,
+        op: &BinaryOperator,
+        right: &Expr,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
+        let needle = self.eval(left, frame)?;
+        let array = self.eval(right, frame)?;
+        let element = array.t.element().unwrap_or(needle.t);
+        let items = match array.v {
+            Value::Null => return Ok(Typed::bool(None)),
+            Value::Array(items) => items,
+            _ => {
+                return Err(PgError::new(
+                    DATATYPE_MISMATCH,
+                    "op ANY/ALL (array) requires array on right side",
+                )
+                .into())
+            }
+        };
+        let mut result = Some(false);
+        for item in items {
+            match compare_values(op, needle.clone(), Typed::new(item, element))? {
+                Some(true) => return Ok(Typed::bool(Some(true))),
+                None => result = None,
+                Some(false) => {}
+            }
+        }
+        Ok(Typed::bool(result))
+    }
+
+    /// `LIKE`/`ILIKE` (`flags` = negated, insensitive); NULL when any operand is NULL.
+    fn like(
+        &mut self,
+        expr: &Expr,
+        pattern: &Expr,
+        escape: Option<&Expr>,
+        (negated, insensitive): (bool, bool),
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
+        let (value, pattern) = (self.eval(expr, frame)?, self.eval(pattern, frame)?);
+        let escape = match escape {
+            None => Value::Text("\\".into()),
+            Some(e) => self.eval(e, frame)?.v,
+        };
+        match (value.v, pattern.v, escape) {
+            (Value::Text(s), Value::Text(p), Value::Text(e)) => {
+                let escape = crate::pg::types::like::escape_char(&e)?;
+                let found = crate::pg::types::like::like(&s, &p, escape, insensitive)?;
+                Ok(Typed::bool(Some(found != negated)))
+            }
+            (Value::Null, _, _) | (_, Value::Null, _) | (_, _, Value::Null) => {
+                Ok(Typed::bool(None))
+            }
+            _ => Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                "operator does not exist: LIKE on non-text",
+            )
+            .into()),
+        }
+    }
+
+    fn case(
+        &mut self,
+        operand: Option<&Expr>,
+        conditions: &[sqlparser::ast::CaseWhen],
+        otherwise: Option<&Expr>,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
+        let subject = match operand {
+            Some(e) => Some(self.eval(e, frame)?),
+            None => None,
+        };
+        let mut result_type = Type::Unknown;
+        for when in conditions {
+            let hit = match &subject {
+                Some(s) => compare_values(
+                    &BinaryOperator::Eq,
+                    s.clone(),
+                    self.eval(&when.condition, frame)?,
+                )?,
+                None => self.eval(&when.condition, frame)?.v.truth()?,
+            };
+            if hit == Some(true) {
+                return self.eval(&when.result, frame);
+            }
+        }
+        if let Some(e) = otherwise {
+            return self.eval(e, frame);
+        }
+        if let Some(first) = conditions.first() {
+            result_type = self
+                .eval(&first.result, frame)
+                .map(|t| t.t)
+                .unwrap_or(Type::Unknown);
+        }
+        Ok(Typed::null(result_type))
+    }
+
+    fn scalar_subquery(
+        &mut self,
+        query: &sqlparser::ast::Query,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
+        let result = self.subquery(query, frame, Some(2))?;
+        let t = result.single_column_type()?;
+        match result.rows.len() {
+            0 => Ok(Typed::null(t)),
+            1 => Ok(Typed::new(
+                result.rows.into_iter().next().expect("one")[0].clone(),
+                t,
+            )),
+            _ => Err(PgError::new(
+                CARDINALITY_VIOLATION,
+                "more than one row returned by a subquery used as an expression",
+            )
+            .into()),
+        }
+    }
+
+    fn array_literal(&mut self, elements: &[Expr], frame: &Frame<'_>) -> FlowResult<Typed> {
+        let mut items = Vec::with_capacity(elements.len());
+        let mut element = Type::Unknown;
+        for e in elements {
+            let value = self.eval(e, frame)?;
+            if value.t != Type::Unknown {
+                element = crate::pg::types::numeric_cast::common_type(element, value.t)
+                    .unwrap_or(value.t);
+            }
+            items.push(value);
+        }
+        let element = if element == Type::Unknown {
+            Type::Text
+        } else {
+            element
+        };
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            values.push(cast(item, element, None)?.v);
+        }
+        let t = element
+            .array_of()
+            .ok_or_else(|| PgError::unsupported(format!("an array of {}", element.name())))?;
+        Ok(Typed::new(Value::Array(values), t))
+    }
+}
+
+fn and(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+fn or(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    }
+}
+
+fn any_equal(needle: &Typed, candidates: Vec<Typed>) -> PgResult<Option<bool>> {
+    let mut result = Some(false);
+    for candidate in candidates {
+        match compare_values(&BinaryOperator::Eq, needle.clone(), candidate)? {
+            Some(true) => return Ok(Some(true)),
+            None => result = None,
+            Some(false) => {}
+        }
+    }
+    Ok(result)
+}
+
+/// An explicit cast to `varchar(n)` cuts the text to n characters (an assignment refuses).
+fn truncate_varchar(value: Typed, to: Type, modifier: Option<u32>) -> Typed {
+    match (value.v, to, modifier) {
+        (Value::Text(s), Type::Varchar, Some(n)) => {
+            Typed::new(Value::Text(s.chars().take(n as usize).collect()), value.t)
+        }
+        (v, _, _) => Typed::new(v, value.t),
+    }
+}

@@ -1,0 +1,315 @@
+//! Indexes. A btree index changes no answer (the model finds rows by scanning), so it is
+//! recorded only; the unique ones are constraints (`heap.rs`). A vector index (`hnsw`,
+//! `ivfflat`) is a real approximate structure (`ann/`), built from the rows present at
+//! `CREATE INDEX` and fed every row written after, dead versions included, as pgvector's
+//! are until a vacuum. The planner's rule for using one: an `ORDER BY column <op> value
+//! LIMIT n` over one table, the operator the index's opclass orders by, with
+//! `enable_indexscan` on and either `enable_seqscan` off or the table over
+//! [`INDEX_ROWS_MIN`] rows (PostgreSQL's cost model picks the index at that size).
+
+use crate::pg::error::*;
+use crate::pg::exec::context::{Exec, Frame};
+use crate::pg::sql::names::ident;
+use crate::pg::sql::scope::Source;
+use crate::pg::storage::heap::IndexDef;
+use crate::pg::storage::vector_index::{Ann, IndexScan, VectorIndex};
+use crate::pg::types::value::{Type, Value};
+use crate::pg::vector::ann::hnsw::Hnsw;
+use crate::pg::vector::ann::ivfflat::IvfFlat;
+use crate::pg::vector::ann::Metric;
+use sqlparser::ast::{BinaryOperator, Expr, Query, Select};
+
+/// Rows from which the model's planner uses a vector index even with `enable_seqscan` on.
+pub(crate) const INDEX_ROWS_MIN: usize = 10_000;
+
+impl Exec<'_> {
+    /// Record `index` on `table` and, for a vector index, build it from the versions the
+    /// heap holds now (any not aborted).
+    pub(crate) fn build_index(&mut self, table: &str, index: IndexDef) -> PgResult<()> {
+        if !matches!(index.method.as_str(), "hnsw" | "ivfflat") {
+            // An expression index was checked for its method by `index_expression`.
+            if index.method != "btree" && index.expressions.is_empty() {
+                return Err(PgError::unsupported(format!(
+                    "index access method \"{}\"",
+                    index.method
+                )));
+            }
+            self.db.table_mut(table)?.indexes.push(index);
+            return Ok(());
+        }
+        let vector_index = self.vector_index(table, &index)?;
+        self.db
+            .vector_indexes
+            .insert(index.name.clone(), vector_index);
+        self.db.table_mut(table)?.indexes.push(index);
+        Ok(())
+    }
+
+    fn vector_index(&mut self, table: &str, index: &IndexDef) -> PgResult<VectorIndex> {
+        let t = self.db.table(table)?;
+        let [column] = index.columns.as_slice() else {
+            return Err(PgError::unsupported("a vector index over several columns"));
+        };
+        let (column, definition) = (*column, &t.columns[*column]);
+        if definition.ty != Type::Vector {
+            return Err(PgError::new(
+                UNDEFINED_OBJECT,
+                format!(
+                    "data type {} has no default operator class for access method \"{}\"",
+                    definition.ty.name(),
+                    index.method
+                ),
+            ));
+        }
+        let opclass = index
+            .opclass
+            .clone()
+            .unwrap_or_else(|| "vector_l2_ops".into());
+        let metric = Metric::from_opclass(&opclass).ok_or_else(|| {
+            PgError::new(
+                UNDEFINED_OBJECT,
+                format!(
+                    "operator class \"{opclass}\" does not exist for access method \"{}\"",
+                    index.method
+                ),
+            )
+        })?;
+        let dimensions = definition
+            .modifier
+            .ok_or_else(|| PgError::new(DATA_EXCEPTION, "column does not have dimensions"))?
+            as usize;
+        let rows: Vec<(u64, Vec<f32>)> = t
+            .heap
+            .iter()
+            .filter(|(_, v)| {
+                v.xmin == 0
+                    || self.db.txns.status(v.xmin) != crate::pg::storage::txn::Status::Aborted
+            })
+            .filter_map(|(tid, v)| match &v.data[column] {
+                Value::Vector(values) => Some((*tid, values.clone())),
+                _ => None,
+            })
+            .collect();
+        let seed = self.seed ^ crate::pg::types::hash::hash_bytes(index.name.as_bytes()) as u64;
+        let option =
+            |name: &str, default: u32, min: u32, max: u32| option(index, name, default, min, max);
+        let ann = match index.method.as_str() {
+            "hnsw" => {
+                let (m, ef) = (
+                    option("m", 16, 2, 100)?,
+                    option("ef_construction", 64, 4, 1000)?,
+                );
+                if ef < 2 * m {
+                    return Err(PgError::new(
+                        INVALID_PARAMETER_VALUE,
+                        "ef_construction must be greater than or equal to 2 * m",
+                    ));
+                }
+                Ann::Hnsw(Box::new(Hnsw::build(
+                    dimensions, metric, m, ef, &rows, seed,
+                )))
+            }
+            _ => {
+                if !metric.ivfflat_supported() {
+                    return Err(PgError::new(UNDEFINED_OBJECT, format!("operator class \"{opclass}\" does not exist for access method \"ivfflat\"")));
+                }
+                Ann::IvfFlat(IvfFlat::build(
+                    dimensions,
+                    metric,
+                    option("lists", 100, 1, 32768)?,
+                    &rows,
+                    seed,
+                ))
+            }
+        };
+        Ok(VectorIndex {
+            table: table.to_string(),
+            column,
+            metric,
+            ann,
+        })
+    }
+
+    /// A new version of `table` enters its vector indexes.
+    pub(crate) fn index_insert(&mut self, table: &str, tid: u64) -> PgResult<()> {
+        let names: Vec<String> = self
+            .db
+            .vector_indexes
+            .iter()
+            .filter(|(_, i)| i.table == table)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in names {
+            let column = self.db.vector_indexes[&name].column;
+            let Value::Vector(values) = self.db.table(table)?.heap[&tid].data[column].clone()
+            else {
+                continue;
+            };
+            match &mut self.db.vector_indexes.get_mut(&name).expect("listed").ann {
+                Ann::Hnsw(h) => h.insert(tid, &values),
+                Ann::IvfFlat(i) => i.insert(tid, &values),
+            }
+        }
+        Ok(())
+    }
+
+    /// The index scan for `select` under `query`, if the planner's rule takes one: the
+    /// visible rows passing WHERE, in the index's order, as many as LIMIT + OFFSET.
+    pub(crate) fn ann_scan(
+        &mut self,
+        select: &Select,
+        query: &Query,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Option<(Vec<Source>, Vec<crate::pg::exec::context::Joined>)>> {
+        let Some((name, query_vector)) = self.ann_plan(select, query, parent)? else {
+            return Ok(None);
+        };
+        let (limit, offset) = self.limit_offset(query, parent)?;
+        let wanted = limit.unwrap_or(usize::MAX).saturating_add(offset);
+        let index = self.db.vector_indexes[&name].clone();
+        let t = self.db.table(&index.table)?;
+        let source = Source {
+            alias: table_alias(select).unwrap_or_else(|| index.table.clone()),
+            columns: t.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+            offset: 0,
+        };
+        let sources = vec![source];
+        let mut rows = Vec::new();
+        let mut scan = IndexScan::start(&index.ann, &query_vector, self.settings);
+        while rows.len() < wanted {
+            let Some(tid) = scan.next(&index.ann) else {
+                break;
+            };
+            self.tick()?;
+            let t = self.db.table(&index.table)?;
+            let Some(version) = t.heap.get(&tid) else {
+                continue;
+            };
+            if !crate::pg::storage::heap::sees_version(&self.db.txns, self.viewer(), version) {
+                continue;
+            }
+            let values = version.data.clone();
+            if let Some(condition) = &select.selection {
+                if !self.holds(condition, &values, &sources, parent)? {
+                    continue;
+                }
+            }
+            rows.push(crate::pg::exec::context::Joined {
+                values,
+                tids: vec![Some((index.table.clone(), tid))],
+            });
+        }
+        Ok(Some((sources, rows)))
+    }
+
+    /// The vector index and query vector the planner's rule picks, if any.
+    fn ann_plan(
+        &mut self,
+        select: &Select,
+        query: &Query,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Option<(String, Vec<f32>)>> {
+        let use_index = self.settings.flag("enable_indexscan");
+        let one_table = select.from.len() == 1 && select.from[0].joins.is_empty();
+        if !use_index || !one_table || query.limit_clause.is_none() || !query.locks.is_empty() {
+            return Ok(None);
+        }
+        let sqlparser::ast::TableFactor::Table { name, .. } = &select.from[0].relation else {
+            return Ok(None);
+        };
+        let table = crate::pg::sql::names::table_name(name)?;
+        let Some(sqlparser::ast::OrderBy {
+            kind: sqlparser::ast::OrderByKind::Expressions(keys),
+            ..
+        }) = &query.order_by
+        else {
+            return Ok(None);
+        };
+        let [key] = keys.as_slice() else {
+            return Ok(None);
+        };
+        if matches!(key.options.sort, Some(sqlparser::ast::OrderBySort::Desc)) {
+            return Ok(None);
+        }
+        let Expr::BinaryOp { left, op, right } = &key.expr else {
+            return Ok(None);
+        };
+        let Some(metric) = metric_of(op) else {
+            return Ok(None);
+        };
+        let column = match &**left {
+            Expr::Identifier(i) => ident(i),
+            Expr::CompoundIdentifier(parts) => parts.last().map(ident).unwrap_or_default(),
+            _ => return Ok(None),
+        };
+        let t = self.db.table(&table)?;
+        let Some(at) = t.column(&column) else {
+            return Ok(None);
+        };
+        let big = t.heap.len() > INDEX_ROWS_MIN;
+        let dimensions = t.columns[at].modifier.unwrap_or(0) as usize;
+        if self.settings.flag("enable_seqscan") && !big {
+            return Ok(None);
+        }
+        let found = self
+            .db
+            .vector_indexes
+            .iter()
+            .find(|(_, i)| i.table == table && i.column == at && i.metric == metric)
+            .map(|(n, _)| n.clone());
+        let Some(index) = found else { return Ok(None) };
+        let frame = parent.copied().unwrap_or(Frame::EMPTY);
+        let value = crate::pg::types::typed::cast(self.eval(right, &frame)?, Type::Vector, None)?;
+        let Value::Vector(vector) = value.v else {
+            return Ok(None);
+        };
+        if vector.len() != dimensions {
+            return Err(PgError::new(
+                DATA_EXCEPTION,
+                format!(
+                    "different vector dimensions {dimensions} and {}",
+                    vector.len()
+                ),
+            )
+            .into());
+        }
+        Ok(Some((index, vector)))
+    }
+}
+
+fn table_alias(select: &Select) -> Option<String> {
+    match &select.from[0].relation {
+        sqlparser::ast::TableFactor::Table { alias: Some(a), .. } => Some(ident(&a.name)),
+        _ => None,
+    }
+}
+
+fn metric_of(op: &BinaryOperator) -> Option<Metric> {
+    match op {
+        BinaryOperator::Spaceship => Some(Metric::Cosine),
+        BinaryOperator::LtDashGt => Some(Metric::L2),
+        BinaryOperator::Custom(name) if name == "<#>" => Some(Metric::InnerProduct),
+        _ => None,
+    }
+}
+
+/// An index option of `WITH (…)` within pgvector's bounds.
+fn option(index: &IndexDef, name: &str, default: u32, min: u32, max: u32) -> PgResult<u32> {
+    let Some((_, text)) = index.options.iter().find(|(n, _)| n == name) else {
+        return Ok(default);
+    };
+    let value: i64 = text.parse().map_err(|_| {
+        PgError::new(
+            INVALID_PARAMETER_VALUE,
+            format!("invalid value for integer option \"{name}\": {text}"),
+        )
+    })?;
+    if value < min as i64 || value > max as i64 {
+        return Err(PgError::new(
+            INVALID_PARAMETER_VALUE,
+            format!("value {value} out of bounds for option \"{name}\""),
+        )
+        .with_detail(format!("Valid values are between \"{min}\" and \"{max}\".")));
+    }
+    Ok(value as u32)
+}

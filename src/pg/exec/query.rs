@@ -1,0 +1,849 @@
+//! `SELECT`: FROM (tables, subqueries, inner and left joins), WHERE, GROUP BY and the
+//! aggregates, ORDER BY (by input expressions, output names or ordinals; ties keep heap
+//! order), OFFSET/LIMIT, FOR UPDATE with READ COMMITTED's re-check of a changed row.
+
+use crate::pg::error::*;
+use crate::pg::exec::context::{Exec, Frame, Joined, Rows};
+use crate::pg::sql::names::{ident, object_name, table_name};
+use crate::pg::sql::scope::Source;
+use crate::pg::types::value::{compare, Type, Value};
+use sqlparser::ast::{
+    Expr, GroupByExpr, Join, JoinConstraint, JoinOperator, OrderByKind, Query, Select, SelectItem,
+    SetExpr, TableFactor, TableWithJoins,
+};
+use std::cmp::Ordering;
+
+/// Subqueries nested in one statement.
+const NESTING_MAX: u32 = 32;
+/// Uncorrelated subqueries a statement keeps the rows of (more run each time).
+const SUBQUERIES_CACHED_MAX: usize = 64;
+
+impl Exec<'_> {
+    /// Run `query` with `parent` as the row around it (a correlated subquery).
+    pub(crate) fn query(&mut self, query: &Query, parent: Option<&Frame<'_>>) -> FlowResult<Rows> {
+        if query.fetch.is_some() {
+            return Err(PgError::unsupported("FETCH").into());
+        }
+        self.with_ctes(query, parent, false, |exec| exec.query_body(query, parent))
+    }
+
+    fn query_body(&mut self, query: &Query, parent: Option<&Frame<'_>>) -> FlowResult<Rows> {
+        match &*query.body {
+            SetExpr::Select(select) => self.select(select, query, parent),
+            SetExpr::Values(values) if query.order_by.is_none() && query.limit_clause.is_none() => {
+                self.values(
+                    &values
+                        .rows
+                        .iter()
+                        .map(|r| r.content.clone())
+                        .collect::<Vec<_>>(),
+                    parent,
+                )
+            }
+            SetExpr::Query(inner) if query.order_by.is_none() && query.limit_clause.is_none() => {
+                self.query(inner, parent)
+            }
+            other => Err(PgError::unsupported(format!("the query form `{other}`")).into()),
+        }
+    }
+
+    pub(crate) fn subquery(
+        &mut self,
+        query: &Query,
+        frame: &Frame<'_>,
+        _rows_needed: Option<usize>,
+    ) -> FlowResult<Rows> {
+        self.nesting += 1;
+        if self.nesting > NESTING_MAX {
+            return Err(PgError::new(
+                PROGRAM_LIMIT_EXCEEDED,
+                "subqueries nested too deep for the model",
+            )
+            .into());
+        }
+        let key = query as *const Query as usize;
+        let cached = self.subqueries.rows.iter().find(|(at, _)| *at == key);
+        let result = match cached {
+            Some((_, rows)) => Ok(rows.clone()),
+            None => self.uncached_subquery(query, frame, key),
+        };
+        self.nesting -= 1;
+        result
+    }
+
+    /// Run a subquery; keep its rows for the rest of the statement when it read no
+    /// column of a query around it.
+    fn uncached_subquery(
+        &mut self,
+        query: &Query,
+        frame: &Frame<'_>,
+        key: usize,
+    ) -> FlowResult<Rows> {
+        let outer_min = std::mem::replace(&mut self.subqueries.read_depth_min, u32::MAX);
+        let result = self.query(query, Some(frame));
+        let inner_min = self.subqueries.read_depth_min;
+        self.subqueries.read_depth_min = outer_min.min(inner_min);
+        let rows = result?;
+        if inner_min >= self.nesting && self.subqueries.rows.len() < SUBQUERIES_CACHED_MAX {
+            self.subqueries.rows.push((key, rows.clone()));
+        }
+        Ok(rows)
+    }
+
+    /// `VALUES (…), (…)` as rows named column1, column2, …
+    pub(crate) fn values(
+        &mut self,
+        rows: &[Vec<Expr>],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Rows> {
+        let frame = parent.copied().unwrap_or(Frame::EMPTY);
+        let mut out = Rows::default();
+        for row in rows {
+            let mut values = Vec::with_capacity(row.len());
+            for (i, e) in row.iter().enumerate() {
+                let typed = self.eval(e, &frame)?;
+                if out.columns.len() <= i {
+                    out.columns.push((format!("column{}", i + 1), typed.t));
+                }
+                values.push(typed.v);
+            }
+            out.rows.push(values);
+        }
+        for (name, t) in &mut out.columns {
+            if *t == Type::Unknown {
+                *t = Type::Text;
+            }
+            let _ = name;
+        }
+        Ok(out)
+    }
+
+    fn select(
+        &mut self,
+        select: &Select,
+        query: &Query,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Rows> {
+        if select.having.is_some() && !self.grouped(select) {
+            return Err(PgError::unsupported("HAVING without GROUP BY").into());
+        }
+        let distinct = matches!(
+            select.distinct,
+            Some(sqlparser::ast::Distinct::Distinct | sqlparser::ast::Distinct::On(_))
+        );
+        // DISTINCT sorts every row, so it reads the table, never an index's nearest rows;
+        // a CTE is no table and has no index.
+        let ann = match distinct || self.reads_cte(&select.from) {
+            true => None,
+            false => self.ann_scan(select, query, parent)?,
+        };
+        let (sources, rows, ordered) = match ann {
+            Some((sources, rows)) => (sources, rows, true),
+            None => {
+                let (sources, rows) = self.from(&select.from, parent)?;
+                (sources, rows, false)
+            }
+        };
+        let mut rows = rows;
+        if let (Some(condition), false) = (&select.selection, ordered) {
+            rows = self.filter(rows, condition, &sources, parent)?;
+        }
+        if !query.locks.is_empty() {
+            rows = self.lock_rows(rows, select.selection.as_ref(), &sources, parent)?;
+        }
+        let columns = self.output_columns(&select.projection, &sources, parent)?;
+        self.refuse_json_keys(select, query, &columns, &sources, parent)?;
+        let groups = match self.grouped(select) {
+            true => self.groups(select, &rows, &sources, parent)?,
+            false => rows.iter().map(|row| vec![row.clone()]).collect(),
+        };
+        let mut projected = Vec::with_capacity(groups.len());
+        for group in &groups {
+            if let Some(row) = self.project_group(select, group, &sources, parent, &columns)? {
+                projected.push(row);
+            }
+        }
+        // An index scan returns its rows in the index's order, as PostgreSQL's does.
+        let projected = match (ordered, distinct) {
+            (true, _) => projected.into_iter().map(|(out, _)| out).collect(),
+            (false, true) => {
+                self.distinct_rows(select, query, projected, &columns, &sources, parent)?
+            }
+            (false, false) => self.order(query, projected, &columns, &sources, parent)?,
+        };
+        let rows = self.limit(query, projected, parent)?;
+        if rows.is_empty() && crate::pg::exec::catalog::reads_pg_type(&select.from) {
+            return Err(crate::pg::exec::catalog::none_found().into());
+        }
+        Ok(Rows { columns, rows })
+    }
+
+    fn grouped(&self, select: &Select) -> bool {
+        let group_by = matches!(&select.group_by, GroupByExpr::Expressions(e, _) if !e.is_empty());
+        group_by
+            || select.projection.iter().any(|item| match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    crate::pg::exec::aggregate::contains(e)
+                }
+                _ => false,
+            })
+    }
+
+    /// The FROM clause's rows (a cross product of its items), with their sources.
+    fn from(
+        &mut self,
+        from: &[TableWithJoins],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<(Vec<Source>, Vec<Joined>)> {
+        let mut sources: Vec<Source> = Vec::new();
+        let mut rows = vec![Joined {
+            values: Vec::new(),
+            tids: Vec::new(),
+        }];
+        for item in from {
+            let (source, right) = match crate::pg::exec::unnest::Unnest::of(&item.relation) {
+                Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
+                None => self.factor(&item.relation, parent, sources_width(&sources))?,
+            };
+            check_alias(&sources, &source)?;
+            sources.push(source);
+            rows = self.cross(rows, right)?;
+            for join in &item.joins {
+                let (source, right) = match crate::pg::exec::unnest::Unnest::of(&join.relation) {
+                    Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
+                    None => self.factor(&join.relation, parent, sources_width(&sources))?,
+                };
+                check_alias(&sources, &source)?;
+                sources.push(source);
+                rows = self.join(rows, right, join, &sources, parent)?;
+            }
+        }
+        Ok((sources, rows))
+    }
+
+    /// One FROM item: a table (its visible versions) or a subquery.
+    fn factor(
+        &mut self,
+        factor: &TableFactor,
+        parent: Option<&Frame<'_>>,
+        offset: usize,
+    ) -> FlowResult<(Source, Vec<Joined>)> {
+        match factor {
+            TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } => {
+                if let Some(cte) = self.cte(&object_name(name)) {
+                    let rows = cte.rows.clone();
+                    return Ok(catalog_factor(name, alias.as_ref(), rows, offset));
+                }
+                if let Some(catalog) =
+                    crate::pg::exec::catalog::relation(self.db, &object_name(name))
+                {
+                    return Ok(catalog_factor(name, alias.as_ref(), catalog, offset));
+                }
+                let name = table_name(name)?;
+                let columns: Vec<(String, Type)> = self
+                    .db
+                    .table(&name)?
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone(), c.ty))
+                    .collect();
+                let alias = alias.as_ref().map_or(name.clone(), |a| ident(&a.name));
+                let rows = self
+                    .scan(&name)?
+                    .into_iter()
+                    .map(|(tid, values)| Joined {
+                        values,
+                        tids: vec![Some((name.clone(), tid))],
+                    })
+                    .collect();
+                Ok((
+                    Source {
+                        alias,
+                        columns,
+                        offset,
+                    },
+                    rows,
+                ))
+            }
+            TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias,
+                ..
+            } => {
+                let mut result = match parent {
+                    Some(frame) => self.subquery(subquery, frame, None)?,
+                    None => self.subquery(subquery, &Frame::EMPTY, None)?,
+                };
+                if let Some(alias) = alias {
+                    result = crate::pg::exec::cte::renamed_by(alias, "table", result)?;
+                }
+                let alias = alias
+                    .as_ref()
+                    .map_or("subquery".to_string(), |a| ident(&a.name));
+                let rows = result
+                    .rows
+                    .into_iter()
+                    .map(|values| Joined {
+                        values,
+                        tids: vec![None],
+                    })
+                    .collect();
+                Ok((
+                    Source {
+                        alias,
+                        columns: result.columns,
+                        offset,
+                    },
+                    rows,
+                ))
+            }
+            other => Err(PgError::unsupported(format!("the FROM item `{other}`")).into()),
+        }
+    }
+
+    fn cross(&mut self, left: Vec<Joined>, right: Vec<Joined>) -> FlowResult<Vec<Joined>> {
+        let mut out = Vec::with_capacity(left.len() * right.len());
+        for l in &left {
+            for r in &right {
+                self.tick()?;
+                out.push(concat(l, r));
+            }
+        }
+        Ok(out)
+    }
+
+    fn join(
+        &mut self,
+        left: Vec<Joined>,
+        right: Vec<Joined>,
+        join: &Join,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Joined>> {
+        let (constraint, outer) = match &join.join_operator {
+            JoinOperator::Join(c) | JoinOperator::Inner(c) => (c, false),
+            JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (c, true),
+            JoinOperator::CrossJoin(JoinConstraint::None) => (&JoinConstraint::None, false),
+            other => return Err(PgError::unsupported(format!("the join {other:?}")).into()),
+        };
+        let condition = match constraint {
+            JoinConstraint::On(e) => Some(e),
+            JoinConstraint::None => None,
+            _ => return Err(PgError::unsupported("JOIN … USING and NATURAL JOIN").into()),
+        };
+        let width = sources.last().map_or(0, |s| s.columns.len());
+        let mut out = Vec::new();
+        for l in &left {
+            let mut matched = false;
+            for r in &right {
+                let candidate = concat(l, r);
+                let keep = match condition {
+                    None => true,
+                    Some(e) => self.holds(e, &candidate.values, sources, parent)?,
+                };
+                if keep {
+                    matched = true;
+                    out.push(candidate);
+                }
+            }
+            if outer && !matched {
+                let nulls = Joined {
+                    values: vec![Value::Null; width],
+                    tids: vec![None],
+                };
+                out.push(concat(l, &nulls));
+            }
+        }
+        Ok(out)
+    }
+
+    /// `condition` on a row: true only when it is TRUE (not NULL).
+    pub(crate) fn holds(
+        &mut self,
+        condition: &Expr,
+        values: &[Value],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<bool> {
+        let frame = Frame {
+            sources,
+            values,
+            parent,
+            depth: self.nesting,
+        };
+        let truth = self.eval(condition, &frame)?;
+        if truth.t != Type::Bool && truth.t != Type::Unknown {
+            return Err(PgError::new(
+                DATATYPE_MISMATCH,
+                format!(
+                    "argument of WHERE must be type boolean, not type {}",
+                    truth.t.name()
+                ),
+            )
+            .into());
+        }
+        Ok(truth.v.truth()? == Some(true))
+    }
+
+    fn filter(
+        &mut self,
+        rows: Vec<Joined>,
+        condition: &Expr,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Joined>> {
+        let mut kept = Vec::with_capacity(rows.len());
+        for row in rows {
+            if self.holds(condition, &row.values, sources, parent)? {
+                kept.push(row);
+            }
+        }
+        Ok(kept)
+    }
+
+    /// The projection's names and types.
+    pub(crate) fn output_columns(
+        &mut self,
+        projection: &[SelectItem],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<(String, Type)>> {
+        let mut columns = Vec::new();
+        for item in projection {
+            match item {
+                SelectItem::Wildcard(_) => {
+                    columns.extend(sources.iter().flat_map(|s| s.columns.clone()))
+                }
+                SelectItem::QualifiedWildcard(kind, _) => {
+                    columns.extend(star_source(kind, sources)?.columns.clone())
+                }
+                SelectItem::UnnamedExpr(e) => {
+                    columns.push((output_name(e), self.infer(e, sources, parent)?))
+                }
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    columns.push((ident(alias), self.infer(expr, sources, parent)?))
+                }
+                other => {
+                    return Err(PgError::unsupported(format!("the select item {other}")).into())
+                }
+            }
+        }
+        Ok(columns)
+    }
+
+    /// One output row of a group (a single input row when not grouping); `None` when
+    /// HAVING rejects the group.
+    fn project_group(
+        &mut self,
+        select: &Select,
+        group: &[Joined],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+        columns: &[(String, Type)],
+    ) -> FlowResult<Option<(Vec<Value>, Joined)>> {
+        let grouped = self.grouped(select);
+        if grouped {
+            self.aggregates =
+                crate::pg::exec::aggregate::compute(self, select, group, sources, parent)?;
+        }
+        let null_row;
+        let row = match group.first() {
+            Some(row) => row,
+            None => {
+                null_row = Joined {
+                    values: vec![Value::Null; sources_width(sources)],
+                    tids: Vec::new(),
+                };
+                &null_row
+            }
+        };
+        if let Some(having) = &select.having {
+            if !self.holds(having, &row.values, sources, parent)? {
+                return Ok(None);
+            }
+        }
+        let frame = Frame {
+            sources,
+            values: &row.values,
+            parent,
+            depth: self.nesting,
+        };
+        let mut out = Vec::with_capacity(columns.len());
+        for item in &select.projection {
+            match item {
+                SelectItem::Wildcard(_) => out.extend(row.values.iter().cloned()),
+                SelectItem::QualifiedWildcard(kind, _) => {
+                    let source = star_source(kind, sources)?;
+                    out.extend(
+                        row.values[source.offset..source.offset + source.columns.len()]
+                            .iter()
+                            .cloned(),
+                    );
+                }
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    let value = self.eval(e, &frame)?;
+                    out.push(crate::pg::types::typed::cast(value, columns[out.len()].1, None)?.v);
+                }
+                _ => unreachable!("refused in output_columns"),
+            }
+        }
+        Ok(Some((out, row.clone())))
+    }
+
+    fn order(
+        &mut self,
+        query: &Query,
+        rows: Vec<(Vec<Value>, Joined)>,
+        columns: &[(String, Type)],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Vec<Value>>> {
+        let Some(order_by) = &query.order_by else {
+            return Ok(rows.into_iter().map(|(out, _)| out).collect());
+        };
+        let OrderByKind::Expressions(keys) = &order_by.kind else {
+            return Err(PgError::unsupported("ORDER BY ALL").into());
+        };
+        let mut keyed = Vec::with_capacity(rows.len());
+        for (out, row) in rows {
+            let mut values = Vec::with_capacity(keys.len());
+            for key in keys {
+                values.push(self.sort_key(&key.expr, &out, &row, columns, sources, parent)?);
+            }
+            keyed.push((values, out));
+        }
+        let directions: Vec<(bool, bool)> = keys
+            .iter()
+            .map(|k| {
+                let descending = matches!(k.options.sort, Some(sqlparser::ast::OrderBySort::Desc));
+                (descending, k.options.nulls_first.unwrap_or(descending))
+            })
+            .collect();
+        keyed.sort_by(|(a, _), (b, _)| sort_order(a, b, &directions));
+        Ok(keyed.into_iter().map(|(_, out)| out).collect())
+    }
+
+    pub(crate) fn sort_key(
+        &mut self,
+        key: &Expr,
+        out: &[Value],
+        row: &Joined,
+        columns: &[(String, Type)],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Value> {
+        if let Expr::Value(v) = key {
+            if let sqlparser::ast::Value::Number(n, _) = &v.value {
+                let at: usize = n
+                    .parse()
+                    .map_err(|_| PgError::syntax("non-integer constant in ORDER BY"))?;
+                return out.get(at.wrapping_sub(1)).cloned().ok_or_else(|| {
+                    PgError::new(
+                        INVALID_COLUMN_REFERENCE,
+                        format!("ORDER BY position {at} is not in select list"),
+                    )
+                    .into()
+                });
+            }
+        }
+        if let Expr::Identifier(i) = key {
+            let name = ident(i);
+            let outputs: Vec<usize> = columns
+                .iter()
+                .enumerate()
+                .filter(|(_, (n, _))| *n == name)
+                .map(|(i, _)| i)
+                .collect();
+            if let [at] = outputs.as_slice() {
+                return Ok(out[*at].clone());
+            }
+        }
+        let frame = Frame {
+            sources,
+            values: &row.values,
+            parent,
+            depth: self.nesting,
+        };
+        Ok(self.eval(key, &frame)?.v)
+    }
+
+    fn limit(
+        &mut self,
+        query: &Query,
+        rows: Vec<Vec<Value>>,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Vec<Value>>> {
+        let (limit, offset) = self.limit_offset(query, parent)?;
+        Ok(rows
+            .into_iter()
+            .skip(offset)
+            .take(limit.unwrap_or(usize::MAX))
+            .collect())
+    }
+
+    /// The query's LIMIT (None: all) and OFFSET.
+    pub(crate) fn limit_offset(
+        &mut self,
+        query: &Query,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<(Option<usize>, usize)> {
+        let frame = parent.copied().unwrap_or(Frame::EMPTY);
+        let (limit, offset) = match &query.limit_clause {
+            None => (None, None),
+            Some(sqlparser::ast::LimitClause::LimitOffset {
+                limit,
+                offset,
+                limit_by,
+            }) if limit_by.is_empty() => (limit.as_ref(), offset.as_ref().map(|o| &o.value)),
+            Some(_) => return Err(PgError::unsupported("this LIMIT form").into()),
+        };
+        let count = |exec: &mut Self, e: Option<&Expr>, what: &str| -> FlowResult<Option<usize>> {
+            let Some(e) = e else { return Ok(None) };
+            let value = crate::pg::types::typed::cast(exec.eval(e, &frame)?, Type::Int8, None)?;
+            match value.v {
+                Value::Null => Ok(None),
+                Value::Int(n) if n < 0 => Err(PgError::new(
+                    INVALID_ROW_COUNT,
+                    format!("{what} must not be negative"),
+                )
+                .into()),
+                Value::Int(n) => Ok(Some(n as usize)),
+                _ => Err(PgError::new(
+                    DATATYPE_MISMATCH,
+                    format!("argument of {what} must be type bigint"),
+                )
+                .into()),
+            }
+        };
+        let limit = count(self, limit, "LIMIT")?;
+        let offset = count(self, offset, "OFFSET")?.unwrap_or(0);
+        Ok((limit, offset))
+    }
+
+    fn groups(
+        &mut self,
+        select: &Select,
+        rows: &[Joined],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<Vec<Joined>>> {
+        let GroupByExpr::Expressions(keys, _) = &select.group_by else {
+            return Err(PgError::unsupported("GROUP BY ALL").into());
+        };
+        if keys.is_empty() {
+            return Ok(vec![rows.to_vec()]);
+        }
+        let mut groups: Vec<(Vec<Value>, Vec<Joined>)> = Vec::new();
+        for row in rows {
+            let frame = Frame {
+                sources,
+                values: &row.values,
+                parent,
+                depth: self.nesting,
+            };
+            let mut key = Vec::with_capacity(keys.len());
+            for k in keys {
+                key.push(self.eval(k, &frame)?.v);
+            }
+            match groups.iter_mut().find(|(k, _)| same_key(k, &key)) {
+                Some((_, members)) => members.push(row.clone()),
+                None => groups.push((key, vec![row.clone()])),
+            }
+        }
+        Ok(groups.into_iter().map(|(_, members)| members).collect())
+    }
+}
+
+fn same_key(a: &[Value], b: &[Value]) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| compare(x, y) == Ordering::Equal)
+}
+
+fn sources_width(sources: &[Source]) -> usize {
+    sources.iter().map(|s| s.columns.len()).sum()
+}
+
+fn check_alias(sources: &[Source], new: &Source) -> PgResult<()> {
+    if sources.iter().any(|s| s.alias == new.alias) {
+        return Err(PgError::new(
+            DUPLICATE_ALIAS,
+            format!("table name \"{}\" specified more than once", new.alias),
+        ));
+    }
+    Ok(())
+}
+
+fn concat(l: &Joined, r: &Joined) -> Joined {
+    let mut values = l.values.clone();
+    values.extend(r.values.iter().cloned());
+    let mut tids = l.tids.clone();
+    tids.extend(r.tids.iter().cloned());
+    Joined { values, tids }
+}
+
+/// ASC sorts NULLs last, DESC first (unless NULLS FIRST/LAST says otherwise).
+pub(crate) fn sort_order(a: &[Value], b: &[Value], directions: &[(bool, bool)]) -> Ordering {
+    for ((x, y), (descending, nulls_first)) in a.iter().zip(b).zip(directions) {
+        let order = match (x.is_null(), y.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => {
+                if *nulls_first {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                }
+            }
+            (false, true) => {
+                if *nulls_first {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                }
+            }
+            (false, false) if *descending => compare(y, x),
+            (false, false) => compare(x, y),
+        };
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+    Ordering::Equal
+}
+
+/// The FROM item `alias.*` names (its alias folded as any identifier).
+fn star_source<'s>(
+    kind: &sqlparser::ast::SelectItemQualifiedWildcardKind,
+    sources: &'s [Source],
+) -> PgResult<&'s Source> {
+    let sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(name) = kind else {
+        return Err(PgError::unsupported(format!("the select item {kind}.*")));
+    };
+    let alias = match object_name(name).as_slice() {
+        [alias] => alias.clone(),
+        _ => return Err(PgError::unsupported(format!("the select item {name}.*"))),
+    };
+    sources.iter().find(|s| s.alias == alias).ok_or_else(|| {
+        PgError::new(
+            UNDEFINED_TABLE,
+            format!("missing FROM-clause entry for table \"{alias}\""),
+        )
+    })
+}
+
+/// A catalog relation or a CTE as a FROM item: named by its alias or its last name part.
+fn catalog_factor(
+    name: &sqlparser::ast::ObjectName,
+    alias: Option<&sqlparser::ast::TableAlias>,
+    Rows {
+        columns,
+        rows: values,
+    }: Rows,
+    offset: usize,
+) -> (Source, Vec<Joined>) {
+    let alias = alias.map_or_else(
+        || object_name(name).last().cloned().unwrap_or_default(),
+        |a| ident(&a.name),
+    );
+    let rows = values
+        .into_iter()
+        .map(|values| Joined {
+            values,
+            tids: vec![None],
+        })
+        .collect();
+    (
+        Source {
+            alias,
+            columns,
+            offset,
+        },
+        rows,
+    )
+}
+
+/// Where in the FROM row a column reference (`id`, `t.id`) reads, when it names exactly
+/// one column of `sources`.
+pub(crate) fn column_at(sources: &[Source], e: &Expr) -> Option<usize> {
+    let parts: Vec<String> = match e {
+        Expr::Identifier(i) => vec![ident(i)],
+        Expr::CompoundIdentifier(parts) => parts.iter().map(ident).collect(),
+        _ => return None,
+    };
+    let (alias, name) = match parts.as_slice() {
+        [name] => (None, name),
+        [alias, name] => (Some(alias), name),
+        _ => return None,
+    };
+    let mut found = sources
+        .iter()
+        .filter(|s| alias.is_none_or(|a| *a == s.alias))
+        .flat_map(|s| {
+            s.columns
+                .iter()
+                .enumerate()
+                .filter(|(_, (n, _))| n == name)
+                .map(move |(at, _)| s.offset + at)
+        });
+    match (found.next(), found.next()) {
+        (Some(at), None) => Some(at),
+        _ => None,
+    }
+}
+
+/// The column name PostgreSQL gives an unaliased output expression.
+pub(crate) fn output_name(e: &Expr) -> String {
+    named(e).0
+}
+
+/// How sure a name is, as PostgreSQL's `FigureColname` ranks it: a cast's type names
+/// its column only when what it casts has no name of its own (`$1::regtype::oid` is
+/// `oid`, `n::text` is `n`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Strength {
+    None,
+    FromType,
+    Own,
+}
+
+fn named(e: &Expr) -> (String, Strength) {
+    let own = |name: String| (name, Strength::Own);
+    match e {
+        Expr::Identifier(i) => own(ident(i)),
+        Expr::CompoundIdentifier(parts) => own(parts.last().map(ident).unwrap_or_default()),
+        Expr::Function(f) => own(object_name(&f.name).last().cloned().unwrap_or_default()),
+        Expr::Cast {
+            expr, data_type, ..
+        } => match named(expr) {
+            (name, Strength::Own) => own(name),
+            (name, weak) => match crate::pg::sql::names::sql_type(data_type) {
+                Ok((t, _)) => (t.typname().to_string(), Strength::FromType),
+                Err(_) => (name, weak),
+            },
+        },
+        Expr::Nested(inner) => named(inner),
+        Expr::Case { .. } => ("case".into(), Strength::FromType),
+        Expr::Exists { .. } => own("exists".into()),
+        Expr::Array(_) => own("array".into()),
+        Expr::Subquery(q) => match &*q.body {
+            SetExpr::Select(s) => match s.projection.first() {
+                Some(SelectItem::ExprWithAlias { alias, .. }) => own(ident(alias)),
+                Some(SelectItem::UnnamedExpr(e)) => own(named(e).0),
+                _ => own("?column?".into()),
+            },
+            _ => own("?column?".into()),
+        },
+        Expr::TypedString(t) => match crate::pg::sql::names::sql_type(&t.data_type) {
+            Ok((t, _)) => (t.typname().to_string(), Strength::FromType),
+            Err(_) => ("?column?".into(), Strength::None),
+        },
+        Expr::Interval(_) => ("interval".into(), Strength::FromType),
+        _ => ("?column?".into(), Strength::None),
+    }
+}

@@ -1,0 +1,238 @@
+//! One statement of the subset, dispatched: run ([`Exec::statement`]) or described
+//! ([`Exec::describe`]: its parameters' and result columns' types, nothing run).
+
+use crate::pg::error::*;
+use crate::pg::exec::context::{Exec, Frame, Outcome};
+use crate::pg::sql::names::{ident, object_name};
+use crate::pg::sql::scope::Source;
+use crate::pg::types::value::Type;
+use sqlparser::ast::{ObjectType, OnConflictAction, OnInsert, SelectItem, SetExpr, Statement};
+
+impl Exec<'_> {
+    pub(crate) fn statement(&mut self, statement: &Statement) -> FlowResult<Outcome> {
+        let tag = |tag: &str| {
+            Ok(Outcome {
+                rows: None,
+                tag: tag.to_string(),
+                warning: None,
+            })
+        };
+        match statement {
+            Statement::Query(query) => {
+                let rows = self.query(query, None)?;
+                let tag = format!("SELECT {}", rows.rows.len());
+                Ok(Outcome {
+                    rows: Some(rows),
+                    tag,
+                    warning: None,
+                })
+            }
+            Statement::Insert(insert) => {
+                let written = self.insert(insert)?;
+                Ok(Outcome {
+                    tag: format!("INSERT 0 {}", written.count),
+                    rows: written.returning,
+                    warning: None,
+                })
+            }
+            Statement::Update(update) => {
+                let written = self.update(update)?;
+                Ok(Outcome {
+                    tag: format!("UPDATE {}", written.count),
+                    rows: written.returning,
+                    warning: None,
+                })
+            }
+            Statement::Delete(delete) => {
+                let written = self.delete(delete)?;
+                Ok(Outcome {
+                    tag: format!("DELETE {}", written.count),
+                    rows: written.returning,
+                    warning: None,
+                })
+            }
+            Statement::CreateTable(create) => self
+                .create_table(create)
+                .map_or_else(|e| Err(e.into()), |_| tag("CREATE TABLE")),
+            Statement::CreateIndex(create) => self
+                .create_index(create)
+                .map_or_else(|e| Err(e.into()), |_| tag("CREATE INDEX")),
+            Statement::CreateExtension(create) => self
+                .create_extension(&create.name, create.if_not_exists)
+                .map_or_else(|e| Err(e.into()), |_| tag("CREATE EXTENSION")),
+            Statement::Drop {
+                object_type: ObjectType::Table,
+                if_exists,
+                names,
+                ..
+            } => self
+                .drop_table(names, *if_exists)
+                .map_or_else(|e| Err(e.into()), |_| tag("DROP TABLE")),
+            Statement::Drop {
+                object_type: ObjectType::Index,
+                if_exists,
+                names,
+                ..
+            } => self
+                .drop_index(names, *if_exists)
+                .map_or_else(|e| Err(e.into()), |_| tag("DROP INDEX")),
+            other => {
+                Err(PgError::unsupported(format!("the statement `{}`", first_words(other))).into())
+            }
+        }
+    }
+
+    /// The types of `statement`'s parameters (as far as its text fixes them) and of
+    /// the rows it returns (`None`: it returns none).
+    pub(crate) fn describe(
+        &mut self,
+        statement: &Statement,
+    ) -> FlowResult<Option<Vec<(String, Type)>>> {
+        match statement {
+            Statement::Query(query) => Ok(Some(self.describe_query(query, &Frame::EMPTY)?)),
+            Statement::Insert(insert) => self.describe_insert(insert),
+            Statement::Update(update) => {
+                let (table, alias) = crate::pg::exec::dml::target(&update.table.relation)?;
+                let sources = vec![self.describe_source(&table, alias)?];
+                self.describe_assignments(&table, &update.assignments, &sources)?;
+                if let Some(e) = &update.selection {
+                    self.infer_as(e, Type::Bool, &sources, None)?;
+                }
+                self.describe_returning(update.returning.as_deref(), &sources)
+            }
+            Statement::Delete(delete) => {
+                let from = match &delete.from {
+                    sqlparser::ast::FromTable::WithFromKeyword(f)
+                    | sqlparser::ast::FromTable::WithoutKeyword(f) => f,
+                };
+                let Some(item) = from.first() else {
+                    return Ok(None);
+                };
+                let (table, alias) = crate::pg::exec::dml::target(&item.relation)?;
+                let sources = vec![self.describe_source(&table, alias)?];
+                if let Some(e) = &delete.selection {
+                    self.infer_as(e, Type::Bool, &sources, None)?;
+                }
+                self.describe_returning(delete.returning.as_deref(), &sources)
+            }
+            Statement::ShowVariable { variable } => {
+                let name = variable.iter().map(ident).collect::<Vec<_>>().join(".");
+                Ok(Some(vec![(name, Type::Text)]))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn describe_source(&self, table: &str, alias: Option<String>) -> PgResult<Source> {
+        let t = self.db.table(table)?;
+        let columns = t.columns.iter().map(|c| (c.name.clone(), c.ty)).collect();
+        Ok(Source {
+            alias: alias.unwrap_or_else(|| table.to_string()),
+            columns,
+            offset: 0,
+        })
+    }
+
+    fn describe_insert(
+        &mut self,
+        insert: &sqlparser::ast::Insert,
+    ) -> FlowResult<Option<Vec<(String, Type)>>> {
+        let sqlparser::ast::TableObject::TableName(name) = &insert.table else {
+            return Err(PgError::unsupported("INSERT into a function").into());
+        };
+        let table = crate::pg::sql::names::table_name(name)?;
+        let alias = insert.table_alias.as_ref().map(|a| ident(&a.alias));
+        let sources = vec![self.describe_source(&table, alias)?];
+        let t = self.db.table(&table)?;
+        let types: Vec<Type> = match insert.columns.is_empty() {
+            true => t.columns.iter().map(|c| c.ty).collect(),
+            false => insert
+                .columns
+                .iter()
+                .map(|n| {
+                    let name = object_name(n).last().cloned().unwrap_or_default();
+                    t.column(&name).map(|at| t.columns[at].ty).ok_or_else(|| {
+                        PgError::new(
+                            UNDEFINED_COLUMN,
+                            format!("column \"{name}\" of relation \"{table}\" does not exist"),
+                        )
+                    })
+                })
+                .collect::<PgResult<_>>()?,
+        };
+        match insert.source.as_deref().map(|q| &*q.body) {
+            Some(SetExpr::Values(values)) => {
+                for row in &values.rows {
+                    for (e, t) in row.content.iter().zip(&types) {
+                        self.infer_as(e, *t, &[], None)?;
+                    }
+                }
+            }
+            Some(_) => {
+                self.describe_query(insert.source.as_ref().expect("some"), &Frame::EMPTY)?;
+            }
+            None => {}
+        }
+        if let Some(OnInsert::OnConflict(conflict)) = &insert.on {
+            if let OnConflictAction::DoUpdate(action) = &conflict.action {
+                let mut both = sources.clone();
+                let width = sources[0].columns.len();
+                both.push(Source {
+                    alias: "excluded".into(),
+                    columns: sources[0].columns.clone(),
+                    offset: width,
+                });
+                self.describe_assignments(&table, &action.assignments, &both)?;
+                if let Some(e) = &action.selection {
+                    self.infer_as(e, Type::Bool, &both, None)?;
+                }
+            }
+        }
+        self.describe_returning(insert.returning.as_deref(), &sources)
+    }
+
+    fn describe_assignments(
+        &mut self,
+        table: &str,
+        assignments: &[sqlparser::ast::Assignment],
+        sources: &[Source],
+    ) -> FlowResult<()> {
+        for assignment in assignments {
+            let sqlparser::ast::AssignmentTarget::ColumnName(name) = &assignment.target else {
+                return Err(PgError::unsupported("a tuple assignment").into());
+            };
+            let column = object_name(name).last().cloned().unwrap_or_default();
+            let t = self.db.table(table)?;
+            let at = t.column(&column).ok_or_else(|| {
+                PgError::new(
+                    UNDEFINED_COLUMN,
+                    format!("column \"{column}\" of relation \"{table}\" does not exist"),
+                )
+            })?;
+            let ty = t.columns[at].ty;
+            self.infer_as(&assignment.value, ty, sources, None)?;
+        }
+        Ok(())
+    }
+
+    fn describe_returning(
+        &mut self,
+        returning: Option<&[SelectItem]>,
+        sources: &[Source],
+    ) -> FlowResult<Option<Vec<(String, Type)>>> {
+        match returning {
+            None => Ok(None),
+            Some(items) => Ok(Some(self.output_columns(items, sources, None)?)),
+        }
+    }
+}
+
+/// The first words of a statement, for an error naming what is not supported.
+fn first_words(statement: &Statement) -> String {
+    statement
+        .to_string()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,296 @@
+//! The server: the database under one lock, its connections (backends), parsed query
+//! strings kept by text, a statement's run with its waits on row and advisory locks
+//! (woken when any statement ends, a deadlock checked after `deadlock_timeout`), cancel
+//! requests, the WAL writer's flush and what a crash keeps. The wire protocol (`wire.rs`)
+//! calls in here; a connection's transaction is its [`Session`].
+
+use crate::pg::error::{Flow, PgError, PgResult, DEADLOCK_DETECTED, QUERY_CANCELED};
+use crate::pg::exec::context::{Described, Exec, Outcome};
+use crate::pg::session::{Now, Session};
+use crate::pg::sql::parse::{parse, Parsed, ParsedSql};
+use crate::pg::storage::db::Db;
+use crate::pg::types::typed::Typed;
+use crate::pg::types::value::{Type, PG_EPOCH_UNIX_US};
+use sqlparser::ast::Statement;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// How long a waiting statement waits before it checks for a deadlock (PostgreSQL's
+/// `deadlock_timeout` default).
+pub(crate) const DEADLOCK_TIMEOUT_US: i64 = 1_000_000;
+/// The WAL writer's period (`wal_writer_delay`): what an asynchronous commit may lose is
+/// what came after its last flush.
+pub(crate) const WAL_WRITER_DELAY_MS: u64 = 200;
+/// The server's clock: unix microseconds.
+pub(crate) type PgClock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+struct Shared {
+    db: Mutex<Db>,
+    clock: PgClock,
+    /// Bumped whenever a statement ends: waiting statements look again.
+    epoch: tokio::sync::watch::Sender<u64>,
+    backends: AtomicU32,
+    /// Backends a cancel request names, until they notice.
+    cancels: Mutex<BTreeSet<u32>>,
+    seed: u64,
+    /// Statements parsed before, by their text: a store sends the same few again and again
+    /// (tokio-postgres parses each `execute` anew).
+    parsed: Mutex<BTreeMap<String, Parsed>>,
+}
+
+/// Query strings whose statements the model keeps (others are parsed each time).
+const PARSED_MAX: usize = 1024;
+
+/// The PostgreSQL model: cheap to clone, one per server.
+#[derive(Clone)]
+pub(crate) struct PgModel {
+    shared: Arc<Shared>,
+}
+
+impl PgModel {
+    /// A server with no tables, on `clock`, its randomness from `seed`.
+    pub(crate) fn new(seed: u64, clock: PgClock) -> PgModel {
+        PgModel {
+            shared: Arc::new(Shared {
+                db: Mutex::new(Db::default()),
+                clock,
+                epoch: tokio::sync::watch::Sender::new(0),
+                backends: AtomicU32::new(0),
+                cancels: Mutex::new(BTreeSet::new()),
+                seed,
+                parsed: Mutex::new(BTreeMap::new()),
+            }),
+        }
+    }
+
+    /// `sql`'s statements, parsed once per query string.
+    pub(crate) fn parse(&self, sql: &str) -> PgResult<Parsed> {
+        let mut parsed = self.shared.parsed.lock().expect("never poisoned");
+        if let Some(statements) = parsed.get(sql) {
+            return Ok(statements.clone());
+        }
+        let statements: Parsed = Arc::new(ParsedSql {
+            statements: parse(sql)?.into_iter().map(Arc::new).collect(),
+            placeholders: crate::pg::sql::parse::placeholders(sql),
+        });
+        if parsed.len() < PARSED_MAX {
+            parsed.insert(sql.to_string(), statements.clone());
+        }
+        Ok(statements)
+    }
+
+    /// Serve one client's connection (`stream`) until it ends.
+    pub(crate) fn seed(&self) -> u64 {
+        self.shared.seed
+    }
+
+    fn now(&self) -> Now {
+        Now {
+            clock_us: (self.shared.clock)() - PG_EPOCH_UNIX_US,
+        }
+    }
+
+    fn db(&self) -> std::sync::MutexGuard<'_, Db> {
+        self.shared.db.lock().expect("never poisoned")
+    }
+
+    pub(crate) fn new_backend(&self) -> u32 {
+        // PostgreSQL's pids are never small; any fixed sequence is deterministic.
+        1_000 + self.shared.backends.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn cancel(&self, backend: u32) {
+        self.shared
+            .cancels
+            .lock()
+            .expect("never poisoned")
+            .insert(backend);
+        self.shared.epoch.send_modify(|e| *e += 1);
+    }
+
+    /// The parameter and result types of `statement` (as Parse and Describe give them).
+    pub(crate) fn describe(
+        &self,
+        statement: &Statement,
+        sql: &str,
+        placeholders: usize,
+        declared: Vec<Type>,
+    ) -> PgResult<Described> {
+        if let Some(described) = crate::pg::exec::catalog::describe(sql) {
+            return Ok(described);
+        }
+        let count = placeholders.max(declared.len());
+        let mut db = self.db();
+        let snapshot = db.txns.snapshot();
+        let settings = crate::pg::settings::Settings::default();
+        let mut undo = Vec::new();
+        let params: Vec<Typed> = (0..count)
+            .map(|i| Typed::null(declared.get(i).copied().unwrap_or(Type::Unknown)))
+            .collect();
+        let mut exec = Exec {
+            db: &mut db,
+            backend: 0,
+            xid: 0,
+            cid: 0,
+            snapshot,
+            repeatable_read: false,
+            params,
+            now_us: 0,
+            clock_us: 0,
+            settings: &settings,
+            undo: &mut undo,
+            work: 0,
+            aggregates: Vec::new(),
+            nesting: 0,
+            param_hints: Vec::new(),
+            seed: 0,
+            subqueries: Default::default(),
+            fk_pending: Default::default(),
+            ctes: Vec::new(),
+        };
+        let columns = exec.describe(statement).map_err(|flow| match flow {
+            Flow::Error(e) => e,
+            Flow::Wait { .. } => unreachable!("describing takes no lock"),
+        })?;
+        let params = (0..count)
+            .map(|i| {
+                let declared = declared.get(i).copied().filter(|t| *t != Type::Unknown);
+                let hinted = exec
+                    .param_hints
+                    .get(i)
+                    .copied()
+                    .filter(|t| *t != Type::Unknown);
+                declared.or(hinted).unwrap_or(Type::Text)
+            })
+            .collect();
+        Ok((params, columns))
+    }
+
+    /// Run `statement` on `session`, waiting (on the engine's clock) while it waits for
+    /// another transaction, failing it on a deadlock or a cancel request.
+    pub(crate) async fn run(
+        &self,
+        session: &mut Session,
+        statement: &Statement,
+        params: &[Typed],
+    ) -> PgResult<Outcome> {
+        if let Some(outcome) = crate::pg::exec::catalog::run(statement, params) {
+            return Ok(outcome);
+        }
+        loop {
+            let mut woken = self.shared.epoch.subscribe();
+            let (blocker, since_us) = match self.attempt(session, statement, params) {
+                Ok(outcome) => return Ok(outcome),
+                Err(Flow::Error(error)) => return Err(error),
+                Err(Flow::Wait { backend }) => {
+                    backend_wait(&mut self.db(), session.backend, backend, self.now())
+                }
+            };
+            let deadline_us = since_us + DEADLOCK_TIMEOUT_US - self.now().clock_us;
+            let timer =
+                tokio::time::sleep(std::time::Duration::from_micros(deadline_us.max(0) as u64));
+            tokio::select! {
+                _ = woken.changed() => {}
+                _ = timer => {
+                    if let Some(error) = self.check_deadlock(session, blocker) {
+                        return Err(error);
+                    }
+                    let _ = woken.changed().await;
+                }
+            }
+        }
+    }
+
+    fn attempt(
+        &self,
+        session: &mut Session,
+        statement: &Statement,
+        params: &[Typed],
+    ) -> Result<Outcome, Flow> {
+        let now = self.now();
+        let mut db = self.db();
+        if self
+            .shared
+            .cancels
+            .lock()
+            .expect("never poisoned")
+            .remove(&session.backend)
+            && db.waits.contains_key(&session.backend)
+        {
+            db.waits.remove(&session.backend);
+            session.abandon_wait(&mut db, now);
+            self.bump();
+            return Err(
+                PgError::new(QUERY_CANCELED, "canceling statement due to user request").into(),
+            );
+        }
+        let result = session.execute(&mut db, statement, params, now);
+        if !matches!(result, Err(Flow::Wait { .. })) {
+            db.waits.remove(&session.backend);
+            drop(db);
+            self.bump();
+        }
+        result
+    }
+
+    /// After `deadlock_timeout`: if this wait closes a cycle, this statement is the one
+    /// that fails (PostgreSQL's: the waiter whose timer fires first).
+    fn check_deadlock(&self, session: &mut Session, blocker: u32) -> Option<PgError> {
+        let now = self.now();
+        let mut db = self.db();
+        if !db.closes_cycle(session.backend, blocker) {
+            return None;
+        }
+        db.waits.remove(&session.backend);
+        session.abandon_wait(&mut db, now);
+        drop(db);
+        self.bump();
+        Some(PgError::new(DEADLOCK_DETECTED, "deadlock detected").with_detail(format!("Process {} waits for a lock held by process {blocker}; that process waits in turn.", session.backend)))
+    }
+
+    fn bump(&self) {
+        self.shared.epoch.send_modify(|e| *e += 1);
+    }
+
+    pub(crate) fn close_session(&self, session: &mut Session) {
+        let now = self.now();
+        session.close(&mut self.db(), now);
+        self.bump();
+    }
+
+    /// The WAL writer's round: every commit so far is on disk.
+    pub(crate) fn flush_wal(&self) {
+        self.db().txns.flush();
+    }
+
+    /// The process dies: open transactions abort, unflushed commits are lost, locks and
+    /// waits vanish. Returns the unix µs of the first commit lost, if any.
+    pub(crate) fn crash(&self) -> Option<i64> {
+        let mut db = self.db();
+        let lost = db.txns.crash();
+        db.advisory.clear();
+        db.waits.clear();
+        let db = &mut *db;
+        for table in db.tables.values_mut() {
+            table.vacuum(&db.txns);
+        }
+        lost
+    }
+
+    /// Rows stored (live) across every table, for a restart's line.
+    pub(crate) fn live_rows(&self) -> usize {
+        let db = self.db();
+        db.tables.values().map(|t| t.heap.len()).sum()
+    }
+}
+
+/// Record that `backend` waits for `blocker` (since when it first waited for it).
+fn backend_wait(db: &mut Db, backend: u32, blocker: u32, now: Now) -> (u32, i64) {
+    let since_us = match db.waits.get(&backend) {
+        Some((b, since)) if *b == blocker => *since,
+        _ => now.clock_us,
+    };
+    db.waits.insert(backend, (blocker, since_us));
+    (blocker, since_us)
+}

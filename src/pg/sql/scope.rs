@@ -1,0 +1,61 @@
+//! What a name in a query can refer to: the FROM items in scope ([`Source`]: each one's
+//! alias and columns, and where they start in a joined row) and how a column reference
+//! resolves among them, with PostgreSQL's errors for an unknown or ambiguous column.
+
+use crate::pg::error::*;
+use crate::pg::types::value::Type;
+
+/// One FROM item's columns, and where they start in a joined row.
+#[derive(Clone, Debug)]
+pub(crate) struct Source {
+    pub alias: String,
+    pub columns: Vec<(String, Type)>,
+    pub offset: usize,
+}
+
+pub(crate) fn undefined_column(parts: &[String]) -> PgError {
+    match parts {
+        [table, column] => PgError::new(
+            UNDEFINED_COLUMN,
+            format!("column {table}.{column} does not exist"),
+        ),
+        _ => PgError::new(
+            UNDEFINED_COLUMN,
+            format!("column \"{}\" does not exist", parts.join(".")),
+        ),
+    }
+}
+
+/// Where `parts` is in a row of `sources`: `None` if no source has it.
+pub(crate) fn resolve(sources: &[Source], parts: &[String]) -> PgResult<Option<(usize, Type)>> {
+    let (qualifier, name) = match parts {
+        [name] => (None, name),
+        [qualifier, name] => (Some(qualifier), name),
+        _ => {
+            return Err(PgError::unsupported(
+                "a column reference with more than two parts",
+            ))
+        }
+    };
+    if let Some(q) = qualifier {
+        if !sources.iter().any(|s| &s.alias == q) {
+            return Ok(None);
+        }
+    }
+    let mut found = None;
+    for source in sources
+        .iter()
+        .filter(|s| qualifier.is_none_or(|q| &s.alias == q))
+    {
+        if let Some(i) = source.columns.iter().position(|(n, _)| n == name) {
+            if found.is_some() {
+                return Err(PgError::new(
+                    AMBIGUOUS_COLUMN,
+                    format!("column reference \"{name}\" is ambiguous"),
+                ));
+            }
+            found = Some((source.offset + i, source.columns[i].1));
+        }
+    }
+    Ok(found)
+}

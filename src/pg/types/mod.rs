@@ -1,0 +1,35 @@
+//! The types room: every type's values, as PostgreSQL's `utils/adt` has them. A value and
+//! its type ([`value`]: `Type`, `Value`, the sort order; [`typed`]: a value with its type,
+//! casts and coercions), the text and binary forms ([`text`], [`binary`], [`array_recv`]),
+//! and each type's own files: `numeric*`, `json*`/`jsonb*`, [`uuid`], [`tsearch`],
+//! [`regtype`], [`like`], the binary operators ([`ops`]), [`hash`] (`hashtext`), and
+//! pgvector's SQL functions ([`vector_fn`]).
+//!
+//! May import: `vector` (pgvector's value and distances), `settings`, `error`. A new type
+//! gets its own file here (its I/O, operators, functions); a new function on values goes
+//! beside its type, and is dispatched by name from `exec/functions.rs`.
+
+pub(crate) mod array_recv;
+pub(crate) mod binary;
+pub(crate) mod hash;
+pub(crate) mod json;
+pub(crate) mod json_build;
+pub(crate) mod json_number;
+pub(crate) mod json_time;
+pub(crate) mod jsonb;
+pub(crate) mod jsonb_build;
+pub(crate) mod jsonb_ops;
+pub(crate) mod jsonb_parse;
+pub(crate) mod jsonb_path;
+pub(crate) mod like;
+pub(crate) mod numeric;
+pub(crate) mod numeric_cast;
+pub(crate) mod numeric_fn;
+pub(crate) mod ops;
+pub(crate) mod regtype;
+pub(crate) mod text;
+pub(crate) mod tsearch;
+pub(crate) mod typed;
+pub(crate) mod uuid;
+pub(crate) mod value;
+pub(crate) mod vector_fn;

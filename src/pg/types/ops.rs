@@ -1,0 +1,269 @@
+//! Arithmetic and the other binary operators: integers checked for overflow, timestamps
+//! shifted by intervals as PostgreSQL shifts them (months, then days, then time), text
+//! concatenation, pgvector's distance operators, and jsonb's operators (`jsonb_ops.rs`).
+
+use crate::pg::error::*;
+use crate::pg::types::numeric_cast::as_float;
+use crate::pg::types::text::add_months;
+use crate::pg::types::typed::{cast, Typed};
+use crate::pg::types::value::{fit_integer, Interval, Type, Value};
+use sqlparser::ast::BinaryOperator;
+
+const DAY_US: i64 = 86_400_000_000;
+
+/// `l op r` for every operator but the comparisons and the logical ones.
+pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Typed> {
+    let (l, r) = settle_unknown(op, l, r)?;
+    let result_type = result_type(op, l.t, r.t)?;
+    if l.v.is_null() || r.v.is_null() {
+        return Ok(Typed::null(result_type));
+    }
+    if result_type == Type::Numeric {
+        let v = crate::pg::types::numeric_fn::arithmetic(op, &l.v, &r.v)?;
+        return Ok(Typed::new(v, result_type));
+    }
+    let (lv, rv) = (as_float(l.v)?, as_float(r.v)?);
+    let v = match (op, lv, rv) {
+        (BinaryOperator::AtAt, a, b) => crate::pg::types::tsearch::match_operator(a, b)?,
+        (op, Value::Jsonb(a), b) if crate::pg::types::jsonb_ops::is_operator(op, l.t, r.t) => {
+            crate::pg::types::jsonb_ops::apply(op, *a, b)?
+        }
+        (op, Value::Jsonb(a), b) if crate::pg::types::jsonb_path::is_operator(op, l.t, r.t) => {
+            crate::pg::types::jsonb_path::apply(op, *a, b)?
+        }
+        (op, Value::Text(a), b) if l.t == Type::Json => crate::pg::types::json::apply(op, &a, b)?,
+        (BinaryOperator::StringConcat, a, b) => {
+            let text =
+                |v: Value, t: Type| crate::pg::types::text::format(&v, t).unwrap_or_default();
+            Value::Text(text(a, l.t) + &text(b, r.t))
+        }
+        (op, Value::Int(a), Value::Int(b)) => Value::Int(integer(op, a, b, result_type)?),
+        (op, a @ (Value::Int(_) | Value::Float(_)), b @ (Value::Int(_) | Value::Float(_))) => {
+            Value::Float(float(op, as_f64(&a), as_f64(&b))?)
+        }
+        (op, Value::Timestamptz(t), Value::Interval(i)) => {
+            Value::Timestamptz(shift(op, t, i, false)?)
+        }
+        (BinaryOperator::Plus, Value::Interval(i), Value::Timestamptz(t)) => {
+            Value::Timestamptz(shift(&BinaryOperator::Plus, t, i, false)?)
+        }
+        (BinaryOperator::Minus, Value::Timestamptz(a), Value::Timestamptz(b)) => {
+            Value::Interval(span(a - b))
+        }
+        (op, Value::Interval(a), Value::Interval(b)) => Value::Interval(add_intervals(op, a, b)?),
+        (BinaryOperator::Multiply, Value::Interval(i), b @ (Value::Float(_) | Value::Int(_))) => {
+            Value::Interval(scale(i, as_f64(&b)))
+        }
+        (BinaryOperator::Multiply, a @ (Value::Float(_) | Value::Int(_)), Value::Interval(i)) => {
+            Value::Interval(scale(i, as_f64(&a)))
+        }
+        (op, Value::Vector(a), Value::Vector(b)) => Value::Float(vector_op(op, &a, &b)?),
+        (op, _, _) => return Err(no_operator(op, l.t, r.t)),
+    };
+    Ok(Typed::new(v, result_type))
+}
+
+fn as_f64(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::Float(f) => *f,
+        _ => f64::NAN,
+    }
+}
+
+fn no_operator(op: &BinaryOperator, l: Type, r: Type) -> PgError {
+    PgError::new(
+        UNDEFINED_FUNCTION,
+        format!("operator does not exist: {} {op} {}", l.name(), r.name()),
+    )
+}
+
+/// The type an untyped operand of `op` takes beside an operand of type `other`.
+pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Type {
+    use BinaryOperator::*;
+    if let Some(t) = crate::pg::types::jsonb_path::unknown_operand_type(op, other) {
+        return t;
+    }
+    match (op, other) {
+        (StringConcat, Type::Jsonb) => Type::Jsonb,
+        (StringConcat, _) => Type::Text,
+        // PostgreSQL prefers the string category: `-> 'k'` is a key, not an index.
+        (Arrow | LongArrow | Question, Type::Jsonb) => Type::Text,
+        (AtAt, Type::Tsquery) => Type::Tsvector,
+        (AtAt, Type::Tsvector) => Type::Tsquery,
+        (Multiply | Divide, Type::Interval) => Type::Float8,
+        (_, Type::Timestamptz) => Type::Interval,
+        (_, t) => t,
+    }
+}
+
+/// An untyped literal beside a typed operand takes the type the operator wants there.
+fn settle_unknown(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<(Typed, Typed)> {
+    let want = |other: Type| unknown_operand_type(op, other);
+    match (l.t, r.t) {
+        (Type::Unknown, Type::Unknown) if matches!(op, BinaryOperator::StringConcat) => {
+            Ok((cast(l, Type::Text, None)?, cast(r, Type::Text, None)?))
+        }
+        (Type::Unknown, t) if t != Type::Unknown => Ok((cast(l, want(t), None)?, r)),
+        (t, Type::Unknown) if t != Type::Unknown => {
+            let r = cast(r, want(t), None)?;
+            Ok((l, r))
+        }
+        _ => Ok((l, r)),
+    }
+}
+
+/// The operator's result type for its operand types, or PostgreSQL's "does not exist".
+pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Type> {
+    use BinaryOperator::*;
+    if let Some(t) = crate::pg::types::jsonb_path::result_type(op, l, r) {
+        return Ok(t);
+    }
+    let t = match (op, l, r) {
+        (StringConcat, Type::Jsonb, Type::Jsonb) => Type::Jsonb,
+        (StringConcat, _, _) => Type::Text,
+        (Arrow, Type::Jsonb, k) if k.is_text() || matches!(k, Type::Int2 | Type::Int4) => {
+            Type::Jsonb
+        }
+        (LongArrow, Type::Jsonb, k) if k.is_text() || matches!(k, Type::Int2 | Type::Int4) => {
+            Type::Text
+        }
+        (AtArrow | ArrowAt, Type::Jsonb, Type::Jsonb) => Type::Bool,
+        (AtAt, Type::Tsvector, Type::Tsquery) | (AtAt, Type::Tsquery, Type::Tsvector) => Type::Bool,
+        (Question, Type::Jsonb, k) if k.is_text() => Type::Bool,
+        (LtDashGt | Spaceship, Type::Vector, Type::Vector) => Type::Float8,
+        (Custom(name), Type::Vector, Type::Vector) if name == "<#>" => Type::Float8,
+        (Plus | Minus | Multiply | Divide | Modulo, a, b) if a.is_integer() && b.is_integer() => {
+            if a == Type::Int8 || b == Type::Int8 {
+                Type::Int8
+            } else if a == Type::Int2 && b == Type::Int2 {
+                Type::Int2
+            } else {
+                Type::Int4
+            }
+        }
+        (op, a, b) if crate::pg::types::numeric_fn::is_numeric_operation(op, a, b) => Type::Numeric,
+        (Plus | Minus | Multiply | Divide, a, b) if a.is_numeric() && b.is_numeric() => {
+            Type::Float8
+        }
+        (Plus | Minus, Type::Timestamptz, Type::Interval)
+        | (Plus, Type::Interval, Type::Timestamptz) => Type::Timestamptz,
+        (Minus, Type::Timestamptz, Type::Timestamptz) => Type::Interval,
+        (Plus | Minus, Type::Interval, Type::Interval) => Type::Interval,
+        (Multiply, Type::Interval, n) | (Multiply, n, Type::Interval) if n.is_numeric() => {
+            Type::Interval
+        }
+        (op, l, r) => return Err(no_operator(op, l, r)),
+    };
+    Ok(t)
+}
+
+fn integer(op: &BinaryOperator, a: i64, b: i64, t: Type) -> PgResult<i64> {
+    let out_of_range = || {
+        PgError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("{} out of range", t.name()),
+        )
+    };
+    let result = match op {
+        BinaryOperator::Plus => a.checked_add(b),
+        BinaryOperator::Minus => a.checked_sub(b),
+        BinaryOperator::Multiply => a.checked_mul(b),
+        BinaryOperator::Divide | BinaryOperator::Modulo if b == 0 => {
+            return Err(PgError::new(DIVISION_BY_ZERO, "division by zero"))
+        }
+        BinaryOperator::Divide => a.checked_div(b),
+        BinaryOperator::Modulo => a.checked_rem(b),
+        other => return Err(no_operator(other, t, t)),
+    };
+    fit_integer(result.ok_or_else(out_of_range)?, t)
+}
+
+fn float(op: &BinaryOperator, a: f64, b: f64) -> PgResult<f64> {
+    let result = match op {
+        BinaryOperator::Plus => a + b,
+        BinaryOperator::Minus => a - b,
+        BinaryOperator::Multiply => a * b,
+        BinaryOperator::Divide if b == 0.0 => {
+            return Err(PgError::new(DIVISION_BY_ZERO, "division by zero"))
+        }
+        BinaryOperator::Divide => a / b,
+        other => return Err(no_operator(other, Type::Float8, Type::Float8)),
+    };
+    if result.is_infinite() && a.is_finite() && b.is_finite() {
+        return Err(PgError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            "value out of range: overflow",
+        ));
+    }
+    Ok(result)
+}
+
+/// timestamptz ± interval: months first (clamped to the month's end), then days, then time.
+fn shift(op: &BinaryOperator, t: i64, i: Interval, _reverse: bool) -> PgResult<i64> {
+    let sign = match op {
+        BinaryOperator::Plus => 1,
+        BinaryOperator::Minus => -1,
+        other => return Err(no_operator(other, Type::Timestamptz, Type::Interval)),
+    };
+    let shifted = add_months(t, sign * i.months);
+    let days = (sign as i64) * i.days as i64 * DAY_US;
+    shifted
+        .checked_add(days)
+        .and_then(|t| t.checked_add(sign as i64 * i.us))
+        .ok_or_else(|| {
+            PgError::new(
+                crate::pg::error::DATETIME_OVERFLOW,
+                "timestamp out of range",
+            )
+        })
+}
+
+/// timestamptz - timestamptz: whole days apart, the rest as time (PostgreSQL's justification).
+fn span(us: i64) -> Interval {
+    Interval {
+        months: 0,
+        days: (us / DAY_US) as i32,
+        us: us % DAY_US,
+    }
+}
+
+fn add_intervals(op: &BinaryOperator, a: Interval, b: Interval) -> PgResult<Interval> {
+    let sign = match op {
+        BinaryOperator::Plus => 1,
+        BinaryOperator::Minus => -1,
+        other => return Err(no_operator(other, Type::Interval, Type::Interval)),
+    };
+    Ok(Interval {
+        months: a.months + sign * b.months,
+        days: a.days + sign * b.days,
+        us: a.us + sign as i64 * b.us,
+    })
+}
+
+/// interval * float8 as PostgreSQL's interval_mul: fractional months spill into days,
+/// fractional days into time.
+fn scale(i: Interval, f: f64) -> Interval {
+    let months = i.months as f64 * f;
+    let whole_months = months.trunc();
+    let days = i.days as f64 * f + (months - whole_months) * 30.0;
+    let whole_days = days.trunc();
+    let us = i.us as f64 * f + (days - whole_days) * DAY_US as f64;
+    Interval {
+        months: whole_months as i32,
+        days: whole_days as i32,
+        us: us.round() as i64,
+    }
+}
+
+fn vector_op(op: &BinaryOperator, a: &[f32], b: &[f32]) -> PgResult<f64> {
+    let distance = match op {
+        BinaryOperator::LtDashGt => crate::pg::vector::value::l2_distance(a, b),
+        BinaryOperator::Spaceship => crate::pg::vector::value::cosine_distance(a, b),
+        BinaryOperator::Custom(name) if name == "<#>" => {
+            crate::pg::vector::value::negative_inner_product(a, b)
+        }
+        other => return Err(no_operator(other, Type::Vector, Type::Vector)),
+    };
+    distance.map_err(|e| PgError::new(e.sqlstate, e.message))
+}

@@ -1,0 +1,174 @@
+//! `regtype`, an OID that names a type: how sqlx finds a type's OID by name
+//! (`SELECT $1::regtype::oid`, `WHERE oid = $1::regtype::oid`) and names a type it met by
+//! OID (`SELECT oid::regtype::text … FROM pg_catalog.pg_type`). Input reads what
+//! `regtypein` reads, for the model's types: digits (an OID as is), a `pg_type.typname`
+//! (`int4`, `_vector`, `"text"` quoted), or SQL's spelling of a type (`integer`,
+//! `character varying(10)`, `text[]`), optionally in schema `pg_catalog` or `public`.
+//! Output is `format_type`'s name, `-` for OID 0 and the digits for an OID no type has.
+//! Comparisons and ordering are the oid's (regtype has no operators of its own).
+
+use crate::pg::error::*;
+use crate::pg::types::value::{Type, Value};
+
+/// The longest type name the model reads (PostgreSQL's identifiers are 63 bytes; a
+/// spelled type with modifiers and `[]` is a little longer).
+const NAME_BYTES_MAX: usize = 256;
+
+/// `regtypein`: the OID `text` names.
+pub(crate) fn parse(text: &str) -> PgResult<Value> {
+    let name = text.trim();
+    if name.is_empty() || name.len() > NAME_BYTES_MAX {
+        return Err(PgError::syntax(format!("invalid type name \"{text}\"")));
+    }
+    if name.bytes().all(|b| b.is_ascii_digit()) {
+        let oid: u32 = name.parse().map_err(|_| {
+            PgError::new(
+                NUMERIC_VALUE_OUT_OF_RANGE,
+                format!("value \"{name}\" is out of range for type oid"),
+            )
+        })?;
+        return Ok(Value::Int(i64::from(oid)));
+    }
+    let unqualified = without_schema(name)?;
+    let oid = match by_typname(unqualified) {
+        Some(oid) => oid,
+        None => by_spelling(unqualified)?,
+    };
+    Ok(Value::Int(i64::from(oid)))
+}
+
+/// `format_type`'s name of `oid`.
+pub(crate) fn format(oid: i64) -> String {
+    let Ok(oid) = u32::try_from(oid) else {
+        return oid.to_string();
+    };
+    match (oid, Type::from_oid(oid)) {
+        (0, _) => "-".into(),
+        (_, Some(t)) => t.name().into(),
+        (_, None) => oid.to_string(),
+    }
+}
+
+/// `name` without a leading `pg_catalog.` or `public.` (the search path's schemas);
+/// another schema does not exist in the model, as in a fresh database.
+fn without_schema(name: &str) -> PgResult<&str> {
+    if name.starts_with('"') {
+        return Ok(name);
+    }
+    let Some((schema, rest)) = name.split_once('.') else {
+        return Ok(name);
+    };
+    match schema.trim().to_ascii_lowercase().as_str() {
+        "pg_catalog" | "public" => Ok(rest.trim()),
+        other => Err(PgError::new(
+            INVALID_SCHEMA_NAME,
+            format!("schema \"{other}\" does not exist"),
+        )),
+    }
+}
+
+/// A `pg_type.typname`: folded to lower case unless quoted, as an identifier is.
+fn by_typname(name: &str) -> Option<u32> {
+    let folded = match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
+        Some(quoted) => quoted.to_string(),
+        None => name.to_ascii_lowercase(),
+    };
+    Type::all()
+        .iter()
+        .find(|t| crate::pg::types::regtype::typname(**t) == folded)
+        .map(|t| t.oid())
+}
+
+/// SQL's spelling of a type, parsed as a type name is in a cast.
+fn by_spelling(name: &str) -> PgResult<u32> {
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let syntax = |e: sqlparser::parser::ParserError| {
+        PgError::syntax(format!("invalid type name \"{name}\": {e}"))
+    };
+    let mut parser = sqlparser::parser::Parser::new(&dialect)
+        .with_recursion_limit(8)
+        .try_with_sql(name)
+        .map_err(syntax)?;
+    let data_type = parser.parse_data_type().map_err(syntax)?;
+    if parser.peek_token().token != sqlparser::tokenizer::Token::EOF {
+        return Err(PgError::syntax(format!("invalid type name \"{name}\"")));
+    }
+    let spelled = data_type.to_string().to_lowercase();
+    let undefined = || PgError::new(UNDEFINED_OBJECT, format!("type \"{name}\" does not exist"));
+    // serial is a column shorthand, not a type.
+    if spelled.contains("serial") {
+        return Err(undefined());
+    }
+    let (t, _) = crate::pg::sql::names::sql_type(&data_type)?;
+    Ok(t.oid())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pg::types::value::VECTOR_ARRAY_OID;
+
+    fn oid(text: &str) -> PgResult<i64> {
+        match parse(text)? {
+            Value::Int(oid) => Ok(oid),
+            other => panic!("an oid, not {other:?}"),
+        }
+    }
+
+    #[test]
+    fn names_in_every_spelling_find_their_type() {
+        for (text, expected) in [
+            ("int4", 23),
+            ("integer", 23),
+            ("  INT4 ", 23),
+            ("\"int4\"", 23),
+            ("pg_catalog.int4", 23),
+            ("character varying(10)", 1043),
+            ("varchar", 1043),
+            ("int8[]", 1016),
+            ("_int8", 1016),
+            ("_vector", i64::from(VECTOR_ARRAY_OID)),
+            ("vector[]", i64::from(VECTOR_ARRAY_OID)),
+            ("timestamptz", 1184),
+            ("regtype", 2206),
+            ("42", 42),
+        ] {
+            assert_eq!(oid(text).unwrap(), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn what_names_no_type_fails_with_postgresql_s_class() {
+        for (text, sqlstate) in [
+            ("", SYNTAX_ERROR),
+            ("nosuch", UNDEFINED_OBJECT),
+            ("\"INT4\"", UNDEFINED_OBJECT),
+            ("serial", UNDEFINED_OBJECT),
+            ("int4 x", SYNTAX_ERROR),
+            ("x.int4", INVALID_SCHEMA_NAME),
+            ("4294967296", NUMERIC_VALUE_OUT_OF_RANGE),
+        ] {
+            assert_eq!(oid(text).unwrap_err().code, sqlstate, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn oids_print_as_format_type_names() {
+        assert_eq!(format(23), "integer");
+        assert_eq!(format(1043), "character varying");
+        assert_eq!(format(i64::from(VECTOR_ARRAY_OID)), "vector[]");
+        assert_eq!(format(18), "\"char\"");
+        assert_eq!(format(0), "-");
+        assert_eq!(format(99_999), "99999");
+    }
+}
+
+/// `pg_type.typname`: an array type's is its element's with a leading `_`.
+pub(crate) fn typname(t: Type) -> String {
+    match (t, t.element()) {
+        (_, Some(e)) => format!("_{}", typname(e)),
+        (Type::Vector, None) => "vector".into(),
+        (Type::Char, None) => "char".into(),
+        (t, None) => t.typname().into(),
+    }
+}

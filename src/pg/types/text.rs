@@ -1,0 +1,548 @@
+//! Values in PostgreSQL's text form, both ways: what the simple query protocol sends and
+//! a text-format parameter or a literal holds. Timestamps are printed in UTC (the model's
+//! `TimeZone`), floats with PostgreSQL's shortest round-trip digits.
+
+use crate::pg::error::{PgError, PgResult, NUMERIC_VALUE_OUT_OF_RANGE};
+use crate::pg::types::value::{
+    fit_integer, invalid_input, Interval, Type, Value, PG_EPOCH_UNIX_US, VALUE_BYTES_MAX,
+};
+
+const DAY_US: i64 = 86_400_000_000;
+
+/// `value` (of type `t`) as PostgreSQL prints it; `None` for NULL.
+pub(crate) fn format(value: &Value, t: Type) -> Option<String> {
+    let text = match value {
+        Value::Null => return None,
+        Value::Bool(b) => if *b { "t" } else { "f" }.to_string(),
+        Value::Int(_) if t == Type::Regconfig => "simple".to_string(),
+        Value::Int(i) if t == Type::Regtype => crate::pg::types::regtype::format(*i),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) if t == Type::Float4 => crate::pg::vector::value::format_float4(*f as f32),
+        Value::Float(f) => format_float8(*f),
+        Value::Numeric(n) => n.format(),
+        Value::Tsvector(v) => crate::pg::types::tsearch::format_tsvector(v),
+        Value::Tsquery(q) => crate::pg::types::tsearch::format_tsquery(q),
+        Value::Text(s) => s.clone(),
+        Value::Bytea(b) => format_bytea(b),
+        Value::Timestamptz(us) => format_timestamptz(*us),
+        Value::Interval(i) => format_interval(i),
+        Value::Vector(v) => crate::pg::vector::value::format_text(v),
+        Value::Uuid(u) => crate::pg::types::uuid::format(u),
+        Value::Jsonb(j) => crate::pg::types::jsonb::format(j),
+        Value::Array(items) => format_array(items, t.element().unwrap_or(Type::Text)),
+    };
+    Some(text)
+}
+
+/// `f` rounded to a float4, as float4 stores it; `None` when it overflows or underflows
+/// to zero (PostgreSQL's 22003).
+pub(crate) fn float4(f: f64) -> Option<f64> {
+    let rounded = f as f32;
+    let overflow = f.is_finite() && rounded.is_infinite();
+    let underflow = rounded == 0.0 && f != 0.0;
+    (!overflow && !underflow).then_some(f64::from(rounded))
+}
+
+/// float8out: shortest round-trip digits, fixed notation for decimal exponents -4..15.
+pub(crate) fn format_float8(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    shortest_to_pg(&format!("{f:e}"), 15)
+}
+
+/// From Rust's shortest `d.ddde±x` form to PostgreSQL's layout (`digits_max` is
+/// DBL_DIG or FLT_DIG: exponents from there on print in scientific notation).
+pub(crate) fn shortest_to_pg(sci: &str, digits_max: i32) -> String {
+    let (mantissa, exponent) = sci.split_once('e').expect("{:e} has an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if negative { "-" } else { "" };
+    if exponent < -4 || exponent >= digits_max {
+        let (first, rest) = digits.split_at(1);
+        let fraction = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let esign = if exponent < 0 { '-' } else { '+' };
+        return format!("{sign}{first}{fraction}e{esign}{:02}", exponent.abs());
+    }
+    if exponent < 0 {
+        let zeros = "0".repeat((-exponent - 1) as usize);
+        return format!("{sign}0.{zeros}{digits}");
+    }
+    let point = exponent as usize + 1;
+    if digits.len() <= point {
+        return format!("{sign}{digits}{}", "0".repeat(point - digits.len()));
+    }
+    format!("{sign}{}.{}", &digits[..point], &digits[point..])
+}
+
+fn format_bytea(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(2 + bytes.len() * 2);
+    text.push_str("\\x");
+    for byte in bytes {
+        text.push_str(&format!("{byte:02x}"));
+    }
+    text
+}
+
+/// `YYYY-MM-DD HH:MM:SS[.ffffff]+00`, trailing zeros of the fraction dropped.
+pub(crate) fn format_timestamptz(pg_us: i64) -> String {
+    let unix_us = pg_us + PG_EPOCH_UNIX_US;
+    let (days, us_of_day) = (unix_us.div_euclid(DAY_US), unix_us.rem_euclid(DAY_US));
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02} {}+00",
+        format_time_of_day(us_of_day)
+    )
+}
+
+fn format_time_of_day(us: i64) -> String {
+    let (seconds, fraction) = (us / 1_000_000, us % 1_000_000);
+    let clock = format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    );
+    if fraction == 0 {
+        return clock;
+    }
+    let digits = format!("{fraction:06}");
+    format!("{clock}.{}", digits.trim_end_matches('0'))
+}
+
+/// The `postgres` interval style: `1 year 2 mons 3 days 04:05:06.5`.
+pub(crate) fn format_interval(i: &Interval) -> String {
+    let mut parts = Vec::new();
+    let (years, months) = (i.months / 12, i.months % 12);
+    let unit = |n: i32, one: &str, many: &str| match n {
+        1 | -1 => format!("{n} {one}"),
+        _ => format!("{n} {many}"),
+    };
+    if years != 0 {
+        parts.push(unit(years, "year", "years"));
+    }
+    if months != 0 {
+        parts.push(unit(months, "mon", "mons"));
+    }
+    if i.days != 0 {
+        parts.push(unit(i.days, "day", "days"));
+    }
+    if i.us != 0 || parts.is_empty() {
+        let sign = if i.us < 0 { "-" } else { "" };
+        parts.push(format!("{sign}{}", format_time_of_day(i.us.abs())));
+    }
+    parts.join(" ")
+}
+
+fn format_array(items: &[Value], element: Type) -> String {
+    let texts: Vec<String> = items
+        .iter()
+        .map(|item| match format(item, element) {
+            None => "NULL".to_string(),
+            Some(text) => quote_array_element(&text),
+        })
+        .collect();
+    format!("{{{}}}", texts.join(","))
+}
+
+fn quote_array_element(text: &str) -> String {
+    let plain = !text.is_empty()
+        && !text.eq_ignore_ascii_case("null")
+        && !text
+            .chars()
+            .any(|c| matches!(c, '"' | '\\' | '{' | '}' | ',') || c.is_ascii_whitespace());
+    if plain {
+        return text.to_string();
+    }
+    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("\"{escaped}\"")
+}
+
+/// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// A civil date to days since 1970-01-01.
+pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = (month as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Shift a timestamp by whole months, clamping the day to the month's end.
+pub(crate) fn add_months(pg_us: i64, months: i32) -> i64 {
+    let unix_us = pg_us + PG_EPOCH_UNIX_US;
+    let (days, us_of_day) = (unix_us.div_euclid(DAY_US), unix_us.rem_euclid(DAY_US));
+    let (year, month, day) = civil_from_days(days);
+    let total = year * 12 + month as i64 - 1 + months as i64;
+    let (year, month) = (total.div_euclid(12), total.rem_euclid(12) as u32 + 1);
+    let next_first = days_from_civil(year + i64::from(month == 12), month % 12 + 1, 1);
+    let month_days = (next_first - days_from_civil(year, month, 1)) as u32;
+    let days = days_from_civil(year, month, day.min(month_days));
+    days * DAY_US + us_of_day - PG_EPOCH_UNIX_US
+}
+
+/// A text value (a literal, a text-format parameter) as type `t`.
+pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
+    if text.len() > VALUE_BYTES_MAX {
+        return Err(PgError::new(
+            crate::pg::error::PROGRAM_LIMIT_EXCEEDED,
+            format!("value longer than the model's {VALUE_BYTES_MAX} bytes"),
+        ));
+    }
+    let trimmed = text.trim();
+    match t {
+        Type::Bool => parse_bool(trimmed).ok_or_else(|| invalid_input(t, text)),
+        Type::Oid => text
+            .trim()
+            .parse::<u32>()
+            .map(|o| Value::Int(o as i64))
+            .map_err(|_| invalid_input(t, text)),
+        Type::Regtype => crate::pg::types::regtype::parse(text),
+        Type::Name | Type::Char => Ok(Value::Text(text.to_string())),
+        Type::Int2 | Type::Int4 | Type::Int8 => {
+            let value: i64 = trimmed.parse().map_err(|_| invalid_input(t, text))?;
+            Ok(Value::Int(fit_integer(value, t)?))
+        }
+        Type::Numeric => {
+            crate::pg::types::numeric::parse(text).map(|n| Value::Numeric(Box::new(n)))
+        }
+        Type::Tsvector => {
+            crate::pg::types::tsearch::parse_tsvector(text).map(|v| Value::Tsvector(Box::new(v)))
+        }
+        Type::Tsquery => Err(PgError::unsupported("tsquery text input")),
+        Type::Regconfig => crate::pg::types::tsearch::regconfig(trimmed),
+        Type::Float4 => {
+            let f = parse_float(trimmed).ok_or_else(|| invalid_input(t, text))?;
+            float4(f).map(Value::Float).ok_or_else(|| {
+                PgError::new(
+                    NUMERIC_VALUE_OUT_OF_RANGE,
+                    format!("\"{trimmed}\" is out of range for type real"),
+                )
+            })
+        }
+        Type::Float8 => parse_float(trimmed)
+            .map(Value::Float)
+            .ok_or_else(|| invalid_input(t, text)),
+        Type::Text | Type::Varchar | Type::Unknown => Ok(Value::Text(text.to_string())),
+        Type::Bytea => parse_bytea(text).map(Value::Bytea),
+        Type::Timestamptz => parse_timestamptz(trimmed).ok_or_else(|| invalid_input(t, text)),
+        Type::Interval => parse_interval(trimmed)
+            .map(Value::Interval)
+            .ok_or_else(|| invalid_input(t, text)),
+        Type::Vector => crate::pg::vector::value::parse_text(text)
+            .map(Value::Vector)
+            .map_err(|e| PgError::new(e.sqlstate, e.message)),
+        Type::Uuid => crate::pg::types::uuid::parse(text).map(Value::Uuid),
+        Type::Jsonb => {
+            crate::pg::types::jsonb_parse::parse(text).map(|j| Value::Jsonb(Box::new(j)))
+        }
+        Type::Json => crate::pg::types::json::parse(text),
+        Type::Void => Ok(Value::Null),
+        array => parse_array(text, array),
+    }
+}
+
+fn parse_bool(text: &str) -> Option<Value> {
+    let lower = text.to_ascii_lowercase();
+    let value = match lower.as_str() {
+        "t" | "true" | "yes" | "y" | "on" | "1" => true,
+        "f" | "false" | "no" | "n" | "off" | "0" => false,
+        _ => return None,
+    };
+    Some(Value::Bool(value))
+}
+
+fn parse_float(text: &str) -> Option<f64> {
+    match text.to_ascii_lowercase().as_str() {
+        "nan" => Some(f64::NAN),
+        "infinity" | "inf" | "+infinity" => Some(f64::INFINITY),
+        "-infinity" | "-inf" => Some(f64::NEG_INFINITY),
+        lower
+            if lower
+                .chars()
+                .all(|c| c.is_ascii_digit() || "+-.e".contains(c)) =>
+        {
+            lower.parse().ok()
+        }
+        _ => None,
+    }
+}
+
+fn parse_bytea(text: &str) -> PgResult<Vec<u8>> {
+    let Some(hex) = text.strip_prefix("\\x") else {
+        return Ok(parse_bytea_escape(text));
+    };
+    let digits: Vec<u8> = hex.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if digits.len() % 2 == 1 {
+        return Err(PgError::new(
+            crate::pg::error::INVALID_PARAMETER_VALUE,
+            "invalid hexadecimal data: odd number of digits",
+        ));
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            let pair = std::str::from_utf8(pair).unwrap_or("zz");
+            u8::from_str_radix(pair, 16).map_err(|_| {
+                PgError::new(
+                    crate::pg::error::INVALID_PARAMETER_VALUE,
+                    format!("invalid hexadecimal digit: \"{}\"", &pair[..1]),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The escape format: bytes as they are, `\\` for a backslash, `\ooo` in octal.
+fn parse_bytea_escape(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        match (bytes[i], bytes.get(i + 1), octal) {
+            (b'\\', Some(b'\\'), _) => (out.push(b'\\'), i += 2).1,
+            (b'\\', _, Some(d)) => {
+                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+                i += 4;
+            }
+            (byte, _, _) => (out.push(byte), i += 1).1,
+        }
+    }
+    out
+}
+
+/// `YYYY-MM-DD[ HH:MM[:SS[.f]]][+HH[:MM]|Z|±HHMM]`, UTC when no zone is given.
+fn parse_timestamptz(text: &str) -> Option<Value> {
+    let (date, rest) = text.split_at(text.find([' ', 'T']).unwrap_or(text.len()));
+    let mut ymd = date.splitn(3, '-');
+    let year: i64 = ymd.next()?.parse().ok()?;
+    let month: u32 = ymd.next()?.parse().ok()?;
+    let day: u32 = ymd.next()?.parse().ok()?;
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let rest = rest.trim_start_matches([' ', 'T']);
+    let zone_at = rest.find(['+', '-', 'Z', 'z']).unwrap_or(rest.len());
+    let (time, zone) = rest.split_at(zone_at);
+    let us_of_day = if time.trim().is_empty() {
+        0
+    } else {
+        parse_clock(time.trim())?
+    };
+    let offset_us = parse_zone(zone.trim())?;
+    let days = days_from_civil(year, month, day);
+    Some(Value::Timestamptz(
+        days * DAY_US + us_of_day - offset_us - PG_EPOCH_UNIX_US,
+    ))
+}
+
+/// `HH:MM[:SS[.ffffff]]` in microseconds.
+fn parse_clock(text: &str) -> Option<i64> {
+    let mut parts = text.splitn(3, ':');
+    let hours: i64 = parts.next()?.parse().ok()?;
+    let minutes: i64 = parts.next()?.parse().ok()?;
+    let seconds: f64 = parts.next().map_or(Some(0.0), |s| s.parse().ok())?;
+    if minutes >= 60 || !(0.0..61.0).contains(&seconds) {
+        return None;
+    }
+    Some((hours * 3600 + minutes * 60) * 1_000_000 + (seconds * 1e6).round() as i64)
+}
+
+fn parse_zone(zone: &str) -> Option<i64> {
+    if zone.is_empty() || zone.eq_ignore_ascii_case("z") || zone.eq_ignore_ascii_case("utc") {
+        return Some(0);
+    }
+    let sign = if zone.starts_with('-') { -1 } else { 1 };
+    let digits = zone[1..].replace(':', "");
+    let (hours, minutes) = match digits.len() {
+        1 | 2 => (digits.parse::<i64>().ok()?, 0),
+        4 => (digits[..2].parse().ok()?, digits[2..].parse().ok()?),
+        _ => return None,
+    };
+    Some(sign * (hours * 3600 + minutes * 60) * 1_000_000)
+}
+
+/// `1 day 2 hours`, `1 millisecond`, `00:00:01.5`, `-3 seconds`: PostgreSQL's units.
+pub(crate) fn parse_interval(text: &str) -> Option<Interval> {
+    let mut interval = Interval::default();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut i = 0;
+    while i < words.len() {
+        if words[i].contains(':') {
+            let negative = words[i].starts_with('-');
+            let us = parse_clock(words[i].trim_start_matches(['-', '+']))?;
+            interval.us += if negative { -us } else { us };
+            i += 1;
+            continue;
+        }
+        let amount: f64 = words[i].parse().ok()?;
+        let unit = words.get(i + 1)?.to_ascii_lowercase();
+        add_unit(&mut interval, amount, unit.trim_end_matches('s'))?;
+        i += 2;
+    }
+    (!words.is_empty()).then_some(interval)
+}
+
+fn add_unit(interval: &mut Interval, amount: f64, unit: &str) -> Option<()> {
+    let us_per = match unit {
+        "microsecond" | "usec" | "u" => 1.0,
+        "millisecond" | "msec" | "m" if unit != "m" => 1e3,
+        "second" | "sec" => 1e6,
+        "minute" | "min" => 60e6,
+        "hour" | "hr" | "h" => 3600e6,
+        "day" | "d" => {
+            interval.days += amount as i32;
+            return Some(());
+        }
+        "week" | "w" => {
+            interval.days += (amount * 7.0) as i32;
+            return Some(());
+        }
+        "month" | "mon" => {
+            interval.months += amount as i32;
+            return Some(());
+        }
+        "year" | "yr" | "y" => {
+            interval.months += (amount * 12.0) as i32;
+            return Some(());
+        }
+        _ => return None,
+    };
+    interval.us += (amount * us_per).round() as i64;
+    Some(())
+}
+
+/// `{a,b,"c d",NULL}` of a one-dimensional array.
+fn parse_array(text: &str, t: Type) -> PgResult<Value> {
+    let element = t.element().ok_or_else(|| invalid_input(t, text))?;
+    let inner = text
+        .trim()
+        .strip_prefix('{')
+        .and_then(|s| s.strip_suffix('}'))
+        .ok_or_else(|| invalid_input(t, text))?;
+    let mut items = Vec::new();
+    for raw in split_array_items(inner) {
+        match raw {
+            None => items.push(Value::Null),
+            Some(item) => items.push(parse(&item, element)?),
+        }
+    }
+    Ok(Value::Array(items))
+}
+
+fn split_array_items(inner: &str) -> Vec<Option<String>> {
+    let mut items = Vec::new();
+    if inner.trim().is_empty() {
+        return items;
+    }
+    let (mut current, mut quoted, mut was_quoted) = (String::new(), false, false);
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', _) => (quoted = !quoted, was_quoted = true).1,
+            ('\\', _) => current.extend(chars.next()),
+            (',', false) => {
+                items.push(array_item(&current, was_quoted));
+                (current.clear(), was_quoted = false).1
+            }
+            (c, _) => current.push(c),
+        }
+    }
+    items.push(array_item(&current, was_quoted));
+    items
+}
+
+fn array_item(text: &str, quoted: bool) -> Option<String> {
+    let text = if quoted { text } else { text.trim() };
+    (quoted || !text.eq_ignore_ascii_case("null")).then(|| text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_postgres_does() {
+        assert_eq!(format_float8(0.1), "0.1");
+        assert_eq!(format_float8(1e20), "1e+20");
+        assert_eq!(format_float8(1.5e-5), "1.5e-05");
+        assert_eq!(format_float8(123456.0), "123456");
+        assert_eq!(format_float8(-2.5), "-2.5");
+        assert_eq!(format_float8(0.0001), "0.0001");
+        assert_eq!(format_float8(1e15), "1e+15");
+        assert_eq!(format_float8(1e14), "100000000000000");
+    }
+
+    #[test]
+    fn timestamps_round_trip_in_utc() {
+        let Some(Value::Timestamptz(us)) = parse_timestamptz("2026-12-04 05:23:39.5+00") else {
+            panic!("parses");
+        };
+        assert_eq!(format_timestamptz(us), "2026-12-04 05:23:39.5+00");
+        assert_eq!(format_timestamptz(0), "2000-01-01 00:00:00+00");
+        assert_eq!(
+            format_timestamptz(add_months(0, 1) - 1),
+            "2000-01-31 23:59:59.999999+00"
+        );
+    }
+
+    #[test]
+    fn intervals_parse_and_print() {
+        let i = parse_interval("1 millisecond").expect("parses");
+        assert_eq!(i.us, 1_000);
+        assert_eq!(format_interval(&i), "00:00:00.001");
+        let i = parse_interval("1 day 2 hours").expect("parses");
+        assert_eq!(format_interval(&i), "1 day 02:00:00");
+        assert!(parse_interval("soon").is_none());
+    }
+
+    #[test]
+    fn byteas_and_arrays() {
+        assert_eq!(
+            parse("\\x0aff", Type::Bytea).unwrap(),
+            Value::Bytea(vec![10, 255])
+        );
+        let array = Value::Array(vec![Value::Bytea(vec![1]), Value::Null]);
+        assert_eq!(
+            format(&array, Type::ByteaArray).unwrap(),
+            "{\"\\\\x01\",NULL}"
+        );
+        let parsed = parse("{a,\"b c\",NULL}", Type::TextArray).unwrap();
+        assert_eq!(
+            parsed,
+            Value::Array(vec![
+                Value::Text("a".into()),
+                Value::Text("b c".into()),
+                Value::Null
+            ])
+        );
+    }
+}

@@ -1,0 +1,196 @@
+//! A value with its type ([`Typed`]), and the casts and coercions between types: what
+//! `::type` and an operator's operands go through, as PostgreSQL's `parse_coerce.c` and
+//! each type's cast functions do them.
+
+use crate::pg::error::*;
+use crate::pg::types::text;
+use crate::pg::types::value::{compare, fit_integer, Type, Value};
+use sqlparser::ast::BinaryOperator;
+use std::cmp::Ordering;
+
+/// A value with its type.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Typed {
+    pub v: Value,
+    pub t: Type,
+}
+
+impl Typed {
+    pub(crate) fn new(v: Value, t: Type) -> Typed {
+        Typed { v, t }
+    }
+
+    pub(crate) fn null(t: Type) -> Typed {
+        Typed { v: Value::Null, t }
+    }
+
+    pub(crate) fn bool(b: Option<bool>) -> Typed {
+        Typed::new(b.map_or(Value::Null, Value::Bool), Type::Bool)
+    }
+}
+
+pub(crate) fn number_literal(n: &str) -> PgResult<Typed> {
+    if let Ok(i) = n.parse::<i64>() {
+        let t = if i32::try_from(i).is_ok() {
+            Type::Int4
+        } else {
+            Type::Int8
+        };
+        return Ok(Typed::new(Value::Int(i), t));
+    }
+    crate::pg::types::numeric::parse(n)
+        .map(|v| Typed::new(Value::Numeric(Box::new(v)), Type::Numeric))
+}
+
+/// Bring two operands to one type: an untyped literal takes the other's type.
+pub(crate) fn coerce_pair(a: Typed, b: Typed) -> PgResult<(Typed, Typed)> {
+    // regtype has no operators of its own: PostgreSQL compares it as the oid it is.
+    let as_oid_type = |v: Typed| match v.t {
+        Type::Regtype => Typed::new(v.v, Type::Oid),
+        _ => v,
+    };
+    let (a, b) = (as_oid_type(a), as_oid_type(b));
+    match (a.t, b.t) {
+        (x, y) if x == y => Ok((a, b)),
+        (Type::Unknown, t) => Ok((cast(a, t, None)?, b)),
+        (t, Type::Unknown) => Ok((a, cast(b, t, None)?)),
+        (x, y) if x.is_numeric() && y.is_numeric() => {
+            crate::pg::types::numeric_cast::coerce_pair(a, b)
+        }
+        (x, y) if x.is_text() && y.is_text() => Ok((a, b)),
+        // An integer compares with an oid as an oid (its implicit cast).
+        (Type::Oid, y) if y.is_integer() => Ok((a, as_oid(b)?)),
+        (x, Type::Oid) if x.is_integer() => Ok((as_oid(a)?, b)),
+        (x, y) => Err(PgError::new(
+            UNDEFINED_FUNCTION,
+            format!("operator does not exist: {} = {}", x.name(), y.name()),
+        )),
+    }
+}
+
+/// An integer as an oid: the model takes only those in the oid range.
+fn as_oid(v: Typed) -> PgResult<Typed> {
+    match v.v {
+        Value::Int(n) if u32::try_from(n).is_ok() => Ok(Typed::new(Value::Int(n), Type::Oid)),
+        Value::Null => Ok(Typed::null(Type::Oid)),
+        _ => Err(PgError::unsupported(
+            "an oid comparison with a negative or too large integer",
+        )),
+    }
+}
+
+pub(crate) fn compare_values(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Option<bool>> {
+    let (l, r) = coerce_pair(l, r)?;
+    if l.t == Type::Json {
+        return Err(crate::pg::types::json::no_equality(op));
+    }
+    if l.v.is_null() || r.v.is_null() {
+        return Ok(None);
+    }
+    let order = compare(&l.v, &r.v);
+    let nan = matches!((&l.v, &r.v), (Value::Float(a), _) if a.is_nan())
+        || matches!((&l.v, &r.v), (_, Value::Float(b)) if b.is_nan());
+    let _ = nan;
+    Ok(Some(match op {
+        BinaryOperator::Eq => order == Ordering::Equal,
+        BinaryOperator::NotEq => order != Ordering::Equal,
+        BinaryOperator::Lt => order == Ordering::Less,
+        BinaryOperator::LtEq => order != Ordering::Greater,
+        BinaryOperator::Gt => order == Ordering::Greater,
+        BinaryOperator::GtEq => order != Ordering::Less,
+        other => return Err(PgError::unsupported(format!("the operator {other}"))),
+    }))
+}
+
+/// `value::to` as PostgreSQL casts (the casts the model knows).
+pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Typed> {
+    let from = value.t;
+    let v = match (value.v, from, to) {
+        (Value::Null, _, _) => Value::Null,
+        (v, f, t) if f == t => v,
+        (v, Type::Json, Type::Jsonb) | (v, Type::Jsonb, Type::Json) => {
+            crate::pg::types::json::convert(v, from, to)?
+        }
+        (Value::Text(s), _, t) if from == Type::Unknown || from.is_text() => text::parse(&s, t)?,
+        (Value::Jsonb(json), Type::Jsonb, t)
+            if matches!(t, Type::Bool | Type::Float4 | Type::Float8) || t.is_integer() =>
+        {
+            crate::pg::types::jsonb_ops::to_scalar(&json, t)?
+        }
+        (v, _, t) if t.is_text() => Value::Text(text::format(&v, from).unwrap_or_default()),
+        (Value::Int(i), Type::Oid | Type::Regtype, Type::Oid | Type::Regtype) => Value::Int(i),
+        (Value::Int(i), f, Type::Oid | Type::Regtype) if f.is_integer() => {
+            as_oid(Typed::new(Value::Int(i), Type::Oid))?.v
+        }
+        (v, f, t) if crate::pg::types::numeric_cast::applies(f, t) => {
+            crate::pg::types::numeric_cast::cast(v, f, t, modifier)?
+        }
+        (Value::Int(i), _, t) if t.is_integer() => Value::Int(fit_integer(i, t)?),
+        (Value::Int(i), _, Type::Float4) => Value::Float(f64::from(i as f32)),
+        (Value::Int(i), _, Type::Float8) => Value::Float(i as f64),
+        (Value::Float(f), _, Type::Float4) => Value::Float(text::float4(f).ok_or_else(|| {
+            PgError::new(NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow")
+        })?),
+        (Value::Float(f), _, Type::Float8) => Value::Float(f),
+        (Value::Float(f), _, t) if t.is_integer() => {
+            if !f.is_finite() {
+                return Err(PgError::new(
+                    NUMERIC_VALUE_OUT_OF_RANGE,
+                    format!("{} out of range", t.name()),
+                ));
+            }
+            Value::Int(fit_integer(f.round_ties_even() as i64, t)?)
+        }
+        (Value::Int(i), _, Type::Bool) if from == Type::Int4 => Value::Bool(i != 0),
+        (Value::Array(items), _, t) if t.element().is_some() && from.element().is_some() => {
+            let element = t.element().expect("an array type");
+            let from_element = from.element().expect("an array type");
+            let mut cast_items = Vec::with_capacity(items.len());
+            for item in items {
+                cast_items.push(cast(Typed::new(item, from_element), element, None)?.v);
+            }
+            Value::Array(cast_items)
+        }
+        (Value::Array(items), _, Type::Vector) if from.element().is_some_and(Type::is_numeric) => {
+            let floats = items.iter().map(|i| match i {
+                Value::Int(n) => Ok(*n as f32),
+                Value::Float(f) => Ok(*f as f32),
+                Value::Numeric(n) => Ok(n.to_float(true)? as f32),
+                _ => Err(PgError::new(DATA_EXCEPTION, "array must not contain nulls")),
+            });
+            Value::Vector(floats.collect::<PgResult<Vec<f32>>>()?)
+        }
+        (_, f, t) => {
+            return Err(PgError::new(
+                crate::pg::error::CANNOT_COERCE,
+                format!("cannot cast type {} to {}", f.name(), t.name()),
+            ))
+        }
+    };
+    let v = crate::pg::types::numeric_cast::apply_modifier(v, to, modifier)?;
+    check_modifier(&v, to, modifier)?;
+    Ok(Typed::new(v, to))
+}
+
+/// `vector(n)` and `varchar(n)`.
+pub(crate) fn check_modifier(v: &Value, t: Type, modifier: Option<u32>) -> PgResult<()> {
+    let Some(n) = modifier else { return Ok(()) };
+    match (v, t) {
+        // `vector(3)[]`: the modifier holds for every element.
+        (Value::Array(items), _) if t.element().is_some() => {
+            let element = t.element().expect("an array type");
+            items
+                .iter()
+                .try_for_each(|item| check_modifier(item, element, modifier))
+        }
+        (Value::Vector(items), Type::Vector) => {
+            crate::pg::vector::value::check_expected_dimensions(Some(n as usize), items)
+                .map_err(|e| PgError::new(e.sqlstate, e.message))
+        }
+        (Value::Text(s), Type::Varchar) if s.chars().count() > n as usize => Err(PgError::new(
+            STRING_DATA_RIGHT_TRUNCATION,
+            format!("value too long for type character varying({n})"),
+        )),
+        _ => Ok(()),
+    }
+}
