@@ -9,8 +9,8 @@ use crate::pg::exec::context::{Exec, Outcome, Rows};
 use crate::pg::sql::names::{ident, object_name};
 use crate::pg::storage::db::{roll_back_to, Db, Undo};
 use crate::pg::storage::txn::{Snapshot, Xid};
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::Type;
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::Typed;
 use sqlparser::ast::{Statement, TransactionIsolationLevel, TransactionMode};
 
 pub(crate) use crate::pg::settings::Settings;
@@ -227,7 +227,7 @@ impl Session {
             return;
         };
         let synchronous = self.settings.get("synchronous_commit") != "off";
-        let at_us = now.clock_us + crate::pg::types::value::PG_EPOCH_UNIX_US;
+        let at_us = now.clock_us + crate::pg::types::pg_type::PG_EPOCH_UNIX_US;
         db.txns.end(txn.xid, commit, synchronous, at_us);
         db.release_advisory(self.backend, false);
         self.settings.end_transaction();

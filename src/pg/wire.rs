@@ -9,8 +9,8 @@ use crate::pg::exec::context::{Outcome, Rows};
 use crate::pg::server::{PgClock, PgModel};
 use crate::pg::session::{Block, Session};
 use crate::pg::types::binary;
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{Typed, Value};
 use bytes::{BufMut, BytesMut};
 use pgwire::messages::data::{
     DataRow, FieldDescription, NoData, ParameterDescription, RowDescription,

@@ -7,8 +7,8 @@ use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Joined};
 use crate::pg::sql::names::object_name;
 use crate::pg::sql::scope::Source;
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::{compare, Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{compare, Typed, Value};
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Select, SelectItem};
 use std::cmp::Ordering;
 

@@ -12,9 +12,9 @@ use crate::pg::error::*;
 use crate::pg::exec::context::{Outcome, Rows};
 use crate::pg::sql::names::object_name;
 use crate::pg::storage::db::Db;
+use crate::pg::types::pg_type::{Type, VECTOR_ARRAY_OID, VECTOR_OID};
 use crate::pg::types::regtype::typname;
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::{Type, Value, VECTOR_ARRAY_OID, VECTOR_OID};
+use crate::pg::types::value::{Typed, Value};
 use sqlparser::ast::{SetExpr, Statement, TableFactor, TableWithJoins};
 
 /// The columns of tokio-postgres's type lookup (`typeinfo`).

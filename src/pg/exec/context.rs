@@ -8,8 +8,8 @@ use crate::pg::sql::scope::{resolve, undefined_column, Source};
 use crate::pg::storage::db::{Db, Undo};
 use crate::pg::storage::heap::{Version, Viewer};
 use crate::pg::storage::txn::{Snapshot, Xid};
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{Typed, Value};
 
 /// Rows, expression evaluations and index probes one statement may spend.
 pub(crate) const STATEMENT_WORK_MAX: u64 = 20_000_000;

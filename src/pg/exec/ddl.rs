@@ -5,9 +5,10 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::Exec;
-use crate::pg::sql::names::{ident, object_name, sql_type, table_name};
+use crate::pg::sql::names::{ident, object_name, table_name};
 use crate::pg::storage::db::TABLES_MAX;
 use crate::pg::storage::heap::{Column, ForeignKey, IndexDef, Table, Unique};
+use crate::pg::types::regtype::sql_type;
 use sqlparser::ast::{
     ColumnOption, CreateIndex, CreateTable, Expr, Ident, ReferentialAction, TableConstraint,
 };

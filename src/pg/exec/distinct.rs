@@ -9,7 +9,8 @@ use crate::pg::exec::context::{Exec, Frame, Joined};
 use crate::pg::exec::query::sort_order;
 use crate::pg::sql::names::ident;
 use crate::pg::sql::scope::Source;
-use crate::pg::types::value::{compare, Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{compare, Value};
 use sqlparser::ast::{Distinct, Expr, OrderByExpr, OrderByKind, Query, Select, SelectItem};
 use std::cmp::Ordering;
 

@@ -12,8 +12,8 @@ use crate::pg::sql::names::{ident, object_name, table_name};
 use crate::pg::sql::scope::Source;
 use crate::pg::storage::heap::{deleter, Table};
 use crate::pg::storage::txn::Status;
-use crate::pg::types::typed::{cast, check_modifier, Typed};
-use crate::pg::types::value::{compare, Value};
+use crate::pg::types::cast::{cast, check_modifier};
+use crate::pg::types::value::{compare, Typed, Value};
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnConflictAction, OnInsert,
     SelectItem, SetExpr, TableFactor, TableObject, Update,

@@ -5,10 +5,12 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame};
-use crate::pg::sql::names::{ident, is_comparison, sql_type};
+use crate::pg::sql::names::{ident, is_comparison};
+use crate::pg::types::cast::{cast, coerce_pair, compare_values, number_literal};
+use crate::pg::types::pg_type::{fit_integer, Type};
+use crate::pg::types::regtype::sql_type;
 use crate::pg::types::text;
-use crate::pg::types::typed::{cast, coerce_pair, compare_values, number_literal, Typed};
-use crate::pg::types::value::{compare, fit_integer, Interval, Type, Value};
+use crate::pg::types::value::{compare, Interval, Typed, Value};
 use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator, Value as Literal};
 use std::cmp::Ordering;
 
@@ -176,7 +178,7 @@ impl Exec<'_> {
             spelled = format!("{spelled} {field}");
         }
         let parsed = text::parse_interval(&spelled)
-            .ok_or_else(|| crate::pg::types::value::invalid_input(Type::Interval, &spelled))?;
+            .ok_or_else(|| crate::pg::types::pg_type::invalid_input(Type::Interval, &spelled))?;
         Ok(Typed::new(Value::Interval(parsed), Type::Interval))
     }
 

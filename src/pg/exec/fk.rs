@@ -185,7 +185,7 @@ fn matches_key(row: &[Value], columns: &[usize], key: &[Value]) -> bool {
 fn key_text(key: &[Value]) -> String {
     key.iter()
         .map(|v| {
-            crate::pg::types::text::format(v, crate::pg::types::value::Type::Text)
+            crate::pg::types::text::format(v, crate::pg::types::pg_type::Type::Text)
                 .unwrap_or_default()
         })
         .collect::<Vec<_>>()

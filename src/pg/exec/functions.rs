@@ -7,8 +7,9 @@ use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame};
 use crate::pg::sql::names::object_name;
 use crate::pg::storage::db::{AdvisoryKey, Holder, Undo};
-use crate::pg::types::typed::{cast, coerce_pair, Typed};
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::cast::{cast, coerce_pair};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{Typed, Value};
 use sqlparser::ast::{Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments};
 
 impl Exec<'_> {
@@ -92,7 +93,7 @@ impl Exec<'_> {
             ("to_timestamp", 1) => match cast(one(args), Type::Float8, None)?.v {
                 Value::Float(seconds) if seconds.is_finite() => {
                     let unix_us = (seconds * 1e6).round_ties_even() as i64;
-                    timestamp(unix_us - crate::pg::types::value::PG_EPOCH_UNIX_US)
+                    timestamp(unix_us - crate::pg::types::pg_type::PG_EPOCH_UNIX_US)
                 }
                 Value::Float(_) => {
                     Err(PgError::new(DATETIME_OVERFLOW, "timestamp out of range").into())
@@ -115,8 +116,8 @@ impl Exec<'_> {
             ("lower" | "upper" | "length" | "char_length" | "octet_length", 1) => {
                 text_function(name, one(args))
             }
-            (name, _) if crate::pg::types::tsearch::knows(name) => {
-                Ok(crate::pg::types::tsearch::call(name, args)?)
+            (name, _) if crate::pg::types::tsearch_fn::knows(name) => {
+                Ok(crate::pg::types::tsearch_fn::call(name, args)?)
             }
             (name, _) if crate::pg::types::numeric_fn::knows(name, &args) => {
                 Ok(crate::pg::types::numeric_fn::call(name, args)?)
@@ -354,7 +355,7 @@ fn abs(arg: Typed) -> FlowResult<Typed> {
     let t = arg.t;
     match arg.v {
         Value::Int(i) => Ok(Typed::new(
-            Value::Int(crate::pg::types::value::fit_integer(
+            Value::Int(crate::pg::types::pg_type::fit_integer(
                 i.checked_abs().unwrap_or(i64::MAX),
                 t,
             )?),

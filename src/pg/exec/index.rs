@@ -13,7 +13,8 @@ use crate::pg::sql::names::ident;
 use crate::pg::sql::scope::Source;
 use crate::pg::storage::heap::IndexDef;
 use crate::pg::storage::vector_index::{Ann, IndexScan, VectorIndex};
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::Value;
 use crate::pg::vector::ann::hnsw::Hnsw;
 use crate::pg::vector::ann::ivfflat::IvfFlat;
 use crate::pg::vector::ann::Metric;
@@ -259,7 +260,7 @@ impl Exec<'_> {
             .map(|(n, _)| n.clone());
         let Some(index) = found else { return Ok(None) };
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
-        let value = crate::pg::types::typed::cast(self.eval(right, &frame)?, Type::Vector, None)?;
+        let value = crate::pg::types::cast::cast(self.eval(right, &frame)?, Type::Vector, None)?;
         let Value::Vector(vector) = value.v else {
             return Ok(None);
         };

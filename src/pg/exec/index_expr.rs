@@ -8,7 +8,7 @@ use crate::pg::error::{Flow, PgError, PgResult, UNDEFINED_OBJECT};
 use crate::pg::exec::context::Exec;
 use crate::pg::sql::names::object_name;
 use crate::pg::sql::scope::Source;
-use crate::pg::types::value::Type;
+use crate::pg::types::pg_type::Type;
 use sqlparser::ast::{Expr, FunctionArguments};
 
 /// 42P17 invalid_object_definition.
@@ -64,7 +64,7 @@ fn check_immutable(e: &Expr, depth: usize) -> PgResult<()> {
         Expr::Cast {
             expr, data_type, ..
         } => {
-            let (to, _) = crate::pg::sql::names::sql_type(data_type)?;
+            let (to, _) = crate::pg::types::regtype::sql_type(data_type)?;
             if matches!(to, Type::Timestamptz | Type::Interval) {
                 return Err(PgError::unsupported(format!(
                     "a cast to {} in an index expression",

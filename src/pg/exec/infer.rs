@@ -6,11 +6,12 @@
 use crate::pg::error::*;
 use crate::pg::exec::aggregate;
 use crate::pg::exec::context::{Exec, Frame};
-use crate::pg::sql::names::{ident, object_name, sql_type};
+use crate::pg::sql::names::{ident, object_name};
 use crate::pg::sql::scope::{resolve, Source};
+use crate::pg::types::cast::number_literal;
 use crate::pg::types::ops::result_type;
-use crate::pg::types::typed::number_literal;
-use crate::pg::types::value::Type;
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::regtype::sql_type;
 use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query, SetExpr,
     Value as Literal,
@@ -582,7 +583,7 @@ fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
         n if crate::pg::types::jsonb_build::knows(n) => {
             crate::pg::types::jsonb_build::return_type(n)
         }
-        n if crate::pg::types::tsearch::knows(n) => crate::pg::types::tsearch::return_type(n),
+        n if crate::pg::types::tsearch_fn::knows(n) => crate::pg::types::tsearch_fn::return_type(n),
         n if crate::pg::types::numeric_fn::return_type(n, args).is_some() => {
             crate::pg::types::numeric_fn::return_type(n, args).expect("a numeric function")
         }

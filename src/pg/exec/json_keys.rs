@@ -8,7 +8,7 @@ use crate::pg::error::{FlowResult, PgError, UNDEFINED_FUNCTION};
 use crate::pg::exec::context::{Exec, Frame};
 use crate::pg::sql::names::ident;
 use crate::pg::sql::scope::Source;
-use crate::pg::types::value::Type;
+use crate::pg::types::pg_type::Type;
 use sqlparser::ast::{Distinct, Expr, GroupByExpr, OrderByKind, Query, Select};
 
 fn no_operator(what: &str) -> PgError {

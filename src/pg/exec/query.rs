@@ -6,7 +6,8 @@ use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Joined, Rows};
 use crate::pg::sql::names::{ident, object_name, table_name};
 use crate::pg::sql::scope::Source;
-use crate::pg::types::value::{compare, Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{compare, Value};
 use sqlparser::ast::{
     Expr, GroupByExpr, Join, JoinConstraint, JoinOperator, OrderByKind, Query, Select, SelectItem,
     SetExpr, TableFactor, TableWithJoins,
@@ -488,7 +489,7 @@ impl Exec<'_> {
                 }
                 SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                     let value = self.eval(e, &frame)?;
-                    out.push(crate::pg::types::typed::cast(value, columns[out.len()].1, None)?.v);
+                    out.push(crate::pg::types::cast::cast(value, columns[out.len()].1, None)?.v);
                 }
                 _ => unreachable!("refused in output_columns"),
             }
@@ -605,7 +606,7 @@ impl Exec<'_> {
         };
         let count = |exec: &mut Self, e: Option<&Expr>, what: &str| -> FlowResult<Option<usize>> {
             let Some(e) = e else { return Ok(None) };
-            let value = crate::pg::types::typed::cast(exec.eval(e, &frame)?, Type::Int8, None)?;
+            let value = crate::pg::types::cast::cast(exec.eval(e, &frame)?, Type::Int8, None)?;
             match value.v {
                 Value::Null => Ok(None),
                 Value::Int(n) if n < 0 => Err(PgError::new(
@@ -822,7 +823,7 @@ fn named(e: &Expr) -> (String, Strength) {
             expr, data_type, ..
         } => match named(expr) {
             (name, Strength::Own) => own(name),
-            (name, weak) => match crate::pg::sql::names::sql_type(data_type) {
+            (name, weak) => match crate::pg::types::regtype::sql_type(data_type) {
                 Ok((t, _)) => (t.typname().to_string(), Strength::FromType),
                 Err(_) => (name, weak),
             },
@@ -839,7 +840,7 @@ fn named(e: &Expr) -> (String, Strength) {
             },
             _ => own("?column?".into()),
         },
-        Expr::TypedString(t) => match crate::pg::sql::names::sql_type(&t.data_type) {
+        Expr::TypedString(t) => match crate::pg::types::regtype::sql_type(&t.data_type) {
             Ok((t, _)) => (t.typname().to_string(), Strength::FromType),
             Err(_) => ("?column?".into(), Strength::None),
         },

@@ -5,7 +5,7 @@ use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Outcome};
 use crate::pg::sql::names::{ident, object_name};
 use crate::pg::sql::scope::Source;
-use crate::pg::types::value::Type;
+use crate::pg::types::pg_type::Type;
 use sqlparser::ast::{ObjectType, OnConflictAction, OnInsert, SelectItem, SetExpr, Statement};
 
 impl Exec<'_> {

@@ -13,8 +13,8 @@ use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Joined};
 use crate::pg::sql::names::ident;
 use crate::pg::sql::scope::Source;
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{Typed, Value};
 use sqlparser::ast::{Expr, TableAlias, TableFactor};
 
 /// PostgreSQL's SQLSTATE `ambiguous_function`: `unnest` of an untyped literal.

@@ -3,7 +3,7 @@
 //! resolves among them, with PostgreSQL's errors for an unknown or ambiguous column.
 
 use crate::pg::error::*;
-use crate::pg::types::value::Type;
+use crate::pg::types::pg_type::Type;
 
 /// One FROM item's columns, and where they start in a joined row.
 #[derive(Clone, Debug)]

@@ -5,7 +5,8 @@
 //! (EvalPlanQual) follows.
 
 use crate::pg::storage::txn::{Snapshot, Status, Transactions, Xid, XID_NONE};
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::Value;
 use std::collections::BTreeMap;
 
 /// Row versions a table may hold, live and dead (PostgreSQL's limit is the disk).

@@ -13,7 +13,8 @@
 //! refused with 0A000.
 
 use crate::pg::error::*;
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::Value;
 
 /// PostgreSQL's `MAXDIM`.
 const DIMENSIONS_MAX: i32 = 6;
@@ -37,7 +38,11 @@ fn too_large(message: impl Into<String>) -> PgError {
 }
 
 /// A binary array of type `t` (an array type), the whole parameter.
-pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
+/// How an element's bytes become a value (`binary::decode`, handed in by the caller so
+/// that the element types' forms stay in one place).
+pub(crate) type DecodeElement = fn(&[u8], Type) -> PgResult<Value>;
+
+pub(crate) fn decode(bytes: &[u8], t: Type, decode_element: DecodeElement) -> PgResult<Value> {
     let element = t.element().expect("an array type");
     let mut reader = Reader { bytes, at: 0 };
     let dimensions = reader.i32()?;
@@ -57,7 +62,7 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
     let shape = read_shape(&mut reader, dimensions)?;
     let mut items = Vec::new();
     for at in 0..shape.items {
-        items.push(read_item(&mut reader, element, at + 1)?);
+        items.push(read_item(&mut reader, element, at + 1, decode_element)?);
     }
     if reader.at != bytes.len() {
         return Err(invalid("incorrect binary data format in bind parameter"));
@@ -128,7 +133,12 @@ fn read_shape(reader: &mut Reader<'_>, dimensions: i32) -> PgResult<Shape> {
 }
 
 /// Element `number` (from 1): its length, then its bytes in `element`'s binary form.
-fn read_item(reader: &mut Reader<'_>, element: Type, number: i64) -> PgResult<Value> {
+fn read_item(
+    reader: &mut Reader<'_>,
+    element: Type,
+    number: i64,
+    decode_element: DecodeElement,
+) -> PgResult<Value> {
     let length = reader.i32()?;
     if length == -1 {
         return Ok(Value::Null);
@@ -152,7 +162,7 @@ fn read_item(reader: &mut Reader<'_>, element: Type, number: i64) -> PgResult<Va
     if element.is_text() {
         check_text(bytes)?;
     }
-    crate::pg::types::binary::decode(bytes, element).map_err(|e| match e.code {
+    decode_element(bytes, element).map_err(|e| match e.code {
         INVALID_BINARY_REPRESENTATION => improper(),
         _ => e,
     })
@@ -210,6 +220,11 @@ mod tests {
 
     fn words(values: &[i32]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_be_bytes()).collect()
+    }
+
+    /// The decoder as the binary form calls it, with its own element decoder.
+    fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
+        super::decode(bytes, t, crate::pg::types::binary::decode)
     }
 
     fn code(bytes: &[u8], t: Type) -> &'static str {

@@ -2,7 +2,8 @@
 //! crate) send as parameters and ask for as results.
 
 use crate::pg::error::{PgError, PgResult, PROTOCOL_VIOLATION};
-use crate::pg::types::value::{Interval, Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{Interval, Value};
 
 fn malformed(t: Type) -> PgError {
     PgError::new(
@@ -115,7 +116,9 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
             )))
         }
         Type::Numeric => Value::Numeric(Box::new(crate::pg::types::numeric::decode_binary(bytes)?)),
-        array if array.element().is_some() => crate::pg::types::array_recv::decode(bytes, array)?,
+        array if array.element().is_some() => {
+            crate::pg::types::array_recv::decode(bytes, array, decode)?
+        }
         other => return Err(malformed(other)),
     };
     Ok(value)

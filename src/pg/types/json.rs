@@ -9,7 +9,7 @@
 use crate::pg::error::{PgError, PgResult, UNDEFINED_FUNCTION};
 use crate::pg::types::jsonb::Json;
 use crate::pg::types::jsonb_parse::{parse_with, Build};
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::value::Value;
 use sqlparser::ast::BinaryOperator;
 use std::ops::Range;
 
@@ -174,19 +174,6 @@ pub(crate) fn apply(op: &BinaryOperator, text: &str, b: Value) -> PgResult<Value
         BinaryOperator::Arrow | BinaryOperator::HashArrow => raw(text, node),
         _ => as_text(text, node),
     })
-}
-
-/// json ↔ jsonb: jsonb reads json's text; json is jsonb's normalised text.
-pub(crate) fn convert(v: Value, from: Type, to: Type) -> PgResult<Value> {
-    match (v, from, to) {
-        (Value::Text(text), Type::Json, Type::Jsonb) => {
-            crate::pg::types::text::parse(&text, Type::Jsonb)
-        }
-        (Value::Jsonb(json), Type::Jsonb, Type::Json) => {
-            Ok(Value::Text(crate::pg::types::jsonb::format(&json)))
-        }
-        (v, _, _) => Ok(v),
-    }
 }
 
 /// PostgreSQL's error for `=` (and any comparison) on json.

@@ -7,8 +7,8 @@
 use crate::pg::error::*;
 use crate::pg::types::jsonb::Json;
 use crate::pg::types::jsonb_parse::{parse_with, Build};
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::{Type, Value, VALUE_BYTES_MAX};
+use crate::pg::types::pg_type::{Type, VALUE_BYTES_MAX};
+use crate::pg::types::value::{Typed, Value};
 use std::ops::Range;
 
 /// Arguments a function call may have (PostgreSQL's `FUNC_MAX_ARGS`).
@@ -170,7 +170,7 @@ fn one_json(args: Vec<Typed>) -> PgResult<Option<String>> {
             "function json_typeof(jsonb) does not exist",
         ));
     }
-    match crate::pg::types::typed::cast(arg, Type::Json, None)?.v {
+    match crate::pg::types::cast::cast(arg, Type::Json, None)?.v {
         Value::Text(text) => Ok(Some(text)),
         _ => Ok(None),
     }

@@ -4,7 +4,7 @@
 //! refused rather than written with the wrong offset.
 
 use crate::pg::error::{PgError, PgResult};
-use crate::pg::types::value::PG_EPOCH_UNIX_US;
+use crate::pg::types::pg_type::PG_EPOCH_UNIX_US;
 
 const DAY_US: i64 = 86_400_000_000;
 

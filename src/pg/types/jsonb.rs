@@ -6,7 +6,7 @@
 
 use crate::pg::error::{PgError, PgResult, PROGRAM_LIMIT_EXCEEDED};
 use crate::pg::types::json_number;
-use crate::pg::types::value::VALUE_BYTES_MAX;
+use crate::pg::types::pg_type::VALUE_BYTES_MAX;
 use std::cmp::Ordering;
 
 /// The version byte of jsonb's binary form (`jsonb_send`).

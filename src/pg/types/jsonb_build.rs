@@ -7,8 +7,8 @@
 use crate::pg::error::*;
 use crate::pg::types::json_number;
 use crate::pg::types::jsonb::{object, Json};
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{Typed, Value};
 
 /// Arguments a function call may have (PostgreSQL's `FUNC_MAX_ARGS`).
 const FUNCTION_ARGS_MAX: usize = 100;
@@ -148,7 +148,7 @@ fn one_jsonb(args: Vec<Typed>) -> PgResult<Option<Json>> {
             "function jsonb_typeof(json) does not exist",
         ));
     }
-    match crate::pg::types::typed::cast(arg, Type::Jsonb, None)?.v {
+    match crate::pg::types::cast::cast(arg, Type::Jsonb, None)?.v {
         Value::Jsonb(json) => Ok(Some(*json)),
         _ => Ok(None),
     }

@@ -10,7 +10,8 @@ use crate::pg::error::{
     PgError, PgResult, INVALID_PARAMETER_VALUE, NUMERIC_VALUE_OUT_OF_RANGE, UNDEFINED_FUNCTION,
 };
 use crate::pg::types::jsonb::{object, scalars_equal, Json};
-use crate::pg::types::value::{fit_integer, Type, Value};
+use crate::pg::types::pg_type::{fit_integer, Type};
+use crate::pg::types::value::Value;
 use sqlparser::ast::BinaryOperator;
 
 /// Whether `l op r` is one of jsonb's operators (jsonb || text is text's concatenation).

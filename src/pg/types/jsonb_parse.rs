@@ -13,7 +13,7 @@ use crate::pg::error::{
 };
 use crate::pg::types::json_number;
 use crate::pg::types::jsonb::{object, Json, DEPTH_MAX};
-use crate::pg::types::value::VALUE_BYTES_MAX;
+use crate::pg::types::pg_type::VALUE_BYTES_MAX;
 use std::ops::Range;
 
 /// What a parse makes of each value it reads; `span` is the value's bytes in the input.

@@ -9,7 +9,8 @@ use crate::pg::error::{
 };
 use crate::pg::types::jsonb::Json;
 use crate::pg::types::jsonb_ops::{as_text, element, exists};
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::Value;
 use sqlparser::ast::BinaryOperator;
 
 /// The result type of this file's operators and of json's, `None` for the others.

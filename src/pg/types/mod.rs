@@ -11,6 +11,7 @@
 
 pub(crate) mod array_recv;
 pub(crate) mod binary;
+pub(crate) mod cast;
 pub(crate) mod hash;
 pub(crate) mod json;
 pub(crate) mod json_build;
@@ -26,10 +27,11 @@ pub(crate) mod numeric;
 pub(crate) mod numeric_cast;
 pub(crate) mod numeric_fn;
 pub(crate) mod ops;
+pub(crate) mod pg_type;
 pub(crate) mod regtype;
 pub(crate) mod text;
 pub(crate) mod tsearch;
-pub(crate) mod typed;
+pub(crate) mod tsearch_fn;
 pub(crate) mod uuid;
 pub(crate) mod value;
 pub(crate) mod vector_fn;

@@ -7,8 +7,8 @@
 use crate::pg::error::PgResult;
 use crate::pg::types::jsonb::Json;
 use crate::pg::types::numeric::Numeric;
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::{fit_integer, Type, Value};
+use crate::pg::types::pg_type::{fit_integer, Type};
+use crate::pg::types::value::{Typed, Value};
 
 /// Significant digits `float8_numeric` prints (`DBL_DIG`) and `float4_numeric` (`FLT_DIG`).
 const FLOAT8_DIGITS: usize = 15;

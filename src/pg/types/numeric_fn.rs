@@ -6,8 +6,8 @@
 use crate::pg::error::{PgError, PgResult, UNDEFINED_FUNCTION};
 use crate::pg::types::numeric::Numeric;
 use crate::pg::types::numeric_cast::as_numeric;
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{Typed, Value};
 use sqlparser::ast::BinaryOperator;
 
 fn boxed(n: Numeric) -> Value {
@@ -60,7 +60,7 @@ pub(crate) fn call(name: &str, args: Vec<Typed>) -> PgResult<Typed> {
         ("abs", None) => Ok(unary(x, |n| Ok(n.abs()))?),
         ("round", None) if x.t == Type::Numeric => Ok(unary(x, |n| n.round(0))?),
         ("round", None) => {
-            let x = crate::pg::types::typed::cast(x, Type::Float8, None)?;
+            let x = crate::pg::types::cast::cast(x, Type::Float8, None)?;
             Ok(match x.v {
                 Value::Float(f) => Typed::new(Value::Float(f.round_ties_even()), Type::Float8),
                 _ => Typed::null(Type::Float8),
@@ -73,8 +73,8 @@ pub(crate) fn call(name: &str, args: Vec<Typed>) -> PgResult<Typed> {
                     format!("function round({}, integer) does not exist", x.t.name()),
                 ));
             }
-            let x = crate::pg::types::typed::cast(x, Type::Numeric, None)?;
-            let scale = crate::pg::types::typed::cast(scale, Type::Int4, None)?;
+            let x = crate::pg::types::cast::cast(x, Type::Numeric, None)?;
+            let scale = crate::pg::types::cast::cast(scale, Type::Int4, None)?;
             match scale.v {
                 Value::Int(s) => unary(x, |n| n.round(s)),
                 _ => Ok(Typed::null(Type::Numeric)),

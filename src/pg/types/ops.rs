@@ -3,10 +3,11 @@
 //! concatenation, pgvector's distance operators, and jsonb's operators (`jsonb_ops.rs`).
 
 use crate::pg::error::*;
+use crate::pg::types::cast::cast;
 use crate::pg::types::numeric_cast::as_float;
+use crate::pg::types::pg_type::{fit_integer, Type};
 use crate::pg::types::text::add_months;
-use crate::pg::types::typed::{cast, Typed};
-use crate::pg::types::value::{fit_integer, Interval, Type, Value};
+use crate::pg::types::value::{Interval, Typed, Value};
 use sqlparser::ast::BinaryOperator;
 
 const DAY_US: i64 = 86_400_000_000;
@@ -24,7 +25,7 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
     }
     let (lv, rv) = (as_float(l.v)?, as_float(r.v)?);
     let v = match (op, lv, rv) {
-        (BinaryOperator::AtAt, a, b) => crate::pg::types::tsearch::match_operator(a, b)?,
+        (BinaryOperator::AtAt, a, b) => crate::pg::types::tsearch_fn::match_operator(a, b)?,
         (op, Value::Jsonb(a), b) if crate::pg::types::jsonb_ops::is_operator(op, l.t, r.t) => {
             crate::pg::types::jsonb_ops::apply(op, *a, b)?
         }

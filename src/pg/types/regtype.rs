@@ -8,7 +8,9 @@
 //! Comparisons and ordering are the oid's (regtype has no operators of its own).
 
 use crate::pg::error::*;
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::tsearch::{refused, SIMPLE_OID};
+use crate::pg::types::value::Value;
 
 /// The longest type name the model reads (PostgreSQL's identifiers are 63 bytes; a
 /// spelled type with modifiers and `[]` is a little longer).
@@ -99,14 +101,14 @@ fn by_spelling(name: &str) -> PgResult<u32> {
     if spelled.contains("serial") {
         return Err(undefined());
     }
-    let (t, _) = crate::pg::sql::names::sql_type(&data_type)?;
+    let (t, _) = crate::pg::types::regtype::sql_type(&data_type)?;
     Ok(t.oid())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pg::types::value::VECTOR_ARRAY_OID;
+    use crate::pg::types::pg_type::VECTOR_ARRAY_OID;
 
     fn oid(text: &str) -> PgResult<i64> {
         match parse(text)? {
@@ -171,4 +173,65 @@ pub(crate) fn typname(t: Type) -> String {
         (Type::Char, None) => "char".into(),
         (t, None) => t.typname().into(),
     }
+}
+
+/// `'name'::regconfig`: `simple` only; PostgreSQL's other built-in ones are refused.
+pub(crate) fn regconfig(name: &str) -> PgResult<Value> {
+    let bare = name.strip_prefix("pg_catalog.").unwrap_or(name);
+    match bare {
+        "simple" => Ok(Value::Int(SIMPLE_OID)),
+        "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english"
+        | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian"
+        | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese"
+        | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish"
+        | "yiddish" => Err(refused(format!("the text search configuration {bare}"))),
+        _ => Err(PgError::new(
+            UNDEFINED_OBJECT,
+            format!("text search configuration \"{name}\" does not exist"),
+        )),
+    }
+}
+
+/// The type a SQL type name spells (`bigint`, `vector(64)`, `text[]`).
+pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, Option<u32>)> {
+    let spelled = data_type.to_string().to_lowercase();
+    let (base, array) = match spelled.strip_suffix("[]") {
+        Some(base) => (base.to_string(), true),
+        None => (spelled.clone(), false),
+    };
+    let (name, modifier) = match base.split_once('(') {
+        Some((name, rest)) => (
+            name.trim().to_string(),
+            rest.trim_end_matches(')').trim().parse().ok(),
+        ),
+        None => (base.trim().to_string(), None),
+    };
+    let name = match name.as_str() {
+        "timestamp with time zone" | "timestamptz" => "timestamptz".to_string(),
+        "character varying" => "varchar".into(),
+        "double" => "double precision".into(),
+        other => other.to_string(),
+    };
+    let unknown = || PgError::new(UNDEFINED_OBJECT, format!("type \"{name}\" does not exist"));
+    let (t, serial) = Type::from_sql_name(&name).ok_or_else(unknown)?;
+    if serial && array {
+        return Err(unknown());
+    }
+    let t = if array {
+        t.array_of()
+            .ok_or_else(|| PgError::unsupported(format!("type {spelled}")))?
+    } else {
+        t
+    };
+    let modifier = match (t, base.split_once('(')) {
+        (Type::Numeric, Some((_, spelled))) => {
+            Some(crate::pg::types::numeric_cast::typmod_spelled(spelled)?)
+        }
+        _ => modifier,
+    };
+    if let (Type::Vector | Type::VectorArray, Some(n)) = (t, modifier) {
+        crate::pg::vector::value::typmod_in(n as i64)
+            .map_err(|e| PgError::new(e.sqlstate, e.message))?;
+    }
+    Ok((t, modifier))
 }

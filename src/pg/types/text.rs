@@ -3,9 +3,10 @@
 //! `TimeZone`), floats with PostgreSQL's shortest round-trip digits.
 
 use crate::pg::error::{PgError, PgResult, NUMERIC_VALUE_OUT_OF_RANGE};
-use crate::pg::types::value::{
-    fit_integer, invalid_input, Interval, Type, Value, PG_EPOCH_UNIX_US, VALUE_BYTES_MAX,
+use crate::pg::types::pg_type::{
+    fit_integer, invalid_input, Type, PG_EPOCH_UNIX_US, VALUE_BYTES_MAX,
 };
+use crate::pg::types::value::{Interval, Value};
 
 const DAY_US: i64 = 86_400_000_000;
 
@@ -235,7 +236,7 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
             crate::pg::types::tsearch::parse_tsvector(text).map(|v| Value::Tsvector(Box::new(v)))
         }
         Type::Tsquery => Err(PgError::unsupported("tsquery text input")),
-        Type::Regconfig => crate::pg::types::tsearch::regconfig(trimmed),
+        Type::Regconfig => crate::pg::types::regtype::regconfig(trimmed),
         Type::Float4 => {
             let f = parse_float(trimmed).ok_or_else(|| invalid_input(t, text))?;
             float4(f).map(Value::Float).ok_or_else(|| {

@@ -6,9 +6,7 @@
 //! digits between plain separators) and refuses text that would take another token
 //! type, rather than split it differently. Other configurations are refused too.
 
-use crate::pg::error::{PgError, PgResult, UNDEFINED_OBJECT};
-use crate::pg::types::typed::Typed;
-use crate::pg::types::value::{Type, Value};
+use crate::pg::error::{PgError, PgResult};
 
 /// The separators the default parser reads as blank in every context the model allows.
 const BLANKS: &str = ",;!?\"()[]{}*=^|#$%:'\\";
@@ -35,34 +33,8 @@ pub(crate) struct Tsquery {
     pub terms: Vec<String>,
 }
 
-fn refused(what: impl std::fmt::Display) -> PgError {
+pub(crate) fn refused(what: impl std::fmt::Display) -> PgError {
     PgError::unsupported(what)
-}
-
-/// The configuration argument: `simple` (a name or the regconfig), else refused.
-fn check_config(config: &Typed) -> PgResult<()> {
-    match &config.v {
-        Value::Int(SIMPLE_OID) if config.t == Type::Regconfig => Ok(()),
-        Value::Text(name) => regconfig(name).map(|_| ()),
-        _ => Err(refused("a text search configuration other than simple")),
-    }
-}
-
-/// `'name'::regconfig`: `simple` only; PostgreSQL's other built-in ones are refused.
-pub(crate) fn regconfig(name: &str) -> PgResult<Value> {
-    let bare = name.strip_prefix("pg_catalog.").unwrap_or(name);
-    match bare {
-        "simple" => Ok(Value::Int(SIMPLE_OID)),
-        "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english"
-        | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian"
-        | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese"
-        | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish"
-        | "yiddish" => Err(refused(format!("the text search configuration {bare}"))),
-        _ => Err(PgError::new(
-            UNDEFINED_OBJECT,
-            format!("text search configuration \"{name}\" does not exist"),
-        )),
-    }
 }
 
 /// The words of `text` as the default parser and the simple dictionary make them
@@ -410,78 +382,6 @@ pub(crate) fn encode_tsquery(q: &Tsquery) -> Vec<u8> {
     out.extend(q.terms[0].as_bytes());
     out.push(0);
     out
-}
-
-/// Whether `name` is a text-search function of this file.
-pub(crate) fn knows(name: &str) -> bool {
-    matches!(
-        name,
-        "to_tsvector" | "plainto_tsquery" | "to_tsquery" | "ts_rank" | "ts_rank_cd"
-    )
-}
-
-pub(crate) fn return_type(name: &str) -> Type {
-    match name {
-        "to_tsvector" => Type::Tsvector,
-        "plainto_tsquery" | "to_tsquery" => Type::Tsquery,
-        _ => Type::Float4,
-    }
-}
-
-fn text_of(arg: Typed) -> PgResult<Option<String>> {
-    match crate::pg::types::typed::cast(arg, Type::Text, None)?.v {
-        Value::Text(s) => Ok(Some(s)),
-        _ => Ok(None),
-    }
-}
-
-/// A text-search function call.
-pub(crate) fn call(name: &str, args: Vec<Typed>) -> PgResult<Typed> {
-    let t = return_type(name);
-    let mut args = args.into_iter();
-    match (name, args.len()) {
-        ("to_tsvector" | "plainto_tsquery" | "to_tsquery", 1) => Err(refused(format!(
-            "{name} with the default configuration (default_text_search_config)"
-        ))),
-        ("to_tsquery", _) => Err(refused("to_tsquery")),
-        ("to_tsvector" | "plainto_tsquery", 2) => {
-            let config = args.next().expect("two");
-            if config.v.is_null() {
-                return Ok(Typed::null(t));
-            }
-            check_config(&config)?;
-            let Some(text) = text_of(args.next().expect("two"))? else {
-                return Ok(Typed::null(t));
-            };
-            Ok(match name {
-                "to_tsvector" => Typed::new(Value::Tsvector(Box::new(to_tsvector(&text)?)), t),
-                _ => Typed::new(Value::Tsquery(Box::new(plainto_tsquery(&text)?)), t),
-            })
-        }
-        ("ts_rank" | "ts_rank_cd", 2) => {
-            let v = crate::pg::types::typed::cast(args.next().expect("two"), Type::Tsvector, None)?;
-            let q = crate::pg::types::typed::cast(args.next().expect("two"), Type::Tsquery, None)?;
-            let (Value::Tsvector(v), Value::Tsquery(q)) = (v.v, q.v) else {
-                return Ok(Typed::null(t));
-            };
-            let rank = match name {
-                "ts_rank" => ts_rank(&v, &q)?,
-                _ => ts_rank_cd(&v, &q)?,
-            };
-            Ok(Typed::new(Value::Float(rank as f64), t))
-        }
-        (name, n) => Err(refused(format!("{name} with {n} arguments"))),
-    }
-}
-
-/// `@@` between a tsvector and a tsquery (either side first).
-pub(crate) fn match_operator(a: Value, b: Value) -> PgResult<Value> {
-    match (a, b) {
-        (Value::Tsvector(v), Value::Tsquery(q)) | (Value::Tsquery(q), Value::Tsvector(v)) => {
-            Ok(Value::Bool(matches(&v, &q)))
-        }
-        _ => Err(refused("@@ between these types")),
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! `gen_random_uuid()` draws version-4 UUIDs from the model's seed, never the OS.
 
 use crate::pg::error::PgResult;
-use crate::pg::types::value::{invalid_input, Type};
+use crate::pg::types::pg_type::{invalid_input, Type};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

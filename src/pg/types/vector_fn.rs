@@ -2,8 +2,9 @@
 //! `vector_norm`, `l2_normalize`.
 
 use crate::pg::error::{PgError, PgResult};
-use crate::pg::types::typed::{cast, Typed};
-use crate::pg::types::value::{Type, Value};
+use crate::pg::types::cast::cast;
+use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{Typed, Value};
 use crate::pg::vector::value as vector;
 
 const FUNCTIONS: [&str; 7] = [

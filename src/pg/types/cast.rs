@@ -1,33 +1,13 @@
-//! A value with its type ([`Typed`]), and the casts and coercions between types: what
+//! The casts and coercions between types: what
 //! `::type` and an operator's operands go through, as PostgreSQL's `parse_coerce.c` and
 //! each type's cast functions do them.
 
 use crate::pg::error::*;
+use crate::pg::types::pg_type::{fit_integer, Type};
 use crate::pg::types::text;
-use crate::pg::types::value::{compare, fit_integer, Type, Value};
+use crate::pg::types::value::{compare, Typed, Value};
 use sqlparser::ast::BinaryOperator;
 use std::cmp::Ordering;
-
-/// A value with its type.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Typed {
-    pub v: Value,
-    pub t: Type,
-}
-
-impl Typed {
-    pub(crate) fn new(v: Value, t: Type) -> Typed {
-        Typed { v, t }
-    }
-
-    pub(crate) fn null(t: Type) -> Typed {
-        Typed { v: Value::Null, t }
-    }
-
-    pub(crate) fn bool(b: Option<bool>) -> Typed {
-        Typed::new(b.map_or(Value::Null, Value::Bool), Type::Bool)
-    }
-}
 
 pub(crate) fn number_literal(n: &str) -> PgResult<Typed> {
     if let Ok(i) = n.parse::<i64>() {
@@ -109,7 +89,7 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
         (Value::Null, _, _) => Value::Null,
         (v, f, t) if f == t => v,
         (v, Type::Json, Type::Jsonb) | (v, Type::Jsonb, Type::Json) => {
-            crate::pg::types::json::convert(v, from, to)?
+            crate::pg::types::cast::convert(v, from, to)?
         }
         (Value::Text(s), _, t) if from == Type::Unknown || from.is_text() => text::parse(&s, t)?,
         (Value::Jsonb(json), Type::Jsonb, t)
@@ -192,5 +172,18 @@ pub(crate) fn check_modifier(v: &Value, t: Type, modifier: Option<u32>) -> PgRes
             format!("value too long for type character varying({n})"),
         )),
         _ => Ok(()),
+    }
+}
+
+/// json ↔ jsonb: jsonb reads json's text; json is jsonb's normalised text.
+pub(crate) fn convert(v: Value, from: Type, to: Type) -> PgResult<Value> {
+    match (v, from, to) {
+        (Value::Text(text), Type::Json, Type::Jsonb) => {
+            crate::pg::types::text::parse(&text, Type::Jsonb)
+        }
+        (Value::Jsonb(json), Type::Jsonb, Type::Json) => {
+            Ok(Value::Text(crate::pg::types::jsonb::format(&json)))
+        }
+        (v, _, _) => Ok(v),
     }
 }
