@@ -1,7 +1,9 @@
 //! The layers between amnesia's modules: a scan of the imports in `src/` that fails when
 //! a cycle appears between the crate's top-level modules or between the modules of the
 //! shared world (`src/world/`), or when an engine (`src/engine/`) reaches another, and
-//! prints the cycle with the path behind each step.
+//! prints the cycle with the path behind each step. Each of the two models is a house of
+//! rooms (`PG_ROOMS`): a room imports only the rooms below it, the house has no module
+//! that is not a room, and no files inside a room form a cycle.
 //!
 //! A module depends on another when it names it in a `crate::`, `super::` or `self::`
 //! path (a `use` item or an inline path), or through a child module's name; a path
@@ -29,6 +31,14 @@ const MODEL_DISPATCH: &[&str] = &[
     "model::command",
     "model::node",
     "model::script",
+];
+
+/// The PostgreSQL model's rooms (`src/pg/`), bottom floor first, in the reverse of the
+/// order a statement travels: a room imports only the rooms before it in this list.
+/// `src/pg/mod.rs`, the house's front door, declares them and re-exports what the rest of
+/// the crate names.
+const PG_ROOMS: &[&str] = &[
+    "error", "settings", "vector", "types", "storage", "sql", "exec", "session", "server", "wire",
 ];
 
 /// A module path, `a::b::c`; the crate root is the empty string.
@@ -674,6 +684,83 @@ fn describe(graph: &Graph, sccs: &[BTreeSet<String>]) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
+// Houses of rooms: a directory whose children are declared rooms, in floors.
+
+/// What breaks `dir`'s rooms (`rooms`: bottom floor first): a child module that is not a
+/// room, an import from a room to a room above it (or into the house's `mod.rs`), and a
+/// cycle between the files of a room, at any depth, other than `allowed_circle` (module
+/// paths). Each line names the witness path.
+fn room_violations(
+    edges: &BTreeMap<(Module, Module), String>,
+    dir: &str,
+    rooms: &[&str],
+    allowed_circle: &[&str],
+) -> Vec<String> {
+    let door = format!("{dir}/mod.rs");
+    let floor = |room: &str| rooms.iter().position(|r| *r == room);
+    let mut wrong = Vec::new();
+    for ((from, to), witness) in edges {
+        let (Some(a), Some(b)) = (node_in(from, dir), node_in(to, dir)) else {
+            continue;
+        };
+        for room in [&a, &b] {
+            if *room != door && floor(room).is_none() {
+                wrong.push(format!(
+                    "{dir}::{room} is not a room of {dir}/   ({witness})"
+                ));
+            }
+        }
+        let upward = match (floor(&a), floor(&b)) {
+            (Some(x), Some(y)) => y > x,
+            (Some(_), None) => b == door,
+            _ => false,
+        };
+        if upward {
+            wrong.push(format!(
+                "{dir}: {a} imports {b}, a room above it   ({witness})"
+            ));
+        }
+    }
+    let allowed: BTreeSet<String> = allowed_circle.iter().map(|m| m.to_string()).collect();
+    let inside = directories(edges)
+        .into_iter()
+        .filter(|d| d.starts_with(&format!("{dir}::")));
+    for room in inside {
+        let (graph, sccs) = cycles_within(edges, &room);
+        let modules = |scc: &BTreeSet<String>| -> BTreeSet<String> {
+            scc.iter().map(|n| format!("{room}::{n}")).collect()
+        };
+        let other: Vec<_> = sccs
+            .into_iter()
+            .filter(|scc| modules(scc) != allowed)
+            .collect();
+        if !other.is_empty() {
+            wrong.push(format!(
+                "cycles inside {room}:\n{}",
+                describe(&graph, &other)
+            ));
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    wrong
+}
+
+/// Files per room of `src/<dir>/`, for the information line.
+fn files_per_room(dir: &str, rooms: &[&str]) -> Vec<(String, usize)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
+    let count = |room: &str| {
+        let folder = root.join(room);
+        layers()
+            .files
+            .iter()
+            .filter(|f| f.starts_with(&folder) || *f == &root.join(format!("{room}.rs")))
+            .count()
+    };
+    rooms.iter().map(|r| (r.to_string(), count(r))).collect()
+}
+
+// ---------------------------------------------------------------------------------------
 // The crate as read once.
 
 struct Layers {
@@ -768,6 +855,48 @@ fn the_model_keeps_only_its_dispatch_circle() {
         other.is_empty(),
         "cycles in src/model/ besides its dispatch:\n{}",
         describe(&graph, &other)
+    );
+}
+
+#[test]
+fn the_pg_rooms_import_downward() {
+    let wrong = room_violations(&layers().lib, "pg", PG_ROOMS, &[]);
+    for (room, files) in files_per_room("pg", PG_ROOMS) {
+        println!("src/pg/{room}: {files} file(s)");
+    }
+    assert!(wrong.is_empty(), "src/pg/'s rooms:\n{}", wrong.join("\n"));
+}
+
+/// The rooms rule itself fails on an import up a floor, on a module outside the rooms and
+/// on a cycle inside a room: a rule that cannot fail would let any house pass.
+#[test]
+fn the_rooms_rule_catches_what_it_should() {
+    let edge =
+        |from: &str, to: &str| ((from.to_string(), to.to_string()), format!("{from} → {to}"));
+    let rooms = &["low", "high"];
+    let clean: BTreeMap<_, _> = [
+        edge("h::high::a", "h::low::b"),
+        edge("h::high::a", "h::high::c"),
+    ]
+    .into();
+    assert_eq!(
+        room_violations(&clean, "h", rooms, &[]),
+        Vec::<String>::new()
+    );
+    let up: BTreeMap<_, _> = [edge("h::low::b", "h::high::a")].into();
+    assert!(room_violations(&up, "h", rooms, &[])[0].contains("a room above it"));
+    let stray: BTreeMap<_, _> = [edge("h::attic", "h::low::b")].into();
+    assert!(room_violations(&stray, "h", rooms, &[])[0].contains("is not a room"));
+    let circle: BTreeMap<_, _> = [
+        edge("h::high::a", "h::high::c"),
+        edge("h::high::c", "h::high::a"),
+    ]
+    .into();
+    assert!(room_violations(&circle, "h", rooms, &[])[0].contains("cycles inside h::high"));
+    let declared = &["h::high::a", "h::high::c"];
+    assert_eq!(
+        room_violations(&circle, "h", rooms, declared),
+        Vec::<String>::new()
     );
 }
 

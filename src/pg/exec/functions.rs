@@ -1,7 +1,7 @@
 //! Function calls: the time functions on the server's clock, `coalesce` and its kin,
 //! `hashtext`, the advisory locks (which may make the statement wait), the vector
 //! functions, `gen_random_uuid()` (from the model's seed), the jsonb functions
-//! (`jsonb_build.rs`), `ARRAY(subquery)`, and the aggregates' results read back.
+//! (`types/jsonb_build.rs`), `ARRAY(subquery)`, and the aggregates' results read back.
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame};

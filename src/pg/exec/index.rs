@@ -1,5 +1,5 @@
 //! Indexes. A btree index changes no answer (the model finds rows by scanning), so it is
-//! recorded only; the unique ones are constraints (`heap.rs`). A vector index (`hnsw`,
+//! recorded only; the unique ones are constraints (`storage/heap.rs`). A vector index (`hnsw`,
 //! `ivfflat`) is a real approximate structure (`ann/`), built from the rows present at
 //! `CREATE INDEX` and fed every row written after, dead versions included, as pgvector's
 //! are until a vacuum. The planner's rule for using one: an `ORDER BY column <op> value

@@ -1,6 +1,6 @@
-//! The casts and coercions between types: what
-//! `::type` and an operator's operands go through, as PostgreSQL's `parse_coerce.c` and
-//! each type's cast functions do them.
+//! The casts and coercions between types: what `::type` and an operator's operands go
+//! through, as PostgreSQL's `parse_coerce.c` and each type's cast functions do them (json
+//! ↔ jsonb among them).
 
 use crate::pg::error::*;
 use crate::pg::types::pg_type::{fit_integer, Type};

@@ -1,6 +1,7 @@
-//! The model's types and values: PostgreSQL's type OIDs, a value's text form (what `psql`
-//! and the simple query protocol show) and binary form (what tokio-postgres asks for), and
-//! the order `ORDER BY` sorts by. Text collates bytewise, as under the `C` collation.
+//! The model's values ([`Value`], and [`Typed`]: a value with its type) and the order
+//! `ORDER BY` sorts them by. Text collates bytewise, as under the `C` collation. The types
+//! themselves are `pg_type.rs`'s; a value's text and binary forms `text.rs`' and
+//! `binary.rs`'.
 
 use crate::pg::error::{PgError, PgResult};
 use crate::pg::types::pg_type::Type;
