@@ -25,9 +25,9 @@ const ENGINES: &str = "engine";
 /// node's state, and a script's `redis.call` (`script`) dispatches back through the table;
 /// breaking it would only hide the table behind a trait object.
 const MODEL_DISPATCH: &[&str] = &[
-    "model::cmd",
-    "model::command",
-    "model::node",
+    "model::commands::cmd",
+    "model::commands::table",
+    "model::state::node",
     "model::script",
 ];
 

@@ -5,16 +5,13 @@
 //!
 //! Layout: `engine` builds a fresh Lua state per script run (globals, `redis.*`, global
 //! protection, the instruction budget) and runs it; `convert` holds the reply <-> Lua
-//! value rules; `cjson` and `bit` the libraries (C's `%g` is `model::number`); `rand48` the PRNG; `raise`
+//! value rules; `cjson` and `bit` the libraries (C's `%g` is `model::data::number`); `rand48` the PRNG; `raise`
 //! the C closure that raises a raw function's error;
 //! `cache` the state a node keeps between scripts.
 
 pub(crate) mod bit;
-pub(crate) mod cache;
 pub(crate) mod cjson;
 pub(crate) mod convert;
 pub(crate) mod engine;
 pub(crate) mod raise;
-pub(crate) mod rand48;
 
-pub use cache::StoppedScript;

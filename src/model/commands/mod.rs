@@ -1,0 +1,4 @@
+//! Commands.
+
+pub(crate) mod cmd;
+pub mod table;

@@ -1,0 +1,3 @@
+//! Persistence.
+
+pub(crate) mod aof;

@@ -1,0 +1,3 @@
+//! Server.
+
+pub(crate) mod connection;

@@ -1,0 +1,4 @@
+//! Setup.
+
+pub mod clock;
+pub mod config;
