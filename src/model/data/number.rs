@@ -1,5 +1,7 @@
-//! C's `printf("%.<precision>g")` for doubles: how Redis formats a Lua number passed to
-//! `redis.call` (`%.17g`) and how lua-cjson encodes one (`%.14g`).
+//! Numbers as Redis reads and prints them: its `string2ll` (every request header and
+//! integer argument, every integer-looking value), C's `printf("%.<precision>g")` for
+//! doubles (how Redis formats a Lua number passed to `redis.call`, `%.17g`, and how
+//! lua-cjson encodes one, `%.14g`) and C's double-to-integer conversion.
 
 /// `value` formatted as C's `%.{precision}g` (glibc: `inf`, `-inf`, `nan`, `-nan`).
 pub(crate) fn format_g(value: f64, precision: usize) -> String {
@@ -55,6 +57,34 @@ pub(crate) fn truncate_to_i64(value: f64) -> i64 {
     }
 }
 
+/// Redis's `string2ll`: optional minus, digits, no leading zeros, no plus, no spaces.
+pub fn parse_strict_i64(text: &[u8]) -> Option<i64> {
+    let (negative, digits) = match text.strip_prefix(b"-") {
+        Some(digits) => (true, digits),
+        None => (false, text),
+    };
+    let leading_zero = digits.len() > 1 && digits[0] == b'0';
+    if digits.is_empty() || leading_zero || (negative && digits == b"0") {
+        return None;
+    }
+    // The magnitude as u64, since i64::MIN's does not fit an i64; every request header
+    // goes through here, so no UTF-8 check and `str::parse`.
+    let mut magnitude: u64 = 0;
+    for &digit in digits {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        magnitude = magnitude
+            .checked_mul(10)?
+            .checked_add(u64::from(digit - b'0'))?;
+    }
+    if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +104,32 @@ mod tests {
         assert_eq!(truncate_to_i64(-3.99), -3);
         assert_eq!(truncate_to_i64(1e30), i64::MIN);
         assert_eq!(truncate_to_i64(f64::NAN), i64::MIN);
+    }
+
+    #[test]
+    fn strict_integers() {
+        assert_eq!(parse_strict_i64(b"12"), Some(12));
+        assert_eq!(parse_strict_i64(b"-3"), Some(-3));
+        assert_eq!(parse_strict_i64(b"0"), Some(0));
+        assert_eq!(parse_strict_i64(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_strict_i64(b"-9223372036854775808"), Some(i64::MIN));
+        for bad in [
+            &b"012"[..],
+            b"+1",
+            b"",
+            b"-",
+            b" 1",
+            b"1 ",
+            b"-0",
+            b"99999999999999999999",
+            b"9223372036854775808",
+            b"-9223372036854775809",
+            b"18446744073709551616",
+            b"-00",
+            b"1-",
+            b"--1",
+        ] {
+            assert_eq!(parse_strict_i64(bad), None, "{bad:?}");
+        }
     }
 }

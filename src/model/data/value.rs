@@ -44,7 +44,7 @@ impl Value {
     pub fn set_members_ordered(set: &BTreeSet<Bytes>) -> Vec<Bytes> {
         let as_ints: Option<Vec<(i64, &Bytes)>> = set
             .iter()
-            .map(|m| crate::model::protocol::request::parse_strict_i64(m).map(|i| (i, m)))
+            .map(|m| crate::model::data::number::parse_strict_i64(m).map(|i| (i, m)))
             .collect();
         match as_ints {
             Some(mut ints) if set.len() <= 512 => {

@@ -8,6 +8,7 @@
 //! limits, `$` as the only element type (so nesting never recurses), and the exact protocol
 //! error replies. Inline lines are split the way Redis's `sdssplitargs` splits them.
 
+use crate::model::data::number::parse_strict_i64;
 use bytes::{Buf, Bytes, BytesMut};
 use redis_protocol::resp2::{decode as resp2_decode, types::RangeFrame};
 
@@ -198,34 +199,6 @@ fn header_line(buf: &[u8], start: usize) -> Option<(Option<i64>, usize)> {
 fn find_before_nul(buf: &[u8], byte: u8) -> Option<usize> {
     let at = buf.iter().position(|&b| b == byte || b == 0)?;
     (buf[at] == byte).then_some(at)
-}
-
-/// Redis's `string2ll`: optional minus, digits, no leading zeros, no plus, no spaces.
-pub fn parse_strict_i64(text: &[u8]) -> Option<i64> {
-    let (negative, digits) = match text.strip_prefix(b"-") {
-        Some(digits) => (true, digits),
-        None => (false, text),
-    };
-    let leading_zero = digits.len() > 1 && digits[0] == b'0';
-    if digits.is_empty() || leading_zero || (negative && digits == b"0") {
-        return None;
-    }
-    // The magnitude as u64, since i64::MIN's does not fit an i64; every request header
-    // goes through here, so no UTF-8 check and `str::parse`.
-    let mut magnitude: u64 = 0;
-    for &digit in digits {
-        if !digit.is_ascii_digit() {
-            return None;
-        }
-        magnitude = magnitude
-            .checked_mul(10)?
-            .checked_add(u64::from(digit - b'0'))?;
-    }
-    if negative {
-        0i64.checked_sub_unsigned(magnitude)
-    } else {
-        i64::try_from(magnitude).ok()
-    }
 }
 
 fn next_inline(buf: &mut BytesMut) -> Option<Request> {
@@ -458,32 +431,5 @@ mod tests {
         );
         assert_eq!(split_args(b"\"a\"b"), None);
         assert_eq!(split_args(b"   ").unwrap().len(), 0);
-    }
-
-    #[test]
-    fn strict_integers() {
-        assert_eq!(parse_strict_i64(b"12"), Some(12));
-        assert_eq!(parse_strict_i64(b"-3"), Some(-3));
-        assert_eq!(parse_strict_i64(b"0"), Some(0));
-        assert_eq!(parse_strict_i64(b"9223372036854775807"), Some(i64::MAX));
-        assert_eq!(parse_strict_i64(b"-9223372036854775808"), Some(i64::MIN));
-        for bad in [
-            &b"012"[..],
-            b"+1",
-            b"",
-            b"-",
-            b" 1",
-            b"1 ",
-            b"-0",
-            b"99999999999999999999",
-            b"9223372036854775808",
-            b"-9223372036854775809",
-            b"18446744073709551616",
-            b"-00",
-            b"1-",
-            b"--1",
-        ] {
-            assert_eq!(parse_strict_i64(bad), None, "{bad:?}");
-        }
     }
 }

@@ -2,3 +2,4 @@
 
 pub mod clock;
 pub mod config;
+pub(crate) mod params;

@@ -6,7 +6,7 @@
 use crate::model::protocol::args::{arity_error, is};
 use crate::model::state::blocked::{Blocked, Waiter};
 use crate::model::protocol::client::ClientState;
-use crate::model::commands::cmd::config::InertParams;
+use crate::model::setup::params::InertParams;
 use crate::model::commands::table::{self, Command, Flags};
 use crate::model::setup::config::ModelConfig;
 use crate::model::data::keyspace::Db;
@@ -710,7 +710,7 @@ impl Node {
     /// Apply CONFIG's `appendonly`/`appendfsync`: turning the log on writes the dataset
     /// as its snapshot at once (Redis rewrites the file), turning it off forgets it.
     pub(crate) fn reconfigure_persistence(&mut self, now_ms: u64) {
-        let mode = crate::model::commands::cmd::config::persistence_of(&self.inert_params);
+        let mode = crate::model::setup::params::persistence_of(&self.inert_params);
         self.config.persistence = mode;
         self.aof.reconfigure(mode, &self.dbs, now_ms);
     }

@@ -9,11 +9,10 @@
 //! listed here, where Redis knows about two hundred.
 
 use crate::model::protocol::args::{is, syntax_error, CmdResult};
-use crate::model::setup::config::Persistence;
 use crate::model::data::glob;
 use crate::model::state::node::{Ctx, Node};
 use crate::model::protocol::reply::Reply;
-use crate::model::protocol::request::parse_strict_i64;
+use crate::model::data::number::parse_strict_i64;
 use bytes::Bytes;
 
 /// How a parameter's value is parsed.
@@ -223,25 +222,6 @@ fn lookup(name: &[u8]) -> Option<&'static Param> {
     })
 }
 
-/// The parameters' current values, for those the node's configuration does not hold.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct InertParams {
-    values: std::collections::BTreeMap<&'static str, String>,
-}
-
-impl InertParams {
-    /// The values a node configured with `persistence` starts with.
-    pub(crate) fn new(persistence: Persistence) -> Self {
-        let mut values = std::collections::BTreeMap::new();
-        let appendonly = persistence != Persistence::None;
-        values.insert("appendonly", yes_no(appendonly).to_string());
-        let always = persistence == Persistence::AofAlways;
-        let fsync = if always { "always" } else { "everysec" };
-        values.insert("appendfsync", fsync.to_string());
-        Self { values }
-    }
-}
-
 /// The current value of a parameter, formatted as CONFIG GET prints it.
 fn current(node: &Node, param: &Param) -> String {
     let config = &node.config;
@@ -257,14 +237,6 @@ fn current(node: &Node, param: &Param) -> String {
             .get(name)
             .cloned()
             .unwrap_or_else(|| param.default.to_string()),
-    }
-}
-
-fn yes_no(flag: bool) -> &'static str {
-    if flag {
-        "yes"
-    } else {
-        "no"
     }
 }
 
@@ -460,19 +432,6 @@ fn apply(ctx: &mut Ctx, param: &'static Param, value: String) {
         name => {
             node.inert_params.values.insert(name, value);
         }
-    }
-}
-
-/// The persistence CONFIG's `appendonly` and `appendfsync` ask for. `appendfsync no`
-/// (the OS flushes when it likes) is modelled as `everysec`.
-pub(crate) fn persistence_of(params: &InertParams) -> Persistence {
-    let get = |p: &'static str| params.values.get(p).map(String::as_str);
-    let appendonly = get("appendonly") == Some("yes");
-    let fsync_always = get("appendfsync") == Some("always");
-    match (appendonly, fsync_always) {
-        (false, _) => Persistence::None,
-        (true, true) => Persistence::AofAlways,
-        (true, false) => Persistence::AofEverysec,
     }
 }
 

@@ -5,7 +5,7 @@ use crate::model::protocol::args::{arity_error, int, int_bytes, wrong_type, CmdR
 use crate::model::data::keyspace::Db;
 use crate::model::state::node::Ctx;
 use crate::model::protocol::reply::Reply;
-use crate::model::protocol::request::parse_strict_i64;
+use crate::model::data::number::parse_strict_i64;
 use crate::model::data::value::Value;
 use bytes::Bytes;
 use indexmap::IndexMap;

@@ -5,7 +5,7 @@ use crate::model::protocol::args::{int, is, syntax_error, CmdResult};
 use crate::model::data::glob;
 use crate::model::state::node::Ctx;
 use crate::model::protocol::reply::Reply;
-use crate::model::protocol::request::parse_strict_i64;
+use crate::model::data::number::parse_strict_i64;
 use crate::model::data::value::Value;
 use bytes::Bytes;
 use rand::Rng;

@@ -7,7 +7,7 @@ use crate::model::protocol::args::{
 use crate::model::data::keyspace::Db;
 use crate::model::state::node::Ctx;
 use crate::model::protocol::reply::Reply;
-use crate::model::protocol::request::parse_strict_i64;
+use crate::model::data::number::parse_strict_i64;
 use crate::model::data::value::Value;
 use bytes::{Bytes, BytesMut};
 
