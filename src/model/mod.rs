@@ -13,8 +13,8 @@ pub(crate) mod server;
 pub mod setup;
 pub(crate) mod state;
 
+pub use protocol::reply::{Protocol, Reply};
 pub use server::connection::{Journaled, Model, JOURNAL_ENTRIES_MAX};
 pub use setup::clock::ModelClock;
 pub use setup::config::{ModelConfig, Persistence};
 pub use state::node::{Node, NodeStats};
-pub use protocol::reply::{Protocol, Reply};

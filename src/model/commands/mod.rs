@@ -1,4 +1,5 @@
 //! Commands.
 
 pub(crate) mod cmd;
+pub(crate) mod dispatch;
 pub mod table;

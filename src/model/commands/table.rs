@@ -1,14 +1,14 @@
 //! The command table: every supported command with Redis 7.0's arity and the flags that
 //! decide how the node executes it.
 
-use crate::model::protocol::args::arity_error;
-use crate::model::protocol::args::CmdResult;
 use crate::model::commands::cmd::{
     blocking, collection_scan, config, connection, databases, hashes, keys, lists, scripting,
     server, sets, strings, transactions, zset_algebra, zsets,
 };
-use crate::model::state::node::Ctx;
+use crate::model::protocol::args::arity_error;
+use crate::model::protocol::args::CmdResult;
 use crate::model::protocol::reply::Reply;
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 use rustc_hash::FxHashMap;
 

@@ -4,8 +4,8 @@
 //! Writes are logged with the time they ran at, so replaying them reproduces relative
 //! TTLs (`EXPIRE k 10`) exactly; keys whose TTL passed during the downtime then expire.
 
-use crate::model::setup::config::Persistence;
 use crate::model::data::keyspace::Db;
+use crate::model::setup::config::Persistence;
 use bytes::Bytes;
 
 /// One logged write: a command, or a whole MULTI/EXEC block, with its database and time.

@@ -1,7 +1,7 @@
 //! Argument parsing with Redis's exact error replies.
 
-use crate::model::protocol::reply::Reply;
 use crate::model::data::number::parse_strict_i64;
+use crate::model::protocol::reply::Reply;
 use bytes::Bytes;
 
 /// A handler's result: `Err` carries the error reply.

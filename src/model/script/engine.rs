@@ -16,14 +16,14 @@
 //! error (`raise`), so errors carry the script's line as Redis's do; the error handler
 //! skips the prelude's own frames (its metamethods raise the global-protection errors).
 
+use crate::model::commands::table::{self, Command, Flags};
+use crate::model::data::number::format_g;
 use crate::model::protocol::args::is;
 use crate::model::protocol::client::ClientState;
-use crate::model::commands::table::{self, Command, Flags};
-use crate::model::state::node::Ctx;
-use crate::model::data::number::format_g;
 use crate::model::protocol::reply::{Protocol, Reply};
 use crate::model::script::convert::{error_table, lua_to_reply, one_line, reply_to_lua};
 use crate::model::script::{bit, cjson, raise};
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 use mlua::{
     Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, Variadic, VmState,

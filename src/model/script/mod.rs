@@ -14,4 +14,3 @@ pub(crate) mod cjson;
 pub(crate) mod convert;
 pub(crate) mod engine;
 pub(crate) mod raise;
-

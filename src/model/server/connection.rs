@@ -2,11 +2,11 @@
 //! event-driven engine, a turmoil TCP stream, or a real TCP socket for `serve-model`.
 
 use crate::model::protocol::client::ClientState;
+use crate::model::protocol::reply::{Protocol, Reply};
+use crate::model::protocol::request::{next_request, Request, RequestLimits};
 use crate::model::setup::clock::ModelClock;
 use crate::model::setup::config::ModelConfig;
 use crate::model::state::node::Node;
-use crate::model::protocol::reply::{Protocol, Reply};
-use crate::model::protocol::request::{next_request, Request, RequestLimits};
 use bytes::BytesMut;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};

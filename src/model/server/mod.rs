@@ -1,3 +1,4 @@
 //! Server.
 
 pub(crate) mod connection;
+pub(crate) mod execute;

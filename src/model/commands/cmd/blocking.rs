@@ -1,16 +1,16 @@
 //! The blocking commands: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX,
 //! BZMPOP. A call that finds data is served at once like its non-blocking form (and logged
 //! as that form); one that finds none blocks its connection until a write makes one of its
-//! keys ready or its timeout passes on the node's clock (`node` serves blocked clients in
+//! keys ready or its timeout passes on the node's clock (`server::execute` serves blocked clients in
 //! the order they blocked, after the command that wrote). Inside MULTI or a script a
 //! blocking command never blocks: it answers as if timed out.
 
-use crate::model::protocol::args::{is, parse_float, CmdResult};
 use crate::model::commands::cmd::lists::{self, end, list_mut, move_item, multi_pop_args, End};
 use crate::model::commands::cmd::zsets::{pop_members, zset_mut, PopShape};
-use crate::model::state::node::{command_line, BlockRequest, Ctx};
-use crate::model::protocol::reply::Reply;
 use crate::model::data::value::Value;
+use crate::model::protocol::args::{is, parse_float, CmdResult};
+use crate::model::protocol::reply::Reply;
+use crate::model::state::ctx::{command_line, BlockRequest, Ctx};
 use bytes::Bytes;
 
 /// A timeout in seconds (`getTimeoutFromObjectOrReply`): `None` for 0 (forever), else the

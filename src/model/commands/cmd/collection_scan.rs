@@ -2,12 +2,12 @@
 //! for the small encodings; for large ones Redis pages through its hash table, which a
 //! client's loop until cursor 0 cannot tell apart. MATCH filters, COUNT is validated.
 
-use crate::model::protocol::args::{int, is, syntax_error, wrong_type, CmdResult};
 use crate::model::commands::cmd::keys::{parse_cursor, scan_reply};
 use crate::model::data::glob;
-use crate::model::state::node::Ctx;
-use crate::model::protocol::reply::{format_double, Reply};
 use crate::model::data::value::Value;
+use crate::model::protocol::args::{int, is, syntax_error, wrong_type, CmdResult};
+use crate::model::protocol::reply::{format_double, Reply};
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 
 /// Which collection type a scan reads.

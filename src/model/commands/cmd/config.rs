@@ -8,11 +8,12 @@
 //! encodings, no eviction and no idle timeout). A pattern matches only the parameters
 //! listed here, where Redis knows about two hundred.
 
-use crate::model::protocol::args::{is, syntax_error, CmdResult};
 use crate::model::data::glob;
-use crate::model::state::node::{Ctx, Node};
-use crate::model::protocol::reply::Reply;
 use crate::model::data::number::parse_strict_i64;
+use crate::model::protocol::args::{is, syntax_error, CmdResult};
+use crate::model::protocol::reply::Reply;
+use crate::model::state::ctx::Ctx;
+use crate::model::state::node::Node;
 use bytes::Bytes;
 
 /// How a parameter's value is parsed.

@@ -8,8 +8,8 @@
 //! 7.0.15's unknown-subcommand error (the command table decides, before the handler).
 
 use crate::model::protocol::args::{arity_error, int, is, CmdResult};
-use crate::model::state::node::Ctx;
 use crate::model::protocol::reply::{Protocol, Reply};
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 
 /// The Redis version the model answers as (the differential tests' reference).

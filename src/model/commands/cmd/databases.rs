@@ -2,8 +2,8 @@
 //! 7.0's argument order and errors.
 
 use crate::model::protocol::args::{int32, is, syntax_error, CmdResult};
-use crate::model::state::node::Ctx;
 use crate::model::protocol::reply::Reply;
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 
 const SAME_OBJECT: &str = "ERR source and destination objects are the same";

@@ -1,12 +1,12 @@
 //! Hash commands. Fields keep insertion order (Redis 7.0's listpack encoding for small
 //! hashes); a hash that becomes empty is deleted; HSET keeps the key's TTL.
 
-use crate::model::protocol::args::{arity_error, int, int_bytes, wrong_type, CmdResult, OVERFLOW};
 use crate::model::data::keyspace::Db;
-use crate::model::state::node::Ctx;
-use crate::model::protocol::reply::Reply;
 use crate::model::data::number::parse_strict_i64;
 use crate::model::data::value::Value;
+use crate::model::protocol::args::{arity_error, int, int_bytes, wrong_type, CmdResult, OVERFLOW};
+use crate::model::protocol::reply::Reply;
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 use indexmap::IndexMap;
 

@@ -1,12 +1,12 @@
 //! Keyspace commands: DEL, EXISTS, TYPE, RENAME, KEYS, SCAN, the EXPIRE family, TTL,
 //! PERSIST, DBSIZE, FLUSHDB, FLUSHALL, RANDOMKEY, TOUCH, OBJECT.
 
-use crate::model::protocol::args::{int, is, syntax_error, CmdResult};
 use crate::model::data::glob;
-use crate::model::state::node::Ctx;
-use crate::model::protocol::reply::Reply;
 use crate::model::data::number::parse_strict_i64;
 use crate::model::data::value::Value;
+use crate::model::protocol::args::{int, is, syntax_error, CmdResult};
+use crate::model::protocol::reply::Reply;
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 use rand::Rng;
 

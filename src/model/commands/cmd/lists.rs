@@ -1,11 +1,13 @@
 //! List commands. A list that becomes empty is deleted; pushing onto an existing list keeps
 //! its TTL. Argument and type checks come in the order Redis 7.0 makes them.
 
-use crate::model::protocol::args::{arity_error, index_range, int, is, syntax_error, wrong_type, CmdResult};
 use crate::model::data::keyspace::Db;
-use crate::model::state::node::Ctx;
-use crate::model::protocol::reply::Reply;
 use crate::model::data::value::Value;
+use crate::model::protocol::args::{
+    arity_error, index_range, int, is, syntax_error, wrong_type, CmdResult,
+};
+use crate::model::protocol::reply::Reply;
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 use std::collections::VecDeque;
 
@@ -461,7 +463,7 @@ pub(crate) fn pop_range_with_key(
     db.remove_if_empty(key);
     let name: &[u8] = if left { b"LPOP" } else { b"RPOP" };
     let n = taken.len().to_string();
-    let logged = crate::model::state::node::command_line([name, &key[..], n.as_bytes()]);
+    let logged = crate::model::state::ctx::command_line([name, &key[..], n.as_bytes()]);
     ctx.propagate(vec![logged]);
     Ok(Some(Reply::Array(vec![
         Reply::Bulk(key.clone()),

@@ -19,10 +19,11 @@
 //! writes kept), since EXEC's reply cannot wait.
 
 use crate::model::protocol::args::{int, is, CmdResult};
-use crate::model::state::node::{BlockRequest, BusyScript, Ctx};
 use crate::model::protocol::reply::Reply;
-use crate::model::state::script_cache::{CachedScript, ScriptFlags, StoppedScript};
 use crate::model::script::engine::{self, Script};
+use crate::model::state::ctx::{BlockRequest, Ctx};
+use crate::model::state::node::BusyScript;
+use crate::model::state::script_cache::{CachedScript, ScriptFlags, StoppedScript};
 use bytes::Bytes;
 
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";

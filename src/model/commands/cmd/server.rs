@@ -1,10 +1,10 @@
 //! INFO (the sections and fields the model keeps), TIME (the node's clock, virtual in a simulation) and
 //! the one DEBUG subcommand tests need: SET-ACTIVE-EXPIRE.
 
-use crate::model::protocol::args::{is, CmdResult};
 use crate::model::commands::cmd::connection::REDIS_VERSION;
-use crate::model::state::node::Ctx;
+use crate::model::protocol::args::{is, CmdResult};
 use crate::model::protocol::reply::{Protocol, Reply};
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 
 /// INFO's sections in Redis's order; `default` and `all` name all of them (the model has

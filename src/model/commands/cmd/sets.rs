@@ -2,11 +2,13 @@
 //! SRANDMEMBER (drawn from the node's seeded stream), SINTER/SUNION/SDIFF with their
 //! STORE forms, SINTERCARD.
 
-use crate::model::protocol::args::{int, is, repeated_picks_bound, syntax_error, wrong_type, CmdResult};
 use crate::model::data::keyspace::Db;
-use crate::model::state::node::Ctx;
-use crate::model::protocol::reply::Reply;
 use crate::model::data::value::Value;
+use crate::model::protocol::args::{
+    int, is, repeated_picks_bound, syntax_error, wrong_type, CmdResult,
+};
+use crate::model::protocol::reply::Reply;
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 use rand::Rng;
 use std::collections::BTreeSet;

@@ -1,14 +1,14 @@
 //! String commands: GET, SET (all options), SETNX, SETEX, PSETEX, GETSET, MGET, MSET,
 //! MSETNX, the INCR family and INCRBYFLOAT, APPEND, STRLEN, GETDEL, GETEX, GETRANGE (SUBSTR), SETRANGE.
 
+use crate::model::data::keyspace::Db;
+use crate::model::data::number::parse_strict_i64;
+use crate::model::data::value::Value;
 use crate::model::protocol::args::{
     arity_error, int, int_bytes, is, syntax_error, wrong_type, CmdResult, NOT_INTEGER, OVERFLOW,
 };
-use crate::model::data::keyspace::Db;
-use crate::model::state::node::Ctx;
 use crate::model::protocol::reply::Reply;
-use crate::model::data::number::parse_strict_i64;
-use crate::model::data::value::Value;
+use crate::model::state::ctx::Ctx;
 use bytes::{Bytes, BytesMut};
 
 /// The string at `key`: `Ok(None)` if missing, `Err(WRONGTYPE)` if another type.

@@ -2,10 +2,10 @@
 //! queueing makes EXEC answer EXECABORT; a watched key modified (or expired) since WATCH
 //! makes EXEC answer a null array; errors of queued commands at run time are only replies.
 
-use crate::model::protocol::args::CmdResult;
 use crate::model::commands::table;
-use crate::model::state::node::{Ctx, Effects};
+use crate::model::protocol::args::CmdResult;
 use crate::model::protocol::reply::Reply;
+use crate::model::state::ctx::{Ctx, Effects};
 use bytes::Bytes;
 
 pub fn multi(ctx: &mut Ctx, _args: &[Bytes]) -> CmdResult {

@@ -3,11 +3,11 @@
 //! members all score 1, WEIGHTS and AGGREGATE apply to union and intersection, and a
 //! NaN from a weight or a sum counts as 0.
 
-use crate::model::protocol::args::{float, int, is, syntax_error, wrong_type, CmdResult};
 use crate::model::commands::cmd::zsets::{range_reply, store_zset};
-use crate::model::state::node::Ctx;
-use crate::model::protocol::reply::Reply;
 use crate::model::data::value::{Score, Value};
+use crate::model::protocol::args::{float, int, is, syntax_error, wrong_type, CmdResult};
+use crate::model::protocol::reply::Reply;
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -3,13 +3,13 @@
 //! ZCOUNT, ZLEXCOUNT, the ZREMRANGEBY family, ZPOPMIN/ZPOPMAX, ZMPOP, ZRANDMEMBER (drawn
 //! from the node's seeded stream). The set algebra lives in `zset_algebra`.
 
+use crate::model::data::keyspace::Db;
+use crate::model::data::value::{Value, ZSet};
 use crate::model::protocol::args::{
     float, index_range, int, is, strtod, syntax_error, wrong_type, CmdResult,
 };
-use crate::model::data::keyspace::Db;
-use crate::model::state::node::Ctx;
 use crate::model::protocol::reply::{Protocol, Reply};
-use crate::model::data::value::{Value, ZSet};
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 
 pub(crate) fn zset_mut<'a>(
@@ -728,7 +728,7 @@ pub(crate) fn pop_members(
     db.remove_if_empty(&key);
     let name: &[u8] = if min { b"ZPOPMIN" } else { b"ZPOPMAX" };
     let n = taken.len().to_string();
-    let logged = crate::model::state::node::command_line([name, &key[..], n.as_bytes()]);
+    let logged = crate::model::state::ctx::command_line([name, &key[..], n.as_bytes()]);
     ctx.propagate(vec![logged]);
     let members: Vec<Reply> = if shape.nested {
         taken

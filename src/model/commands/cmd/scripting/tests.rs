@@ -2,10 +2,10 @@
 //! restarts (the cache emptied, effects replayed from the log), the instruction budget.
 
 use crate::model::protocol::client::ClientState;
-use crate::model::setup::config::{ModelConfig, Persistence};
-use crate::model::state::node::Node;
 use crate::model::protocol::reply::Reply;
 use crate::model::script::engine::INSTRUCTIONS_MAX;
+use crate::model::setup::config::{ModelConfig, Persistence};
+use crate::model::state::node::Node;
 use bytes::Bytes;
 
 const NOW_MS: u64 = 1_700_000_000_000;
