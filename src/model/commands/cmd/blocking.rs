@@ -1,9 +1,9 @@
 //! The blocking commands: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX,
 //! BZMPOP. A call that finds data is served at once like its non-blocking form (and logged
 //! as that form); one that finds none blocks its connection until a write makes one of its
-//! keys ready or its timeout passes on the node's clock (`server::execute` serves blocked clients in
-//! the order they blocked, after the command that wrote). Inside MULTI or a script a
-//! blocking command never blocks: it answers as if timed out.
+//! keys ready or its timeout passes on the node's clock (`server::execute` serves blocked
+//! clients in the order they blocked, after the command that wrote). Inside MULTI or a
+//! script a blocking command never blocks: it answers as if timed out.
 
 use crate::model::commands::cmd::lists::{self, end, list_mut, move_item, multi_pop_args, End};
 use crate::model::commands::cmd::zsets::{pop_members, zset_mut, PopShape};
