@@ -1,7 +1,9 @@
 //! The layers between amnesia's modules: a scan of the imports in `src/` that fails when
 //! a cycle appears between the crate's top-level modules or between the modules of the
-//! shared world (`src/world/`), or when an engine (`src/engine/`) reaches another, and
-//! prints the cycle with the path behind each step.
+//! shared world (`src/world/`), or when an engine (`src/engine/`) reaches another, or when
+//! the Redis model (`src/model/`) breaks its rooms (an import upward, a module outside the
+//! rooms, a cycle inside a room but its declared dispatch circle), and prints the cycle
+//! with the path behind each step.
 //!
 //! A module depends on another when it names it in a `crate::`, `super::` or `self::`
 //! path (a `use` item or an inline path), or through a child module's name; a path
@@ -20,15 +22,31 @@ const WORLD: &str = "world";
 /// another engine, and the world on none of them.
 const ENGINES: &str = "engine";
 
-/// The one allowed circle: the Redis model's command-table dispatch. The node runs a
-/// command through the table (`command`) to its handler (`cmd`), the handlers work on the
-/// node's state, and a script's `redis.call` (`script`) dispatches back through the table;
-/// breaking it would only hide the table behind a trait object.
+// ---------------------------------------------------------------------------------------
+// The Redis model's rooms (src/model/), checked by `rooms_violations`.
+
+/// The rooms of the Redis model, bottom floor first: each imports only the rooms below it
+/// (ARCHITECTURE.md, "The Redis model's rooms").
+const MODEL_ROOMS: &[&str] = &[
+    "setup",
+    "data",
+    "persistence",
+    "protocol",
+    "state",
+    "script",
+    "commands",
+    "server",
+];
+
+/// The one allowed circle: the Redis model's command dispatch. The table (`table`) names
+/// every handler (`cmd`); EXEC runs its queued commands back through the table, and EVAL
+/// starts the Lua engine (`script::engine`), whose `redis.call` dispatches back through the
+/// table: the one import from a room (`script`) to a room above it (`commands`). Breaking
+/// it would only hide the table behind a trait object.
 const MODEL_DISPATCH: &[&str] = &[
-    "model::commands::cmd",
     "model::commands::table",
-    "model::state::node",
-    "model::script",
+    "model::commands::cmd",
+    "model::script::engine",
 ];
 
 /// A module path, `a::b::c`; the crate root is the empty string.
@@ -674,10 +692,138 @@ fn describe(graph: &Graph, sccs: &[BTreeSet<String>]) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
+// Rooms: a directory whose modules are floors, imports running downward. Generic: the
+// Redis model's rules call it with `MODEL_ROOMS`, and any other directory may.
+
+/// Imports between file modules, each with the first path behind it.
+type Edges = BTreeMap<(Module, Module), String>;
+
+/// Whether `module` lies inside one of the circle's modules (a file or a folder).
+fn in_circle(module: &str, circle: &[&str]) -> bool {
+    circle
+        .iter()
+        .any(|c| module == *c || module.starts_with(&format!("{c}::")))
+}
+
+/// The room (its floor, 0 at the bottom) that holds `module`, if any.
+fn floor(module: &str, dir: &str, rooms: &[&str]) -> Option<usize> {
+    let room = node_in(module, dir)?;
+    rooms.iter().position(|r| *r == room)
+}
+
+/// Imports from a room of `dir` to a room above it, but between two modules of the circle.
+fn upward_imports(edges: &Edges, dir: &str, rooms: &[&str], circle: &[&str]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for ((from, to), witness) in edges {
+        let (Some(low), Some(high)) = (floor(from, dir, rooms), floor(to, dir, rooms)) else {
+            continue;
+        };
+        if high > low && !(in_circle(from, circle) && in_circle(to, circle)) {
+            let (a, b) = (rooms[low], rooms[high]);
+            wrong.push(format!(
+                "{dir}::{a} imports {dir}::{b}, a room above it: {witness}"
+            ));
+        }
+    }
+    wrong
+}
+
+/// Modules directly inside `dir` that are no room (its own `mod.rs` aside).
+fn stray_modules(modules: &BTreeSet<Module>, dir: &str, rooms: &[&str]) -> Vec<String> {
+    let own = format!("{dir}/mod.rs");
+    let strays: BTreeSet<String> = modules
+        .iter()
+        .filter_map(|m| node_in(m, dir))
+        .filter(|node| *node != own && !rooms.contains(&node.as_str()))
+        .collect();
+    let listed = rooms.join(", ");
+    let say = |s: String| format!("{dir}::{s} is not one of the rooms of {dir} ({listed})");
+    strays.into_iter().map(say).collect()
+}
+
+/// The folders of `dir`'s rooms, each room and every folder inside it.
+fn room_folders(modules: &BTreeSet<Module>, dir: &str, rooms: &[&str]) -> BTreeSet<Module> {
+    let mut folders = BTreeSet::new();
+    for room in rooms {
+        let top = format!("{dir}::{room}");
+        for module in modules
+            .iter()
+            .filter(|m| m.starts_with(&format!("{top}::")))
+        {
+            let mut folder = module.rsplit_once("::").map(|(f, _)| f);
+            while let Some(f) = folder.filter(|f| f.len() >= top.len()) {
+                folders.insert(f.to_string());
+                folder = f.rsplit_once("::").map(|(f, _)| f);
+            }
+        }
+    }
+    folders
+}
+
+/// Cycles between the modules inside any folder of `dir`'s rooms, but the circle's: a
+/// cycle passes only when each of its members is, or holds, a module of the circle.
+fn cycles_in_rooms(
+    modules: &BTreeSet<Module>,
+    edges: &Edges,
+    dir: &str,
+    rooms: &[&str],
+    circle: &[&str],
+) -> Vec<String> {
+    let holds = |folder: &str, node: &str| {
+        let module = format!("{folder}::{node}");
+        circle
+            .iter()
+            .any(|c| *c == module || c.starts_with(&format!("{module}::")))
+    };
+    let mut wrong = Vec::new();
+    for folder in room_folders(modules, dir, rooms) {
+        let (graph, sccs) = cycles_within(edges, &folder);
+        let other: Vec<_> = sccs
+            .into_iter()
+            .filter(|scc| !scc.iter().all(|node| holds(&folder, node)))
+            .collect();
+        if !other.is_empty() {
+            wrong.push(format!("in {folder}:\n{}", describe(&graph, &other)));
+        }
+    }
+    wrong
+}
+
+/// Everything that breaks the rooms of `dir` (`rooms`, bottom floor first): an import from
+/// a room to a room above it, a module directly inside `dir` that is no room, a cycle
+/// between the modules inside any room's folders. `circle` names the modules (files or
+/// folders) of the one allowed circle, if any: an upward import between two of them, and
+/// a cycle whose members each are or hold one of them, pass.
+fn rooms_violations(
+    modules: &BTreeSet<Module>,
+    edges: &Edges,
+    dir: &str,
+    rooms: &[&str],
+    circle: &[&str],
+) -> Vec<String> {
+    let mut wrong = upward_imports(edges, dir, rooms, circle);
+    wrong.extend(stray_modules(modules, dir, rooms));
+    wrong.extend(cycles_in_rooms(modules, edges, dir, rooms, circle));
+    wrong
+}
+
+/// Information: the files of each room, bottom floor first.
+fn print_room_sizes(modules: &BTreeSet<Module>, dir: &str, rooms: &[&str]) {
+    for room in rooms {
+        let top = format!("{dir}::{room}");
+        let within = |m: &&Module| **m == top || m.starts_with(&format!("{top}::"));
+        let files = modules.iter().filter(within).count();
+        println!("{dir} room {room}: {files} files");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // The crate as read once.
 
 struct Layers {
     lib: BTreeMap<(Module, Module), String>,
+    /// The library's file modules (each read from a file).
+    lib_modules: BTreeSet<Module>,
     bin: BTreeMap<(Module, Module), String>,
     files: BTreeSet<PathBuf>,
 }
@@ -694,6 +840,7 @@ fn layers() -> &'static Layers {
             .collect();
         Layers {
             lib: lib.edges(),
+            lib_modules: lib.files.keys().cloned().collect(),
             bin: bin.edges(),
             files,
         }
@@ -757,17 +904,78 @@ fn the_engines_depend_on_the_world_alone() {
 }
 
 #[test]
-fn the_model_keeps_only_its_dispatch_circle() {
-    let (graph, sccs) = cycles_within(&layers().lib, "model");
-    let allowed: BTreeSet<String> = MODEL_DISPATCH
-        .iter()
-        .map(|m| node_in(m, "model").unwrap())
-        .collect();
-    let other: Vec<_> = sccs.into_iter().filter(|scc| *scc != allowed).collect();
+fn the_model_rooms_import_downward() {
+    let wrong = upward_imports(&layers().lib, "model", MODEL_ROOMS, MODEL_DISPATCH);
     assert!(
-        other.is_empty(),
-        "cycles in src/model/ besides its dispatch:\n{}",
-        describe(&graph, &other)
+        wrong.is_empty(),
+        "imports from a room of src/model/ to a room above it (MODEL_ROOMS):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_model_holds_only_rooms() {
+    let wrong = stray_modules(&layers().lib_modules, "model", MODEL_ROOMS);
+    assert!(
+        wrong.is_empty(),
+        "modules in src/model/ outside its rooms:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_model_rooms_keep_only_the_dispatch_circle() {
+    let layers = layers();
+    let wrong = cycles_in_rooms(
+        &layers.lib_modules,
+        &layers.lib,
+        "model",
+        MODEL_ROOMS,
+        MODEL_DISPATCH,
+    );
+    assert!(
+        wrong.is_empty(),
+        "cycles in src/model/'s rooms besides its dispatch:\n{}",
+        wrong.join("\n")
+    );
+    print_room_sizes(&layers.lib_modules, "model", MODEL_ROOMS);
+}
+
+/// The room rules catch what they are for, on a made-up directory: an upward import, a
+/// module outside the rooms, a cycle inside a room; and they let the declared circle pass.
+#[test]
+fn the_room_rules_fail_on_made_up_breaks() {
+    let modules: BTreeSet<Module> = ["m", "m::low", "m::low::a", "m::low::b", "m::high"]
+        .map(String::from)
+        .into();
+    let edge = |from: &str, to: &str| ((from.to_string(), to.to_string()), "made up".to_string());
+    let rooms = &["low", "high"];
+    let down: Edges = [edge("m::high", "m::low::a"), edge("m::low::a", "m::low::b")].into();
+    assert!(rooms_violations(&modules, &down, "m", rooms, &[]).is_empty());
+
+    let mut up = down.clone();
+    up.extend([edge("m::low::b", "m::high")]);
+    let wrong = rooms_violations(&modules, &up, "m", rooms, &[]);
+    assert!(
+        wrong.len() == 1 && wrong[0].contains("a room above it"),
+        "{wrong:?}"
+    );
+    let circle = &["m::low::b", "m::high"];
+    assert!(rooms_violations(&modules, &up, "m", rooms, circle).is_empty());
+
+    let mut cycle = down.clone();
+    cycle.extend([edge("m::low::b", "m::low::a")]);
+    let wrong = rooms_violations(&modules, &cycle, "m", rooms, &[]);
+    assert!(wrong.len() == 1 && wrong[0].contains("cycle"), "{wrong:?}");
+    let circle = &["m::low::a", "m::low::b"];
+    assert!(rooms_violations(&modules, &cycle, "m", rooms, circle).is_empty());
+
+    let mut stray = modules.clone();
+    stray.insert("m::loose".to_string());
+    let wrong = rooms_violations(&stray, &down, "m", rooms, &[]);
+    assert!(
+        wrong.len() == 1 && wrong[0].contains("m::loose"),
+        "{wrong:?}"
     );
 }
 
