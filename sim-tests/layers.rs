@@ -49,6 +49,13 @@ const MODEL_DISPATCH: &[&str] = &[
     "model::script::engine",
 ];
 
+/// The Redis model's rooms and its circle, as `rooms_violations` reads them.
+const MODEL: Rooms = Rooms {
+    dir: "model",
+    rooms: MODEL_ROOMS,
+    circle: MODEL_DISPATCH,
+};
+
 /// A module path, `a::b::c`; the crate root is the empty string.
 type Module = String;
 
@@ -693,33 +700,58 @@ fn describe(graph: &Graph, sccs: &[BTreeSet<String>]) -> String {
 
 // ---------------------------------------------------------------------------------------
 // Rooms: a directory whose modules are floors, imports running downward. Generic: the
-// Redis model's rules call it with `MODEL_ROOMS`, and any other directory may.
+// Redis model's rules call it with `MODEL`, and any other directory may.
 
 /// Imports between file modules, each with the first path behind it.
 type Edges = BTreeMap<(Module, Module), String>;
 
-/// Whether `module` lies inside one of the circle's modules (a file or a folder).
-fn in_circle(module: &str, circle: &[&str]) -> bool {
-    circle
-        .iter()
-        .any(|c| module == *c || module.starts_with(&format!("{c}::")))
+/// A directory divided into rooms.
+struct Rooms<'a> {
+    /// The directory's module path (`model`).
+    dir: &'a str,
+    /// Its rooms, bottom floor first: each may import only the rooms below it.
+    rooms: &'a [&'a str],
+    /// The modules (files or folders) of the one allowed circle, if any: an upward import
+    /// between two of them, and a cycle whose members each are or hold one, pass.
+    circle: &'a [&'a str],
 }
 
-/// The room (its floor, 0 at the bottom) that holds `module`, if any.
-fn floor(module: &str, dir: &str, rooms: &[&str]) -> Option<usize> {
-    let room = node_in(module, dir)?;
-    rooms.iter().position(|r| *r == room)
+impl Rooms<'_> {
+    /// Whether `module` lies inside one of the circle's modules.
+    fn in_circle(&self, module: &str) -> bool {
+        let inside = |c: &&str| module == *c || module.starts_with(&format!("{c}::"));
+        self.circle.iter().any(inside)
+    }
+
+    /// Whether `module` is, or holds, one of the circle's modules.
+    fn holds_circle(&self, module: &str) -> bool {
+        let held = |c: &&str| *c == module || c.starts_with(&format!("{module}::"));
+        self.circle.iter().any(held)
+    }
+
+    /// The room (its floor, 0 at the bottom) that holds `module`, if any.
+    fn floor(&self, module: &str) -> Option<usize> {
+        let room = node_in(module, self.dir)?;
+        self.rooms.iter().position(|r| *r == room)
+    }
+
+    /// The modules inside `room`, its own included.
+    fn within<'m>(&self, modules: &'m BTreeSet<Module>, room: &str) -> Vec<&'m Module> {
+        let top = format!("{}::{room}", self.dir);
+        let inside = |m: &&Module| **m == top || m.starts_with(&format!("{top}::"));
+        modules.iter().filter(inside).collect()
+    }
 }
 
-/// Imports from a room of `dir` to a room above it, but between two modules of the circle.
-fn upward_imports(edges: &Edges, dir: &str, rooms: &[&str], circle: &[&str]) -> Vec<String> {
+/// Imports from a room to a room above it, but between two modules of the circle.
+fn upward_imports(edges: &Edges, at: &Rooms) -> Vec<String> {
     let mut wrong = Vec::new();
     for ((from, to), witness) in edges {
-        let (Some(low), Some(high)) = (floor(from, dir, rooms), floor(to, dir, rooms)) else {
+        let (Some(low), Some(high)) = (at.floor(from), at.floor(to)) else {
             continue;
         };
-        if high > low && !(in_circle(from, circle) && in_circle(to, circle)) {
-            let (a, b) = (rooms[low], rooms[high]);
+        if high > low && !(at.in_circle(from) && at.in_circle(to)) {
+            let (dir, a, b) = (at.dir, at.rooms[low], at.rooms[high]);
             wrong.push(format!(
                 "{dir}::{a} imports {dir}::{b}, a room above it: {witness}"
             ));
@@ -728,28 +760,25 @@ fn upward_imports(edges: &Edges, dir: &str, rooms: &[&str], circle: &[&str]) -> 
     wrong
 }
 
-/// Modules directly inside `dir` that are no room (its own `mod.rs` aside).
-fn stray_modules(modules: &BTreeSet<Module>, dir: &str, rooms: &[&str]) -> Vec<String> {
-    let own = format!("{dir}/mod.rs");
+/// Modules directly inside the directory that are no room (its own `mod.rs` aside).
+fn stray_modules(modules: &BTreeSet<Module>, at: &Rooms) -> Vec<String> {
+    let own = format!("{}/mod.rs", at.dir);
     let strays: BTreeSet<String> = modules
         .iter()
-        .filter_map(|m| node_in(m, dir))
-        .filter(|node| *node != own && !rooms.contains(&node.as_str()))
+        .filter_map(|m| node_in(m, at.dir))
+        .filter(|node| *node != own && !at.rooms.contains(&node.as_str()))
         .collect();
-    let listed = rooms.join(", ");
+    let (dir, listed) = (at.dir, at.rooms.join(", "));
     let say = |s: String| format!("{dir}::{s} is not one of the rooms of {dir} ({listed})");
     strays.into_iter().map(say).collect()
 }
 
-/// The folders of `dir`'s rooms, each room and every folder inside it.
-fn room_folders(modules: &BTreeSet<Module>, dir: &str, rooms: &[&str]) -> BTreeSet<Module> {
+/// The folders of the rooms: each room and every folder inside it.
+fn room_folders(modules: &BTreeSet<Module>, at: &Rooms) -> BTreeSet<Module> {
     let mut folders = BTreeSet::new();
-    for room in rooms {
-        let top = format!("{dir}::{room}");
-        for module in modules
-            .iter()
-            .filter(|m| m.starts_with(&format!("{top}::")))
-        {
+    for room in at.rooms {
+        let top = format!("{}::{room}", at.dir);
+        for module in at.within(modules, room) {
             let mut folder = module.rsplit_once("::").map(|(f, _)| f);
             while let Some(f) = folder.filter(|f| f.len() >= top.len()) {
                 folders.insert(f.to_string());
@@ -760,27 +789,16 @@ fn room_folders(modules: &BTreeSet<Module>, dir: &str, rooms: &[&str]) -> BTreeS
     folders
 }
 
-/// Cycles between the modules inside any folder of `dir`'s rooms, but the circle's: a
-/// cycle passes only when each of its members is, or holds, a module of the circle.
-fn cycles_in_rooms(
-    modules: &BTreeSet<Module>,
-    edges: &Edges,
-    dir: &str,
-    rooms: &[&str],
-    circle: &[&str],
-) -> Vec<String> {
-    let holds = |folder: &str, node: &str| {
-        let module = format!("{folder}::{node}");
-        circle
-            .iter()
-            .any(|c| *c == module || c.starts_with(&format!("{module}::")))
-    };
+/// Cycles between the modules inside any folder of the rooms, but the circle's: a cycle
+/// passes only when each of its members is, or holds, a module of the circle.
+fn cycles_in_rooms(modules: &BTreeSet<Module>, edges: &Edges, at: &Rooms) -> Vec<String> {
     let mut wrong = Vec::new();
-    for folder in room_folders(modules, dir, rooms) {
+    for folder in room_folders(modules, at) {
         let (graph, sccs) = cycles_within(edges, &folder);
+        let in_circle = |node: &String| at.holds_circle(&format!("{folder}::{node}"));
         let other: Vec<_> = sccs
             .into_iter()
-            .filter(|scc| !scc.iter().all(|node| holds(&folder, node)))
+            .filter(|scc| !scc.iter().all(in_circle))
             .collect();
         if !other.is_empty() {
             wrong.push(format!("in {folder}:\n{}", describe(&graph, &other)));
@@ -789,31 +807,21 @@ fn cycles_in_rooms(
     wrong
 }
 
-/// Everything that breaks the rooms of `dir` (`rooms`, bottom floor first): an import from
-/// a room to a room above it, a module directly inside `dir` that is no room, a cycle
-/// between the modules inside any room's folders. `circle` names the modules (files or
-/// folders) of the one allowed circle, if any: an upward import between two of them, and
-/// a cycle whose members each are or hold one of them, pass.
-fn rooms_violations(
-    modules: &BTreeSet<Module>,
-    edges: &Edges,
-    dir: &str,
-    rooms: &[&str],
-    circle: &[&str],
-) -> Vec<String> {
-    let mut wrong = upward_imports(edges, dir, rooms, circle);
-    wrong.extend(stray_modules(modules, dir, rooms));
-    wrong.extend(cycles_in_rooms(modules, edges, dir, rooms, circle));
+/// Everything that breaks the rooms: an import from a room to a room above it, a module
+/// directly inside the directory that is no room, a cycle between the modules inside any
+/// room's folders (the circle's aside).
+fn rooms_violations(modules: &BTreeSet<Module>, edges: &Edges, at: &Rooms) -> Vec<String> {
+    let mut wrong = upward_imports(edges, at);
+    wrong.extend(stray_modules(modules, at));
+    wrong.extend(cycles_in_rooms(modules, edges, at));
     wrong
 }
 
 /// Information: the files of each room, bottom floor first.
-fn print_room_sizes(modules: &BTreeSet<Module>, dir: &str, rooms: &[&str]) {
-    for room in rooms {
-        let top = format!("{dir}::{room}");
-        let within = |m: &&Module| **m == top || m.starts_with(&format!("{top}::"));
-        let files = modules.iter().filter(within).count();
-        println!("{dir} room {room}: {files} files");
+fn print_room_sizes(modules: &BTreeSet<Module>, at: &Rooms) {
+    for room in at.rooms {
+        let files = at.within(modules, room).len();
+        println!("{} room {room}: {files} files, its mod.rs included", at.dir);
     }
 }
 
@@ -905,7 +913,7 @@ fn the_engines_depend_on_the_world_alone() {
 
 #[test]
 fn the_model_rooms_import_downward() {
-    let wrong = upward_imports(&layers().lib, "model", MODEL_ROOMS, MODEL_DISPATCH);
+    let wrong = upward_imports(&layers().lib, &MODEL);
     assert!(
         wrong.is_empty(),
         "imports from a room of src/model/ to a room above it (MODEL_ROOMS):\n{}",
@@ -915,7 +923,7 @@ fn the_model_rooms_import_downward() {
 
 #[test]
 fn the_model_holds_only_rooms() {
-    let wrong = stray_modules(&layers().lib_modules, "model", MODEL_ROOMS);
+    let wrong = stray_modules(&layers().lib_modules, &MODEL);
     assert!(
         wrong.is_empty(),
         "modules in src/model/ outside its rooms:\n{}",
@@ -926,19 +934,13 @@ fn the_model_holds_only_rooms() {
 #[test]
 fn the_model_rooms_keep_only_the_dispatch_circle() {
     let layers = layers();
-    let wrong = cycles_in_rooms(
-        &layers.lib_modules,
-        &layers.lib,
-        "model",
-        MODEL_ROOMS,
-        MODEL_DISPATCH,
-    );
+    let wrong = cycles_in_rooms(&layers.lib_modules, &layers.lib, &MODEL);
     assert!(
         wrong.is_empty(),
         "cycles in src/model/'s rooms besides its dispatch:\n{}",
         wrong.join("\n")
     );
-    print_room_sizes(&layers.lib_modules, "model", MODEL_ROOMS);
+    print_room_sizes(&layers.lib_modules, &MODEL);
 }
 
 /// The room rules catch what they are for, on a made-up directory: an upward import, a
@@ -949,30 +951,34 @@ fn the_room_rules_fail_on_made_up_breaks() {
         .map(String::from)
         .into();
     let edge = |from: &str, to: &str| ((from.to_string(), to.to_string()), "made up".to_string());
-    let rooms = &["low", "high"];
+    let at = |circle| Rooms {
+        dir: "m",
+        rooms: &["low", "high"],
+        circle,
+    };
     let down: Edges = [edge("m::high", "m::low::a"), edge("m::low::a", "m::low::b")].into();
-    assert!(rooms_violations(&modules, &down, "m", rooms, &[]).is_empty());
+    assert!(rooms_violations(&modules, &down, &at(&[])).is_empty());
 
     let mut up = down.clone();
     up.extend([edge("m::low::b", "m::high")]);
-    let wrong = rooms_violations(&modules, &up, "m", rooms, &[]);
+    let wrong = rooms_violations(&modules, &up, &at(&[]));
     assert!(
         wrong.len() == 1 && wrong[0].contains("a room above it"),
         "{wrong:?}"
     );
-    let circle = &["m::low::b", "m::high"];
-    assert!(rooms_violations(&modules, &up, "m", rooms, circle).is_empty());
+    let circle = at(&["m::low::b", "m::high"]);
+    assert!(rooms_violations(&modules, &up, &circle).is_empty());
 
     let mut cycle = down.clone();
     cycle.extend([edge("m::low::b", "m::low::a")]);
-    let wrong = rooms_violations(&modules, &cycle, "m", rooms, &[]);
+    let wrong = rooms_violations(&modules, &cycle, &at(&[]));
     assert!(wrong.len() == 1 && wrong[0].contains("cycle"), "{wrong:?}");
-    let circle = &["m::low::a", "m::low::b"];
-    assert!(rooms_violations(&modules, &cycle, "m", rooms, circle).is_empty());
+    let circle = at(&["m::low::a", "m::low::b"]);
+    assert!(rooms_violations(&modules, &cycle, &circle).is_empty());
 
     let mut stray = modules.clone();
     stray.insert("m::loose".to_string());
-    let wrong = rooms_violations(&stray, &down, "m", rooms, &[]);
+    let wrong = rooms_violations(&stray, &down, &at(&[]));
     assert!(
         wrong.len() == 1 && wrong[0].contains("m::loose"),
         "{wrong:?}"
