@@ -911,23 +911,26 @@ fn the_engines_depend_on_the_world_alone() {
     );
 }
 
+/// Fails with `what` and the violations, if there are any.
+fn assert_none(wrong: &[String], what: &str) {
+    assert!(wrong.is_empty(), "{what}:\n{}", wrong.join("\n"));
+}
+
 #[test]
 fn the_model_rooms_import_downward() {
     let wrong = upward_imports(&layers().lib, &MODEL);
-    assert!(
-        wrong.is_empty(),
-        "imports from a room of src/model/ to a room above it (MODEL_ROOMS):\n{}",
-        wrong.join("\n")
+    assert_none(
+        &wrong,
+        "imports from a room of src/model/ to a room above it",
     );
 }
 
 #[test]
 fn the_model_holds_only_rooms() {
     let wrong = stray_modules(&layers().lib_modules, &MODEL);
-    assert!(
-        wrong.is_empty(),
-        "modules in src/model/ outside its rooms:\n{}",
-        wrong.join("\n")
+    assert_none(
+        &wrong,
+        "modules in src/model/ outside its rooms (MODEL_ROOMS)",
     );
 }
 
@@ -935,11 +938,7 @@ fn the_model_holds_only_rooms() {
 fn the_model_rooms_keep_only_the_dispatch_circle() {
     let layers = layers();
     let wrong = cycles_in_rooms(&layers.lib_modules, &layers.lib, &MODEL);
-    assert!(
-        wrong.is_empty(),
-        "cycles in src/model/'s rooms besides its dispatch:\n{}",
-        wrong.join("\n")
-    );
+    assert_none(&wrong, "cycles in src/model/'s rooms besides its dispatch");
     print_room_sizes(&layers.lib_modules, &MODEL);
 }
 
