@@ -4505,7 +4505,7 @@ fn every_supported_command_has_cases() {
         })
         .filter_map(|line| line.split_whitespace().next().map(str::to_ascii_lowercase))
         .collect();
-    let missing: Vec<&str> = amnesia::internal::model::command::names()
+    let missing: Vec<&str> = amnesia::internal::model::commands::table::names()
         .filter(|name| !covered.contains(*name))
         .collect();
     assert!(missing.is_empty(), "commands without cases: {missing:?}");

@@ -4,7 +4,7 @@
 
 #![no_main]
 
-use amnesia::internal::model::request::{next_request, Request, RequestLimits};
+use amnesia::internal::model::protocol::request::{next_request, Request, RequestLimits};
 use bytes::{Bytes, BytesMut};
 use libfuzzer_sys::fuzz_target;
 

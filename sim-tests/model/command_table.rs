@@ -33,7 +33,7 @@ fn readme_commands() -> BTreeSet<String> {
 #[test]
 fn readme_lists_exactly_the_models_commands() {
     let listed = readme_commands();
-    let model: BTreeSet<String> = amnesia::internal::model::command::names()
+    let model: BTreeSet<String> = amnesia::internal::model::commands::table::names()
         .map(String::from)
         .collect();
     let unlisted: Vec<_> = model.difference(&listed).collect();

@@ -1,6 +1,6 @@
 //! Shared helpers: paused runtimes, models on tokio's clock, and connections to them.
 
-use amnesia::internal::model::client::ClientState;
+use amnesia::internal::model::protocol::client::ClientState;
 use amnesia::internal::model::{Model, ModelClock, ModelConfig, Node, Reply};
 use bytes::Bytes;
 use redis::aio::MultiplexedConnection;

@@ -7,7 +7,7 @@
 //! 7.0.15's unknown-subcommand error, which the differential tests check.
 
 use crate::common::{bulk, connect, exec, model, on_virtual_time, EPOCH_MS};
-use amnesia::internal::model::client::ClientState;
+use amnesia::internal::model::protocol::client::ClientState;
 use amnesia::internal::model::{ModelConfig, Node, Reply};
 use redis::{ProtocolVersion, RedisConnectionInfo};
 

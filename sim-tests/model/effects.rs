@@ -5,7 +5,7 @@
 //! Also the model's bounds on hostile inputs: answered at once, never a stall.
 
 use crate::common::{bulk, exec, EPOCH_MS};
-use amnesia::internal::model::client::ClientState;
+use amnesia::internal::model::protocol::client::ClientState;
 use amnesia::internal::model::{ModelConfig, Node, Persistence, Reply};
 use bytes::Bytes;
 

@@ -2,7 +2,7 @@
 //! every `cargo test`: the request decoder never panics, never yields an empty command and
 //! never consumes more than it was given; executing whatever it decodes never panics.
 
-use amnesia::internal::model::request::{next_request, Request, RequestLimits};
+use amnesia::internal::model::protocol::request::{next_request, Request, RequestLimits};
 use amnesia::internal::model::{ModelConfig, Node, Persistence};
 use bytes::BytesMut;
 use rand::{Rng, SeedableRng};
@@ -260,7 +260,7 @@ const WORDS: &[&str] = &[
 /// replay what was logged): no panic, and every reply encodes.
 #[test]
 fn every_command_with_random_arguments_never_panics() {
-    let names: Vec<&str> = amnesia::internal::model::command::names().collect();
+    let names: Vec<&str> = amnesia::internal::model::commands::table::names().collect();
     let mut rng = ChaCha8Rng::seed_from_u64(0xc0de);
     let mut executed = 0u64;
     for round in 0..150u64 {

@@ -1,7 +1,7 @@
 //! What survives `restart` under each persistence model.
 
 use crate::common::{bulk, connect_plain, exec, model, on_virtual_time, EPOCH_MS};
-use amnesia::internal::model::client::ClientState;
+use amnesia::internal::model::protocol::client::ClientState;
 use amnesia::internal::model::{ModelConfig, Node, Persistence, Reply};
 use redis::AsyncCommands;
 use std::time::Duration;

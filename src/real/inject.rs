@@ -6,8 +6,8 @@
 //! transaction's `EXEC` into a `DISCARD` answered with `EXECABORT`, as Redis does with a
 //! command it rejected while queueing.
 
-use crate::model::command::{lookup, Flags};
-use crate::model::request::{next_request, Request, RequestLimits};
+use crate::model::commands::table::{lookup, Flags};
+use crate::model::protocol::request::{next_request, Request, RequestLimits};
 use bytes::{Bytes, BytesMut};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -634,7 +634,7 @@ fn preview(chunk: &[u8], flow: Flow) -> String {
 /// The commands in a chunk, each argument cut to a few bytes; `None` if the chunk does
 /// not start with a whole command.
 fn commands_preview(chunk: &[u8]) -> Option<String> {
-    use crate::model::request::{next_request, Request, RequestLimits};
+    use crate::model::protocol::request::{next_request, Request, RequestLimits};
     const ARG_BYTES_MAX: usize = 40;
     const COMMANDS_MAX: usize = 8;
     let limits = RequestLimits {

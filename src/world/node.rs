@@ -5,7 +5,7 @@
 
 use crate::connect::{BoxStream, DialFuture, Dialer};
 use crate::history::{Kept, Restart};
-use crate::model::persistence::Durable;
+use crate::model::persistence::aof::Durable;
 use crate::trace::Trace;
 use crate::world::clock::WorldClock;
 use crate::world::host::{ClientHost, RedisHost};

@@ -12,7 +12,7 @@
 //! non-standard number forms (`inf`, `nan`, hex) are refused, and the configuration
 //! functions (`encode_sparse_array`, `encode_keep_buffer`, ...) are absent.
 
-use crate::model::number::format_g;
+use crate::model::data::number::format_g;
 use mlua::{LightUserData, Lua, Table, Value};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;

@@ -14,8 +14,8 @@
 //! verbatim string; any other table → an array of its elements `1..` up to the first nil;
 //! anything else → null.
 
-use crate::model::number::truncate_to_i64;
-use crate::model::reply::Reply;
+use crate::model::data::number::truncate_to_i64;
+use crate::model::protocol::reply::Reply;
 use bytes::Bytes;
 use mlua::{Lua, Result, Table, Value};
 
@@ -102,7 +102,7 @@ pub(crate) fn reply_to_lua(lua: &Lua, reply: &Reply, resp3: bool) -> Result<Valu
             Value::Table(wrap(lua, "map", map)?)
         }
         Reply::Double(d) if !resp3 => {
-            let text = crate::model::reply::format_double(*d);
+            let text = crate::model::protocol::reply::format_double(*d);
             Value::String(lua.create_string(text)?)
         }
         Reply::Double(d) => {

@@ -16,14 +16,14 @@
 //! error (`raise`), so errors carry the script's line as Redis's do; the error handler
 //! skips the prelude's own frames (its metamethods raise the global-protection errors).
 
-use crate::model::args::is;
-use crate::model::client::ClientState;
-use crate::model::command::{self, Command, Flags};
-use crate::model::node::Ctx;
-use crate::model::number::format_g;
-use crate::model::reply::{Protocol, Reply};
+use crate::model::commands::table::{self, Command, Flags};
+use crate::model::data::number::format_g;
+use crate::model::protocol::args::is;
+use crate::model::protocol::client::ClientState;
+use crate::model::protocol::reply::{Protocol, Reply};
 use crate::model::script::convert::{error_table, lua_to_reply, one_line, reply_to_lua};
 use crate::model::script::{bit, cjson, raise};
+use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
 use mlua::{
     Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, Variadic, VmState,
@@ -708,7 +708,7 @@ const CLIENT_SUBCOMMANDS_7_2: &[(&str, i32, bool)] = &[("no-touch", 3, true), ("
 /// Look a command up as Redis does from a script, subcommands included (Redis 7.2's
 /// too when `redis_7_2`).
 fn script_lookup(args: &[Bytes], redis_7_2: bool) -> Result<&'static Command, Refusal> {
-    let command = command::lookup(&args[0]).ok_or(Refusal::Unknown)?;
+    let command = table::lookup(&args[0]).ok_or(Refusal::Unknown)?;
     let subcommands = match command.name {
         "client"
             if redis_7_2
@@ -787,7 +787,7 @@ impl RunState<'_, '_> {
         // A subcommand Redis has and the model does not (CLIENT HELP, CLIENT LIST) answers
         // the model's unknown-subcommand error, as it does outside a script.
         if let Some(rejection) =
-            command::subcommand_rejection(command, &args, self.ctx.node.config.client_commands_7_2)
+            table::subcommand_rejection(command, &args, self.ctx.node.config.client_commands_7_2)
         {
             return Ok((false, reply_to_lua(lua, &rejection, self.resp3)?));
         }
