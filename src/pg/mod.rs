@@ -14,15 +14,15 @@
 //!
 //! | room | owns | PostgreSQL's part |
 //! |---|---|---|
-//! | [`wire`] | the protocol: startup, simple and extended queries, cancel, the TCP listener | `tcop/postgres.c`, `libpq/` |
-//! | [`server`] | the database under its lock, backends, waits and deadlocks, crash and WAL flush | `postmaster/`, `storage/lmgr/` (the waits) |
-//! | [`session`] | a connection's transaction block, savepoints, `SET`/`SHOW`, a statement's dispatch | `access/transam/xact.c`, `tcop/utility.c` |
-//! | [`exec`] | running and describing statements: queries, DML, DDL, expressions, aggregates, CTEs, foreign keys, the catalog queries, type inference | `executor/`, `optimizer/` (the vector index rule), `commands/`, `parser/parse_*` (types of parameters) |
-//! | [`sql`] | the parser and the syntax tree's names: identifiers, object names, SQL types, the FROM items in scope | `parser/` (the grammar is `sqlparser`'s) |
-//! | [`storage`] | the heap of row versions, transactions and snapshots, the database's tables and advisory locks, the undo log, vector index structures | `access/heap/`, `access/transam/`, `storage/` |
-//! | [`types`] | every type's values: text and binary I/O, casts, operators and functions (numeric, json/jsonb, uuid, tsearch, regtype, timestamps, arrays, `LIKE`, pgvector's functions) | `utils/adt/`, `parser/parse_coerce.c` |
-//! | [`vector`] | pgvector's `vector` (I/O, distances) and its indexes' structures, HNSW and IVFFlat, with no SQL in them | pgvector's `src/` |
-//! | [`settings`], [`error`] | the floor: run-time settings and the server's version; SQLSTATEs and errors | `utils/misc/guc.c`, `utils/errcodes.h` |
+//! | `wire` | the protocol: startup, simple and extended queries, cancel, the TCP listener | `tcop/postgres.c`, `libpq/` |
+//! | `server` | the database under its lock, backends, waits and deadlocks, crash and WAL flush | `postmaster/`, `storage/lmgr/` (the waits) |
+//! | `session` | a connection's transaction block, savepoints, `SET`/`SHOW`, a statement's dispatch | `access/transam/xact.c`, `tcop/utility.c` |
+//! | `exec` | running and describing statements: queries, DML, DDL, expressions, aggregates, CTEs, foreign keys, the catalog queries, type inference | `executor/`, `optimizer/` (the vector index rule), `commands/`, `parser/parse_*` (types of parameters) |
+//! | `sql` | the parser and the syntax tree's names: identifiers, object names, SQL types, the FROM items in scope | `parser/` (the grammar is `sqlparser`'s) |
+//! | `storage` | the heap of row versions, transactions and snapshots, the database's tables and advisory locks, the undo log, vector index structures | `access/heap/`, `access/transam/`, `storage/` |
+//! | `types` | every type's values: text and binary I/O, casts, operators and functions (numeric, json/jsonb, uuid, tsearch, regtype, timestamps, arrays, `LIKE`, pgvector's functions) | `utils/adt/`, `parser/parse_coerce.c` |
+//! | `vector` | pgvector's `vector` (I/O, distances) and its indexes' structures, HNSW and IVFFlat, with no SQL in them | pgvector's `src/` |
+//! | `settings`, `error` | the floor: run-time settings and the server's version; SQLSTATEs and errors | `utils/misc/guc.c`, `utils/errcodes.h` |
 //!
 //! The executor interprets `sqlparser`'s tree directly (there is no plan tree), so `sql`
 //! sits beneath `exec` as the vocabulary both read, not above it as a separate pass.

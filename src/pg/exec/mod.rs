@@ -1,14 +1,14 @@
-//! The exec room: one statement run or described against the database. [`context`] is the
+//! The exec room: one statement run or described against the database. `context` is the
 //! statement's execution context (`Exec`: its transaction's view, parameters, undo log,
 //! work bound) and the shapes every statement shares (rows, a row's frame, an outcome);
-//! each other file adds `Exec`'s methods for one concern: [`statement`] dispatches,
-//! [`query`] (with [`cte`], [`distinct`], [`unnest`], [`aggregate`]) selects, [`dml`] and
-//! [`fk`] write, [`ddl`], [`index`] and [`index_expr`] define, [`expr`] and [`functions`]
-//! evaluate, [`infer`] types a statement without running it (`Describe`), [`catalog`]
-//! answers the catalog queries clients send, [`json_keys`] refuses `json` as a key.
+//! each other file adds `Exec`'s methods for one concern: `statement` dispatches,
+//! `query` (with `cte`, `distinct`, `unnest`, `aggregate`) selects, `dml` and
+//! `fk` write, `ddl`, `index` and `index_expr` define, `expr` and `functions`
+//! evaluate, `infer` types a statement without running it (`Describe`), `catalog`
+//! answers the catalog queries clients send, `json_keys` refuses `json` as a key.
 //!
 //! May import: `sql`, `storage`, `types`, `vector`, `settings`, `error`. Inside, every
-//! file imports [`context`] and none imports back up the statement's path: a query's
+//! file imports `context` and none imports back up the statement's path: a query's
 //! subquery is evaluated through `Exec`'s methods, not through a file's items.
 
 pub(crate) mod aggregate;

@@ -1,7 +1,7 @@
-//! The sql room: a query string parsed as PostgreSQL's dialect ([`parse`], bounded), and
+//! The sql room: a query string parsed as PostgreSQL's dialect (`parse`, bounded), and
 //! the syntax tree's vocabulary the executor and the session read: names folded as
-//! PostgreSQL folds them, SQL type spellings made types ([`names`]), and the FROM items a
-//! column reference resolves among ([`scope`]).
+//! PostgreSQL folds them, SQL type spellings made types (`names`), and the FROM items a
+//! column reference resolves among (`scope`).
 //!
 //! May import: `types`, `vector`, `error`.
 

@@ -1,8 +1,8 @@
 //! The storage room: what the database keeps. Transactions, the commit log, snapshots and
-//! the WAL's flush point ([`txn`]); tables and their heap of row versions with MVCC
-//! visibility ([`heap`]); the database itself with its advisory locks and waits, and the
-//! undo log of a statement's writes ([`db`]); a table's vector index structure and its
-//! scan ([`vector_index`]).
+//! the WAL's flush point (`txn`); tables and their heap of row versions with MVCC
+//! visibility (`heap`); the database itself with its advisory locks and waits, and the
+//! undo log of a statement's writes (`db`); a table's vector index structure and its
+//! scan (`vector_index`).
 //!
 //! May import: `types`, `vector`, `settings`, `error`. Nothing here reads SQL.
 

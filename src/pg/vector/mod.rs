@@ -1,6 +1,6 @@
-//! The vector room: pgvector's `vector` type as pure functions ([`value`]: text and binary
+//! The vector room: pgvector's `vector` type as pure functions (`value`: text and binary
 //! forms, distances, dimensions, with pgvector's own messages) and its approximate
-//! nearest-neighbour indexes ([`ann`]: HNSW and IVFFlat, built insert by insert). Nothing
+//! nearest-neighbour indexes (`ann`: HNSW and IVFFlat, built insert by insert). Nothing
 //! here knows SQL: the types room calls the I/O and distances, the storage room keeps the
 //! index structures, the executor plans their scans.
 //!
