@@ -86,11 +86,12 @@ async fn real_postgresql_and_the_second_target_agree_step_by_step() {
         tally.add(job_tally);
     }
     println!(
-        "pg differential: compared {} steps, {} agree ({case_count} cases: {case_steps} steps; \
-         {sequences} sequences: {} steps; {} lock waits) in {:.1} s ({ready_ms} ms to start \
-         the servers), {names}",
+        "pg differential: compared {} steps, {} agree, {} refused as declared ({case_count} \
+         cases: {case_steps} steps; {sequences} sequences: {} steps; {} lock waits) in {:.1} s \
+         ({ready_ms} ms to start the servers), {names}",
         tally.compared,
         tally.agreeing,
+        tally.refused,
         tally.compared - case_steps,
         tally.blocked,
         started.elapsed().as_secs_f64(),

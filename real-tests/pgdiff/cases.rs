@@ -11,6 +11,8 @@
 //!                                    a tag, a SQLSTATE, `blocked`, `blocked, then UPDATE 0`
 //! -- within 0.2                      the next replies may differ in numbers only, by 0.2
 //!                                    at most (distances, an approximate index's recall)
+//! -- refused                         the next statement is one PostgreSQL answers and the
+//!                                    model refuses (0A000): counted apart, never agreeing
 //! ```
 //!
 //! Other comment lines are comments. `-- expect` proves a case reaches the path it is
@@ -45,6 +47,7 @@ struct Pending {
     declared: bool,
     expect: Option<String>,
     within: Option<f64>,
+    refused: bool,
     sql: String,
 }
 
@@ -80,6 +83,7 @@ fn parse_file(file: &Path) -> Vec<Case> {
                 declared: std::mem::take(&mut pending.declared),
                 expect: pending.expect.take(),
                 within: pending.within.take(),
+                refused: std::mem::take(&mut pending.refused),
             });
             pending.sql.clear();
         }
@@ -135,6 +139,8 @@ fn directive(
             .parse()
             .map_err(|e| format!("within {tolerance:?}: {e}"))?;
         pending.within = Some(tolerance);
+    } else if words == "refused" {
+        pending.refused = true;
     } else if let Some(expect) = words.strip_prefix("expect ") {
         pending.expect = Some(expect.trim().to_string());
     }

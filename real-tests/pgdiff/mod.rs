@@ -36,6 +36,10 @@ pub struct Step {
     /// A case's `-- within X`: the targets agree when their replies differ only in
     /// numbers, by `X` at most (distances in `f32`, an approximate index's recall).
     pub within: Option<f64>,
+    /// A case's `-- refused`: PostgreSQL answers the statement and the second target, the
+    /// model, refuses it as a feature it does not support (0A000), never answering it
+    /// otherwise.
+    pub refused: bool,
 }
 
 impl Step {
@@ -47,6 +51,7 @@ impl Step {
             params: None,
             expect: None,
             within: None,
+            refused: false,
         }
     }
 }
@@ -56,6 +61,8 @@ impl Step {
 pub struct Tally {
     pub compared: usize,
     pub agreeing: usize,
+    /// Steps declared `-- refused` and refused so.
+    pub refused: usize,
     pub blocked: usize,
     pub failures: Vec<String>,
 }
@@ -173,6 +180,15 @@ fn compare(
     tally.compared += 1;
     tally.blocked += usize::from(a.later.is_some());
     let conn = step.conn;
+    if step.refused {
+        return refused(
+            names,
+            &format!("{at}, conn {conn}: {}", step.sql),
+            a,
+            b,
+            tally,
+        );
+    }
     if a.agrees(b) || within(step.within, a, b) {
         tally.agreeing += 1;
     } else {
@@ -192,11 +208,29 @@ fn compare(
     }
 }
 
+/// A step declared refused: PostgreSQL answers it, the model refuses it (0A000).
+fn refused(names: &[String; 2], at: &str, a: &Observed, b: &Observed, tally: &mut Tally) {
+    let [name_a, name_b] = names;
+    let b_refuses =
+        matches!(&b.first.outcome, outcome::Outcome::Error { sqlstate, .. } if sqlstate == "0A000");
+    let a_answers = !matches!(&a.first.outcome, outcome::Outcome::Error { .. });
+    match (a_answers, b_refuses) {
+        (true, true) => tally.refused += 1,
+        (false, _) => tally.failures.push(format!(
+            "{at}\n    declared refused, but {name_a} fails it too (compare it instead): {a}"
+        )),
+        (true, false) => tally.failures.push(format!(
+            "{at}\n    declared refused, but {name_b} replied {b}"
+        )),
+    }
+}
+
 impl Tally {
     /// Add `other`'s figures and failures (after this one's).
     pub fn add(&mut self, other: Tally) {
         self.compared += other.compared;
         self.agreeing += other.agreeing;
+        self.refused += other.refused;
         self.blocked += other.blocked;
         self.failures.extend(other.failures);
     }

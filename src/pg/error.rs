@@ -123,6 +123,7 @@ pub(crate) const INVALID_ROW_COUNT: &str = "2201W";
 pub(crate) const INVALID_ESCAPE_SEQUENCE: &str = "22025";
 pub(crate) const INVALID_COLUMN_REFERENCE: &str = "42P10";
 pub(crate) const DATETIME_OVERFLOW: &str = "22008";
+pub(crate) const INVALID_DATETIME_FORMAT: &str = "22007";
 pub(crate) const CANNOT_COERCE: &str = "42846";
 pub(crate) const INTERNAL_ERROR: &str = "XX000";
 

@@ -87,11 +87,7 @@ impl Session {
             return Ok(outcome);
         }
         if self.block == Block::Failed {
-            return Err(PgError::new(
-                IN_FAILED_TRANSACTION,
-                "current transaction is aborted, commands ignored until end of transaction block",
-            )
-            .into());
+            return Err(aborted().into());
         }
         if let Some(outcome) = self.setting(statement)? {
             return Ok(outcome);
@@ -255,15 +251,17 @@ impl Session {
         now: Now,
     ) -> FlowResult<Option<Outcome>> {
         let outcome = match statement {
-            Statement::StartTransaction { modes, .. } => {
+            Statement::StartTransaction { modes, begin, .. } => {
+                // PostgreSQL tags each spelling with its own words.
+                let tag = if *begin { "BEGIN" } else { "START TRANSACTION" };
                 if self.block != Block::Idle {
                     return Ok(Some(
-                        Outcome::tag("BEGIN").warn("there is already a transaction in progress"),
+                        Outcome::tag(tag).warn("there is already a transaction in progress"),
                     ));
                 }
                 self.begin(db, now, true);
                 self.transaction_modes(modes)?;
-                Outcome::tag("BEGIN")
+                Outcome::tag(tag)
             }
             Statement::Commit { .. } => match self.block {
                 Block::Idle if self.txn.is_none() => {
@@ -322,6 +320,9 @@ impl Session {
     }
 
     fn savepoint(&mut self, name: &str) -> FlowResult<Outcome> {
+        if self.block == Block::Failed {
+            return Err(aborted().into());
+        }
         let txn = self.txn.as_mut().filter(|_| self.block == Block::Open);
         let txn = txn.ok_or_else(|| {
             PgError::new(
@@ -335,11 +336,7 @@ impl Session {
 
     fn release(&mut self, name: &str) -> FlowResult<Outcome> {
         if self.block == Block::Failed {
-            return Err(PgError::new(
-                IN_FAILED_TRANSACTION,
-                "current transaction is aborted, commands ignored until end of transaction block",
-            )
-            .into());
+            return Err(aborted().into());
         }
         let txn = self.txn.as_mut().filter(|_| self.block == Block::Open);
         let txn = txn.ok_or_else(|| {
@@ -352,18 +349,18 @@ impl Session {
             .savepoints
             .iter()
             .rposition(|(n, _)| n == name)
-            .ok_or_else(|| {
-                PgError::new(
-                    INVALID_SAVEPOINT,
-                    format!("savepoint \"{name}\" does not exist"),
-                )
-            })?;
+            .ok_or_else(|| no_savepoint(name))?;
         txn.savepoints.truncate(at);
         Ok(Outcome::tag("RELEASE"))
     }
 
     /// ROLLBACK TO SAVEPOINT: the writes since it are undone; a failed block is usable again.
     fn rollback_to(&mut self, db: &mut Db, name: &str) -> FlowResult<Outcome> {
+        if self.block == Block::Failed && self.txn.is_none() {
+            // A block that failed outside any savepoint is still a block: the name is
+            // looked up, and there is none to find.
+            return Err(no_savepoint(name).into());
+        }
         let txn = self.txn.as_mut().filter(|_| self.block != Block::Idle);
         let txn = txn.ok_or_else(|| {
             PgError::new(
@@ -375,12 +372,7 @@ impl Session {
             .savepoints
             .iter()
             .rposition(|(n, _)| n == name)
-            .ok_or_else(|| {
-                PgError::new(
-                    INVALID_SAVEPOINT,
-                    format!("savepoint \"{name}\" does not exist"),
-                )
-            })?;
+            .ok_or_else(|| no_savepoint(name))?;
         let marker = txn.savepoints[at].1;
         txn.savepoints.truncate(at + 1);
         roll_back_to(db, &mut txn.undo, marker);
@@ -482,4 +474,20 @@ fn setting_value(e: &sqlparser::ast::Expr) -> String {
         sqlparser::ast::Expr::Identifier(i) => ident(i),
         other => other.to_string(),
     }
+}
+
+/// What a failed transaction block answers to anything but its end or a savepoint's
+/// rollback.
+fn aborted() -> PgError {
+    PgError::new(
+        IN_FAILED_TRANSACTION,
+        "current transaction is aborted, commands ignored until end of transaction block",
+    )
+}
+
+fn no_savepoint(name: &str) -> PgError {
+    PgError::new(
+        INVALID_SAVEPOINT,
+        format!("savepoint \"{name}\" does not exist"),
+    )
 }

@@ -1,6 +1,8 @@
 //! The run-time settings a connection may `SET`, `SET LOCAL`, `SHOW` and `RESET`: the
 //! planner switches and pgvector's search knobs the stores turn, and the few a client
-//! reads at startup. An unknown name is refused as PostgreSQL refuses it.
+//! reads at startup. An unknown name is refused as PostgreSQL refuses it, but a dotted
+//! one (`app.user_id`) is a custom option, as applications set for row-level security:
+//! taken as text, unchecked, and known to the session from its first `SET` on.
 
 use crate::pg::error::{PgError, PgResult, UNDEFINED_PARAMETER};
 use std::collections::BTreeMap;
@@ -45,12 +47,31 @@ fn known(name: &str) -> PgResult<&'static str> {
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, default)| *default)
-        .ok_or_else(|| {
-            PgError::new(
-                UNDEFINED_PARAMETER,
-                format!("unrecognized configuration parameter \"{name}\""),
-            )
-        })
+        .ok_or_else(|| unrecognized(name))
+}
+
+fn unrecognized(name: &str) -> PgError {
+    PgError::new(
+        UNDEFINED_PARAMETER,
+        format!("unrecognized configuration parameter \"{name}\""),
+    )
+}
+
+/// A custom option's name (`app.user_id`): dotted, and not one of the model's own. The
+/// prefixes of the model's own dotted settings (pgvector's) are reserved to them.
+fn custom(name: &str) -> PgResult<bool> {
+    let Some((prefix, _)) = name.split_once('.') else {
+        return Ok(false);
+    };
+    if known(name).is_ok() {
+        return Ok(false);
+    }
+    match prefix {
+        "hnsw" | "ivfflat" => Err(PgError::unsupported(format!(
+            "the unknown setting \"{name}\" under pgvector's prefix"
+        ))),
+        _ => Ok(true),
+    }
 }
 
 impl Settings {
@@ -65,6 +86,10 @@ impl Settings {
 
     pub(crate) fn show(&self, name: &str) -> PgResult<String> {
         let name = name.to_lowercase();
+        if custom(&name)? {
+            let value = self.local.get(&name).or(self.session.get(&name));
+            return value.cloned().ok_or_else(|| unrecognized(&name));
+        }
         known(&name)?;
         Ok(self.get(&name).to_string())
     }
@@ -86,8 +111,15 @@ impl Settings {
                 "parameter \"server_version\" cannot be changed",
             ));
         }
-        known(&name)?;
-        let value = check_value(&name, value)?;
+        let value = match custom(&name)? {
+            true => value,
+            false => known(&name).and_then(|_| check_value(&name, value))?,
+        };
+        if local && !self.session.contains_key(&name) && custom(&name)? {
+            // The option exists for the session from now on; after the transaction it
+            // reads empty, as PostgreSQL's placeholder does.
+            self.session.insert(name.clone(), String::new());
+        }
         match local {
             true => self.local.insert(name, value),
             false => self.session.insert(name, value),
@@ -95,11 +127,20 @@ impl Settings {
         Ok(())
     }
 
+    /// RESET: a setting back to its default; a custom option stays known, empty.
     pub(crate) fn reset(&mut self, name: Option<&str>) -> PgResult<()> {
         match name {
-            None => self.session.clear(),
+            None => {
+                self.session
+                    .retain(|name, _| name.contains('.') && known(name).is_err());
+                self.session.values_mut().for_each(String::clear);
+            }
             Some(name) => {
                 let name = name.to_lowercase();
+                if custom(&name)? {
+                    self.session.insert(name, String::new());
+                    return Ok(());
+                }
                 known(&name)?;
                 self.session.remove(&name);
             }

@@ -22,6 +22,7 @@ impl Exec<'_> {
         if let FunctionArguments::Subquery(query) = &f.args {
             return self.array_subquery(&name, query, frame);
         }
+        crate::pg::exec::aggregate::refuse_window(f)?;
         let args = self.arguments(f, frame)?;
         self.call(&name, args)
     }
@@ -89,7 +90,8 @@ impl Exec<'_> {
         let timestamp = |us: i64| Ok(Typed::new(Value::Timestamptz(us), Type::Timestamptz));
         match (name, args.len()) {
             ("now" | "current_timestamp" | "transaction_timestamp", 0) => timestamp(self.now_us),
-            ("statement_timestamp" | "clock_timestamp", 0) => timestamp(self.clock_us),
+            ("statement_timestamp", 0) => timestamp(self.clock_us),
+            ("clock_timestamp", 0) => timestamp(self.clock_timestamp_us()),
             ("to_timestamp", 1) => match cast(one(args), Type::Float8, None)?.v {
                 Value::Float(seconds) if seconds.is_finite() => {
                     let unix_us = (seconds * 1e6).round_ties_even() as i64;
@@ -174,9 +176,14 @@ impl Exec<'_> {
         let key = advisory_key(args)?;
         let session = !name.contains("xact");
         let trying = name.starts_with("pg_try");
+        if name == "pg_advisory_unlock_all" {
+            // The one unlock that returns nothing (`void`): it cannot fail.
+            self.db.release_advisory(self.backend, true);
+            return Ok(Typed::new(Value::Text(String::new()), Type::Void));
+        }
         if name.contains("unlock") {
             return Ok(Typed::new(
-                Value::Bool(self.advisory_unlock(key, name.ends_with("_all"))),
+                Value::Bool(self.advisory_unlock(key)),
                 Type::Bool,
             ));
         }
@@ -209,11 +216,18 @@ impl Exec<'_> {
         }
     }
 
-    fn advisory_unlock(&mut self, key: AdvisoryKey, all: bool) -> bool {
-        if all {
-            self.db.release_advisory(self.backend, true);
-            return true;
-        }
+    /// `clock_timestamp()`: the clock as it reads during the statement, which PostgreSQL's
+    /// reads after the statement began and afresh at every call. The server's clock holds
+    /// still within a statement (virtual time), so each call is a microsecond after the
+    /// later of the statement's start and the server's last such reading: always after
+    /// `now()` and `statement_timestamp()`, and increasing, as PostgreSQL's is.
+    fn clock_timestamp_us(&mut self) -> i64 {
+        let us = (self.clock_us + 1).max(self.db.clock_timestamp_last_us + 1);
+        self.db.clock_timestamp_last_us = us;
+        us
+    }
+
+    fn advisory_unlock(&mut self, key: AdvisoryKey) -> bool {
         let backend = self.backend;
         let Some(holder) = self
             .db
@@ -331,8 +345,9 @@ fn text_function(name: &str, arg: Typed) -> FlowResult<Typed> {
                 Type::Text
             }))
         }
-        ("lower", Value::Text(s)) => Typed::new(Value::Text(s.to_lowercase()), Type::Text),
-        ("upper", Value::Text(s)) => Typed::new(Value::Text(s.to_uppercase()), Type::Text),
+        // The C locale's case mapping: ASCII letters only (`ß`, `é` stay as they are).
+        ("lower", Value::Text(s)) => Typed::new(Value::Text(s.to_ascii_lowercase()), Type::Text),
+        ("upper", Value::Text(s)) => Typed::new(Value::Text(s.to_ascii_uppercase()), Type::Text),
         ("length" | "char_length", Value::Text(s)) => {
             Typed::new(Value::Int(s.chars().count() as i64), Type::Int4)
         }

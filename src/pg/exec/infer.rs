@@ -334,6 +334,7 @@ impl Exec<'_> {
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Type> {
         let name = object_name(&f.name).last().cloned().unwrap_or_default();
+        aggregate::refuse_window(f)?;
         if let FunctionArguments::Subquery(q) = &f.args {
             let t = single(&self.describe_query(q, &frame_of(sources, parent))?)?;
             return Ok(t
@@ -589,6 +590,7 @@ fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
         }
         n if crate::pg::types::json_build::knows(n) => crate::pg::types::json_build::return_type(n),
         "abs" => args.first().copied().unwrap_or(Type::Float8),
+        "pg_advisory_unlock_all" => Type::Void,
         n if n.starts_with("pg_try_advisory") || n.contains("unlock") => Type::Bool,
         n if n.starts_with("pg_advisory") => Type::Void,
         n if crate::pg::types::vector_fn::knows(n) => crate::pg::types::vector_fn::return_type(n),

@@ -39,6 +39,8 @@ pub(crate) struct Db {
     /// `gen_random_uuid()`s drawn so far: the next is the seed's stream at this count.
     /// Random draws are not transactional, and a crash keeps the count (no UUID twice).
     pub uuid_draws: u64,
+    /// The last `clock_timestamp()` handed out (µs since 2000-01-01): the next is later.
+    pub clock_timestamp_last_us: i64,
 }
 
 impl Db {

@@ -201,9 +201,7 @@ pub(crate) fn add_months(pg_us: i64, months: i32) -> i64 {
     let (year, month, day) = civil_from_days(days);
     let total = year * 12 + month as i64 - 1 + months as i64;
     let (year, month) = (total.div_euclid(12), total.rem_euclid(12) as u32 + 1);
-    let next_first = days_from_civil(year + i64::from(month == 12), month % 12 + 1, 1);
-    let month_days = (next_first - days_from_civil(year, month, 1)) as u32;
-    let days = days_from_civil(year, month, day.min(month_days));
+    let days = days_from_civil(year, month, day.min(days_in_month(year, month)));
     days * DAY_US + us_of_day - PG_EPOCH_UNIX_US
 }
 
@@ -225,10 +223,14 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
             .map_err(|_| invalid_input(t, text)),
         Type::Regtype => crate::pg::types::regtype::parse(text),
         Type::Name | Type::Char => Ok(Value::Text(text.to_string())),
-        Type::Int2 | Type::Int4 | Type::Int8 => {
-            let value: i64 = trimmed.parse().map_err(|_| invalid_input(t, text))?;
-            Ok(Value::Int(fit_integer(value, t)?))
-        }
+        Type::Int2 | Type::Int4 | Type::Int8 => match parse_integer(trimmed) {
+            Some(Some(value)) => Ok(Value::Int(fit_integer(value, t)?)),
+            Some(None) => Err(PgError::new(
+                NUMERIC_VALUE_OUT_OF_RANGE,
+                format!("value \"{text}\" is out of range for type {}", t.name()),
+            )),
+            None => Err(invalid_input(t, text)),
+        },
         Type::Numeric => {
             crate::pg::types::numeric::parse(text).map(|n| Value::Numeric(Box::new(n)))
         }
@@ -251,10 +253,10 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
             .ok_or_else(|| invalid_input(t, text)),
         Type::Text | Type::Varchar | Type::Unknown => Ok(Value::Text(text.to_string())),
         Type::Bytea => parse_bytea(text).map(Value::Bytea),
-        Type::Timestamptz => parse_timestamptz(trimmed).ok_or_else(|| invalid_input(t, text)),
+        Type::Timestamptz => timestamptz_input(trimmed, text),
         Type::Interval => parse_interval(trimmed)
             .map(Value::Interval)
-            .ok_or_else(|| invalid_input(t, text)),
+            .ok_or_else(|| invalid_datetime(t, text)),
         Type::Vector => crate::pg::vector::value::parse_text(text)
             .map(Value::Vector)
             .map_err(|e| PgError::new(e.sqlstate, e.message)),
@@ -341,6 +343,94 @@ fn parse_bytea_escape(text: &str) -> Vec<u8> {
 }
 
 /// `YYYY-MM-DD[ HH:MM[:SS[.f]]][+HH[:MM]|Z|±HHMM]`, UTC when no zone is given.
+/// An integer as PostgreSQL's `pg_strtoint64` reads one (trimmed): an optional sign, then
+/// decimal digits, or `0x`, `0o` or `0b` and that base's digits, with single `_`s between
+/// digits (and after a base's prefix). `None`: not an integer; `Some(None)`: one out of
+/// `bigint`'s range.
+fn parse_integer(text: &str) -> Option<Option<i64>> {
+    let (negative, body) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let prefix = body.get(..2).map(str::to_ascii_lowercase);
+    let (radix, digits, prefixed) = match prefix.as_deref() {
+        Some("0x") => (16, &body[2..], true),
+        Some("0o") => (8, &body[2..], true),
+        Some("0b") => (2, &body[2..], true),
+        _ => (10, body, false),
+    };
+    // Past this, the magnitude is out of range whatever follows: it stops growing.
+    let magnitude_max = i64::MAX as u128 + 1;
+    let (mut magnitude, mut seen, mut underscore) = (0u128, false, false);
+    for c in digits.chars() {
+        match (c, c.to_digit(radix)) {
+            (_, Some(digit)) => {
+                magnitude = (magnitude * radix as u128 + digit as u128).min(magnitude_max + 1);
+                (seen, underscore) = (true, false);
+            }
+            ('_', None) if !underscore && (seen || prefixed) => underscore = true,
+            _ => return None,
+        }
+    }
+    if !seen || underscore {
+        return None;
+    }
+    let value = match negative {
+        true => 0i128 - magnitude as i128,
+        false => magnitude as i128,
+    };
+    Some(i64::try_from(value).ok())
+}
+
+/// `invalid input syntax` for a date or time type: PostgreSQL's class for those is 22007.
+fn invalid_datetime(t: Type, text: &str) -> PgError {
+    PgError::new(
+        crate::pg::error::INVALID_DATETIME_FORMAT,
+        format!("invalid input syntax for type {}: \"{text}\"", t.name()),
+    )
+}
+
+/// A timestamptz's text: PostgreSQL's special value `epoch`, the others refused (the
+/// model keeps no infinity, and `now`/`today` read the transaction's clock), else a date
+/// and time; a date whose month or day does not exist is out of range (22008).
+fn timestamptz_input(trimmed: &str, text: &str) -> PgResult<Value> {
+    match trimmed.to_ascii_lowercase().as_str() {
+        "epoch" => return Ok(Value::Timestamptz(-PG_EPOCH_UNIX_US)),
+        special @ ("infinity" | "+infinity" | "-infinity" | "now" | "today" | "tomorrow"
+        | "yesterday") => {
+            return Err(PgError::unsupported(format!(
+                "the timestamptz input '{special}'"
+            )))
+        }
+        _ => {}
+    }
+    if let Some((year, month, day)) = civil_date(trimmed) {
+        if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+            return Err(PgError::new(
+                crate::pg::error::DATETIME_OVERFLOW,
+                format!("date/time field value out of range: \"{text}\""),
+            ));
+        }
+    }
+    parse_timestamptz(trimmed).ok_or_else(|| invalid_datetime(Type::Timestamptz, text))
+}
+
+/// The `YYYY-MM-DD` a timestamp's text starts with, if it does.
+fn civil_date(text: &str) -> Option<(i64, u32, u32)> {
+    let date = &text[..text.find([' ', 'T']).unwrap_or(text.len())];
+    let mut ymd = date.splitn(3, '-');
+    let year: i64 = ymd.next()?.parse().ok()?;
+    let month: u32 = ymd.next()?.parse().ok()?;
+    let day: u32 = ymd.next()?.parse().ok()?;
+    Some((year, month, day))
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    let next_first = days_from_civil(year + i64::from(month == 12), month % 12 + 1, 1);
+    (next_first - days_from_civil(year, month, 1)) as u32
+}
+
 fn parse_timestamptz(text: &str) -> Option<Value> {
     let (date, rest) = text.split_at(text.find([' ', 'T']).unwrap_or(text.len()));
     let mut ymd = date.splitn(3, '-');
