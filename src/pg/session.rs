@@ -213,6 +213,7 @@ impl Session {
             undo: Vec::new(),
             savepoints: Vec::new(),
         });
+        self.settings.begin_transaction();
         self.block = if explicit { Block::Open } else { Block::Idle };
     }
 
@@ -226,7 +227,7 @@ impl Session {
         let at_us = now.clock_us + crate::pg::types::pg_type::PG_EPOCH_UNIX_US;
         db.txns.end(txn.xid, commit, synchronous, at_us);
         db.release_advisory(self.backend, false);
-        self.settings.end_transaction();
+        self.settings.end_transaction(commit);
         self.block = Block::Idle;
         self.waiting_snapshot = None;
         if db.txns.oldest_open() == db.txns.snapshot().xmax {
@@ -331,6 +332,7 @@ impl Session {
             )
         })?;
         txn.savepoints.push((name.to_string(), txn.undo.len()));
+        self.settings.savepoint();
         Ok(Outcome::tag("SAVEPOINT"))
     }
 
@@ -351,6 +353,7 @@ impl Session {
             .rposition(|(n, _)| n == name)
             .ok_or_else(|| no_savepoint(name))?;
         txn.savepoints.truncate(at);
+        self.settings.release(at + 1);
         Ok(Outcome::tag("RELEASE"))
     }
 
@@ -376,6 +379,7 @@ impl Session {
         let marker = txn.savepoints[at].1;
         txn.savepoints.truncate(at + 1);
         roll_back_to(db, &mut txn.undo, marker);
+        self.settings.roll_back_to(at + 1);
         txn.cid += 1;
         self.block = Block::Open;
         Ok(Outcome::tag("ROLLBACK"))

@@ -40,6 +40,10 @@ const DEFAULTS: [(&str, &str); 24] = [
 pub(crate) struct Settings {
     session: BTreeMap<String, String>,
     local: BTreeMap<String, String>,
+    /// The values at the transaction's start, then at each savepoint since (innermost
+    /// last): what a rollback restores, as PostgreSQL's `AtEOXact_GUC` and
+    /// `AtEOSubXact_GUC` restore them. Empty outside a transaction.
+    saved: Vec<(BTreeMap<String, String>, BTreeMap<String, String>)>,
 }
 
 fn known(name: &str) -> PgResult<&'static str> {
@@ -148,8 +152,54 @@ impl Settings {
         Ok(())
     }
 
-    /// The transaction ended: its `SET LOCAL`s go.
-    pub(crate) fn end_transaction(&mut self) {
+    /// A transaction began: what a rollback returns to.
+    pub(crate) fn begin_transaction(&mut self) {
+        self.saved.clear();
+        self.saved.push((self.session.clone(), self.local.clone()));
+    }
+
+    /// A savepoint: what rolling back to it returns to.
+    pub(crate) fn savepoint(&mut self) {
+        assert!(!self.saved.is_empty(), "a savepoint inside a transaction");
+        self.saved.push((self.session.clone(), self.local.clone()));
+    }
+
+    /// ROLLBACK TO the `depth`th savepoint (1: the outermost): its values back; it stays.
+    pub(crate) fn roll_back_to(&mut self, depth: usize) {
+        assert!(
+            depth >= 1 && depth < self.saved.len(),
+            "a savepoint's depth"
+        );
+        self.saved.truncate(depth + 1);
+        let (session, local) = self.saved[depth].clone();
+        self.restore(session);
+        self.local = local;
+    }
+
+    /// `session`'s values back; a custom option set since stays known, empty, as
+    /// PostgreSQL's placeholder outlives the rollback that undid its value.
+    fn restore(&mut self, mut session: BTreeMap<String, String>) {
+        for name in self.session.keys().filter(|n| custom(n).unwrap_or(false)) {
+            session.entry(name.clone()).or_default();
+        }
+        self.session = session;
+    }
+
+    /// RELEASE the `depth`th savepoint and those after it: their changes stay.
+    pub(crate) fn release(&mut self, depth: usize) {
+        assert!(
+            depth >= 1 && depth < self.saved.len(),
+            "a savepoint's depth"
+        );
+        self.saved.truncate(depth);
+    }
+
+    /// The transaction ended: its `SET LOCAL`s go, and an abort takes its `SET`s back.
+    pub(crate) fn end_transaction(&mut self, commit: bool) {
+        if let (false, Some((session, _))) = (commit, self.saved.first()) {
+            self.restore(session.clone());
+        }
+        self.saved.clear();
         self.local.clear();
     }
 }
