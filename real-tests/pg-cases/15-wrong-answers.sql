@@ -186,3 +186,30 @@ BEGIN;
 SET app.tenant = 'acme';
 ROLLBACK;
 SHOW app.tenant;
+
+-- case: a minus sign folds into a numeric literal, as PostgreSQL's grammar does
+SELECT -2147483648, -9223372036854775808, - 5, -2.5, -(1), -0;
+-- expect 22003
+SELECT abs(-9223372036854775808);
+-- expect 22003
+SELECT abs((-2147483648)::int4);
+
+-- case: float4 arithmetic stays in float4, with PostgreSQL's overflow and underflow
+SELECT 1::float4 + 0.1::float4, 1::float4 * 0.1::float4, 1::float4 / 3::float4, 1::float4 - 0.1::float4;
+SELECT 10::float4 / 3, 2::float4 + 1, 0.1::float4 + 0.2::float8;
+-- expect 22003
+SELECT 1e30::float4 * 1e30::float4;
+-- expect 22003
+SELECT 1e-30::float4 * 1e-30::float4;
+-- expect 22003
+SELECT 1e-300::float8 * 1e-300::float8;
+-- expect 22003
+SELECT 1e-300::float8 / 1e300::float8;
+
+-- case: NOT EXISTS is an unnamed column; || on text and on arrays
+SELECT NOT EXISTS (SELECT 1), EXISTS (SELECT 1);
+SELECT 'a' || 1, 1 || 'a', 'a' || NULL;
+-- refused
+SELECT ARRAY[1, 2] || ARRAY[3];
+-- refused
+SELECT ARRAY['a'] || 'b'::text;

@@ -183,6 +183,9 @@ impl Exec<'_> {
     }
 
     fn unary(&mut self, op: &UnaryOperator, expr: &Expr, frame: &Frame<'_>) -> FlowResult<Typed> {
+        if let Some(negative) = crate::pg::sql::names::negated_number(op, expr) {
+            return Ok(number_literal(&negative)?);
+        }
         let value = self.eval(expr, frame)?;
         match (op, value.v) {
             (UnaryOperator::Not, v) => Ok(Typed::bool(v.truth()?.map(|b| !b))),

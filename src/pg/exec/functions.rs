@@ -369,13 +369,17 @@ fn text_function(name: &str, arg: Typed) -> FlowResult<Typed> {
 fn abs(arg: Typed) -> FlowResult<Typed> {
     let t = arg.t;
     match arg.v {
-        Value::Int(i) => Ok(Typed::new(
-            Value::Int(crate::pg::types::pg_type::fit_integer(
-                i.checked_abs().unwrap_or(i64::MAX),
-                t,
-            )?),
-            t,
-        )),
+        Value::Int(i) => {
+            let out_of_range = || {
+                PgError::new(
+                    NUMERIC_VALUE_OUT_OF_RANGE,
+                    format!("{} out of range", t.name()),
+                )
+            };
+            let magnitude = i.checked_abs().ok_or_else(out_of_range)?;
+            let fits = crate::pg::types::pg_type::fit_integer(magnitude, t);
+            Ok(Typed::new(Value::Int(fits.map_err(|_| out_of_range())?), t))
+        }
         Value::Float(f) => Ok(Typed::new(Value::Float(f.abs()), t)),
         Value::Null => Ok(Typed::null(t)),
         _ => Err(PgError::new(

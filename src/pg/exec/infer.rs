@@ -39,6 +39,10 @@ impl Exec<'_> {
                 self.infer_binary(left, op, right, sources, parent)?
             }
             Expr::UnaryOp { expr, op } => match op {
+                _ if crate::pg::sql::names::negated_number(op, expr).is_some() => {
+                    let negative = crate::pg::sql::names::negated_number(op, expr);
+                    number_literal(&negative.expect("checked"))?.t
+                }
                 sqlparser::ast::UnaryOperator::Not => self
                     .infer_as(expr, Type::Bool, sources, parent)
                     .map(|_| Type::Bool)?,

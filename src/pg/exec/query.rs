@@ -830,7 +830,7 @@ fn named(e: &Expr) -> (String, Strength) {
         },
         Expr::Nested(inner) => named(inner),
         Expr::Case { .. } => ("case".into(), Strength::FromType),
-        Expr::Exists { .. } => own("exists".into()),
+        Expr::Exists { negated: false, .. } => own("exists".into()),
         Expr::Array(_) => own("array".into()),
         Expr::Subquery(q) => match &*q.body {
             SetExpr::Select(s) => match s.projection.first() {

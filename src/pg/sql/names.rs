@@ -35,3 +35,20 @@ pub(crate) fn table_name(name: &sqlparser::ast::ObjectName) -> PgResult<String> 
         _ => Err(PgError::unsupported(format!("the relation name {name}"))),
     }
 }
+
+/// The text of a numeric literal with a minus sign before it (`-9223372036854775808`),
+/// which PostgreSQL's grammar folds into one constant (`doNegate`), so it takes the type
+/// the negative number fits (`int4` for `-2147483648`), not the positive one's.
+pub(crate) fn negated_number(
+    op: &sqlparser::ast::UnaryOperator,
+    e: &sqlparser::ast::Expr,
+) -> Option<String> {
+    use sqlparser::ast::{Expr, UnaryOperator, Value};
+    match (op, e) {
+        (UnaryOperator::Minus, Expr::Value(v)) => match &v.value {
+            Value::Number(n, _) if !n.starts_with('-') => Some(format!("-{n}")),
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -39,6 +39,9 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
             Value::Text(text(a, l.t) + &text(b, r.t))
         }
         (op, Value::Int(a), Value::Int(b)) => Value::Int(integer(op, a, b, result_type)?),
+        (op, Value::Float(a), Value::Float(b)) if result_type == Type::Float4 => {
+            Value::Float(float4(op, a, b)?)
+        }
         (op, a @ (Value::Int(_) | Value::Float(_)), b @ (Value::Int(_) | Value::Float(_))) => {
             Value::Float(float(op, as_f64(&a), as_f64(&b))?)
         }
@@ -122,6 +125,14 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
     }
     let t = match (op, l, r) {
         (StringConcat, Type::Jsonb, Type::Jsonb) => Type::Jsonb,
+        // Array concatenation (`anyarray || anyelement` and its kin) is not modelled.
+        (StringConcat, a, b) if a.element().is_some() || b.element().is_some() => {
+            return Err(PgError::unsupported(format!(
+                "{} || {} (array concatenation)",
+                a.name(),
+                b.name()
+            )))
+        }
         (StringConcat, _, _) => Type::Text,
         (Arrow, Type::Jsonb, k) if k.is_text() || matches!(k, Type::Int2 | Type::Int4) => {
             Type::Jsonb
@@ -144,6 +155,7 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
             }
         }
         (op, a, b) if crate::pg::types::numeric_fn::is_numeric_operation(op, a, b) => Type::Numeric,
+        (Plus | Minus | Multiply | Divide, Type::Float4, Type::Float4) => Type::Float4,
         (Plus | Minus | Multiply | Divide, a, b) if a.is_numeric() && b.is_numeric() => {
             Type::Float8
         }
@@ -191,13 +203,38 @@ fn float(op: &BinaryOperator, a: f64, b: f64) -> PgResult<f64> {
         BinaryOperator::Divide => a / b,
         other => return Err(no_operator(other, Type::Float8, Type::Float8)),
     };
-    if result.is_infinite() && a.is_finite() && b.is_finite() {
-        return Err(PgError::new(
-            NUMERIC_VALUE_OUT_OF_RANGE,
-            "value out of range: overflow",
-        ));
-    }
+    check_float(op, a, b, result)?;
     Ok(result)
+}
+
+/// `float4 op float4`, computed in `float4` as PostgreSQL's `float4pl` and its kin do
+/// (through `f64`: for these four operations rounding twice gives the `f32` result).
+fn float4(op: &BinaryOperator, a: f64, b: f64) -> PgResult<f64> {
+    let result = float(op, a, b)? as f32;
+    check_float(op, a, b, f64::from(result))?;
+    Ok(f64::from(result))
+}
+
+/// PostgreSQL's overflow and underflow checks of a float operation's result.
+fn check_float(op: &BinaryOperator, a: f64, b: f64, result: f64) -> PgResult<()> {
+    let out_of_range = |what: &str| {
+        PgError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("value out of range: {what}"),
+        )
+    };
+    if result.is_infinite() && a.is_finite() && b.is_finite() {
+        return Err(out_of_range("overflow"));
+    }
+    let underflow = match op {
+        BinaryOperator::Multiply => result == 0.0 && a != 0.0 && b != 0.0,
+        BinaryOperator::Divide => result == 0.0 && a != 0.0 && !b.is_infinite(),
+        _ => false,
+    };
+    match underflow {
+        true => Err(out_of_range("underflow")),
+        false => Ok(()),
+    }
 }
 
 /// timestamptz ± interval: months first (clamped to the month's end), then days, then time.
