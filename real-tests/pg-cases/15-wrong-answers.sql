@@ -213,3 +213,14 @@ SELECT 'a' || 1, 1 || 'a', 'a' || NULL;
 SELECT ARRAY[1, 2] || ARRAY[3];
 -- refused
 SELECT ARRAY['a'] || 'b'::text;
+
+-- case: the vector type exists once CREATE EXTENSION vector ran, not before
+-- expect 42704
+CREATE TABLE e (id int, v vector(3));
+-- expect 42704
+SELECT '[1,2]'::vector;
+-- expect 42704
+SELECT CAST('[1,2]' AS vector(2));
+CREATE EXTENSION vector;
+CREATE TABLE e (id int, v vector(3));
+SELECT '[1,2]'::vector::text, CAST('[1,2]' AS vector(2))::text;

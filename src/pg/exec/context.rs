@@ -82,6 +82,27 @@ impl Default for Subqueries {
 }
 
 impl Exec<'_> {
+    /// The type a SQL type name spells, as this database knows it: pgvector's `vector`
+    /// exists only once `CREATE EXTENSION vector` ran (a schema that forgot it fails here
+    /// as it fails on PostgreSQL, not only in production).
+    pub(crate) fn sql_type(
+        &self,
+        data_type: &sqlparser::ast::DataType,
+    ) -> PgResult<(Type, Option<u32>)> {
+        let (t, modifier) = crate::pg::types::regtype::sql_type(data_type)?;
+        let vector = matches!(t, Type::Vector | Type::VectorArray);
+        if vector && !self.db.extensions.contains("vector") {
+            return Err(PgError::new(
+                UNDEFINED_OBJECT,
+                format!(
+                    "type \"{}\" does not exist",
+                    t.element().unwrap_or(t).typname()
+                ),
+            ));
+        }
+        Ok((t, modifier))
+    }
+
     /// Count one unit of work; a statement over the bound fails instead of stalling.
     pub(crate) fn tick(&mut self) -> PgResult<()> {
         self.work += 1;

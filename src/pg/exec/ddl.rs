@@ -8,7 +8,6 @@ use crate::pg::exec::context::Exec;
 use crate::pg::sql::names::{ident, object_name, table_name};
 use crate::pg::storage::db::TABLES_MAX;
 use crate::pg::storage::heap::{Column, ForeignKey, IndexDef, Table, Unique};
-use crate::pg::types::regtype::sql_type;
 use sqlparser::ast::{
     ColumnOption, CreateIndex, CreateTable, Expr, Ident, ReferentialAction, TableConstraint,
 };
@@ -59,7 +58,7 @@ impl Exec<'_> {
         let mut table = Table::new(name.clone(), Vec::new());
         let mut constraints: Vec<TableConstraint> = create.constraints.clone();
         for column in &create.columns {
-            let (ty, modifier) = sql_type(&column.data_type)?;
+            let (ty, modifier) = self.sql_type(&column.data_type)?;
             let serial = column
                 .data_type
                 .to_string()

@@ -8,7 +8,6 @@ use crate::pg::exec::context::{Exec, Frame};
 use crate::pg::sql::names::{ident, is_comparison};
 use crate::pg::types::cast::{cast, coerce_pair, compare_values, number_literal};
 use crate::pg::types::pg_type::{fit_integer, Type};
-use crate::pg::types::regtype::sql_type;
 use crate::pg::types::text;
 use crate::pg::types::value::{compare, Interval, Typed, Value};
 use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator, Value as Literal};
@@ -50,11 +49,11 @@ impl Exec<'_> {
                 expr, data_type, ..
             } => {
                 let value = self.eval(expr, frame)?;
-                let (to, modifier) = sql_type(data_type)?;
+                let (to, modifier) = self.sql_type(data_type)?;
                 Ok(cast(truncate_varchar(value, to, modifier), to, modifier)?)
             }
             Expr::TypedString(typed) => {
-                let (to, modifier) = sql_type(&typed.data_type)?;
+                let (to, modifier) = self.sql_type(&typed.data_type)?;
                 Ok(cast(self.literal(&typed.value.value)?, to, modifier)?)
             }
             Expr::Interval(interval) => self.interval(interval, frame),

@@ -11,7 +11,6 @@ use crate::pg::sql::scope::{resolve, Source};
 use crate::pg::types::cast::number_literal;
 use crate::pg::types::ops::result_type;
 use crate::pg::types::pg_type::Type;
-use crate::pg::types::regtype::sql_type;
 use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query, SetExpr,
     Value as Literal,
@@ -59,11 +58,11 @@ impl Exec<'_> {
             Expr::Cast {
                 expr, data_type, ..
             } => {
-                let (t, _) = sql_type(data_type)?;
+                let (t, _) = self.sql_type(data_type)?;
                 self.infer_as(expr, t, sources, parent)?;
                 t
             }
-            Expr::TypedString(typed) => sql_type(&typed.data_type)?.0,
+            Expr::TypedString(typed) => self.sql_type(&typed.data_type)?.0,
             Expr::Interval(_) => Type::Interval,
             Expr::Between {
                 expr, low, high, ..
