@@ -276,3 +276,33 @@ pub(crate) const STARTUP_PARAMETERS: [(&str, &str); 8] = [
     ("standard_conforming_strings", "on"),
     ("IntervalStyle", "postgres"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_abort_or_a_savepoint_rollback_takes_sets_back() {
+        let mut settings = Settings::default();
+        settings.begin_transaction();
+        settings.set("enable_seqscan", "off".into(), false).unwrap();
+        settings.savepoint();
+        settings.set("enable_sort", "off".into(), false).unwrap();
+        settings.set("app.user_id", "7".into(), false).unwrap();
+        settings.roll_back_to(1);
+        assert_eq!(settings.get("enable_sort"), "on");
+        assert_eq!(settings.get("enable_seqscan"), "off");
+        assert_eq!(settings.show("app.user_id").unwrap(), "");
+        settings.end_transaction(false);
+        assert_eq!(settings.get("enable_seqscan"), "on");
+        settings.begin_transaction();
+        settings.set("enable_seqscan", "off".into(), false).unwrap();
+        settings.end_transaction(true);
+        assert_eq!(settings.get("enable_seqscan"), "off");
+        assert_eq!(
+            settings.show("app.never").unwrap_err().code,
+            UNDEFINED_PARAMETER
+        );
+        assert!(settings.set("hnsw.nonesuch", "1".into(), false).is_err());
+    }
+}

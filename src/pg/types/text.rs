@@ -581,6 +581,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn integers_read_as_pg_strtoint64_reads_them() {
+        for (text, value) in [
+            ("42", 42),
+            ("-0x10", -16),
+            ("0X1f", 31),
+            ("0o17", 15),
+            ("0b101", 5),
+            ("1_000", 1_000),
+            ("0x_1F", 31),
+            ("-9223372036854775808", i64::MIN),
+            ("0x7FFFFFFFFFFFFFFF", i64::MAX),
+        ] {
+            assert_eq!(parse_integer(text), Some(Some(value)), "{text}");
+        }
+        for bad in [
+            "", "-", "0x", "_1", "1_", "1__0", "0x1G", "1.5", "1e3", "0b2",
+        ] {
+            assert_eq!(parse_integer(bad), None, "{bad}");
+        }
+        for big in [
+            "9223372036854775808",
+            "-9223372036854775809",
+            "0x8000000000000000",
+        ] {
+            assert_eq!(parse_integer(big), Some(None), "{big}");
+        }
+        let huge = "9".repeat(400);
+        assert_eq!(parse_integer(&huge), Some(None));
+    }
+
+    #[test]
     fn floats_print_as_postgres_does() {
         assert_eq!(format_float8(0.1), "0.1");
         assert_eq!(format_float8(1e20), "1e+20");
