@@ -137,6 +137,22 @@ impl Session {
         self.block = Block::Failed;
     }
 
+    /// A statement panicked (`server.rs` caught it): its writes past `marker` in the undo
+    /// log are undone and the whole transaction aborts; an explicit block is left failed
+    /// until ROLLBACK.
+    pub(crate) fn panicked(&mut self, db: &mut Db, marker: usize, now: Now) {
+        if let Some(txn) = self.txn.as_mut() {
+            let keep = marker.min(txn.undo.len());
+            roll_back_to(db, &mut txn.undo, keep);
+        }
+        let explicit = self.block != Block::Idle;
+        self.finish(db, false, now);
+        db.waits.remove(&self.backend);
+        if explicit {
+            self.block = Block::Failed;
+        }
+    }
+
     /// The statement after a wait gave up (the client went away, or a deadlock).
     pub(crate) fn abandon_wait(&mut self, db: &mut Db, now: Now) {
         let implicit = self.txn.is_some() && self.block == Block::Idle;

@@ -317,15 +317,17 @@ impl Exec<'_> {
             opclass,
             options,
         };
+        // Built first: an index that fails to build leaves no constraint behind.
+        self.build_index(&table, index)?;
         if create.unique {
             let t = self.db.table_mut(&table)?;
             t.uniques.push(Unique {
-                name: name.clone(),
+                name,
                 columns,
                 primary: false,
             });
         }
-        self.build_index(&table, index)
+        Ok(())
     }
 
     pub(crate) fn drop_table(
@@ -365,6 +367,7 @@ impl Exec<'_> {
                 let before = t.indexes.len();
                 t.indexes.retain(|i| i.name != name);
                 t.uniques.retain(|u| u.name != name || u.primary);
+                t.vector_indexes.remove(&name);
                 found |= t.indexes.len() != before;
             }
             if !found && !if_exists {
