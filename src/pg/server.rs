@@ -276,6 +276,15 @@ impl PgModel {
         self.shared.epoch.send_modify(|e| *e += 1);
     }
 
+    /// A statement the connection ran itself (`DEALLOCATE`) failed: its transaction
+    /// fails as any statement's error fails it.
+    pub(crate) fn fail_statement(&self, session: &mut Session) {
+        let now = self.now();
+        let implicit = session.block == crate::pg::session::Block::Idle;
+        session.fail(&mut self.db(), implicit, now);
+        self.bump();
+    }
+
     pub(crate) fn close_session(&self, session: &mut Session) {
         let now = self.now();
         session.close(&mut self.db(), now);
