@@ -616,7 +616,10 @@ mod tests {
     }
 
     fn query(connection: &mut Connection, sql: &str) -> Vec<u8> {
-        send(connection, PgWireFrontendMessage::Query(Query::new(sql.into())))
+        send(
+            connection,
+            PgWireFrontendMessage::Query(Query::new(sql.into())),
+        )
     }
 
     fn prepare(connection: &mut Connection, name: &str) {
@@ -640,11 +643,17 @@ mod tests {
         }
         assert!(contains(&query(&mut c, "DEALLOCATE A"), b"DEALLOCATE\0"));
         assert_eq!(names(&c), ["", "ALL", "b"]);
-        assert!(contains(&query(&mut c, "DEALLOCATE \"ALL\""), b"DEALLOCATE\0"));
+        assert!(contains(
+            &query(&mut c, "DEALLOCATE \"ALL\""),
+            b"DEALLOCATE\0"
+        ));
         assert_eq!(names(&c), ["", "b"]);
         let unknown = query(&mut c, "DEALLOCATE PREPARE a");
         assert!(contains(&unknown, b"C26000\0"));
-        assert!(contains(&query(&mut c, "DEALLOCATE ALL"), b"DEALLOCATE ALL\0"));
+        assert!(contains(
+            &query(&mut c, "DEALLOCATE ALL"),
+            b"DEALLOCATE ALL\0"
+        ));
         assert_eq!(names(&c), [""]);
         // In a block, an unknown name fails the transaction as any error does.
         query(&mut c, "BEGIN");

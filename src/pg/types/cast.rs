@@ -131,14 +131,12 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             }
             Value::Array(cast_items)
         }
-        (Value::Array(items), _, Type::Vector) if from.element().is_some_and(Type::is_numeric) => {
-            let floats = items.iter().map(|i| match i {
-                Value::Int(n) => Ok(*n as f32),
-                Value::Float(f) => Ok(*f as f32),
-                Value::Numeric(n) => Ok(n.to_float(true)? as f32),
-                _ => Err(PgError::new(DATA_EXCEPTION, "array must not contain nulls")),
-            });
-            Value::Vector(floats.collect::<PgResult<Vec<f32>>>()?)
+        (Value::Array(items), _, Type::Vector)
+            if crate::pg::types::vector_fn::casts_to_vector(from) =>
+        {
+            Value::Vector(crate::pg::types::vector_fn::array_to_vector(
+                items, modifier,
+            )?)
         }
         (_, f, t) => {
             return Err(PgError::new(
