@@ -71,7 +71,7 @@ CREATE INDEX wide_narrow ON wide USING hnsw (narrow vector_cosine_ops);
 INSERT INTO wide (id) VALUES (1);
 -- expect 42P01
 CREATE UNIQUE INDEX wide_u ON nowhere USING hnsw (v);
--- expect 54000
+-- expect 0A000
 CREATE UNIQUE INDEX wide_u ON wide USING hnsw (v);
 -- expect INSERT 0 1
 INSERT INTO wide (id) VALUES (1);
@@ -98,16 +98,18 @@ DEALLOCATE ALL;
 
 -- case: vector || vector concatenates as pgvector's vector_concat
 CREATE EXTENSION IF NOT EXISTS vector;
-SELECT '[1,2]'::vector || '[3]'::vector AS joined, pg_typeof('[1,2]'::vector || '[3]'::vector);
+SELECT ('[1,2]'::vector || '[3]'::vector)::text AS joined;
 SELECT ('[1.5]'::vector || '[2,3]')::text, vector_dims('[1,2]'::vector || '[3,4,5]');
 CREATE TABLE cat (id int4, a vector(2), b vector(1));
 INSERT INTO cat VALUES (1, '[1,2]', '[3]'), (2, NULL, '[4]');
-SELECT id, a || b, (a || b) <-> '[0,0,0]' FROM cat ORDER BY id;
-SELECT id, a || '[9]' FROM cat ORDER BY id;
+SELECT id, (a || b)::text, (a || b) <-> '[0,0,0]' FROM cat ORDER BY id;
+SELECT id, (a || '[9]')::text, ('[9]' || b)::text FROM cat ORDER BY id;
+-- expect 22000
+SELECT a || b <-> '[1,1]' FROM cat;
 
 -- case: an array cast to vector fails where pgvector's array_to_vector fails
 CREATE EXTENSION IF NOT EXISTS vector;
-SELECT '{1,2,3}'::float8[]::vector, ARRAY[1,2]::vector, '{1.5,2.25}'::numeric[]::vector;
+SELECT '{1,2,3}'::float8[]::vector::text, ARRAY[1,2]::vector::text, '{1.5,2.25}'::numeric[]::vector::text;
 -- expect 22000
 SELECT '{4e38}'::float8[]::vector;
 -- expect 22000
@@ -116,8 +118,6 @@ SELECT '{-4e38,1}'::float8[]::vector;
 SELECT '{NaN}'::float8[]::vector;
 -- expect 22004
 SELECT '{1,NULL}'::float8[]::vector;
--- expect 22000
-SELECT '{{1,2},{3,4}}'::int4[]::vector;
 -- expect 22000
 SELECT '{}'::int4[]::vector;
 -- expect 22000

@@ -93,8 +93,15 @@ impl Session {
             )
             .into());
         }
-        if let Some(outcome) = self.setting(statement)? {
-            return Ok(outcome);
+        match self.setting(statement) {
+            Ok(Some(outcome)) => return Ok(outcome),
+            Ok(None) => {}
+            // A refused SET fails the block as any statement's error does.
+            Err(error) => {
+                let implicit = self.block == Block::Idle;
+                self.fail(db, implicit, now);
+                return Err(error);
+            }
         }
         let implicit = self.block == Block::Idle;
         // An implicit transaction outlives its statement's waits.

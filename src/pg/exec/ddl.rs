@@ -273,6 +273,12 @@ impl Exec<'_> {
             .as_ref()
             .map_or("btree".to_string(), |m| m.to_string().to_lowercase());
         self.db.table(&table)?;
+        if create.unique && method != "btree" {
+            return Err(PgError::new(
+                FEATURE_NOT_SUPPORTED,
+                format!("access method \"{method}\" does not support unique indexes"),
+            ));
+        }
         let mut columns = Vec::new();
         let mut expressions = Vec::new();
         let mut opclass = None;
