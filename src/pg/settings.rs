@@ -274,3 +274,46 @@ pub(crate) const STARTUP_PARAMETERS: [(&str, &str); 8] = [
     ("standard_conforming_strings", "on"),
     ("IntervalStyle", "postgres"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_as_c_prints_them_with_percent_g() {
+        for (value, printed) in [
+            (0.0, "0"),
+            (1.0, "1"),
+            (2.5, "2.5"),
+            (1000.0, "1000"),
+            (123456.0, "123456"),
+            (1234567.0, "1.23457e+06"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (-0.5, "-0.5"),
+        ] {
+            assert_eq!(format_g(value), printed, "{value}");
+        }
+    }
+
+    #[test]
+    fn integer_settings_round_half_to_even_and_refuse_out_of_range() {
+        let ef = |v: &str| integer("hnsw.ef_search", v, 1, 1000);
+        assert_eq!(ef("10.5").unwrap(), "10");
+        assert_eq!(ef("11.5").unwrap(), "12");
+        assert_eq!(ef(" 1e2 ").unwrap(), "100");
+        let outside = ef("0").unwrap_err();
+        assert_eq!(
+            outside.message,
+            "0 is outside the valid range for parameter \"hnsw.ef_search\" (1 .. 1000)"
+        );
+        for invalid in ["many", "3000000000", "NaN", ""] {
+            let error = ef(invalid).unwrap_err();
+            assert!(error.message.starts_with("invalid value"), "{invalid}");
+        }
+        assert_eq!(
+            ef("010").unwrap_err().code,
+            crate::pg::error::FEATURE_NOT_SUPPORTED
+        );
+    }
+}

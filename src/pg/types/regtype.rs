@@ -105,66 +105,6 @@ fn by_spelling(name: &str) -> PgResult<u32> {
     Ok(t.oid())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::pg::types::pg_type::VECTOR_ARRAY_OID;
-
-    fn oid(text: &str) -> PgResult<i64> {
-        match parse(text)? {
-            Value::Int(oid) => Ok(oid),
-            other => panic!("an oid, not {other:?}"),
-        }
-    }
-
-    #[test]
-    fn names_in_every_spelling_find_their_type() {
-        for (text, expected) in [
-            ("int4", 23),
-            ("integer", 23),
-            ("  INT4 ", 23),
-            ("\"int4\"", 23),
-            ("pg_catalog.int4", 23),
-            ("character varying(10)", 1043),
-            ("varchar", 1043),
-            ("int8[]", 1016),
-            ("_int8", 1016),
-            ("_vector", i64::from(VECTOR_ARRAY_OID)),
-            ("vector[]", i64::from(VECTOR_ARRAY_OID)),
-            ("timestamptz", 1184),
-            ("regtype", 2206),
-            ("42", 42),
-        ] {
-            assert_eq!(oid(text).unwrap(), expected, "{text}");
-        }
-    }
-
-    #[test]
-    fn what_names_no_type_fails_with_postgresql_s_class() {
-        for (text, sqlstate) in [
-            ("", SYNTAX_ERROR),
-            ("nosuch", UNDEFINED_OBJECT),
-            ("\"INT4\"", UNDEFINED_OBJECT),
-            ("serial", UNDEFINED_OBJECT),
-            ("int4 x", SYNTAX_ERROR),
-            ("x.int4", INVALID_SCHEMA_NAME),
-            ("4294967296", NUMERIC_VALUE_OUT_OF_RANGE),
-        ] {
-            assert_eq!(oid(text).unwrap_err().code, sqlstate, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn oids_print_as_format_type_names() {
-        assert_eq!(format(23), "integer");
-        assert_eq!(format(1043), "character varying");
-        assert_eq!(format(i64::from(VECTOR_ARRAY_OID)), "vector[]");
-        assert_eq!(format(18), "\"char\"");
-        assert_eq!(format(0), "-");
-        assert_eq!(format(99_999), "99999");
-    }
-}
-
 /// `pg_type.typname`: an array type's is its element's with a leading `_`.
 pub(crate) fn typname(t: Type) -> String {
     match (t, t.element()) {
@@ -268,4 +208,64 @@ fn typmod_integer(text: &str) -> PgResult<i64> {
             format!("value \"{text}\" is out of range for type integer"),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pg::types::pg_type::VECTOR_ARRAY_OID;
+
+    fn oid(text: &str) -> PgResult<i64> {
+        match parse(text)? {
+            Value::Int(oid) => Ok(oid),
+            other => panic!("an oid, not {other:?}"),
+        }
+    }
+
+    #[test]
+    fn names_in_every_spelling_find_their_type() {
+        for (text, expected) in [
+            ("int4", 23),
+            ("integer", 23),
+            ("  INT4 ", 23),
+            ("\"int4\"", 23),
+            ("pg_catalog.int4", 23),
+            ("character varying(10)", 1043),
+            ("varchar", 1043),
+            ("int8[]", 1016),
+            ("_int8", 1016),
+            ("_vector", i64::from(VECTOR_ARRAY_OID)),
+            ("vector[]", i64::from(VECTOR_ARRAY_OID)),
+            ("timestamptz", 1184),
+            ("regtype", 2206),
+            ("42", 42),
+        ] {
+            assert_eq!(oid(text).unwrap(), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn what_names_no_type_fails_with_postgresql_s_class() {
+        for (text, sqlstate) in [
+            ("", SYNTAX_ERROR),
+            ("nosuch", UNDEFINED_OBJECT),
+            ("\"INT4\"", UNDEFINED_OBJECT),
+            ("serial", UNDEFINED_OBJECT),
+            ("int4 x", SYNTAX_ERROR),
+            ("x.int4", INVALID_SCHEMA_NAME),
+            ("4294967296", NUMERIC_VALUE_OUT_OF_RANGE),
+        ] {
+            assert_eq!(oid(text).unwrap_err().code, sqlstate, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn oids_print_as_format_type_names() {
+        assert_eq!(format(23), "integer");
+        assert_eq!(format(1043), "character varying");
+        assert_eq!(format(i64::from(VECTOR_ARRAY_OID)), "vector[]");
+        assert_eq!(format(18), "\"char\"");
+        assert_eq!(format(0), "-");
+        assert_eq!(format(99_999), "99999");
+    }
 }

@@ -1,7 +1,7 @@
 //! pgvector's functions on the `vector` type: the distances by name, `vector_dims`,
-//! `vector_norm`, `l2_normalize`, and the cast from an array (`array_to_vector`).
+//! `vector_norm`, `l2_normalize`, and `vector || vector`.
 
-use crate::pg::error::{PgError, PgResult, DATA_EXCEPTION, NULL_VALUE_NOT_ALLOWED};
+use crate::pg::error::{PgError, PgResult};
 use crate::pg::types::cast::cast;
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{Typed, Value};
@@ -70,48 +70,6 @@ pub(crate) fn call(name: &str, args: Vec<Typed>) -> PgResult<Typed> {
         _ => Value::Vector(vector::l2_normalize(&v[0]).map_err(error)?),
     };
     Ok(Typed::new(value, t))
-}
-
-/// The array types pgvector casts to `vector` (it has casts from `real[]` too, a type the
-/// model does not have).
-pub(crate) fn casts_to_vector(from: Type) -> bool {
-    matches!(
-        from,
-        Type::Int4Array | Type::Float8Array | Type::NumericArray
-    )
-}
-
-/// `array_to_vector`: an `integer[]`, `double precision[]` or `numeric[]` as a vector
-/// (of `modifier` dimensions if given), its checks in pgvector's order: one dimension, no
-/// nulls, the length, each element read as a float4, each element finite.
-pub(crate) fn array_to_vector(items: Vec<Value>, modifier: Option<u32>) -> PgResult<Vec<f32>> {
-    let error = |e: vector::VectorError| PgError::new(e.sqlstate, e.message);
-    if items.iter().any(|item| matches!(item, Value::Array(_))) {
-        return Err(PgError::new(DATA_EXCEPTION, "array must be 1-D"));
-    }
-    if items.iter().any(Value::is_null) {
-        return Err(PgError::new(
-            NULL_VALUE_NOT_ALLOWED,
-            "array must not contain nulls",
-        ));
-    }
-    let expected = modifier.map(|m| m as usize);
-    vector::check_array_dimensions(items.len(), expected).map_err(error)?;
-    let floats = items
-        .iter()
-        .map(|item| match item {
-            Value::Int(n) => Ok(*n as f32),
-            // C's double-to-float conversion: past float4's range, an infinity.
-            Value::Float(f) => Ok(*f as f32),
-            Value::Numeric(n) => Ok(n.to_float(true)? as f32),
-            other => Err(PgError::new(
-                DATA_EXCEPTION,
-                format!("unsupported array element {other:?}"),
-            )),
-        })
-        .collect::<PgResult<Vec<f32>>>()?;
-    vector::check_elements(&floats).map_err(error)?;
-    Ok(floats)
 }
 
 /// `vector || vector` (`vector_concat`).
