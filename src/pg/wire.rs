@@ -69,15 +69,7 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
     let Some(backend) = startup(&model, &mut stream, &mut input).await else {
         return;
     };
-    let session = Session::new(backend, model.seed());
-    let mut connection = Connection {
-        model,
-        session,
-        statements: BTreeMap::new(),
-        portals: BTreeMap::new(),
-        out: BytesMut::new(),
-        skipping: false,
-    };
+    let mut connection = Connection::new(model, backend);
     let mut context = DecodeContext::new(ProtocolVersion::PROTOCOL3_0);
     (
         context.awaiting_frontend_ssl,
@@ -187,6 +179,19 @@ fn ready(status: u8) -> PgWireBackendMessage {
 }
 
 impl Connection {
+    /// Backend `backend`'s connection, before its first query.
+    fn new(model: PgModel, backend: u32) -> Connection {
+        let session = Session::new(backend, model.seed());
+        Connection {
+            model,
+            session,
+            statements: BTreeMap::new(),
+            portals: BTreeMap::new(),
+            out: BytesMut::new(),
+            skipping: false,
+        }
+    }
+
     /// Handle one message; true when the output should be sent now.
     async fn handle(&mut self, message: PgWireFrontendMessage) -> bool {
         match message {
@@ -595,15 +600,8 @@ mod tests {
 
     fn connection() -> Connection {
         let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
-        let session = Session::new(model.new_backend(), model.seed());
-        Connection {
-            model,
-            session,
-            statements: BTreeMap::new(),
-            portals: BTreeMap::new(),
-            out: BytesMut::new(),
-            skipping: false,
-        }
+        let backend = model.new_backend();
+        Connection::new(model, backend)
     }
 
     /// Send `message`; what the connection answered, as bytes.
