@@ -3439,6 +3439,13 @@ SET str v
 ZUNION 2 za zb
 ZUNION 2 za zb WITHSCORES
 ZUNION 1 za WITHSCORES
+ZADD zbig 1 m 2 n 3 o
+ZADD zmid inf m 1 n
+ZADD zsmall -inf m
+ZUNION 3 zbig zmid zsmall WITHSCORES
+ZUNION 3 zsmall zbig zmid WITHSCORES
+ZUNIONSTORE zinf 3 zbig zmid zsmall
+ZRANGE zinf 0 -1 WITHSCORES
 ZUNION 2 za nokey WITHSCORES
 ZUNION 1 nokey
 ZUNION 2 za sa WITHSCORES

@@ -3,8 +3,14 @@
 //! (woken when any statement ends, a deadlock checked after `deadlock_timeout`), cancel
 //! requests, the WAL writer's flush and what a crash keeps. The wire protocol (`wire.rs`)
 //! calls in here; a connection's transaction is its [`Session`].
+//!
+//! A statement that panics (a bug of the model) never takes the server down: the panic
+//! is caught under the lock, the statement's transaction is aborted, and the statement
+//! is answered `XX000` on its own connection; every other connection goes on.
 
-use crate::pg::error::{Flow, PgError, PgResult, DEADLOCK_DETECTED, QUERY_CANCELED};
+use crate::pg::error::{
+    Flow, PgError, PgResult, DEADLOCK_DETECTED, INTERNAL_ERROR, QUERY_CANCELED,
+};
 use crate::pg::exec::context::{Described, Exec, Outcome};
 use crate::pg::session::{Now, Session};
 use crate::pg::sql::parse::{parse, Parsed, ParsedSql};
@@ -13,8 +19,9 @@ use crate::pg::types::pg_type::{Type, PG_EPOCH_UNIX_US};
 use crate::pg::types::value::Typed;
 use sqlparser::ast::Statement;
 use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// How long a waiting statement waits before it checks for a deadlock (PostgreSQL's
 /// `deadlock_timeout` default).
@@ -91,8 +98,20 @@ impl PgModel {
         }
     }
 
-    fn db(&self) -> std::sync::MutexGuard<'_, Db> {
-        self.shared.db.lock().expect("never poisoned")
+    /// The database, locked. Statements never poison the lock: their panics are caught
+    /// inside the guard's scope (`attempt`, `describe`), so no guard is dropped while
+    /// unwinding. What remains is the server's own bookkeeping (a wait, a deadlock check,
+    /// a session's close, a crash); should one of it panic, its connection's task ends and
+    /// the next holder takes the database as the panic left it, the poison cleared: every
+    /// structure in `Db` is std collections, valid after an unwind, and a row's visibility
+    /// is the commit log's, so what can be left is a transaction never ended (its rows
+    /// unseen, its locks held until a crash), a server that waits, never one that answers
+    /// wrongly.
+    fn db(&self) -> MutexGuard<'_, Db> {
+        self.shared.db.lock().unwrap_or_else(|poisoned| {
+            self.shared.db.clear_poison();
+            PoisonError::into_inner(poisoned)
+        })
     }
 
     pub(crate) fn new_backend(&self) -> u32 {
@@ -149,10 +168,14 @@ impl PgModel {
             fk_pending: Default::default(),
             ctes: Vec::new(),
         };
-        let columns = exec.describe(statement).map_err(|flow| match flow {
-            Flow::Error(e) => e,
-            Flow::Wait { .. } => unreachable!("describing takes no lock"),
-        })?;
+        // Describing writes nothing, so a panic leaves nothing to undo.
+        let described = catch_unwind(AssertUnwindSafe(|| exec.describe(statement)));
+        let columns = described
+            .unwrap_or_else(|panic| Err(internal_error(panic.as_ref()).into()))
+            .map_err(|flow| match flow {
+                Flow::Error(e) => e,
+                Flow::Wait { .. } => unreachable!("describing takes no lock"),
+            })?;
         let params = (0..count)
             .map(|i| {
                 let declared = declared.get(i).copied().filter(|t| *t != Type::Unknown);
@@ -225,7 +248,7 @@ impl PgModel {
                 PgError::new(QUERY_CANCELED, "canceling statement due to user request").into(),
             );
         }
-        let result = session.execute(&mut db, statement, params, now);
+        let result = execute_caught(session, &mut db, statement, params, now);
         if !matches!(result, Err(Flow::Wait { .. })) {
             db.waits.remove(&session.backend);
             drop(db);
@@ -251,6 +274,15 @@ impl PgModel {
 
     fn bump(&self) {
         self.shared.epoch.send_modify(|e| *e += 1);
+    }
+
+    /// A statement the connection ran itself (`DEALLOCATE`) failed: its transaction
+    /// fails as any statement's error fails it.
+    pub(crate) fn fail_statement(&self, session: &mut Session) {
+        let now = self.now();
+        let implicit = session.block == crate::pg::session::Block::Idle;
+        session.fail(&mut self.db(), implicit, now);
+        self.bump();
     }
 
     pub(crate) fn close_session(&self, session: &mut Session) {
@@ -285,6 +317,41 @@ impl PgModel {
     }
 }
 
+/// Run `statement` on `session` (the database locked), a panic in it caught: the
+/// statement's undo log is rolled back and its whole transaction aborted (under a
+/// savepoint too, unlike an error: a panic may have left a write its undo log did not
+/// record, and aborting hides every version the transaction wrote whatever the log
+/// holds), and it is answered `XX000`.
+fn execute_caught(
+    session: &mut Session,
+    db: &mut Db,
+    statement: &Statement,
+    params: &[Typed],
+    now: Now,
+) -> Result<Outcome, Flow> {
+    let marker = session.txn.as_ref().map_or(0, |txn| txn.undo.len());
+    let run = catch_unwind(AssertUnwindSafe(|| {
+        session.execute(db, statement, params, now)
+    }));
+    run.unwrap_or_else(|panic| {
+        session.panicked(db, marker, now);
+        Err(internal_error(panic.as_ref()).into())
+    })
+}
+
+/// The error a caught panic is answered with: PostgreSQL's class for "can't happen".
+fn internal_error(panic: &(dyn std::any::Any + Send)) -> PgError {
+    let text = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(text), _) => text,
+        (None, Some(text)) => text.as_str(),
+        (None, None) => "a panic",
+    };
+    PgError::new(
+        INTERNAL_ERROR,
+        format!("the model failed running this statement: {text}"),
+    )
+}
+
 /// Record that `backend` waits for `blocker` (since when it first waited for it).
 fn backend_wait(db: &mut Db, backend: u32, blocker: u32, now: Now) -> (u32, i64) {
     let since_us = match db.waits.get(&backend) {
@@ -293,4 +360,58 @@ fn backend_wait(db: &mut Db, backend: u32, blocker: u32, now: Now) -> (u32, i64)
     };
     db.waits.insert(backend, (blocker, since_us));
     (blocker, since_us)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pg::error::IN_FAILED_TRANSACTION;
+    use crate::pg::types::value::Value;
+
+    /// `sql`'s first statement run on `session`.
+    fn run(model: &PgModel, session: &mut Session, sql: &str) -> PgResult<Outcome> {
+        let parsed = model.parse(sql).expect("parses");
+        let statement = parsed.statements[0].clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(model.run(session, &statement, &[]))
+    }
+
+    /// The ids of `t` as `session` sees them.
+    fn ids(model: &PgModel, session: &mut Session) -> Vec<Value> {
+        let outcome = run(model, session, "SELECT id FROM t ORDER BY id").expect("a query");
+        let rows = outcome.rows.expect("rows").rows;
+        rows.into_iter().map(|mut row| row.remove(0)).collect()
+    }
+
+    #[test]
+    fn a_statement_that_panics_fails_alone_and_every_connection_is_served_after() {
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let (mut a, mut b) = (Session::new(1_000, 1), Session::new(1_001, 1));
+        run(&model, &mut a, "CREATE TABLE t (id int4 PRIMARY KEY)").unwrap();
+        run(&model, &mut a, "INSERT INTO t VALUES (1)").unwrap();
+        // In a transaction block, after a write of its own and one of the statement's.
+        run(&model, &mut b, "BEGIN").unwrap();
+        run(&model, &mut b, "INSERT INTO t VALUES (2)").unwrap();
+        let panicking = "INSERT INTO t VALUES (3), (amnesia_test_panic())";
+        let error = run(&model, &mut b, panicking).unwrap_err();
+        assert_eq!(error.code, INTERNAL_ERROR, "{}", error.message);
+        assert_eq!(b.status(), b'E', "the block is failed");
+        let refused = run(&model, &mut b, "SELECT 1").unwrap_err();
+        assert_eq!(refused.code, IN_FAILED_TRANSACTION);
+        assert_eq!(ids(&model, &mut a), [Value::Int(1)], "nothing of b's shows");
+        run(&model, &mut b, "ROLLBACK").unwrap();
+        // Outside a block: the statement alone fails, the keys it wrote are free again.
+        let error = run(&model, &mut b, panicking).unwrap_err();
+        assert_eq!(error.code, INTERNAL_ERROR);
+        assert_eq!(b.status(), b'I');
+        run(&model, &mut b, "INSERT INTO t VALUES (2), (3)").unwrap();
+        run(&model, &mut a, "INSERT INTO t VALUES (4)").unwrap();
+        let all: Vec<Value> = (1..=4).map(Value::Int).collect();
+        assert_eq!(ids(&model, &mut a), all);
+        assert_eq!(ids(&model, &mut b), all);
+        assert!(!model.shared.db.is_poisoned());
+    }
 }

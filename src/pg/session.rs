@@ -89,8 +89,15 @@ impl Session {
         if self.block == Block::Failed {
             return Err(aborted().into());
         }
-        if let Some(outcome) = self.setting(statement)? {
-            return Ok(outcome);
+        match self.setting(statement) {
+            Ok(Some(outcome)) => return Ok(outcome),
+            Ok(None) => {}
+            // A refused SET fails the block as any statement's error does.
+            Err(error) => {
+                let implicit = self.block == Block::Idle;
+                self.fail(db, implicit, now);
+                return Err(error);
+            }
         }
         let implicit = self.block == Block::Idle;
         // An implicit transaction outlives its statement's waits.
@@ -131,6 +138,22 @@ impl Session {
             _ => self.finish(db, false, now),
         }
         self.block = Block::Failed;
+    }
+
+    /// A statement panicked (`server.rs` caught it): its writes past `marker` in the undo
+    /// log are undone and the whole transaction aborts; an explicit block is left failed
+    /// until ROLLBACK.
+    pub(crate) fn panicked(&mut self, db: &mut Db, marker: usize, now: Now) {
+        if let Some(txn) = self.txn.as_mut() {
+            let keep = marker.min(txn.undo.len());
+            roll_back_to(db, &mut txn.undo, keep);
+        }
+        let explicit = self.block != Block::Idle;
+        self.finish(db, false, now);
+        db.waits.remove(&self.backend);
+        if explicit {
+            self.block = Block::Failed;
+        }
     }
 
     /// The statement after a wait gave up (the client went away, or a deadlock).

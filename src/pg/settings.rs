@@ -242,22 +242,111 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
             "off" | "relaxed_order" => Ok(lower),
             _ => Err(invalid("")),
         },
-        "hnsw.ef_search" => bounded(&lower, 1, 1000).ok_or_else(|| invalid("")),
-        "ivfflat.probes" | "ivfflat.max_probes" => {
-            bounded(&lower, 1, 32768).ok_or_else(|| invalid(""))
-        }
+        "hnsw.ef_search" => integer(name, &value, 1, 1000),
+        "ivfflat.probes" | "ivfflat.max_probes" => integer(name, &value, 1, 32768),
+        "hnsw.max_scan_tuples" => integer(name, &value, 1, i32::MAX as i64),
+        "hnsw.scan_mem_multiplier" => real(name, &value, 1.0, 1000.0),
         // Timestamps print in UTC only: another zone would print them wrongly.
         "timezone" if !UTC_NAMES.contains(&lower.as_str()) => Err(PgError::unsupported(format!(
             "TimeZone {value} (the model prints timestamps in UTC only)"
         ))),
-        "hnsw.max_scan_tuples" => bounded(&lower, 1, i32::MAX as u64).ok_or_else(|| invalid("")),
         _ => Ok(value),
     }
 }
 
-fn bounded(text: &str, min: u64, max: u64) -> Option<String> {
-    let n: u64 = text.parse().ok()?;
-    (min..=max).contains(&n).then(|| n.to_string())
+/// An integer setting's value as `guc.c`'s `parse_int` reads it (a decimal integer, or
+/// a number rounded half to even) within `min ..= max`, printed as `SHOW` prints it.
+fn integer(name: &str, value: &str, min: i64, max: i64) -> PgResult<String> {
+    let text = value.trim();
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    // `strtol` with base 0 reads `010` as octal and `0x10` as hex: refused, not misread.
+    if digits.len() > 1 && digits.starts_with('0') && !digits.contains(['.', 'e', 'E']) {
+        return Err(PgError::unsupported(format!(
+            "the value \"{value}\" of \"{name}\" (an octal or hexadecimal integer)"
+        )));
+    }
+    let number = match text.parse::<i64>() {
+        Ok(n) => n as f64,
+        Err(_) => text
+            .parse::<f64>()
+            .ok()
+            .filter(|f| !f.is_nan())
+            .ok_or_else(|| invalid_value(name, value))?
+            .round_ties_even(),
+    };
+    if number > i32::MAX as f64 || number < i32::MIN as f64 {
+        return Err(invalid_value(name, value));
+    }
+    let number = number as i64;
+    if number < min || number > max {
+        return Err(outside(
+            name,
+            &number.to_string(),
+            &min.to_string(),
+            &max.to_string(),
+        ));
+    }
+    Ok(number.to_string())
+}
+
+/// A real setting's value as `parse_real` reads it, within `min ..= max`, printed `%g`.
+fn real(name: &str, value: &str, min: f64, max: f64) -> PgResult<String> {
+    let number = value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|f| !f.is_nan())
+        .ok_or_else(|| invalid_value(name, value))?;
+    if number < min || number > max {
+        return Err(outside(
+            name,
+            &format_g(number),
+            &format_g(min),
+            &format_g(max),
+        ));
+    }
+    Ok(format_g(number))
+}
+
+/// PostgreSQL's error for a value that is no number (its hint, "Value exceeds integer
+/// range." for one past `int`, is not sent: the model's errors carry none).
+fn invalid_value(name: &str, value: &str) -> PgError {
+    PgError::new(
+        crate::pg::error::INVALID_PARAMETER_VALUE,
+        format!("invalid value for parameter \"{name}\": \"{value}\""),
+    )
+}
+
+fn outside(name: &str, value: &str, min: &str, max: &str) -> PgError {
+    PgError::new(
+        crate::pg::error::INVALID_PARAMETER_VALUE,
+        format!("{value} is outside the valid range for parameter \"{name}\" ({min} .. {max})"),
+    )
+}
+
+/// C's `%g`: six significant digits, trailing zeros dropped, scientific notation for an
+/// exponent below -4 or from 6 on.
+fn format_g(value: f64) -> String {
+    if value == 0.0 || !value.is_finite() {
+        return match value {
+            v if v.is_nan() => "nan".into(),
+            v if v.is_infinite() => if v > 0.0 { "inf" } else { "-inf" }.into(),
+            _ => "0".into(),
+        };
+    }
+    let scientific = format!("{value:.5e}");
+    let (mantissa, exponent) = scientific.split_once('e').expect("an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let trim = |s: String| match s.contains('.') {
+        true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => s,
+    };
+    if !(-4..6).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{}e{sign}{:02}", trim(mantissa.to_string()), exponent.abs());
+    }
+    let decimals = (5 - exponent).max(0) as usize;
+    trim(format!("{value:.decimals$}"))
 }
 
 /// The version the model reports (`server_version`, `SHOW server_version`).
@@ -304,5 +393,43 @@ mod tests {
             UNDEFINED_PARAMETER
         );
         assert!(settings.set("hnsw.nonesuch", "1".into(), false).is_err());
+    }
+
+    #[test]
+    fn numbers_print_as_c_prints_them_with_percent_g() {
+        for (value, printed) in [
+            (0.0, "0"),
+            (1.0, "1"),
+            (2.5, "2.5"),
+            (1000.0, "1000"),
+            (123456.0, "123456"),
+            (1234567.0, "1.23457e+06"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (-0.5, "-0.5"),
+        ] {
+            assert_eq!(format_g(value), printed, "{value}");
+        }
+    }
+
+    #[test]
+    fn integer_settings_round_half_to_even_and_refuse_out_of_range() {
+        let ef = |v: &str| integer("hnsw.ef_search", v, 1, 1000);
+        assert_eq!(ef("10.5").unwrap(), "10");
+        assert_eq!(ef("11.5").unwrap(), "12");
+        assert_eq!(ef(" 1e2 ").unwrap(), "100");
+        let outside = ef("0").unwrap_err();
+        assert_eq!(
+            outside.message,
+            "0 is outside the valid range for parameter \"hnsw.ef_search\" (1 .. 1000)"
+        );
+        for invalid in ["many", "3000000000", "NaN", ""] {
+            let error = ef(invalid).unwrap_err();
+            assert!(error.message.starts_with("invalid value"), "{invalid}");
+        }
+        assert_eq!(
+            ef("010").unwrap_err().code,
+            crate::pg::error::FEATURE_NOT_SUPPORTED
+        );
     }
 }

@@ -69,15 +69,7 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
     let Some(backend) = startup(&model, &mut stream, &mut input).await else {
         return;
     };
-    let session = Session::new(backend, model.seed());
-    let mut connection = Connection {
-        model,
-        session,
-        statements: BTreeMap::new(),
-        portals: BTreeMap::new(),
-        out: BytesMut::new(),
-        skipping: false,
-    };
+    let mut connection = Connection::new(model, backend);
     let mut context = DecodeContext::new(ProtocolVersion::PROTOCOL3_0);
     (
         context.awaiting_frontend_ssl,
@@ -187,6 +179,19 @@ fn ready(status: u8) -> PgWireBackendMessage {
 }
 
 impl Connection {
+    /// Backend `backend`'s connection, before its first query.
+    fn new(model: PgModel, backend: u32) -> Connection {
+        let session = Session::new(backend, model.seed());
+        Connection {
+            model,
+            session,
+            statements: BTreeMap::new(),
+            portals: BTreeMap::new(),
+            out: BytesMut::new(),
+            skipping: false,
+        }
+    }
+
     /// Handle one message; true when the output should be sent now.
     async fn handle(&mut self, message: PgWireFrontendMessage) -> bool {
         match message {
@@ -272,7 +277,7 @@ impl Connection {
             ),
             Ok(parsed) => {
                 for statement in parsed.statements.iter() {
-                    match self.model.run(&mut self.session, statement, &[]).await {
+                    match self.run(statement, &[]).await {
                         Ok(outcome) => self.outcome(outcome, None, true),
                         Err(error) => {
                             self.error(error);
@@ -283,6 +288,43 @@ impl Connection {
             }
         }
         push(&mut self.out, ready(self.session.status()));
+    }
+
+    /// Run `statement`: DEALLOCATE here (the prepared statements are the connection's),
+    /// any other in the model.
+    async fn run(&mut self, statement: &Statement, params: &[Typed]) -> PgResult<Outcome> {
+        let Statement::Deallocate { name, .. } = statement else {
+            return self.model.run(&mut self.session, statement, params).await;
+        };
+        if self.session.block == Block::Failed {
+            return Err(PgError::new(
+                IN_FAILED_TRANSACTION,
+                "current transaction is aborted, commands ignored until end of transaction block",
+            ));
+        }
+        let deallocated = self.deallocate(name);
+        if deallocated.is_err() {
+            self.model.fail_statement(&mut self.session);
+        }
+        deallocated
+    }
+
+    /// `DEALLOCATE [PREPARE] name | ALL`: forget a named prepared statement, or all of
+    /// them (the unnamed one is not among them, as in PostgreSQL).
+    fn deallocate(&mut self, name: &sqlparser::ast::Ident) -> PgResult<Outcome> {
+        // `ALL` is a keyword; `"ALL"` names a statement.
+        if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {
+            self.statements.retain(|name, _| name.is_empty());
+            return Ok(Outcome::tag("DEALLOCATE ALL"));
+        }
+        let name = crate::pg::sql::names::ident(name);
+        match self.statements.remove(&name) {
+            Some(_) => Ok(Outcome::tag("DEALLOCATE")),
+            None => Err(PgError::new(
+                INVALID_PREPARED_STATEMENT,
+                format!("prepared statement \"{name}\" does not exist"),
+            )),
+        }
     }
 
     /// A statement's rows (with their description when `describe`) and its tag.
@@ -482,10 +524,7 @@ impl Connection {
             );
             return Ok(());
         };
-        let mut outcome = self
-            .model
-            .run(&mut self.session, statement, &portal.params)
-            .await?;
+        let mut outcome = self.run(statement, &portal.params).await?;
         if let (Some(rows), Some(columns)) = (&mut outcome.rows, &portal.prepared.columns) {
             rows.columns = columns.clone();
         }
@@ -551,5 +590,75 @@ pub async fn serve_tcp(listener: tokio::net::TcpListener, seed: u64) -> std::io:
         let (stream, _) = listener.accept().await?;
         let _ = stream.set_nodelay(true);
         tokio::spawn(model.clone().serve_connection(stream));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pgwire::messages::simplequery::Query;
+
+    fn connection() -> Connection {
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let backend = model.new_backend();
+        Connection::new(model, backend)
+    }
+
+    /// Send `message`; what the connection answered, as bytes.
+    fn send(connection: &mut Connection, message: PgWireFrontendMessage) -> Vec<u8> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(connection.handle(message));
+        connection.out.split().to_vec()
+    }
+
+    fn query(connection: &mut Connection, sql: &str) -> Vec<u8> {
+        send(
+            connection,
+            PgWireFrontendMessage::Query(Query::new(sql.into())),
+        )
+    }
+
+    fn prepare(connection: &mut Connection, name: &str) {
+        let parse = Parse::new(Some(name.into()), "SELECT 1".into(), Vec::new());
+        send(connection, PgWireFrontendMessage::Parse(parse));
+    }
+
+    fn names(connection: &Connection) -> Vec<&str> {
+        connection.statements.keys().map(String::as_str).collect()
+    }
+
+    fn contains(reply: &[u8], part: &[u8]) -> bool {
+        reply.windows(part.len()).any(|w| w == part)
+    }
+
+    #[test]
+    fn deallocate_forgets_a_named_statement_or_all_but_the_unnamed_one() {
+        let mut c = connection();
+        for name in ["a", "b", "ALL", ""] {
+            prepare(&mut c, name);
+        }
+        assert!(contains(&query(&mut c, "DEALLOCATE A"), b"DEALLOCATE\0"));
+        assert_eq!(names(&c), ["", "ALL", "b"]);
+        assert!(contains(
+            &query(&mut c, "DEALLOCATE \"ALL\""),
+            b"DEALLOCATE\0"
+        ));
+        assert_eq!(names(&c), ["", "b"]);
+        let unknown = query(&mut c, "DEALLOCATE PREPARE a");
+        assert!(contains(&unknown, b"C26000\0"));
+        assert!(contains(
+            &query(&mut c, "DEALLOCATE ALL"),
+            b"DEALLOCATE ALL\0"
+        ));
+        assert_eq!(names(&c), [""]);
+        // In a block, an unknown name fails the transaction as any error does.
+        query(&mut c, "BEGIN");
+        query(&mut c, "DEALLOCATE nothing");
+        assert_eq!(c.session.status(), b'E');
+        assert!(contains(&query(&mut c, "DEALLOCATE ALL"), b"C25P02\0"));
+        query(&mut c, "ROLLBACK");
+        assert_eq!(c.session.status(), b'I');
     }
 }

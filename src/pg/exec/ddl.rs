@@ -272,6 +272,12 @@ impl Exec<'_> {
             .as_ref()
             .map_or("btree".to_string(), |m| m.to_string().to_lowercase());
         self.db.table(&table)?;
+        if create.unique && method != "btree" {
+            return Err(PgError::new(
+                FEATURE_NOT_SUPPORTED,
+                format!("access method \"{method}\" does not support unique indexes"),
+            ));
+        }
         // A partial btree index changes no answer (the model scans), but a partial unique
         // one constrains only the rows its predicate holds for, and a partial vector
         // index serves only queries that imply it: neither is modelled, so both refuse.
@@ -325,15 +331,17 @@ impl Exec<'_> {
             opclass,
             options,
         };
+        // Built first: an index that fails to build leaves no constraint behind.
+        self.build_index(&table, index)?;
         if create.unique {
             let t = self.db.table_mut(&table)?;
             t.uniques.push(Unique {
-                name: name.clone(),
+                name,
                 columns,
                 primary: false,
             });
         }
-        self.build_index(&table, index)
+        Ok(())
     }
 
     pub(crate) fn drop_table(
@@ -373,6 +381,7 @@ impl Exec<'_> {
                 let before = t.indexes.len();
                 t.indexes.retain(|i| i.name != name);
                 t.uniques.retain(|u| u.name != name || u.primary);
+                t.vector_indexes.remove(&name);
                 found |= t.indexes.len() != before;
             }
             if !found && !if_exists {

@@ -39,116 +39,81 @@ impl Exec<'_> {
             return Ok(());
         }
         let vector_index = self.vector_index(table, &index)?;
-        self.db
-            .vector_indexes
-            .insert(index.name.clone(), vector_index);
-        self.db.table_mut(table)?.indexes.push(index);
+        let t = self.db.table_mut(table)?;
+        t.vector_indexes.insert(index.name.clone(), vector_index);
+        t.indexes.push(index);
         Ok(())
     }
 
+    /// A vector index's structure, its checks in PostgreSQL's order: the options as
+    /// `DefineIndex` validates them, the column's operator class, then pgvector's build
+    /// checks (dimensions, `ef_construction` against `m`).
     fn vector_index(&mut self, table: &str, index: &IndexDef) -> PgResult<VectorIndex> {
-        let t = self.db.table(table)?;
         let [column] = index.columns.as_slice() else {
             return Err(PgError::unsupported("a vector index over several columns"));
         };
-        let (column, definition) = (*column, &t.columns[*column]);
-        if definition.ty != Type::Vector {
-            return Err(PgError::new(
-                UNDEFINED_OBJECT,
-                format!(
-                    "data type {} has no default operator class for access method \"{}\"",
-                    definition.ty.name(),
-                    index.method
-                ),
-            ));
-        }
-        let opclass = index
-            .opclass
-            .clone()
-            .unwrap_or_else(|| "vector_l2_ops".into());
-        let metric = Metric::from_opclass(&opclass).ok_or_else(|| {
-            PgError::new(
-                UNDEFINED_OBJECT,
-                format!(
-                    "operator class \"{opclass}\" does not exist for access method \"{}\"",
-                    index.method
-                ),
-            )
-        })?;
-        let dimensions = definition
-            .modifier
-            .ok_or_else(|| PgError::new(DATA_EXCEPTION, "column does not have dimensions"))?
-            as usize;
-        let rows: Vec<(u64, Vec<f32>)> = t
-            .heap
-            .iter()
-            .filter(|(_, v)| {
-                v.xmin == 0
-                    || self.db.txns.status(v.xmin) != crate::pg::storage::txn::Status::Aborted
-            })
-            .filter_map(|(tid, v)| match &v.data[column] {
-                Value::Vector(values) => Some((*tid, values.clone())),
-                _ => None,
-            })
-            .collect();
-        let seed = self.seed ^ crate::pg::types::hash::hash_bytes(index.name.as_bytes()) as u64;
-        let option =
-            |name: &str, default: u32, min: u32, max: u32| option(index, name, default, min, max);
-        let ann = match index.method.as_str() {
-            "hnsw" => {
-                let (m, ef) = (
-                    option("m", 16, 2, 100)?,
-                    option("ef_construction", 64, 4, 1000)?,
-                );
-                if ef < 2 * m {
-                    return Err(PgError::new(
-                        INVALID_PARAMETER_VALUE,
-                        "ef_construction must be greater than or equal to 2 * m",
-                    ));
-                }
-                Ann::Hnsw(Box::new(Hnsw::build(
-                    dimensions, metric, m, ef, &rows, seed,
-                )))
+        let column = *column;
+        let options = BuildOptions::of(index)?;
+        let definition = &self.db.table(table)?.columns[column];
+        let metric = index_metric(index, definition.ty)?;
+        let dimensions = index_dimensions(&index.method, definition.modifier)?;
+        if let BuildOptions::Hnsw { m, ef_construction } = options {
+            if ef_construction < 2 * m {
+                return Err(PgError::new(
+                    INVALID_PARAMETER_VALUE,
+                    "ef_construction must be greater than or equal to 2 * m",
+                ));
             }
-            _ => {
-                if !metric.ivfflat_supported() {
-                    return Err(PgError::new(UNDEFINED_OBJECT, format!("operator class \"{opclass}\" does not exist for access method \"ivfflat\"")));
-                }
-                Ann::IvfFlat(IvfFlat::build(
-                    dimensions,
-                    metric,
-                    option("lists", 100, 1, 32768)?,
-                    &rows,
-                    seed,
-                ))
+        }
+        let rows = self.index_rows(table, column)?;
+        let seed = self.seed ^ crate::pg::types::hash::hash_bytes(index.name.as_bytes()) as u64;
+        let ann = match options {
+            BuildOptions::Hnsw { m, ef_construction } => Ann::Hnsw(Box::new(Hnsw::build(
+                dimensions,
+                metric,
+                m,
+                ef_construction,
+                &rows,
+                seed,
+            ))),
+            BuildOptions::IvfFlat { lists } => {
+                Ann::IvfFlat(IvfFlat::build(dimensions, metric, lists, &rows, seed))
             }
         };
         Ok(VectorIndex {
-            table: table.to_string(),
             column,
             metric,
             ann,
         })
     }
 
+    /// The versions of `table` an index build takes (any not aborted) with their vectors.
+    fn index_rows(&self, table: &str, column: usize) -> PgResult<Vec<(u64, Vec<f32>)>> {
+        let t = self.db.table(table)?;
+        let txns = &self.db.txns;
+        let built =
+            |xmin| xmin == 0 || txns.status(xmin) != crate::pg::storage::txn::Status::Aborted;
+        Ok(t.heap
+            .iter()
+            .filter(|(_, v)| built(v.xmin))
+            .filter_map(|(tid, v)| match &v.data[column] {
+                Value::Vector(values) => Some((*tid, values.clone())),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// A new version of `table` enters its vector indexes.
     pub(crate) fn index_insert(&mut self, table: &str, tid: u64) -> PgResult<()> {
-        let names: Vec<String> = self
-            .db
-            .vector_indexes
-            .iter()
-            .filter(|(_, i)| i.table == table)
-            .map(|(n, _)| n.clone())
-            .collect();
-        for name in names {
-            let column = self.db.vector_indexes[&name].column;
-            let Value::Vector(values) = self.db.table(table)?.heap[&tid].data[column].clone()
-            else {
+        let t = self.db.table_mut(table)?;
+        let data = &t.heap[&tid].data;
+        for index in t.vector_indexes.values_mut() {
+            let Value::Vector(values) = &data[index.column] else {
                 continue;
             };
-            match &mut self.db.vector_indexes.get_mut(&name).expect("listed").ann {
-                Ann::Hnsw(h) => h.insert(tid, &values),
-                Ann::IvfFlat(i) => i.insert(tid, &values),
+            match &mut index.ann {
+                Ann::Hnsw(h) => h.insert(tid, values),
+                Ann::IvfFlat(i) => i.insert(tid, values),
             }
         }
         Ok(())
@@ -162,15 +127,16 @@ impl Exec<'_> {
         query: &Query,
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Option<(Vec<Source>, Vec<crate::pg::exec::context::Joined>)>> {
-        let Some((name, query_vector)) = self.ann_plan(select, query, parent)? else {
+        let Some((table, name, query_vector)) = self.ann_plan(select, query, parent)? else {
             return Ok(None);
         };
         let (limit, offset) = self.limit_offset(query, parent)?;
         let wanted = limit.unwrap_or(usize::MAX).saturating_add(offset);
-        let index = self.db.vector_indexes[&name].clone();
-        let t = self.db.table(&index.table)?;
+        let t = self.db.table(&table)?;
+        // A copy: the scan evaluates WHERE, whose subqueries may scan this index too.
+        let index = t.vector_indexes[&name].clone();
         let source = Source {
-            alias: table_alias(select).unwrap_or_else(|| index.table.clone()),
+            alias: table_alias(select).unwrap_or_else(|| table.clone()),
             columns: t.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
             offset: 0,
         };
@@ -182,7 +148,7 @@ impl Exec<'_> {
                 break;
             };
             self.tick()?;
-            let t = self.db.table(&index.table)?;
+            let t = self.db.table(&table)?;
             let Some(version) = t.heap.get(&tid) else {
                 continue;
             };
@@ -197,19 +163,19 @@ impl Exec<'_> {
             }
             rows.push(crate::pg::exec::context::Joined {
                 values,
-                tids: vec![Some((index.table.clone(), tid))],
+                tids: vec![Some((table.clone(), tid))],
             });
         }
         Ok(Some((sources, rows)))
     }
 
-    /// The vector index and query vector the planner's rule picks, if any.
+    /// The table, vector index and query vector the planner's rule picks, if any.
     fn ann_plan(
         &mut self,
         select: &Select,
         query: &Query,
         parent: Option<&Frame<'_>>,
-    ) -> FlowResult<Option<(String, Vec<f32>)>> {
+    ) -> FlowResult<Option<(String, String, Vec<f32>)>> {
         let use_index = self.settings.flag("enable_indexscan");
         let one_table = select.from.len() == 1 && select.from[0].joins.is_empty();
         if !use_index || !one_table || query.limit_clause.is_none() || !query.locks.is_empty() {
@@ -252,11 +218,10 @@ impl Exec<'_> {
         if self.settings.flag("enable_seqscan") && !big {
             return Ok(None);
         }
-        let found = self
-            .db
+        let found = t
             .vector_indexes
             .iter()
-            .find(|(_, i)| i.table == table && i.column == at && i.metric == metric)
+            .find(|(_, i)| i.column == at && i.metric == metric)
             .map(|(n, _)| n.clone());
         let Some(index) = found else { return Ok(None) };
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
@@ -274,7 +239,7 @@ impl Exec<'_> {
             )
             .into());
         }
-        Ok(Some((index, vector)))
+        Ok(Some((table, index, vector)))
     }
 }
 
@@ -292,6 +257,78 @@ fn metric_of(op: &BinaryOperator) -> Option<Metric> {
         BinaryOperator::Custom(name) if name == "<#>" => Some(Metric::InnerProduct),
         _ => None,
     }
+}
+
+/// The dimensions pgvector's HNSW and IVFFlat index at most for `vector`
+/// (`HNSW_MAX_DIM`, `IVFFLAT_MAX_DIM`).
+const INDEX_DIMENSIONS_MAX: u32 = 2_000;
+
+/// A vector index's build options, within pgvector's bounds.
+#[derive(Clone, Copy)]
+enum BuildOptions {
+    Hnsw { m: u32, ef_construction: u32 },
+    IvfFlat { lists: u32 },
+}
+
+impl BuildOptions {
+    fn of(index: &IndexDef) -> PgResult<BuildOptions> {
+        Ok(match index.method.as_str() {
+            "hnsw" => BuildOptions::Hnsw {
+                m: option(index, "m", 16, 2, 100)?,
+                ef_construction: option(index, "ef_construction", 64, 4, 1000)?,
+            },
+            _ => BuildOptions::IvfFlat {
+                lists: option(index, "lists", 100, 1, 32768)?,
+            },
+        })
+    }
+}
+
+/// The distance a vector index on a column of type `ty` orders by: its operator class's.
+fn index_metric(index: &IndexDef, ty: Type) -> PgResult<Metric> {
+    if ty != Type::Vector {
+        return Err(PgError::new(
+            UNDEFINED_OBJECT,
+            format!(
+                "data type {} has no default operator class for access method \"{}\"",
+                ty.name(),
+                index.method
+            ),
+        ));
+    }
+    let opclass = index
+        .opclass
+        .clone()
+        .unwrap_or_else(|| "vector_l2_ops".into());
+    let missing = || {
+        PgError::new(
+            UNDEFINED_OBJECT,
+            format!(
+                "operator class \"{opclass}\" does not exist for access method \"{}\"",
+                index.method
+            ),
+        )
+    };
+    let metric = Metric::from_opclass(&opclass).ok_or_else(missing)?;
+    if index.method == "ivfflat" && !metric.ivfflat_supported() {
+        return Err(missing());
+    }
+    Ok(metric)
+}
+
+/// The dimensions of the indexed column (its `vector(n)`), as pgvector's build checks them.
+fn index_dimensions(method: &str, modifier: Option<u32>) -> PgResult<usize> {
+    let dimensions = modifier
+        .ok_or_else(|| PgError::new(INVALID_PARAMETER_VALUE, "column does not have dimensions"))?;
+    if dimensions > INDEX_DIMENSIONS_MAX {
+        return Err(PgError::new(
+            PROGRAM_LIMIT_EXCEEDED,
+            format!(
+                "column cannot have more than {INDEX_DIMENSIONS_MAX} dimensions for {method} index"
+            ),
+        ));
+    }
+    Ok(dimensions as usize)
 }
 
 /// An index option of `WITH (…)` within pgvector's bounds.

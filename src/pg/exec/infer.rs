@@ -244,10 +244,14 @@ impl Exec<'_> {
                     self.infer(left, sources, parent)?,
                     self.infer(right, sources, parent)?,
                 );
-                // jsonb || jsonb is jsonb's concatenation; anything else concatenates text.
+                // jsonb || jsonb and vector || vector are their types' concatenations
+                // (an untyped side takes the other's type); anything else concatenates text.
                 let t = match (l, r) {
-                    (Type::Jsonb, Type::Jsonb | Type::Unknown) | (Type::Unknown, Type::Jsonb) => {
-                        Type::Jsonb
+                    (t @ (Type::Jsonb | Type::Vector), u)
+                    | (u, t @ (Type::Jsonb | Type::Vector))
+                        if u == t || u == Type::Unknown =>
+                    {
+                        t
                     }
                     _ => Type::Text,
                 };

@@ -1,5 +1,5 @@
-//! The server's data ([`Db`]: tables, the commit log, advisory locks, the vector
-//! indexes' structures, the waits between backends) and the undo log a statement's writes
+//! The server's data ([`Db`]: tables with their vector indexes' structures, the commit
+//! log, advisory locks, the waits between backends) and the undo log a statement's writes
 //! leave, rolled back when it must wait and start again or a savepoint is rolled back to.
 
 use crate::pg::error::*;
@@ -34,8 +34,6 @@ pub(crate) struct Db {
     pub advisory: BTreeMap<AdvisoryKey, Holder>,
     /// Backends waiting, for whom, since when (unix µs): the deadlock check's graph.
     pub waits: BTreeMap<u32, (u32, i64)>,
-    /// The vector indexes' search structures, by index name.
-    pub vector_indexes: BTreeMap<String, crate::pg::storage::vector_index::VectorIndex>,
     /// `gen_random_uuid()`s drawn so far: the next is the seed's stream at this count.
     /// Random draws are not transactional, and a crash keeps the count (no UUID twice).
     pub uuid_draws: u64,

@@ -5,6 +5,7 @@
 //! (EvalPlanQual) follows.
 
 use crate::pg::storage::txn::{Snapshot, Status, Transactions, Xid, XID_NONE};
+use crate::pg::storage::vector_index::VectorIndex;
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::Value;
 use std::collections::BTreeMap;
@@ -40,7 +41,8 @@ pub(crate) struct ForeignKey {
     pub cascade: bool,
 }
 
-/// An index as the planner sees it; the ANN indexes' search structures live beside it.
+/// An index as the planner sees it; a vector index's search structure lives beside it in
+/// its table ([`Table::vector_indexes`]).
 #[derive(Clone, Debug)]
 pub(crate) struct IndexDef {
     pub name: String,
@@ -74,6 +76,9 @@ pub(crate) struct Table {
     pub uniques: Vec<Unique>,
     pub foreign_keys: Vec<ForeignKey>,
     pub indexes: Vec<IndexDef>,
+    /// The search structures of the table's vector indexes, by index name: kept in the
+    /// table so that dropping the table or the index leaves none behind.
+    pub vector_indexes: BTreeMap<String, VectorIndex>,
     /// Versions by tuple id; ids increase, so the map's order is the heap's.
     pub heap: BTreeMap<u64, Version>,
     pub next_tid: u64,
@@ -98,6 +103,7 @@ impl Table {
             uniques: Vec::new(),
             foreign_keys: Vec::new(),
             indexes: Vec::new(),
+            vector_indexes: BTreeMap::new(),
             heap: BTreeMap::new(),
             next_tid: 1,
             sequence: 0,

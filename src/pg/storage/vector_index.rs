@@ -13,10 +13,9 @@ pub(crate) enum Ann {
     IvfFlat(IvfFlat),
 }
 
-/// A vector index of a table: its column and structure.
+/// A vector index of a table (which holds it): its column and structure.
 #[derive(Clone, Debug)]
 pub(crate) struct VectorIndex {
-    pub table: String,
     pub column: usize,
     pub metric: Metric,
     pub ann: Ann,

@@ -1,6 +1,6 @@
 //! The casts and coercions between types: what `::type` and an operator's operands go
 //! through, as PostgreSQL's `parse_coerce.c` and each type's cast functions do them (json
-//! ↔ jsonb among them).
+//! ↔ jsonb among them, and pgvector's `array_to_vector`).
 
 use crate::pg::error::*;
 use crate::pg::types::pg_type::{fit_integer, Type};
@@ -131,14 +131,8 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             }
             Value::Array(cast_items)
         }
-        (Value::Array(items), _, Type::Vector) if from.element().is_some_and(Type::is_numeric) => {
-            let floats = items.iter().map(|i| match i {
-                Value::Int(n) => Ok(*n as f32),
-                Value::Float(f) => Ok(*f as f32),
-                Value::Numeric(n) => Ok(n.to_float(true)? as f32),
-                _ => Err(PgError::new(DATA_EXCEPTION, "array must not contain nulls")),
-            });
-            Value::Vector(floats.collect::<PgResult<Vec<f32>>>()?)
+        (Value::Array(items), _, Type::Vector) if casts_to_vector(from) => {
+            Value::Vector(array_to_vector(items, modifier)?)
         }
         (_, f, t) => {
             return Err(PgError::new(
@@ -186,4 +180,46 @@ pub(crate) fn convert(v: Value, from: Type, to: Type) -> PgResult<Value> {
         }
         (v, _, _) => Ok(v),
     }
+}
+
+/// The array types pgvector casts to `vector` (it has casts from `real[]` too, a type the
+/// model does not have).
+fn casts_to_vector(from: Type) -> bool {
+    matches!(
+        from,
+        Type::Int4Array | Type::Float8Array | Type::NumericArray
+    )
+}
+
+/// `array_to_vector`: an `integer[]`, `double precision[]` or `numeric[]` as a vector
+/// (of `modifier` dimensions if given), its checks in pgvector's order: one dimension, no
+/// nulls, the length, each element read as a float4, each element finite.
+fn array_to_vector(items: Vec<Value>, modifier: Option<u32>) -> PgResult<Vec<f32>> {
+    let error = |e: crate::pg::vector::value::VectorError| PgError::new(e.sqlstate, e.message);
+    if items.iter().any(|item| matches!(item, Value::Array(_))) {
+        return Err(PgError::new(DATA_EXCEPTION, "array must be 1-D"));
+    }
+    if items.iter().any(Value::is_null) {
+        return Err(PgError::new(
+            NULL_VALUE_NOT_ALLOWED,
+            "array must not contain nulls",
+        ));
+    }
+    let expected = modifier.map(|m| m as usize);
+    crate::pg::vector::value::check_array_dimensions(items.len(), expected).map_err(error)?;
+    let floats = items
+        .iter()
+        .map(|item| match item {
+            Value::Int(n) => Ok(*n as f32),
+            // C's double-to-float conversion: past float4's range, an infinity.
+            Value::Float(f) => Ok(*f as f32),
+            Value::Numeric(n) => Ok(n.to_float(true)? as f32),
+            other => Err(PgError::new(
+                DATA_EXCEPTION,
+                format!("unsupported array element {other:?}"),
+            )),
+        })
+        .collect::<PgResult<Vec<f32>>>()?;
+    crate::pg::vector::value::check_elements(&floats).map_err(error)?;
+    Ok(floats)
 }

@@ -33,6 +33,9 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
             crate::pg::types::jsonb_path::apply(op, *a, b)?
         }
         (op, Value::Text(a), b) if l.t == Type::Json => crate::pg::types::json::apply(op, &a, b)?,
+        (BinaryOperator::StringConcat, Value::Vector(a), Value::Vector(b)) => {
+            Value::Vector(crate::pg::types::vector_fn::concat(&a, &b)?)
+        }
         (BinaryOperator::StringConcat, a, b) => {
             let text =
                 |v: Value, t: Type| crate::pg::types::text::format(&v, t).unwrap_or_default();
@@ -89,7 +92,7 @@ pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Type {
         return t;
     }
     match (op, other) {
-        (StringConcat, Type::Jsonb) => Type::Jsonb,
+        (StringConcat, t @ (Type::Jsonb | Type::Vector)) => t,
         (StringConcat, _) => Type::Text,
         // PostgreSQL prefers the string category: `-> 'k'` is a key, not an index.
         (Arrow | LongArrow | Question, Type::Jsonb) => Type::Text,
@@ -125,6 +128,7 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
     }
     let t = match (op, l, r) {
         (StringConcat, Type::Jsonb, Type::Jsonb) => Type::Jsonb,
+        (StringConcat, Type::Vector, Type::Vector) => Type::Vector,
         // Array concatenation (`anyarray || anyelement` and its kin) is not modelled.
         (StringConcat, a, b) if a.element().is_some() || b.element().is_some() => {
             return Err(PgError::unsupported(format!(

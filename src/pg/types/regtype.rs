@@ -167,13 +167,47 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
         (Type::Numeric, Some((_, spelled))) => {
             Some(crate::pg::types::numeric_cast::typmod_spelled(spelled)?)
         }
+        (Type::Vector | Type::VectorArray, Some((_, spelled))) => Some(vector_typmod(spelled)?),
         _ => modifier,
     };
-    if let (Type::Vector | Type::VectorArray, Some(n)) = (t, modifier) {
-        crate::pg::vector::value::typmod_in(n as i64)
-            .map_err(|e| PgError::new(e.sqlstate, e.message))?;
-    }
     Ok((t, modifier))
+}
+
+/// `vector(…)`'s modifiers as PostgreSQL reads them: each an integer
+/// (`ArrayGetIntegerTypmods`; a quoted one too), then exactly one, within pgvector's
+/// dimensions (`vector_typmod_in`).
+fn vector_typmod(spelled: &str) -> PgResult<u32> {
+    let inner = spelled.strip_suffix(')').unwrap_or(spelled);
+    let typmods = inner
+        .split(',')
+        .map(|part| typmod_integer(part.trim().trim_matches('\'')))
+        .collect::<PgResult<Vec<i64>>>()?;
+    let [dimensions] = typmods.as_slice() else {
+        return Err(PgError::new(
+            INVALID_PARAMETER_VALUE,
+            "invalid type modifier",
+        ));
+    };
+    crate::pg::vector::value::typmod_in(*dimensions)
+        .map(|n| n as u32)
+        .map_err(|e| PgError::new(e.sqlstate, e.message))
+}
+
+/// A type modifier's integer (`pg_strtoint32`).
+fn typmod_integer(text: &str) -> PgResult<i64> {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(PgError::new(
+            INVALID_TEXT_REPRESENTATION,
+            format!("invalid input syntax for type integer: \"{text}\""),
+        ));
+    }
+    text.parse::<i32>().map(i64::from).map_err(|_| {
+        PgError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("value \"{text}\" is out of range for type integer"),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! pgvector's functions on the `vector` type: the distances by name, `vector_dims`,
-//! `vector_norm`, `l2_normalize`.
+//! `vector_norm`, `l2_normalize`, and `vector || vector`.
 
 use crate::pg::error::{PgError, PgResult};
 use crate::pg::types::cast::cast;
@@ -70,4 +70,9 @@ pub(crate) fn call(name: &str, args: Vec<Typed>) -> PgResult<Typed> {
         _ => Value::Vector(vector::l2_normalize(&v[0]).map_err(error)?),
     };
     Ok(Typed::new(value, t))
+}
+
+/// `vector || vector` (`vector_concat`).
+pub(crate) fn concat(a: &[f32], b: &[f32]) -> PgResult<Vec<f32>> {
+    vector::concat(a, b).map_err(|e| PgError::new(e.sqlstate, e.message))
 }

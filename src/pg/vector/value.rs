@@ -122,6 +122,34 @@ pub(crate) fn check_expected_dimensions(
     }
 }
 
+/// `vector_concat`'s `a || b`: the elements of both, within the dimensions a vector has.
+pub(crate) fn concat(a: &[f32], b: &[f32]) -> Result<Vec<f32>, VectorError> {
+    check_dimensions(a.len() + b.len())?;
+    Ok([a, b].concat())
+}
+
+/// `array_to_vector`'s checks of an array's length, before its elements are read: a
+/// vector's dimensions, and the `vector(n)` cast to's.
+pub(crate) fn check_array_dimensions(
+    length: usize,
+    expected: Option<usize>,
+) -> Result<(), VectorError> {
+    check_dimensions(length)?;
+    match expected {
+        Some(expected) if expected != length => Err(VectorError::new(
+            DATA_EXCEPTION,
+            format!("expected {expected} dimensions, not {length}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `array_to_vector`'s last check: every element, read as a float4, is finite (a
+/// float8 past float4's range has become an infinity here, and is refused as one).
+pub(crate) fn check_elements(values: &[f32]) -> Result<(), VectorError> {
+    values.iter().try_for_each(|v| check_element(*v))
+}
+
 /// `CheckElement`: NaN and infinities are refused, whichever form they came in.
 fn check_element(value: f32) -> Result<(), VectorError> {
     if value.is_nan() {

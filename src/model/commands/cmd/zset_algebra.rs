@@ -153,7 +153,11 @@ fn compute(parsed: &Parsed, op: Op) -> Vec<(Bytes, f64)> {
     let sources = &parsed.sources;
     match op {
         Op::Union => {
-            for source in sources {
+            // Redis adds the inputs smallest first (`zuiCompareByCardinality`, a stable
+            // sort here as glibc's merge sort is): with infinities the order is the sum.
+            let mut order: Vec<&Source> = sources.iter().collect();
+            order.sort_by_key(|s| s.members.len());
+            for source in order {
                 for (member, score) in &source.members {
                     let value = weighted(*score, source.weight);
                     result
