@@ -1103,7 +1103,8 @@ fn quiet_ops(outcomes: &[(u32, u64, Outcome)]) -> History {
 }
 
 /// A history with quiet-period context reads, each `(client, session, at_ms, outcome)`
-/// taking 5 ms, after an acked append to session "a" at 0.
+/// taking 5 ms, after an acked append to session "a" at 0 (which a successful read of
+/// "a" returns).
 fn quiet_reads(reads: &[(u32, &str, u64, Outcome)]) -> History {
     let mut h = History::new();
     appends(&mut h, &sk("a"), &["m1"], 0);
@@ -1113,7 +1114,8 @@ fn quiet_reads(reads: &[(u32, &str, u64, Outcome)]) -> History {
             limit: 10,
         };
         let value = match outcome {
-            Outcome::Ok(_) => Outcome::Ok(OpValue::Messages(vec![msg("m1", 0)])),
+            Outcome::Ok(_) if *session == "a" => Outcome::Ok(OpValue::Messages(vec![msg("m1", 0)])),
+            Outcome::Ok(_) => Outcome::Ok(OpValue::Messages(Vec::new())),
             other => other.clone(),
         };
         h.push(*client, kind, at_ms * MS, Some((at_ms + 5) * MS), value);
