@@ -57,6 +57,9 @@ const BUDGETS: &[(&str, u64)] = &[
     // A connection cached for good: after the fault that breaks it, every call fails, long
     // after the heal (first at seed 4, 698 of 1000 seeds).
     ("cached-connection", 50),
+    // A connection per session cached for good: caught when a fault broke the connection
+    // of a session its final reads' client holds (first at seed 6, 306 of 500 seeds).
+    ("session-connection", 50),
     // Rare races without a buggify point (issue 32): the guided search's yardsticks.
     ("memory-index-rmw-plain", 200),
     ("background-resend", 50),

@@ -163,3 +163,87 @@ fn retries_follow_the_declared_idempotency() {
     assert!(racing > 0, "no retry racing its first send in 200 seeds");
     println!("retries after a failure: {after_failure}; racing: {racing}");
 }
+
+/// A built-in store whose declared recovery grace is `grace_ms`: its commands unchanged
+/// (those the cached-connection stores offer), its promise to recover later.
+struct WithGrace {
+    inner: std::sync::Arc<dyn amnesia::MemoryStore>,
+    grace_ms: u64,
+}
+
+#[async_trait::async_trait]
+impl amnesia::MemoryStore for WithGrace {
+    async fn append(
+        &self,
+        session: &amnesia::SessionKey,
+        msg: &amnesia::Message,
+    ) -> Result<(), amnesia::StoreError> {
+        self.inner.append(session, msg).await
+    }
+
+    async fn context(
+        &self,
+        session: &amnesia::SessionKey,
+        limit: usize,
+    ) -> Result<Vec<amnesia::Message>, amnesia::StoreError> {
+        self.inner.context(session, limit).await
+    }
+
+    async fn clear(&self, session: &amnesia::SessionKey) -> Result<(), amnesia::StoreError> {
+        self.inner.clear(session).await
+    }
+
+    fn policy(&self) -> amnesia::Policy {
+        amnesia::Policy {
+            recovery_grace_ms: self.grace_ms,
+            ..self.inner.policy()
+        }
+    }
+}
+
+/// `name` declaring a recovery grace of `grace_ms`.
+fn with_grace(name: &str, grace_ms: u64) -> Store {
+    let factory = Store::named(name).expect("a known store").factory().clone();
+    Store::new(format!("{name}+grace{grace_ms}"), move |context| {
+        WithGrace {
+            inner: factory(context),
+            grace_ms,
+        }
+    })
+}
+
+/// `unavailable` is judged per conversation: a store with a connection per session that
+/// replaces a broken one (a per-session `ConnectionManager`) fails each session's first
+/// call after a reset and passes; the same store that never replaces one
+/// (`session-connection`) is caught whatever grace it declares, up to the largest, since
+/// the second round of final reads comes after any grace.
+#[test]
+fn a_connection_per_session_is_judged_per_conversation_at_any_grace() {
+    let scenario = ScenarioConfig::standard();
+    let reconnecting = Store::named("test-session-reconnect").expect("a test store");
+    for seed in 0..200 {
+        let report = run_seed(seed, &scenario, &reconnecting, EngineKind::Event);
+        assert!(
+            report.verdict.is_pass(),
+            "seed {seed}: {:?}",
+            report.verdict
+        );
+    }
+    for grace_ms in [0, 1_000, amnesia::RECOVERY_GRACE_MS_MAX] {
+        let store = with_grace("session-connection", grace_ms);
+        let caught = (0..500).find(|&seed| {
+            let report = run_seed(seed, &scenario, &store, EngineKind::Event);
+            report.verdict.classes() == [ViolationClass::Unavailable]
+        });
+        let seed = caught.unwrap_or_else(|| panic!("grace {grace_ms} ms: not caught in 0..500"));
+        println!("session-connection at grace {grace_ms} ms: first caught at seed {seed}");
+    }
+}
+
+/// A store that declares a grace above the largest is refused, with the bound named.
+#[test]
+#[should_panic(expected = "exceeds RECOVERY_GRACE_MS_MAX")]
+fn a_grace_above_the_largest_is_refused() {
+    let store = with_grace("session-connection", amnesia::RECOVERY_GRACE_MS_MAX + 1);
+    run_seed(0, &ScenarioConfig::standard(), &store, EngineKind::Event);
+}

@@ -85,17 +85,55 @@ pub struct Policy {
     /// after a failed or unknown append (the scenario's `retries`, `Retries::Auto`).
     #[serde(default = "idempotent_default")]
     pub appends_idempotent: bool,
-    /// How long the store may still fail operations after the plan's last fault healed,
-    /// and again after it first meets what the faults broke (a reconnect backoff, a circuit
-    /// breaker that stays open): past that, in the final quiet period, an operation that
-    /// fails or times out is `unavailable`. The built-in stores declare 0: they replace a
-    /// broken connection on the next call.
+    /// How long a conversation (a session's history, a user's memories) of one client
+    /// process may still fail after its first failure once the plan's faults healed (a
+    /// reconnect backoff, a circuit breaker that stays open): that first failure is how
+    /// the store meets what the faults broke; a later call of the conversation invoked
+    /// past the grace that fails or times out is `unavailable`. The built-in stores
+    /// declare 0: they replace a broken connection on the next call. At most
+    /// [`RECOVERY_GRACE_MS_MAX`]; a run refuses a store that declares more.
     #[serde(default = "recovery_grace_ms_default")]
     pub recovery_grace_ms: u64,
 }
 
 /// The recovery grace the built-in stores declare ([`Policy::recovery_grace_ms`]).
 pub const RECOVERY_GRACE_MS_DEFAULT: u64 = 0;
+
+/// The largest recovery grace a store may declare ([`Policy::recovery_grace_ms`]). The
+/// quiet period's second round of final reads starts more than this after the first
+/// ended, so a store that never recovers fails it whatever grace it declares; a larger
+/// grace would excuse that round too, and a larger bound would lengthen every run.
+pub const RECOVERY_GRACE_MS_MAX: u64 = 5_000;
+
+impl Policy {
+    /// Checks the declaration against amnesia's limits; the error is one line.
+    ///
+    /// ```
+    /// use amnesia::{Durability, Policy, TtlPolicy, RECOVERY_GRACE_MS_MAX};
+    /// let policy = Policy {
+    ///     messages_max: None,
+    ///     keep_first: false,
+    ///     summarizes: false,
+    ///     ttl: TtlPolicy::None,
+    ///     durability: Durability::AsRedis,
+    ///     appends_idempotent: true,
+    ///     recovery_grace_ms: RECOVERY_GRACE_MS_MAX,
+    /// };
+    /// assert_eq!(policy.validate(), Ok(()));
+    /// let patient = Policy { recovery_grace_ms: RECOVERY_GRACE_MS_MAX + 1, ..policy };
+    /// assert!(patient.validate().unwrap_err().contains("recovery_grace_ms"));
+    /// ```
+    pub fn validate(&self) -> Result<(), String> {
+        if self.recovery_grace_ms > RECOVERY_GRACE_MS_MAX {
+            return Err(format!(
+                "recovery_grace_ms = {} exceeds RECOVERY_GRACE_MS_MAX ({RECOVERY_GRACE_MS_MAX} ms): \
+                 the quiet period's final reads could not tell a store that never recovers",
+                self.recovery_grace_ms
+            ));
+        }
+        Ok(())
+    }
+}
 
 fn recovery_grace_ms_default() -> u64 {
     RECOVERY_GRACE_MS_DEFAULT

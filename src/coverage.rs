@@ -276,12 +276,29 @@ fn erase_after_slow_append(history: &History, tally: &mut Tally) {
     }
 }
 
-/// Writes in flight when a restart, reset or crash struck, or overlapping a partition or
-/// a pause of their path.
+/// Whether `op` was in flight when a fault struck at `us`: invoked by then and still
+/// running after it, or cut by it. A crash, reset or restart ends the writes it cuts at
+/// its own microsecond, unknown (or failed) and never acknowledged, so `us < end` alone
+/// would miss every one of them. A write that failed at that instant having been invoked
+/// at it too was refused (the client already down), never in flight, unless its outcome
+/// is unknown: then it may have been sent.
+fn in_flight_at(op: &Op, us: u64) -> bool {
+    let running = op.invoke_us <= us && us < end_us(op);
+    let cut = op.complete_us == Some(us)
+        && match op.outcome {
+            Outcome::Unknown(_) => op.invoke_us <= us,
+            Outcome::Fail(_) => op.invoke_us < us,
+            Outcome::Ok(_) | Outcome::Pending => false,
+        };
+    running || cut
+}
+
+/// Writes in flight when a restart, reset or crash struck (cut by it included), or
+/// overlapping a partition or a pause of their path.
 fn faults_in_flight(plan: &Plan, history: &History, tally: &mut Tally) {
     let writes: Vec<&Op> = history.ops.iter().filter(|op| is_write(&op.kind)).collect();
     let count = |hit: &dyn Fn(&Op) -> bool| writes.iter().filter(|op| hit(op)).count() as u64;
-    let at = |op: &Op, us: u64| op.invoke_us <= us && us < end_us(op);
+    let at = in_flight_at;
     for restart in &history.restarts {
         tally.add(
             "restart.write-in-flight",
@@ -444,6 +461,46 @@ mod tests {
                 ("session.retry-races-original", 1),
             ]
         );
+    }
+
+    #[test]
+    fn a_write_a_client_crash_cuts_is_in_flight_at_the_crash() {
+        let mut plan = Plan::generate(0, &crate::plan::ScenarioConfig::standard());
+        plan.faults = vec![crate::plan::Fault {
+            at_ms: 1_000,
+            duration_ms: 500,
+            kind: FaultKind::ClientCrash { client: 0 },
+        }];
+        let (session, crash_us) = (SessionKey::new("t0", "s0"), 1_000_000);
+        let crashed = || Outcome::Unknown("the client process crashed mid-request".into());
+        let mut history = History::new();
+        // Cut by the crash: invoked before it, ended unknown at its microsecond.
+        history.push_append(
+            0,
+            &session,
+            message("m0"),
+            900_000,
+            Some(crash_us),
+            crashed(),
+        );
+        // Acknowledged at that instant: it completed, the crash cut nothing.
+        let ok = Outcome::Ok(OpValue::None);
+        history.push_append(0, &session, message("m1"), 900_000, Some(crash_us), ok);
+        // Refused at the crash's instant by a client already down: never in flight.
+        let down = Outcome::Fail("the client process is down".into());
+        history.push_append(0, &session, message("m2"), crash_us, Some(crash_us), down);
+        // Another client's write cut at that instant is not the crashed client's.
+        history.push_append(
+            1,
+            &session,
+            message("m3"),
+            900_000,
+            Some(crash_us),
+            crashed(),
+        );
+        let mut tally = Tally::default();
+        faults_in_flight(&plan, &history, &mut tally);
+        assert_eq!(tally.0.get("crash.write-in-flight"), Some(&1));
     }
 
     #[test]

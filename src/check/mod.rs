@@ -64,9 +64,10 @@ pub enum ViolationClass {
     /// `stuck`: an operation did not complete within its budget during the final quiet
     /// period.
     Stuck,
-    /// `unavailable`: the faults healed, the store's declared recovery grace passed, and in
-    /// the final quiet period it still failed operations (an error or a timeout): a store
-    /// that never replaces a broken connection.
+    /// `unavailable`: the faults healed, and in the final quiet period a conversation (a
+    /// session's history or a user's memories, on one client process) failed again (an
+    /// error or a timeout) after its first failure there plus the store's declared
+    /// recovery grace: a store that never replaces a broken connection.
     Unavailable,
 }
 

@@ -1092,19 +1092,30 @@ fn near_miss_run_ended_before_budget() {
     assert!(check_input(&input).is_pass());
 }
 
-/// A history with `client`'s quiet-period operations: contexts at `ats_ms` with the
-/// outcomes given, after an acked append at 0.
+/// A history with quiet-period context reads of session "a", each `(client, at_ms,
+/// outcome)`, after an acked append at 0.
 fn quiet_ops(outcomes: &[(u32, u64, Outcome)]) -> History {
-    let s = sk("a");
+    let reads: Vec<_> = outcomes
+        .iter()
+        .map(|(client, at_ms, outcome)| (*client, "a", *at_ms, outcome.clone()))
+        .collect();
+    quiet_reads(&reads)
+}
+
+/// A history with quiet-period context reads, each `(client, session, at_ms, outcome)`
+/// taking 5 ms, after an acked append to session "a" at 0 (which a successful read of
+/// "a" returns).
+fn quiet_reads(reads: &[(u32, &str, u64, Outcome)]) -> History {
     let mut h = History::new();
-    appends(&mut h, &s, &["m1"], 0);
-    for (client, at_ms, outcome) in outcomes {
+    appends(&mut h, &sk("a"), &["m1"], 0);
+    for (client, session, at_ms, outcome) in reads {
         let kind = OpKind::Context {
-            session: s.clone(),
+            session: sk(session),
             limit: 10,
         };
         let value = match outcome {
-            Outcome::Ok(_) => Outcome::Ok(OpValue::Messages(vec![msg("m1", 0)])),
+            Outcome::Ok(_) if *session == "a" => Outcome::Ok(OpValue::Messages(vec![msg("m1", 0)])),
+            Outcome::Ok(_) => Outcome::Ok(OpValue::Messages(Vec::new())),
             other => other.clone(),
         };
         h.push(*client, kind, at_ms * MS, Some((at_ms + 5) * MS), value);
@@ -1112,7 +1123,7 @@ fn quiet_ops(outcomes: &[(u32, u64, Outcome)]) -> History {
     h
 }
 
-fn recovery_classes(h: &History, grace_ms: u64) -> Vec<ViolationClass> {
+fn recovery_verdict(h: &History, grace_ms: u64) -> Verdict {
     let spec = LivenessSpec {
         quiet_from_us: 1_000 * MS,
         op_budget_us: 5_000 * MS,
@@ -1128,7 +1139,11 @@ fn recovery_classes(h: &History, grace_ms: u64) -> Vec<ViolationClass> {
         liveness: Some(spec),
         ..CheckInput::new(h, policy)
     };
-    check_input(&input).classes()
+    check_input(&input)
+}
+
+fn recovery_classes(h: &History, grace_ms: u64) -> Vec<ViolationClass> {
+    recovery_verdict(h, grace_ms).classes()
 }
 
 #[test]
@@ -1141,6 +1156,41 @@ fn a_store_that_fails_after_the_faults_healed_is_unavailable() {
     let refused = Outcome::Fail("could not connect: refused".into());
     let h = quiet_ops(&[(1, 1_100, lost()), (1, 1_200, refused)]);
     assert_eq!(recovery_classes(&h, 0), vec![ViolationClass::Unavailable]);
+    // Past the largest grace a store may declare, any grace is over.
+    let late = 1_105 + crate::contract::RECOVERY_GRACE_MS_MAX;
+    let h = quiet_ops(&[(1, 1_100, lost()), (1, late, lost())]);
+    let grace_ms = crate::contract::RECOVERY_GRACE_MS_MAX;
+    assert_eq!(
+        recovery_classes(&h, grace_ms),
+        vec![ViolationClass::Unavailable]
+    );
+}
+
+#[test]
+fn unavailable_names_the_conversation_its_first_failure_and_the_later_one() {
+    let lost = || Outcome::Unknown("connection lost: broken pipe".into());
+    let ok = || Outcome::Ok(OpValue::None);
+    // Session b on client 2 never recovers; a on client 2 and b on client 1 did.
+    let h = quiet_reads(&[
+        (2, "b", 1_100, lost()),
+        (2, "a", 1_150, lost()),
+        (1, "b", 1_160, lost()),
+        (2, "a", 1_200, ok()),
+        (1, "b", 1_210, ok()),
+        (2, "b", 1_300, lost()),
+    ]);
+    let v = recovery_verdict(&h, 0);
+    assert_eq!(v.classes(), vec![ViolationClass::Unavailable]);
+    let [violation] = &v.violations[..] else {
+        panic!("one conversation relapsed: {:?}", v.violations);
+    };
+    assert_eq!(violation.subject, Subject::Session(sk("b")));
+    assert_eq!(violation.op_indexes, vec![1, 6]);
+    let text = &violation.explanation;
+    assert!(text.contains("session t1/b on client-2"), "{text}");
+    assert!(text.contains("first op 1 context at 1.100 s"), "{text}");
+    assert!(text.contains("completed at 1.105 s"), "{text}");
+    assert!(text.contains("op 6 context at 1.300 s"), "{text}");
 }
 
 #[test]
@@ -1151,16 +1201,47 @@ fn near_misses_of_unavailable_pass() {
     assert!(recovery_classes(&quiet_ops(&[(1, 1_100, lost()), (1, 1_200, ok())]), 0).is_empty());
     // Failures of different clients are each one's first.
     assert!(recovery_classes(&quiet_ops(&[(1, 1_100, lost()), (2, 1_200, lost())]), 0).is_empty());
+    // So are one client's failures of different conversations: a store with a connection
+    // per session finds each broken once (a per-session `ConnectionManager`).
+    let h = quiet_reads(&[(1, "a", 1_100, lost()), (1, "b", 1_200, lost())]);
+    assert!(recovery_classes(&h, 0).is_empty());
     // Before the quiet period, faults may still be at work.
     assert!(recovery_classes(&quiet_ops(&[(1, 500, lost()), (1, 600, lost())]), 0).is_empty());
     // Within the declared grace after the first failure (a breaker still open).
     assert!(
         recovery_classes(&quiet_ops(&[(1, 1_100, lost()), (1, 1_200, lost())]), 500).is_empty()
     );
+    // Invoked before the first failure completed: it met the same break.
+    assert!(recovery_classes(&quiet_ops(&[(1, 1_100, lost()), (1, 1_102, lost())]), 0).is_empty());
     // An operation the store does not offer is not a failure.
     let unsupported = Outcome::Fail(crate::contract::StoreError::Unsupported.to_string());
     let h = quiet_ops(&[(1, 1_100, unsupported.clone()), (1, 1_200, unsupported)]);
     assert!(recovery_classes(&h, 0).is_empty());
+}
+
+#[test]
+fn a_user_s_memories_are_a_conversation_of_their_own() {
+    let lost = || Outcome::Unknown("connection lost: broken pipe".into());
+    let owner = user("u");
+    let recall = |h: &mut History, at_ms: u64| {
+        let kind = OpKind::Recall {
+            user: owner.clone(),
+            query: "q".into(),
+            k: 1,
+        };
+        h.push(1, kind, at_ms * MS, Some((at_ms + 5) * MS), lost());
+    };
+    // Session a's first failure, then the user's first: each excused.
+    let mut h = quiet_ops(&[(1, 1_100, lost())]);
+    recall(&mut h, 1_200);
+    assert!(recovery_classes(&h, 0).is_empty());
+    // The user's second failure is not.
+    recall(&mut h, 1_300);
+    let v = recovery_verdict(&h, 0);
+    assert_eq!(v.classes(), vec![ViolationClass::Unavailable]);
+    assert_eq!(v.violations[0].subject, Subject::User(owner));
+    let text = &v.violations[0].explanation;
+    assert!(text.contains("user t1/u's memories on client-1"), "{text}");
 }
 
 // ---------------------------------------------------------------- info, serde, determinism

@@ -143,7 +143,7 @@ fn run(plan: Arc<Plan>, store: &StoreFactory) -> SimOutput {
 /// A turmoil simulation for `plan`: its seed, amnesia's epoch, 1 ms ticks, long enough for
 /// the world's deadline.
 fn simulation<'a>(plan: &Plan) -> turmoil::Sim<'a> {
-    let deadline_ms = plan.duration_ms + plan.quiet_ms + crate::world::RUN_GRACE_MS;
+    let deadline_ms = crate::world::deadline_ms(plan, crate::world::RUN_GRACE_MS);
     turmoil::Builder::new()
         .rng_seed(plan.seed)
         .epoch(std::time::UNIX_EPOCH + Duration::from_millis(WORLD_EPOCH_UNIX_MS))

@@ -83,6 +83,22 @@ impl Parts {
         }
     }
 
+    /// `plain-list` on cached connections of `scope` (`cached-connection`,
+    /// `session-connection`); `replaces_broken`: without their bug.
+    fn cached_connection(
+        &self,
+        scope: cached_connection::Scope,
+        replaces_broken: bool,
+    ) -> cached_connection::CachedConnectionStore {
+        let ttl_ms = self.config.ttl_ms;
+        cached_connection::CachedConnectionStore::new(
+            self.connector(),
+            ttl_ms,
+            scope,
+            replaces_broken,
+        )
+    }
+
     fn connector(&self) -> Arc<crate::connect::Connector> {
         self.context.connector.clone()
     }
@@ -237,11 +253,7 @@ pub(crate) const REGISTRY: &[Entry] = &[
         })
     }),
     entry("cached-connection", Redis, &[Unavailable], |p| {
-        Arc::new(cached_connection::CachedConnectionStore {
-            connector: p.connector(),
-            ttl_ms: p.config.ttl_ms,
-            cached: tokio::sync::Mutex::new(None),
-        })
+        Arc::new(p.cached_connection(cached_connection::Scope::Process, false))
     }),
     entry(
         "update-keeps-embedding",
@@ -273,6 +285,9 @@ pub(crate) const REGISTRY: &[Entry] = &[
             inner: Arc::new(p.reference()),
             clock: p.context.clock,
         })
+    }),
+    entry("session-connection", Redis, &[Unavailable], |p| {
+        Arc::new(p.cached_connection(cached_connection::Scope::Session, false))
     }),
     #[cfg(feature = "pg")]
     entry("pgvector-reference", Pgvector, &[], |p| {
@@ -328,7 +343,9 @@ pub(crate) const REGISTRY: &[Entry] = &[
     // `test-nondeterministic` changes its timing on every build, so no seed replays;
     // `test-amnesiac` flushes Redis whenever it sees a restarted server, losing history
     // that Redis's persistence kept; `test-vector-index` is `update-keeps-embedding`
-    // without its bug (a correct store that keeps vectors, for the embedding audit).
+    // without its bug (a correct store that keeps vectors, for the embedding audit);
+    // `test-session-reconnect` is `session-connection` without its bug (a connection per
+    // session, replaced once broken: a correct library `unavailable` must not flag).
     entry("test-hang", Test, &[], |p| {
         Arc::new(testing::HangStore::new(p.reference(), p.context.seed))
     }),
@@ -340,6 +357,9 @@ pub(crate) const REGISTRY: &[Entry] = &[
     }),
     entry("test-amnesiac", Test, &[], |p| {
         Arc::new(testing::AmnesiacStore::new(p.reference(), p.connector()))
+    }),
+    entry("test-session-reconnect", Test, &[], |p| {
+        Arc::new(p.cached_connection(cached_connection::Scope::Session, true))
     }),
 ];
 

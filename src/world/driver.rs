@@ -28,6 +28,16 @@ fn host_span(client: u32) -> tracing::Span {
 
 /// Context limit of the final reads of the liveness phase.
 pub const FINAL_READ_LIMIT: usize = 1_000;
+/// The quiet period's rounds of final reads: the first meets what the faults broke (a
+/// conversation's first failure is excused), the second judges whether the store
+/// recovered.
+pub const FINAL_ROUNDS: usize = 2;
+/// From the end of one round of final reads to the start of the next: more than the
+/// largest recovery grace a store may declare, so every failure of a round has completed,
+/// plus any grace, before the next round is invoked.
+pub const FINAL_ROUNDS_GAP_MS: u64 = crate::contract::RECOVERY_GRACE_MS_MAX + 1;
+/// The time the final reads spend waiting between their rounds, all rounds together.
+pub const FINAL_ROUNDS_WAIT_MS: u64 = FINAL_ROUNDS_GAP_MS * (FINAL_ROUNDS as u64 - 1);
 /// A context read as the history keeps it: a plain window unless there is a summary.
 fn context_value(context: Context) -> OpValue {
     match context.summary {
@@ -302,12 +312,32 @@ impl Driver {
             .clock
             .sleep_until_ms(plan.duration_ms + plan.quiet_ms)
             .await;
+        let recalls = final_recalls(&plan);
+        for round in 0..FINAL_ROUNDS {
+            if round > 0 {
+                let gap = std::time::Duration::from_millis(FINAL_ROUNDS_GAP_MS);
+                tokio::time::sleep(gap).await;
+            }
+            self.final_round(&recalls).await;
+        }
+        if plan.scenario.replay_memories {
+            self.replay_memories().await;
+        }
+    }
+
+    /// One round of final reads: every session's context, then a recall of every user
+    /// with memories, one at a time. A conversation is read by the same client in every
+    /// round (its place in the plan's order, round-robin), so each round meets the same
+    /// connections of the store.
+    async fn final_round(&self, recalls: &[(UserKey, Recall)]) {
+        let plan = &self.world.plan;
         for (nth, session) in plan.sessions.iter().enumerate() {
             let client = (nth as u32) % plan.clients;
             self.context(client, session, FINAL_READ_LIMIT).await;
         }
-        if plan.scenario.replay_memories {
-            self.replay_memories().await;
+        for (nth, (user, recall)) in recalls.iter().enumerate() {
+            let client = (nth as u32) % plan.clients;
+            self.recall(client, user, recall).await;
         }
     }
 
@@ -370,4 +400,26 @@ impl Driver {
         }
         Some(quiescence)
     }
+}
+
+/// The final reads' recall of each user the plan remembers a memory for, in user order:
+/// the text of the user's first memory, `k` the largest a recall asks for, so the
+/// checker judges its answer as any recall's (`recall-miss` by exact text).
+fn final_recalls(plan: &crate::plan::Plan) -> Vec<(UserKey, Recall)> {
+    let mut first: std::collections::BTreeMap<UserKey, &str> = Default::default();
+    for turn in &plan.turns {
+        if let Some(memory) = &turn.remember {
+            first.entry(turn.user()).or_insert(memory.text.as_str());
+        }
+    }
+    first
+        .into_iter()
+        .map(|(user, text)| {
+            let recall = Recall {
+                query: text.to_string(),
+                k: crate::plan::memory::RECALL_K_MAX,
+            };
+            (user, recall)
+        })
+        .collect()
 }

@@ -59,7 +59,14 @@ pub trait Engine: Send + Sync {
     fn run(&self, plan: std::sync::Arc<Plan>, store: &StoreFactory) -> SimOutput;
 }
 
-/// Virtual time a run may take past the plan's end before pending operations are cut off.
+/// Virtual time a run may take past the plan's end (and the final reads' waits between
+/// their rounds) before pending operations are cut off.
 pub const RUN_GRACE_MS: u64 = 60_000;
+
+/// When a run of `plan` cuts off what is still pending: the plan's end, the final reads'
+/// waits between their rounds, then `grace_ms`.
+pub fn deadline_ms(plan: &Plan, grace_ms: u64) -> u64 {
+    plan.end_ms() + driver::FINAL_ROUNDS_WAIT_MS + grace_ms
+}
 /// How long an operation may take once the quiet period has begun.
 pub const OP_BUDGET_MS: u64 = 10_000;

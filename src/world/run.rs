@@ -21,7 +21,7 @@ pub struct WorldEnd {
 impl World {
     /// Run the plan: start the clients, the fault schedule and the deploy, drive every
     /// turn and the final reads, and audit the memories; operations still pending at the
-    /// deadline (the plan's end plus the world's `grace_ms`) are cut off.
+    /// deadline ([`crate::world::deadline_ms`]) are cut off.
     pub async fn run(self: Arc<Self>) -> WorldEnd {
         let (plan, clock, trace) = (&self.plan, &self.clock, &self.trace);
         (0..plan.clients).for_each(|client| self.start_client(client));
@@ -34,7 +34,7 @@ impl World {
         let driver = Driver {
             world: self.clone(),
         };
-        let deadline_ms = plan.duration_ms + plan.quiet_ms + self.grace_ms;
+        let deadline_ms = crate::world::deadline_ms(plan, self.grace_ms);
         let mut quiescence = None;
         let run = async {
             driver.clone().run().await;

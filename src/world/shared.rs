@@ -108,7 +108,13 @@ impl World {
             code_version: self.code_version.load(std::sync::atomic::Ordering::Relaxed),
             seed: self.plan.seed,
         });
-        let _ = self.policy.set(store.policy());
+        let policy = store.policy();
+        // Refused here, where a store first says what it declares: the builder cannot ask
+        // a store it has not built, and the final reads are spaced for the bound.
+        if let Err(refusal) = policy.validate() {
+            panic!("amnesia: store policy refused: {refusal}");
+        }
+        let _ = self.policy.set(policy);
         host.start(store);
     }
 
