@@ -115,11 +115,12 @@ impl Settings {
                 "parameter \"server_version\" cannot be changed",
             ));
         }
-        let value = match custom(&name)? {
+        let custom = custom(&name)?;
+        let value = match custom {
             true => value,
             false => known(&name).and_then(|_| check_value(&name, value))?,
         };
-        if local && !self.session.contains_key(&name) && custom(&name)? {
+        if local && custom && !self.session.contains_key(&name) {
             // The option exists for the session from now on; after the transaction it
             // reads empty, as PostgreSQL's placeholder does.
             self.session.insert(name.clone(), String::new());

@@ -68,11 +68,7 @@ impl Exec<'_> {
             FunctionArguments::List(list) => list,
             FunctionArguments::Subquery(_) => unreachable!("handled by the caller"),
         };
-        if list.duplicate_treatment.is_some()
-            || !list.clauses.is_empty()
-            || f.filter.is_some()
-            || f.over.is_some()
-        {
+        if list.duplicate_treatment.is_some() || !list.clauses.is_empty() || f.filter.is_some() {
             return Err(PgError::unsupported(format!("this form of {}()", f.name)).into());
         }
         let mut args = Vec::with_capacity(list.args.len());

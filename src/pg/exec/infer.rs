@@ -37,16 +37,15 @@ impl Exec<'_> {
             Expr::BinaryOp { left, op, right } => {
                 self.infer_binary(left, op, right, sources, parent)?
             }
-            Expr::UnaryOp { expr, op } => match op {
-                _ if crate::pg::sql::names::negated_number(op, expr).is_some() => {
-                    let negative = crate::pg::sql::names::negated_number(op, expr);
-                    number_literal(&negative.expect("checked"))?.t
+            Expr::UnaryOp { expr, op } => {
+                match (op, crate::pg::sql::names::negated_number(op, expr)) {
+                    (_, Some(negative)) => number_literal(&negative)?.t,
+                    (sqlparser::ast::UnaryOperator::Not, None) => self
+                        .infer_as(expr, Type::Bool, sources, parent)
+                        .map(|_| Type::Bool)?,
+                    _ => self.infer(expr, sources, parent)?,
                 }
-                sqlparser::ast::UnaryOperator::Not => self
-                    .infer_as(expr, Type::Bool, sources, parent)
-                    .map(|_| Type::Bool)?,
-                _ => self.infer(expr, sources, parent)?,
-            },
+            }
             Expr::IsNull(x) | Expr::IsNotNull(x) | Expr::IsTrue(x) | Expr::IsFalse(x) => {
                 self.infer(x, sources, parent)?;
                 Type::Bool

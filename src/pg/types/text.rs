@@ -385,10 +385,10 @@ fn parse_integer(text: &str) -> Option<Option<i64>> {
 
 /// `invalid input syntax` for a date or time type: PostgreSQL's class for those is 22007.
 fn invalid_datetime(t: Type, text: &str) -> PgError {
-    PgError::new(
-        crate::pg::error::INVALID_DATETIME_FORMAT,
-        format!("invalid input syntax for type {}: \"{text}\"", t.name()),
-    )
+    PgError {
+        code: crate::pg::error::INVALID_DATETIME_FORMAT,
+        ..invalid_input(t, text)
+    }
 }
 
 /// A timestamptz's text: PostgreSQL's special value `epoch`, the others refused (the
