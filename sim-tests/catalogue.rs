@@ -60,6 +60,9 @@ const BUDGETS: &[(&str, u64)] = &[
     // A connection per session cached for good: caught when a fault broke the connection
     // of a session its final reads' client holds (first at seed 6, 306 of 500 seeds).
     ("session-connection", 50),
+    // Replies awaited forever: only a silent drop shows it, hanging every later call on
+    // the dropped connection.
+    ("no-response-timeout", 50),
     // Rare races without a buggify point (issue 32): the guided search's yardsticks.
     ("memory-index-rmw-plain", 200),
     ("background-resend", 50),

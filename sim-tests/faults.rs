@@ -128,9 +128,72 @@ fn last_read(report: &RunReport, session: &SessionKey) -> Vec<String> {
         .expect("a successful read")
 }
 
+/// The outcome of the one operation invoked between `from_ms` and `to_ms`.
+fn outcome_between(report: &RunReport, from_ms: u64, to_ms: u64) -> Outcome {
+    let ops: Vec<&amnesia::history::Op> = report
+        .history
+        .ops
+        .iter()
+        .filter(|op| (from_ms * 1_000..to_ms * 1_000).contains(&op.invoke_us))
+        .collect();
+    assert_eq!(ops.len(), 1, "{ops:?}");
+    ops[0].outcome.clone()
+}
+
+/// Lines of the timeline that say a connection of client 0 was opened.
+fn opened(report: &RunReport) -> Vec<(f64, String)> {
+    lines_with(report, "opened")
+        .into_iter()
+        .filter(|(_, line)| line.starts_with("conn "))
+        .collect()
+}
+
 #[test]
-fn partition_stalls_the_connection_and_the_connector_replaces_it_after_healing() {
+fn a_partition_loses_bytes_and_tcp_delivers_them_with_the_next_retransmission() {
     let mut plan = base_plan(1);
+    add_turn(&mut plan, 0, 0, 1_000, 100);
+    add_turn(&mut plan, 0, 0, 2_500, 100);
+    add_turn(&mut plan, 0, 0, 6_000, 100);
+    add_fault(
+        &mut plan,
+        2_000,
+        2_000,
+        FaultKind::Partition {
+            client: 0,
+            direction: Direction::Both,
+        },
+    );
+    let report = run(plan, "reference");
+    let resent = lines_with(&report, "lost in a partition: sent again");
+    assert!(!resent.is_empty(), "the append in the partition was retransmitted");
+    assert!(lines_with(&report, "black-holed").is_empty());
+    assert!(lines_with(&report, "TCP gives up").is_empty());
+    // Sent at 2.5 s: again at 2.7, 3.1, 3.9 (all lost) and 5.5 s, after the heal at 4 s.
+    assert!(
+        resent.iter().any(|(_, line)| line.contains("sent again at 5.5")),
+        "{resent:?}"
+    );
+    assert!(
+        matches!(outcome_between(&report, 2_000, 4_000), Outcome::Unknown(_)),
+        "the call timed out before its retransmission landed"
+    );
+    let landed: Vec<(f64, String)> = lines_with(&report, "conn 0 →redis")
+        .into_iter()
+        .filter(|(at, _)| (5.5..5.6).contains(at))
+        .collect();
+    assert_eq!(landed.len(), 1, "the request landed after the heal: {landed:?}");
+    assert_eq!(
+        outcome_of_append(&report, "m4"),
+        Outcome::Ok(OpValue::None),
+        "the turn after healing succeeds"
+    );
+    assert!(report.verdict.is_pass(), "{:?}", report.verdict);
+}
+
+#[test]
+fn a_partition_past_the_retransmission_budget_resets_the_connection() {
+    let mut plan = base_plan(1);
+    plan.tcp.give_up_ms = 1_000;
     add_turn(&mut plan, 0, 0, 1_000, 100);
     add_turn(&mut plan, 0, 0, 2_500, 100);
     add_turn(&mut plan, 0, 0, 6_000, 100);
@@ -144,37 +207,129 @@ fn partition_stalls_the_connection_and_the_connector_replaces_it_after_healing()
         },
     );
     let report = run(plan, "reference");
-    let stalled = lines_with(&report, "black-holed");
+    let given_up = lines_with(&report, "TCP gives up");
+    assert_eq!(given_up.len(), 1, "{given_up:?}");
+    // The append went out at 2.5 s; unacknowledged for the 1 s budget.
+    assert!((given_up[0].0 - 3.5).abs() < 0.01, "{given_up:?}");
+    let resets = lines_with(&report, "reset");
     assert!(
-        !stalled.is_empty(),
-        "the read during the partition was black-holed"
-    );
-    let unknown = report
-        .history
-        .ops
-        .iter()
-        .filter(|op| matches!(op.outcome, Outcome::Unknown(_)))
-        .count();
-    assert_eq!(
-        unknown, 1,
-        "the stalled read timed out with an unknown outcome"
-    );
-    let healed = lines_with(&report, "partition client-0 healed")[0].0;
-    let reopened: Vec<f64> = lines_with(&report, "opened")
-        .into_iter()
-        .map(|(at, _)| at)
-        .filter(|at| *at >= healed)
-        .collect();
-    assert!(
-        !reopened.is_empty(),
-        "a new connection was opened after the partition healed"
-    );
-    assert_eq!(
-        outcome_of_append(&report, "m5"),
-        Outcome::Ok(OpValue::None),
-        "the turn after healing succeeds"
+        resets.iter().any(|(at, line)| line.ends_with(" reset") && (*at - 3.5).abs() < 0.01),
+        "{resets:?}"
     );
     assert!(report.verdict.is_pass(), "{:?}", report.verdict);
+}
+
+/// A store that keeps one connection until it breaks (as redis-rs' `ConnectionManager`
+/// does): a timeout does not replace it.
+struct KeepsConnection {
+    connector: Arc<amnesia::Connector>,
+}
+
+#[async_trait::async_trait]
+impl MemoryStore for KeepsConnection {
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
+        let mut connection = self.connector.connection().await?;
+        let key = format!("keeps:{}:{}", session.tenant, session.session);
+        redis::cmd("RPUSH")
+            .arg(key)
+            .arg(amnesia::encode_message(msg))
+            .query_async::<()>(&mut connection)
+            .await
+            .map_err(|error| amnesia::internal::connect::classify(&error))
+    }
+
+    async fn context(&self, session: &SessionKey, limit: usize) -> Result<Vec<Message>, StoreError> {
+        let mut connection = self.connector.connection().await?;
+        let key = format!("keeps:{}:{}", session.tenant, session.session);
+        let raw: Vec<Vec<u8>> = redis::cmd("LRANGE")
+            .arg(key)
+            .arg(-(limit as i64))
+            .arg(-1)
+            .query_async(&mut connection)
+            .await
+            .map_err(|error| amnesia::internal::connect::classify(&error))?;
+        raw.iter().map(|bytes| amnesia::decode_message(bytes)).collect()
+    }
+
+    fn policy(&self) -> Policy {
+        Policy {
+            messages_max: None,
+            keep_first: false,
+            summarizes: false,
+            ttl: amnesia::internal::store::TtlPolicy::None,
+            durability: amnesia::internal::store::Durability::Volatile,
+            appends_idempotent: false,
+            recovery_grace_ms: 0,
+        }
+    }
+}
+
+#[test]
+fn a_connection_that_lived_through_a_partition_serves_the_calls_after_the_heal() {
+    let mut plan = base_plan(1);
+    add_turn(&mut plan, 0, 0, 1_000, 100);
+    add_turn(&mut plan, 0, 0, 2_100, 100);
+    add_turn(&mut plan, 0, 0, 6_000, 100);
+    add_fault(
+        &mut plan,
+        2_000,
+        2_000,
+        FaultKind::Partition {
+            client: 0,
+            direction: Direction::Both,
+        },
+    );
+    let keeps = Store::new("keeps-connection", |context: StoreContext| KeepsConnection {
+        connector: context.connector.clone(),
+    });
+    let report = run_plan(plan, &keeps, EngineKind::Event);
+    assert_eq!(opened(&report).len(), 1, "one connection all along: {:?}", opened(&report));
+    assert!(matches!(outcome_between(&report, 2_000, 4_000), Outcome::Unknown(_)));
+    for id in ["m4", "m5"] {
+        assert_eq!(outcome_of_append(&report, id), Outcome::Ok(OpValue::None), "{id}");
+    }
+    assert!(report.verdict.is_pass(), "{:?}", report.verdict);
+}
+
+#[test]
+fn a_silent_drop_stalls_open_connections_until_a_timeout_replaces_them() {
+    let mut plan = base_plan(1);
+    add_turn(&mut plan, 0, 0, 1_000, 100);
+    add_turn(&mut plan, 0, 0, 2_500, 100);
+    add_turn(&mut plan, 0, 0, 6_000, 100);
+    add_fault(&mut plan, 2_000, 100, FaultKind::SilentDrop { client: 0 });
+    let report = run(plan, "reference");
+    assert_eq!(
+        lines_with(&report, "silent drop client-0: 1 connections black-holed").len(),
+        1
+    );
+    let resets: Vec<_> = lines_with(&report, " reset")
+        .into_iter()
+        .filter(|(_, line)| line.starts_with("conn "))
+        .collect();
+    assert!(resets.is_empty(), "no reset is seen: {resets:?}");
+    assert!(matches!(outcome_between(&report, 2_000, 4_000), Outcome::Unknown(_)));
+    assert!(opened(&report).len() >= 2, "the timeout replaced the connection");
+    assert_eq!(outcome_of_append(&report, "m4"), Outcome::Ok(OpValue::None));
+    assert!(report.verdict.is_pass(), "{:?}", report.verdict);
+}
+
+#[test]
+fn a_silent_drop_catches_a_store_that_never_replaces_a_dead_connection() {
+    let mut plan = base_plan(1);
+    add_turn(&mut plan, 0, 0, 1_000, 100);
+    add_turn(&mut plan, 0, 0, 2_500, 100);
+    add_fault(&mut plan, 2_000, 100, FaultKind::SilentDrop { client: 0 });
+    let keeps = Store::new("keeps-connection", |context: StoreContext| KeepsConnection {
+        connector: context.connector.clone(),
+    });
+    let report = run_plan(plan, &keeps, EngineKind::Event);
+    let classes = report.verdict.classes();
+    assert!(
+        classes.contains(&amnesia::ViolationClass::Unavailable),
+        "{:?}",
+        report.verdict
+    );
 }
 
 #[test]

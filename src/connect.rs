@@ -56,6 +56,8 @@ pub struct Connector {
     dialer: Arc<dyn Dialer>,
     info: redis::RedisConnectionInfo,
     config: ConnectorConfig,
+    /// `false`: a reply is awaited forever (only a catalogue variant's bug).
+    times_out_replies: bool,
     current: Mutex<Option<Live>>,
 }
 
@@ -78,7 +80,19 @@ impl Connector {
             dialer,
             info,
             config,
+            times_out_replies: true,
             current: Mutex::new(None),
+        }
+    }
+
+    /// A connector to the same server whose connections wait for a reply forever (as a
+    /// `redis::aio::ConnectionManager` at its default config did until redis 0.29): a
+    /// connection a NAT dropped without a word never fails a call, it hangs it. The
+    /// `no-response-timeout` variant's bug.
+    pub(crate) fn without_response_timeout(&self) -> Connector {
+        Connector {
+            times_out_replies: false,
+            ..Connector::new(self.dialer.clone(), self.info.clone(), self.config)
         }
     }
 
@@ -103,8 +117,10 @@ impl Connector {
     }
 
     async fn open(&self) -> Result<Live, StoreError> {
-        let config = redis::AsyncConnectionConfig::new()
-            .set_response_timeout(Some(self.config.response_timeout));
+        let response_timeout = self
+            .times_out_replies
+            .then_some(self.config.response_timeout);
+        let config = redis::AsyncConnectionConfig::new().set_response_timeout(response_timeout);
         let handshake = async {
             let stream = self
                 .dialer

@@ -81,6 +81,10 @@ pub const POINTS: &[(&str, &str)] = &[
         "partition.write-in-flight",
         "a partition of a client's link overlapped a write of it",
     ),
+    (
+        "silent-drop.write-in-flight",
+        "a client's connections were silently dropped with a write of it in flight",
+    ),
     ("pause.write-in-flight", "a Redis pause overlapped a write"),
     (
         "write.unknown",
@@ -315,6 +319,10 @@ fn faults_in_flight(plan: &Plan, history: &History, tally: &mut Tally) {
             ),
             FaultKind::ClientCrash { client } => (
                 "crash.write-in-flight",
+                count(&|op| op.client == client && at(op, from_us)),
+            ),
+            FaultKind::SilentDrop { client } => (
+                "silent-drop.write-in-flight",
                 count(&|op| op.client == client && at(op, from_us)),
             ),
             FaultKind::Partition { client, .. } => (

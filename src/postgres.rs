@@ -68,7 +68,7 @@ impl PgConnector {
 
     /// Run `operation` on a connection of its own and classify its failure. A connection
     /// that failed or timed out is closed, never reused: a black-holed stream does not
-    /// recover by itself.
+    /// recover by itself; after a timeout the idle ones are closed too.
     pub async fn run<T, F>(&self, operation: F) -> Result<T, StoreError>
     where
         F: for<'c> FnOnce(&'c mut tokio_postgres::Client) -> PgFuture<'c, T>,
@@ -88,7 +88,13 @@ impl PgConnector {
                 }
                 Err(failure)
             }
-            Err(_) => Err(StoreError::Timeout),
+            Err(_) => {
+                // A path that swallowed one connection's reply most likely swallowed its
+                // idle siblings' too (a NAT forgets every flow of the host): each would
+                // cost the next operations a timeout of their own.
+                self.idle.lock().expect("never poisoned").clear();
+                Err(StoreError::Timeout)
+            }
         }
     }
 

@@ -374,6 +374,11 @@ pub fn format_event(event: &TraceEvent) -> String {
     )
 }
 
+/// `12.345678s`: a virtual instant as the timeline writes it.
+pub(crate) fn seconds_text(at_us: u64) -> String {
+    format!("{}.{:06}s", at_us / 1_000_000, at_us % 1_000_000)
+}
+
 /// 64-bit FNV-1a: tiny, stable across platforms and processes.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     fnv1a_from(FNV_OFFSET, bytes)

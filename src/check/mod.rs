@@ -238,8 +238,8 @@ pub struct LivenessSpec {
     pub op_budget_us: u64,
     /// When the history ends: a pending op is stuck only if its budget ran out before this.
     pub run_end_us: u64,
-    /// When the plan's last fault window ended (0: a plan without faults), for
-    /// `unavailable`.
+    /// When the plan's last fault's effects ended (0: a plan without faults), for
+    /// `unavailable`: its window's end, or for a partition the retransmission after it.
     pub healed_us: u64,
     /// That fault's kind (`partition`, `redis-restart`, ...), named by the explanation.
     #[serde(skip)]

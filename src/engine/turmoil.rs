@@ -8,19 +8,23 @@
 //! call to the client's host ([`crate::world::host::Process`]) and awaits its answer. The
 //! driver ticks first, so the client starts the call in the same step; the answer reaches
 //! the driver a step (1 ms) later, which the event engine does not spend. The plan's
-//! faults act through turmoil: partitions with `partition`/`partition_oneway`, clogs and
-//! a paused Redis with `hold`/`release` (turmoil holds a link both ways, so a one-way
-//! clog holds both), a Redis or client restart with `Sim::crash` and `Sim::bounce`
-//! (which only the step loop may call: the world asks, the loop does it between steps).
+//! faults act through turmoil: partitions, clogs and a paused Redis with `hold`/`release`
+//! (turmoil holds a link both ways, so a one-way partition or clog holds both), a Redis or
+//! client restart with `Sim::crash` and `Sim::bounce` (which only the step loop may call:
+//! the world asks, the loop does it between steps). turmoil's TCP does not retransmit, so
+//! a partition here holds bytes and releases them at the heal rather than with the next
+//! retransmission; past the plan's budget, a connection with a request unanswered is given
+//! up (reset) when the budget runs out from the partition's start, not from its request's.
+//! A silent drop swallows what a connection writes and starves its reads.
 
 use crate::contract::StoreFactory;
 use crate::history::Restart;
-use crate::plan::{Direction, Plan};
+use crate::plan::Plan;
 use crate::trace::Trace;
 use crate::world::assemble::{model_of, output_of, WorldOptions};
 use crate::world::clock::{TurmoilTime, WorldClock, WORLD_EPOCH_UNIX_MS};
 use crate::world::host::{client_host_name, Job, Process, RedisHost};
-use crate::world::net::{Link, LinkFaults, Resettable};
+use crate::world::net::{Link, LinkConnection, LinkFaults};
 use crate::world::node::{recovered_text, DialFrom, ModelNode, ServerNode};
 use crate::world::run::WorldEnd;
 use crate::world::shared::World;
@@ -264,21 +268,13 @@ fn connect_link(sim: &turmoil::Sim<'_>, link: &Arc<Link>) {
 }
 
 /// Put turmoil's link between `host` and Redis in the state `faults` describe: a
-/// partition drops what is sent (and what was in flight), a clog or pause holds
-/// everything both ways until released.
+/// partition, a clog or a pause holds everything both ways until released (what TCP
+/// retransmits lands after the heal).
 fn apply_faults(host: &str, faults: LinkFaults) {
-    match faults.partition {
-        Some(Direction::Both) => turmoil::partition(host, REDIS_HOST),
-        Some(Direction::ToRedis) => {
-            turmoil::repair(host, REDIS_HOST);
-            turmoil::partition_oneway(host, REDIS_HOST);
-        }
-        Some(Direction::FromRedis) => {
-            turmoil::repair(host, REDIS_HOST);
-            turmoil::partition_oneway(REDIS_HOST, host);
-        }
-        None if faults.redis_paused || faults.clog.is_some() => turmoil::hold(host, REDIS_HOST),
-        None => turmoil::release(host, REDIS_HOST),
+    if faults.partition.is_some() || faults.clog.is_some() || faults.redis_paused {
+        turmoil::hold(host, REDIS_HOST);
+    } else {
+        turmoil::release(host, REDIS_HOST);
     }
 }
 
@@ -353,7 +349,7 @@ impl crate::connect::Dialer for TurmoilDialer {
             let text = format!("conn {number} opened");
             self.trace.record(self.clock.now_us(), link.host(), text);
             let reset = Arc::new(ResetFlag::default());
-            let weak: std::sync::Weak<dyn Resettable> =
+            let weak: std::sync::Weak<dyn LinkConnection> =
                 Arc::downgrade(&reset) as std::sync::Weak<ResetFlag>;
             link.register(weak);
             let stream = LinkStream {
@@ -396,17 +392,32 @@ impl LinkStream {
     }
 }
 
+/// What the link's faults did to one turmoil connection.
 #[derive(Default)]
 struct ResetFlag {
     closed: AtomicBool,
+    /// A silent drop: writes vanish, reads never come.
+    silenced: AtomicBool,
+    /// The client wrote since it last read: a request without its answer yet.
+    unanswered: AtomicBool,
     waiting: Mutex<Vec<Waker>>,
 }
 
-impl Resettable for ResetFlag {
+impl LinkConnection for ResetFlag {
     fn reset(&self) {
         self.closed.store(true, Ordering::Relaxed);
         let waiting = std::mem::take(&mut *self.waiting.lock().expect("never poisoned"));
         waiting.into_iter().for_each(Waker::wake);
+    }
+
+    fn silence(&self) {
+        self.silenced.store(true, Ordering::Relaxed);
+    }
+
+    fn partition_outlasted_budget(&self) {
+        if self.unanswered.load(Ordering::Relaxed) {
+            self.reset();
+        }
     }
 }
 
@@ -431,9 +442,13 @@ impl AsyncRead for LinkStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
         self.reset.check(cx)?;
+        if self.reset.silenced.load(Ordering::Relaxed) {
+            return Poll::Pending; // nothing ever comes; a reset still wakes it
+        }
         let filled_before = buf.filled().len();
         let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
         if buf.filled().len() > filled_before {
+            self.reset.unanswered.store(false, Ordering::Relaxed);
             self.record(1, &buf.filled()[filled_before..]);
         }
         polled
@@ -447,8 +462,12 @@ impl AsyncWrite for LinkStream {
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
         self.reset.check(cx)?;
+        if self.reset.silenced.load(Ordering::Relaxed) {
+            return Poll::Ready(Ok(buf.len())); // black-holed: gone without a trace
+        }
         let polled = Pin::new(&mut self.stream).poll_write(cx, buf);
         if let Poll::Ready(Ok(written)) = polled {
+            self.reset.unanswered.store(true, Ordering::Relaxed);
             self.record(0, &buf[..written]);
         }
         polled

@@ -3,7 +3,7 @@
 //! latency models, and the timed fault schedule.
 //!
 //! Adding a kind of the fault catalogue (clog, reset, redis crash, pause, client crash,
-//! clock skew, error replies) takes: a `FaultClass` variant with a new stream id, a
+//! clock skew, error replies, silent drops) takes: a `FaultClass` variant with a new stream id, a
 //! `FaultKind` variant, one generator function, and the match arms the compiler asks for.
 //! Each class draws from its own seeded stream, so a new class changes no other class's
 //! faults and no workload.
@@ -54,13 +54,15 @@ impl ErrorReply {
     }
 }
 
-/// What goes wrong during a fault window. Instant faults (`reset`, `error-reply`) happen
+/// What goes wrong during a fault window. Instant faults (`reset`, `silent-drop`, `error-reply`) happen
 /// at `at_ms`; their window only keeps other faults of the same lane away.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FaultKind {
-    /// The link between `client` and Redis black-holes bytes in `direction` for the
-    /// window; a connection that lived through it stays stalled until replaced.
+    /// The link between `client` and Redis loses bytes in `direction` for the window.
+    /// TCP sends them again ([`super::Retransmission`]): they land with the first
+    /// retransmission after the heal, and a connection whose bytes stay unacknowledged
+    /// past the plan's budget is given up (reset at both ends).
     Partition {
         /// The client whose link it is.
         client: u32,
@@ -77,6 +79,13 @@ pub enum FaultKind {
     /// Every connection of `client` is reset (both ends closed) at `at_ms`.
     Reset {
         /// The client whose connections are reset.
+        client: u32,
+    },
+    /// Every connection `client` has open at `at_ms` is black-holed for good, both ways,
+    /// with no reset (a NAT or load balancer forgot the flow): only a timeout or a
+    /// keepalive tells; new connections get through.
+    SilentDrop {
+        /// The client whose connections are dropped.
         client: u32,
     },
     /// The app client process dies: its in-flight requests and pending async writes are
@@ -121,6 +130,7 @@ impl FaultKind {
             FaultKind::Partition { .. } => FaultClass::Partition,
             FaultKind::Clog { .. } => FaultClass::Clog,
             FaultKind::Reset { .. } => FaultClass::Reset,
+            FaultKind::SilentDrop { .. } => FaultClass::SilentDrop,
             FaultKind::ClientCrash { .. } => FaultClass::ClientCrash,
             FaultKind::ClockSkew { .. } => FaultClass::ClockSkew,
             FaultKind::RedisRestart => FaultClass::RedisRestart,
@@ -135,6 +145,7 @@ impl FaultKind {
             FaultKind::Partition { client, .. }
             | FaultKind::Clog { client, .. }
             | FaultKind::Reset { client }
+            | FaultKind::SilentDrop { client }
             | FaultKind::ClientCrash { client }
             | FaultKind::ClockSkew { client, .. } => Some(*client),
             FaultKind::RedisRestart | FaultKind::RedisPause | FaultKind::ErrorReply { .. } => None,
@@ -147,6 +158,7 @@ impl FaultKind {
             FaultKind::Partition { client, .. }
             | FaultKind::Clog { client, .. }
             | FaultKind::Reset { client }
+            | FaultKind::SilentDrop { client }
             | FaultKind::ClientCrash { client }
             | FaultKind::ClockSkew { client, .. } => Some(client),
             FaultKind::RedisRestart | FaultKind::RedisPause | FaultKind::ErrorReply { .. } => None,
@@ -176,13 +188,22 @@ impl Fault {
     pub fn end_ms(&self) -> u64 {
         self.at_ms + self.duration_ms
     }
+
+    /// When its effects end under `tcp`: the heal, or for a partition the first
+    /// retransmission after it of a segment sent at its start (or that connection's give-up).
+    pub fn settled_ms(&self, tcp: &super::Retransmission) -> u64 {
+        match self.kind {
+            FaultKind::Partition { .. } => tcp.settled_ms(self.at_ms, self.end_ms()),
+            _ => self.end_ms(),
+        }
+    }
 }
 
 /// A fault kind without its parameters: the unit the swarm enables or disables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FaultClass {
-    /// `partition`: a link black-holes bytes.
+    /// `partition`: a link loses bytes; TCP retransmits them, or gives up.
     Partition,
     /// `clog`: a link holds bytes, then delivers them in a burst.
     Clog,
@@ -198,11 +219,13 @@ pub enum FaultClass {
     RedisPause,
     /// `error-reply`: Redis answers a command with an error.
     ErrorReply,
+    /// `silent-drop`: a client's open connections are black-holed for good, unreset.
+    SilentDrop,
 }
 
 impl FaultClass {
     /// Every class, in schedule order.
-    pub const ALL: [FaultClass; 8] = [
+    pub const ALL: [FaultClass; 9] = [
         FaultClass::Partition,
         FaultClass::Clog,
         FaultClass::Reset,
@@ -211,6 +234,7 @@ impl FaultClass {
         FaultClass::RedisRestart,
         FaultClass::RedisPause,
         FaultClass::ErrorReply,
+        FaultClass::SilentDrop,
     ];
 
     /// The class's seeded stream. Never reuse or renumber: it would change old seeds.
@@ -224,6 +248,7 @@ impl FaultClass {
             FaultClass::RedisRestart => 6,
             FaultClass::RedisPause => 7,
             FaultClass::ErrorReply => 8,
+            FaultClass::SilentDrop => 9,
         }
     }
 
@@ -238,6 +263,7 @@ impl FaultClass {
             FaultClass::RedisRestart => "redis-restart",
             FaultClass::RedisPause => "redis-pause",
             FaultClass::ErrorReply => "error-reply",
+            FaultClass::SilentDrop => "silent-drop",
         }
     }
 
@@ -254,6 +280,7 @@ impl FaultClass {
                 direction: direction(rng),
             },
             FaultClass::Reset => FaultKind::Reset { client },
+            FaultClass::SilentDrop => FaultKind::SilentDrop { client },
             FaultClass::ClientCrash => FaultKind::ClientCrash { client },
             FaultClass::ClockSkew => {
                 let magnitude_ms = between(rng, 100, CLOCK_SKEW_MS_MAX) as i64;

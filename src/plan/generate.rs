@@ -52,6 +52,7 @@ impl Plan {
         let (latency, links) = generate_latency(seed, scenario);
         let (classes, faults) = generate_faults(seed, scenario, scenario.duration_ms);
         let persistence = generate_persistence(seed, scenario);
+        let tcp = super::tcp::generate_retransmission(seed, scenario);
         let (deploy_at_ms, migration_reset_ms) = generate_deploy(seed, scenario);
         let plan = Plan {
             version: PLAN_VERSION,
@@ -66,6 +67,7 @@ impl Plan {
             deploy_at_ms,
             migration_reset_ms,
             persistence,
+            tcp,
             backend: crate::domain::Backend::Redis,
             turns: workload.turns,
             faults,

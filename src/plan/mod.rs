@@ -12,6 +12,7 @@ pub(crate) mod memory;
 mod overlap;
 mod prng;
 pub mod scenario;
+mod tcp;
 pub mod twins;
 mod users;
 mod validate;
@@ -29,6 +30,7 @@ pub use file::PlanError;
 pub use generate::MIGRATION_RESET_MS_MAX;
 pub use overlap::{OVERLAP_SEEDS_PPM, OVERLAP_TURN_PPM, RETRY_AFTER_MS_MAX, RETRY_TURN_PPM};
 pub use scenario::{Retries, ScenarioConfig};
+pub use tcp::{Retransmission, TCP_MS_MAX, USER_TIMEOUT_SEEDS_PPM};
 pub use twins::{TwinForm, TWIN_NAMES_PPM};
 pub use users::SHARED_USERS_PPM;
 pub use workload::{sessions, Recall, Retry, Revision, Turn};
@@ -73,6 +75,9 @@ pub struct Plan {
     /// What the Redis node keeps across a `redis-restart` fault.
     #[serde(default)]
     pub persistence: crate::domain::Persistence,
+    /// How the links' TCP retransmits through a partition, and when it gives up.
+    #[serde(default)]
+    pub tcp: Retransmission,
     /// The servers the run has (the store's backend); left out of a Redis plan's JSON.
     #[serde(default, skip_serializing_if = "is_redis")]
     pub backend: crate::domain::Backend,
@@ -98,6 +103,16 @@ impl Plan {
     /// The end of the quiet period: when the final reads start.
     pub fn end_ms(&self) -> u64 {
         self.duration_ms + self.quiet_ms
+    }
+
+    /// The fault whose effects end last, and when they end: a window's heal, or for a
+    /// partition the retransmission after it (bytes sent at its start land then, or the
+    /// connection is given up). `None` for a plan without faults.
+    pub fn last_settled(&self) -> Option<(&Fault, u64)> {
+        self.faults
+            .iter()
+            .map(|fault| (fault, fault.settled_ms(&self.tcp)))
+            .max_by_key(|&(_, settled_ms)| settled_ms)
     }
 
     /// The impolite parts of the workload, for the summary: overlapping turns, retries,
@@ -173,7 +188,9 @@ impl Plan {
              messages {messages} ({content_bytes} content bytes)\n\
              traffic: {traffic}\n\
              busy {duration_ms} ms, quiet {quiet_ms} ms, session ttl {ttl_ms} ms, {durability}\n\
+             {tcp}\n\
              faults {fault_count}{faults}",
+            tcp = self.tcp.describe(),
             traffic = self.traffic(),
             version = self.version,
             seed = self.seed,

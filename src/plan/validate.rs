@@ -34,6 +34,7 @@ impl Plan {
             });
         }
         self.scenario.validate().map_err(PlanError::Invalid)?;
+        self.tcp.validate().map_err(PlanError::Invalid)?;
         ensure!(
             (1..=CLIENTS_MAX).contains(&self.clients),
             "clients = {} is outside 1..={CLIENTS_MAX}",

@@ -147,7 +147,7 @@ fn escape(text: &str) -> String {
 }
 
 fn seconds(at_us: u64) -> String {
-    format!("{}.{:06}s", at_us / 1_000_000, at_us % 1_000_000)
+    crate::trace::seconds_text(at_us)
 }
 
 /// Fault bands: on the client lane they hit, or on Redis's.
@@ -166,9 +166,11 @@ fn faults(report: &RunReport, layout: &Layout, out: &mut String) {
         );
         let class = fault.kind.class().name();
         let what = match &fault.kind {
-            FaultKind::Partition { direction, .. } | FaultKind::Clog { direction, .. } => {
-                format!("{class} {direction:?}")
-            }
+            FaultKind::Partition { direction, .. } => format!(
+                "{class} {direction:?}, tcp gives up after {} ms",
+                report.plan.tcp.give_up_ms
+            ),
+            FaultKind::Clog { direction, .. } => format!("{class} {direction:?}"),
             FaultKind::ClockSkew { offset_ms, .. } => format!("{class} {offset_ms:+} ms"),
             FaultKind::ErrorReply { error } => format!("{class} {error:?}"),
             _ => class.to_string(),
@@ -387,6 +389,7 @@ pre { margin: 4px 0; white-space: pre-wrap; }
 .fault.partition rect { fill: #c00; } .fault.clog rect { fill: #e08a00; } .fault.reset rect { fill: #8a2be2; }
 .fault.client-crash rect { fill: #000; } .fault.clock-skew rect { fill: #0a7ea4; }
 .fault.redis-restart rect { fill: #c00; } .fault.redis-pause rect { fill: #777; } .fault.error-reply rect { fill: #b5651d; }
+.fault.silent-drop rect { fill: #4b0082; }
 .mark.buggify { fill: #e08a00; } .mark.expiry { fill: #0a7ea4; } .mark.world { fill: #444; }
 .hidden { display: none; }
 @media print {

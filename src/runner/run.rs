@@ -238,13 +238,13 @@ pub fn judge(plan: &Plan, output: &SimOutput) -> Verdict {
 /// [`judge`] with the quiet period's per-operation budget given (the real tier scales it
 /// with the plan).
 pub(crate) fn judge_with_budget(plan: &Plan, output: &SimOutput, op_budget_ms: u64) -> Verdict {
-    let last_fault = plan.faults.iter().max_by_key(|fault| fault.end_ms());
+    let last_fault = plan.last_settled();
     let liveness = LivenessSpec {
         quiet_from_us: plan.duration_ms * 1_000,
         op_budget_us: op_budget_ms * 1_000,
         run_end_us: output.end_us,
-        healed_us: last_fault.map_or(0, |fault| fault.end_ms() * 1_000),
-        healed_fault: last_fault.map_or("", |fault| fault.kind.class().name()),
+        healed_us: last_fault.map_or(0, |(_, settled_ms)| settled_ms * 1_000),
+        healed_fault: last_fault.map_or("", |(fault, _)| fault.kind.class().name()),
     };
     let input = CheckInput {
         liveness: Some(liveness),

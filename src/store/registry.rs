@@ -289,6 +289,13 @@ pub(crate) const REGISTRY: &[Entry] = &[
     entry("session-connection", Redis, &[Unavailable], |p| {
         Arc::new(p.cached_connection(cached_connection::Scope::Session, false))
     }),
+    // Only a silent drop shows it: every other fault breaks the stream or heals.
+    entry("no-response-timeout", Redis, &[Stuck, Unavailable], |p| {
+        Arc::new(crate::store::plain_list::PlainListStore {
+            connector: Arc::new(p.context.connector.without_response_timeout()),
+            ttl_ms: p.config.ttl_ms,
+        })
+    }),
     #[cfg(feature = "pg")]
     entry("pgvector-reference", Pgvector, &[], |p| {
         super::pgvector::build(p.context, |_, _| {})

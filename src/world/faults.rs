@@ -2,7 +2,7 @@
 //! simulating engines, real in the real tier).
 
 use crate::history::Kept;
-use crate::plan::{ErrorReply, Fault, FaultKind};
+use crate::plan::{Direction, ErrorReply, Fault, FaultKind};
 use crate::world::shared::World;
 use std::sync::Arc;
 
@@ -22,14 +22,7 @@ async fn run_fault(world: &World, fault: Fault) {
     let window = fault.duration_ms;
     match fault.kind {
         FaultKind::Partition { client, direction } => {
-            let link = &world.links[client as usize];
-            link.update_faults(|f| f.partition = Some(direction));
-            note(format!(
-                "partition client-{client} {direction:?} for {window}ms"
-            ));
-            world.clock.sleep_until_ms(fault.end_ms()).await;
-            link.update_faults(|f| f.partition = None);
-            note(format!("partition client-{client} healed"));
+            partition(world, &fault, client, direction, &note).await
         }
         FaultKind::Clog { client, direction } => {
             let link = &world.links[client as usize];
@@ -45,6 +38,12 @@ async fn run_fault(world: &World, fault: Fault) {
             let closed = world.links[client as usize].reset_all();
             note(format!(
                 "reset client-{client}: {closed} connections closed"
+            ));
+        }
+        FaultKind::SilentDrop { client } => {
+            let dropped = world.links[client as usize].silence_all();
+            note(format!(
+                "silent drop client-{client}: {dropped} connections black-holed for good, no reset"
             ));
         }
         FaultKind::ClientCrash { client } => {
@@ -70,6 +69,36 @@ async fn run_fault(world: &World, fault: Fault) {
         }
         FaultKind::ErrorReply { error } => error_reply(world, error, &note).await,
     }
+}
+
+/// A partition of `client`'s link for the fault's window. Past the plan's retransmission
+/// budget TCP gives up on what it holds (the world's connections find it themselves; a
+/// transport that only holds bytes is told).
+async fn partition(
+    world: &World,
+    fault: &Fault,
+    client: u32,
+    direction: Direction,
+    note: &impl Fn(String),
+) {
+    let link = &world.links[client as usize];
+    let tcp = world.plan.tcp;
+    link.start_partition(direction, world.clock.now_us());
+    note(format!(
+        "partition client-{client} {direction:?} for {}ms: lost bytes are retransmitted, \
+         given up after {}ms",
+        fault.duration_ms, tcp.give_up_ms
+    ));
+    let give_up_ms = fault.at_ms + tcp.give_up_ms;
+    if give_up_ms < fault.end_ms() {
+        world.clock.sleep_until_ms(give_up_ms).await;
+        link.partition_outlasted_budget();
+    }
+    world.clock.sleep_until_ms(fault.end_ms()).await;
+    link.heal_partition(world.clock.now_us());
+    note(format!(
+        "partition client-{client} healed: held bytes land with their next retransmission"
+    ));
 }
 
 /// Arm `error` for the next data command; withdraw it at the end of the busy phase if no

@@ -6,13 +6,16 @@
 //! A write becomes a chunk stamped with its delivery time (send time plus a seeded
 //! latency, never before the previous chunk: a stream does not reorder); the far end can
 //! read it from then on, woken by a timer. No task sits between the ends: a chunk is
-//! copied once on the way in and once on the way out. A chunk sent or delivered while its
-//! direction is partitioned is black-holed, and so is everything after it on that
-//! connection: like a TCP connection that lost segments and never retransmits, it stalls
-//! for good, and only a new connection gets through. A clog (or a paused Redis) holds
-//! chunks and releases them in a burst; a reset closes both ends.
+//! copied once on the way in and once on the way out. A chunk that would arrive while its
+//! direction is partitioned is lost, and TCP sends it again on the plan's retransmission
+//! schedule ([`Retransmission`]): it lands with the first retransmission that finds the
+//! link healed, the chunks behind it right after, and if it stays unacknowledged past the
+//! budget TCP gives up and the connection is reset at both ends. The link keeps its
+//! partitions' spans, so a chunk's fate does not depend on when its reader looks. A clog
+//! (or a paused Redis) holds chunks and releases them in a burst; a reset closes both
+//! ends; a silent drop black-holes a connection for good, without a reset.
 
-use crate::plan::{Direction, LatencyModel};
+use crate::plan::{Direction, LatencyModel, Retransmission};
 use crate::trace::Trace;
 use crate::world::clock::WorldClock;
 use bytes::Bytes;
@@ -79,7 +82,7 @@ impl Flow {
 /// The faults currently acting on a link.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkFaults {
-    /// Black-holed directions.
+    /// Directions that lose what they carry (TCP retransmits it).
     pub partition: Option<Direction>,
     /// Held directions: bytes wait and are delivered in a burst when the clog ends.
     pub clog: Option<Direction>,
@@ -91,24 +94,35 @@ impl LinkFaults {
     fn holds(&self, flow: Flow) -> bool {
         self.redis_paused || self.clog.is_some_and(|clog| flow.blocked_by(clog))
     }
-
-    fn black_holes(&self, flow: Flow) -> bool {
-        self.partition
-            .is_some_and(|partition| flow.blocked_by(partition))
-    }
 }
+
+/// One partition of a link: from when to when (`None`: not healed yet) which directions
+/// lose what they carry.
+#[derive(Clone, Copy, Debug)]
+struct PartitionSpan {
+    direction: Direction,
+    from_us: u64,
+    until_us: Option<u64>,
+}
+
+/// Partitions one link keeps: one per fault window of the plan at most.
+const PARTITION_SPANS_MAX: usize = crate::plan::scenario::FAULTS_MAX;
 
 /// The link between one app client and the Redis node: its latency, its current faults
 /// and its open connections.
 pub struct Link {
     pub client: u32,
     pub latency: LatencyModel,
+    /// How its connections retransmit through a partition.
+    pub tcp: Retransmission,
     /// `client-N`, as the trace names the link's host.
     host: String,
     faults: Mutex<LinkFaults>,
+    /// Every partition so far, oldest first.
+    partitions: Mutex<Vec<PartitionSpan>>,
     /// Readers waiting for a clog or a pause to end.
     held: Mutex<Vec<Waker>>,
-    connections: Mutex<Vec<Weak<dyn Resettable>>>,
+    connections: Mutex<Vec<Weak<dyn LinkConnection>>>,
     opened: AtomicU64,
     /// Told the link's faults after every change, on an engine whose network applies
     /// them itself (turmoil's links).
@@ -118,18 +132,28 @@ pub struct Link {
 /// Told a link's faults after every change.
 pub type FaultsObserver = Box<dyn Fn(LinkFaults) + Send + Sync>;
 
-/// A connection a reset closes at both ends.
-pub trait Resettable: Send + Sync {
+/// A connection of a link, as the link's faults reach it.
+pub trait LinkConnection: Send + Sync {
+    /// Close both ends (a reset, or a crash of either host).
     fn reset(&self);
+    /// Black-hole it for good both ways, without telling either end (a silent drop).
+    fn silence(&self);
+    /// The link's partition has lasted the retransmission budget. A connection that
+    /// retransmits by the plan itself (the world's own) already gave up where TCP would
+    /// and ignores this; one on a transport that only holds bytes (turmoil's) gives up now
+    /// if it has bytes unanswered.
+    fn partition_outlasted_budget(&self);
 }
 
 impl Link {
-    pub fn new(client: u32, latency: LatencyModel) -> Self {
+    pub fn new(client: u32, latency: LatencyModel, tcp: Retransmission) -> Self {
         Self {
             client,
             latency,
+            tcp,
             host: crate::world::host::client_host_name(client),
             faults: Mutex::new(LinkFaults::default()),
+            partitions: Mutex::new(Vec::new()),
             held: Mutex::new(Vec::new()),
             connections: Mutex::new(Vec::new()),
             opened: AtomicU64::new(0),
@@ -162,8 +186,67 @@ impl Link {
         self.opened.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// Start a partition of `direction` at `now_us`.
+    pub fn start_partition(&self, direction: Direction, now_us: u64) {
+        {
+            let mut spans = self.partitions.lock().expect("never poisoned");
+            assert!(spans.last().is_none_or(|span| span.until_us.is_some()));
+            assert!(spans.len() < PARTITION_SPANS_MAX, "partitions are bounded");
+            spans.push(PartitionSpan {
+                direction,
+                from_us: now_us,
+                until_us: None,
+            });
+        }
+        self.update_faults(|f| f.partition = Some(direction));
+    }
+
+    /// Heal the partition started last, at `now_us`.
+    pub fn heal_partition(&self, now_us: u64) {
+        {
+            let mut spans = self.partitions.lock().expect("never poisoned");
+            let span = spans.last_mut().expect("a partition to heal");
+            assert!(span.until_us.is_none() && span.from_us <= now_us);
+            span.until_us = Some(now_us);
+        }
+        self.update_faults(|f| f.partition = None);
+    }
+
+    /// Whether what `flow` carries at `at_us` is lost to a partition.
+    fn loses(&self, flow: Flow, at_us: u64) -> bool {
+        let spans = self.partitions.lock().expect("never poisoned");
+        spans.iter().rev().any(|span| {
+            flow.blocked_by(span.direction)
+                && span.from_us <= at_us
+                && span.until_us.is_none_or(|until_us| at_us < until_us)
+        })
+    }
+
+    /// The link's open connections, for a fault to act on.
+    fn open_connections(&self) -> Vec<Arc<dyn LinkConnection>> {
+        let mut connections = self.connections.lock().expect("never poisoned");
+        connections.retain(|c| c.strong_count() > 0);
+        connections.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    /// Black-hole every open connection of the link for good (a silent drop). Returns
+    /// how many were open.
+    pub fn silence_all(&self) -> usize {
+        let connections = self.open_connections();
+        connections.iter().for_each(|connection| connection.silence());
+        connections.len()
+    }
+
+    /// Tell every open connection that the link's partition outlasted the budget.
+    pub fn partition_outlasted_budget(&self) {
+        let connections = self.open_connections();
+        connections
+            .iter()
+            .for_each(|connection| connection.partition_outlasted_budget());
+    }
+
     /// Keep `connection` for the link's resets.
-    pub fn register(&self, connection: Weak<dyn Resettable>) {
+    pub fn register(&self, connection: Weak<dyn LinkConnection>) {
         let mut connections = self.connections.lock().expect("never poisoned");
         connections.retain(|c| c.strong_count() > 0);
         connections.push(connection);
@@ -190,7 +273,7 @@ impl Link {
     /// Close every open connection of the link at both ends (a reset, or a crash of
     /// either host). Returns how many were open.
     pub fn reset_all(&self) -> usize {
-        let connections: Vec<Arc<dyn Resettable>> = self
+        let connections: Vec<Arc<dyn LinkConnection>> = self
             .connections
             .lock()
             .expect("never poisoned")
@@ -206,7 +289,8 @@ impl Link {
 pub struct Connection {
     link: Arc<Link>,
     number: u64,
-    severed: AtomicBool,
+    /// Black-holed for good by a silent drop.
+    silenced: AtomicBool,
     closed: AtomicBool,
     clock: WorldClock,
     trace: Trace,
@@ -218,22 +302,8 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// True if `flow` may carry bytes now; otherwise the connection is severed for good.
-    fn passes(&self, flow: Flow) -> bool {
-        if self.severed.load(Ordering::Relaxed) {
-            return false;
-        }
-        if self.link.faults().black_holes(flow) {
-            self.severed.store(true, Ordering::Relaxed);
-            let text = format!(
-                "conn {} black-holed {}: stalled for good",
-                self.number,
-                flow.arrow()
-            );
-            self.trace.record(self.clock.now_us(), "net", text);
-            return false;
-        }
-        true
+    fn is_silenced(&self) -> bool {
+        self.silenced.load(Ordering::Relaxed)
     }
 
     fn is_closed(&self) -> bool {
@@ -263,7 +333,7 @@ impl Connection {
             return Poll::Pending;
         }
         let sent = bytes.len().min(CHUNK_BYTES_MAX);
-        if !self.passes(flow) {
+        if self.is_silenced() {
             return Poll::Ready(Ok(sent)); // black-holed: gone without a trace on the wire
         }
         let now_us = self.clock.now_us();
@@ -276,6 +346,8 @@ impl Connection {
         state.chunks.push_back(InFlight {
             sent_us: now_us,
             delivery_us,
+            transit_us: delivery_us - now_us,
+            attempt: 0,
             bytes: chunk,
             recorded,
             taken: 0,
@@ -308,10 +380,21 @@ impl Connection {
                 Some(_) if buf.remaining() == 0 => return Poll::Ready(Ok(())),
                 Some(delivery_us) if delivery_us > now_us => Wait::Until(delivery_us),
                 Some(_) if self.link.faults().holds(flow) => Wait::Held,
-                Some(_) if !self.passes(flow) => {
+                Some(_) if self.is_silenced() => {
                     let dropped = state.chunks.pop_front().expect("a head chunk");
                     state.in_flight_bytes -= dropped.bytes.len() - dropped.taken;
                     continue;
+                }
+                Some(delivery_us) if self.link.loses(flow, delivery_us) => {
+                    match self.retransmit(flow, now_us, &mut state) {
+                        Retransmitted::Again => continue,
+                        Retransmitted::GivenUp { at_us } if at_us > now_us => Wait::Until(at_us),
+                        Retransmitted::GivenUp { at_us } => {
+                            drop(state);
+                            self.give_up(flow, at_us);
+                            return Poll::Ready(Ok(())); // end of stream: reset
+                        }
+                    }
                 }
                 Some(_) => {
                     self.take_head(flow, now_us, &mut state, buf);
@@ -334,8 +417,55 @@ impl Connection {
         }
     }
 
+    /// The head chunk's transmission was lost: schedule the next one, or give up if it
+    /// would come past the budget.
+    fn retransmit(&self, flow: Flow, now_us: u64, state: &mut PipeState) -> Retransmitted {
+        let tcp = self.link.tcp;
+        let head = state.chunks.front_mut().expect("a head chunk");
+        let attempt = head.attempt + 1;
+        let offset_ms = tcp.attempt_offset_ms(attempt);
+        if offset_ms >= tcp.give_up_ms {
+            return Retransmitted::GivenUp {
+                at_us: head.sent_us + tcp.give_up_ms * 1_000,
+            };
+        }
+        let resent_us = head.sent_us + offset_ms * 1_000;
+        head.attempt = attempt;
+        head.delivery_us = resent_us + head.transit_us;
+        let text = format!(
+            "conn {} {} {}B lost in a partition: sent again at {} (retransmission {attempt})",
+            self.number,
+            flow.arrow(),
+            head.bytes.len() - head.taken,
+            crate::trace::seconds_text(resent_us)
+        );
+        self.trace.record(now_us, "net", text);
+        Retransmitted::Again
+    }
+
+    /// TCP gave up on what `flow` carries, at `at_us`: the connection is reset.
+    fn give_up(&self, flow: Flow, at_us: u64) {
+        let text = format!(
+            "conn {} {} unacknowledged for {} ms since {}: TCP gives up",
+            self.number,
+            flow.arrow(),
+            self.link.tcp.give_up_ms,
+            crate::trace::seconds_text(at_us - self.link.tcp.give_up_ms * 1_000)
+        );
+        self.trace.record(self.clock.now_us(), "net", text);
+        self.reset();
+    }
+
     /// Copy the head chunk (or as much as fits) into `buf`; record it when it starts.
     fn take_head(&self, flow: Flow, now_us: u64, state: &mut PipeState, buf: &mut ReadBuf<'_>) {
+        let head = state.chunks.front_mut().expect("a head chunk");
+        let (resent, delivery_us) = (head.attempt > 0, head.delivery_us);
+        if resent && head.taken == 0 {
+            // The chunks behind a retransmitted one follow it: a stream does not reorder.
+            for behind in state.chunks.iter_mut().skip(1) {
+                behind.delivery_us = behind.delivery_us.max(delivery_us);
+            }
+        }
         let head = state.chunks.front_mut().expect("a head chunk");
         if head.taken == 0 {
             // Kept raw (a reference to the chunk's bytes) and rendered only if read.
@@ -362,14 +492,37 @@ impl Connection {
     }
 }
 
-impl Resettable for Connection {
+impl LinkConnection for Connection {
     fn reset(&self) {
-        self.closed.store(true, Ordering::Relaxed);
+        if self.closed.swap(true, Ordering::Relaxed) {
+            return; // both ends already closed
+        }
         self.pipes.iter().for_each(Pipe::wake_both);
         let text = format!("conn {} reset", self.number);
         self.trace
             .record(self.clock.now_us(), &self.link.host, text);
     }
+
+    fn silence(&self) {
+        if self.silenced.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        self.pipes.iter().for_each(Pipe::wake_both);
+        let text = format!("conn {} black-holed both ways: stalled for good", self.number);
+        self.trace.record(self.clock.now_us(), "net", text);
+    }
+
+    fn partition_outlasted_budget(&self) {
+        // Its readers retransmit by the plan and give up where TCP would.
+    }
+}
+
+/// What became of a lost head chunk.
+enum Retransmitted {
+    /// It is sent again; its delivery time moved.
+    Again,
+    /// TCP gives up on it at `at_us`, and resets the connection.
+    GivenUp { at_us: u64 },
 }
 
 /// What a reader with nothing due waits for.
@@ -406,7 +559,12 @@ struct PipeState {
 struct InFlight {
     /// When the writer handed the bytes over (the page draws the hop from here).
     sent_us: u64,
+    /// When its current transmission arrives.
     delivery_us: u64,
+    /// From a transmission to its arrival.
+    transit_us: u64,
+    /// Its current transmission: 0 the first, then TCP's retransmissions.
+    attempt: u32,
     bytes: Bytes,
     /// What the trace records of them (a PostgreSQL request's names made canonical).
     recorded: Bytes,
@@ -572,7 +730,7 @@ impl Link {
         let connection = Arc::new(Connection {
             link: self.clone(),
             number,
-            severed: AtomicBool::new(false),
+            silenced: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             clock: clock.clone(),
             trace: trace.clone(),
@@ -585,7 +743,7 @@ impl Link {
         });
         #[cfg(not(feature = "pg"))]
         let _ = postgres;
-        let weak: Weak<dyn Resettable> = Arc::downgrade(&connection) as Weak<Connection>;
+        let weak: Weak<dyn LinkConnection> = Arc::downgrade(&connection) as Weak<Connection>;
         self.register(weak);
         trace.record(clock.now_us(), &self.host, format!("conn {number} opened"));
         let server_end = SimStream {

@@ -81,7 +81,7 @@ impl World {
     /// The links of `plan`'s clients, each with its latency.
     pub fn links_of(plan: &Plan) -> Vec<Arc<Link>> {
         (0..plan.clients)
-            .map(|c| Arc::new(Link::new(c, plan.links[c as usize])))
+            .map(|c| Arc::new(Link::new(c, plan.links[c as usize], plan.tcp)))
             .collect()
     }
 
