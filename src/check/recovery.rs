@@ -168,6 +168,10 @@ fn explain(relapse: &Relapse<'_>, spec: LivenessSpec, policy: Policy) -> String 
     let healed = match spec.healed_us {
         0 => "with no fault in the plan".to_string(),
         us if spec.healed_fault.is_empty() => format!("after the last fault healed at {}", at(us)),
+        us if spec.healed_fault == "partition" => format!(
+            "after the last fault (partition) settled at {}, its retransmissions landed",
+            at(us)
+        ),
         us => format!(
             "after the last fault ({}) healed at {}",
             spec.healed_fault,

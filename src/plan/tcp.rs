@@ -163,7 +163,8 @@ mod tests {
         // Linux's own arithmetic (tcp_timeout.c: retransmits_timed_out with boundary 15).
         let linear = (2u64 << 9) - 1;
         assert_eq!(linear * 200 + (15 - 9) * 120_000, linux.give_up_ms);
-        assert_eq!(linux.attempt_offset_ms(15), linux.give_up_ms);
+        // The 15th retransmission's timeout runs out at the 16th transmission's moment.
+        assert_eq!(linux.attempt_offset_ms(16), linux.give_up_ms);
         assert_eq!(linux.next_attempt(linux.give_up_ms), None);
         assert_eq!(linux.next_attempt(1), Some((1, 200)));
     }

@@ -236,7 +236,8 @@ fn summary_names_the_essentials() {
         "{summary}"
     );
     assert!(summary.contains("traffic: "), "{summary}");
-    assert_eq!(summary.lines().count(), 6);
+    assert!(summary.contains("tcp retransmits from 200 ms"), "{summary}");
+    assert_eq!(summary.lines().count(), 7);
 }
 
 #[test]

@@ -433,7 +433,8 @@ impl Connection {
         head.attempt = attempt;
         head.delivery_us = resent_us + head.transit_us;
         let text = format!(
-            "conn {} {} {}B lost in a partition: sent again at {} (retransmission {attempt})",
+            "{} conn {} {} {}B lost in a partition: sent again at {} (retransmission {attempt})",
+            self.link.host,
             self.number,
             flow.arrow(),
             head.bytes.len() - head.taken,
@@ -446,7 +447,8 @@ impl Connection {
     /// TCP gave up on what `flow` carries, at `at_us`: the connection is reset.
     fn give_up(&self, flow: Flow, at_us: u64) {
         let text = format!(
-            "conn {} {} unacknowledged for {} ms since {}: TCP gives up",
+            "{} conn {} {} unacknowledged for {} ms since {}: TCP gives up",
+            self.link.host,
             self.number,
             flow.arrow(),
             self.link.tcp.give_up_ms,
@@ -508,7 +510,10 @@ impl LinkConnection for Connection {
             return;
         }
         self.pipes.iter().for_each(Pipe::wake_both);
-        let text = format!("conn {} black-holed both ways: stalled for good", self.number);
+        let text = format!(
+            "{} conn {} black-holed both ways: stalled for good",
+            self.link.host, self.number
+        );
         self.trace.record(self.clock.now_us(), "net", text);
     }
 
