@@ -165,12 +165,17 @@ fn a_partition_loses_bytes_and_tcp_delivers_them_with_the_next_retransmission() 
     );
     let report = run(plan, "reference");
     let resent = lines_with(&report, "lost in a partition: sent again");
-    assert!(!resent.is_empty(), "the append in the partition was retransmitted");
+    assert!(
+        !resent.is_empty(),
+        "the append in the partition was retransmitted"
+    );
     assert!(lines_with(&report, "black-holed").is_empty());
     assert!(lines_with(&report, "TCP gives up").is_empty());
     // Sent at 2.5 s: again at 2.7, 3.1, 3.9 (all lost) and 5.5 s, after the heal at 4 s.
     assert!(
-        resent.iter().any(|(_, line)| line.contains("sent again at 5.5")),
+        resent
+            .iter()
+            .any(|(_, line)| line.contains("sent again at 5.5")),
         "{resent:?}"
     );
     assert!(
@@ -181,7 +186,11 @@ fn a_partition_loses_bytes_and_tcp_delivers_them_with_the_next_retransmission() 
         .into_iter()
         .filter(|(at, _)| (5.5..5.6).contains(at))
         .collect();
-    assert_eq!(landed.len(), 1, "the request landed after the heal: {landed:?}");
+    assert_eq!(
+        landed.len(),
+        1,
+        "the request landed after the heal: {landed:?}"
+    );
     assert_eq!(
         outcome_of_append(&report, "m4"),
         Outcome::Ok(OpValue::None),
@@ -213,7 +222,9 @@ fn a_partition_past_the_retransmission_budget_resets_the_connection() {
     assert!((given_up[0].0 - 3.5).abs() < 0.01, "{given_up:?}");
     let resets = lines_with(&report, "reset");
     assert!(
-        resets.iter().any(|(at, line)| line.ends_with(" reset") && (*at - 3.5).abs() < 0.01),
+        resets
+            .iter()
+            .any(|(at, line)| line.ends_with(" reset") && (*at - 3.5).abs() < 0.01),
         "{resets:?}"
     );
     assert!(report.verdict.is_pass(), "{:?}", report.verdict);
@@ -238,7 +249,11 @@ impl MemoryStore for KeepsConnection {
             .map_err(|error| amnesia::internal::connect::classify(&error))
     }
 
-    async fn context(&self, session: &SessionKey, limit: usize) -> Result<Vec<Message>, StoreError> {
+    async fn context(
+        &self,
+        session: &SessionKey,
+        limit: usize,
+    ) -> Result<Vec<Message>, StoreError> {
         let mut connection = self.connector.connection().await?;
         let key = format!("keeps:{}:{}", session.tenant, session.session);
         let raw: Vec<Vec<u8>> = redis::cmd("LRANGE")
@@ -248,7 +263,9 @@ impl MemoryStore for KeepsConnection {
             .query_async(&mut connection)
             .await
             .map_err(|error| amnesia::internal::connect::classify(&error))?;
-        raw.iter().map(|bytes| amnesia::decode_message(bytes)).collect()
+        raw.iter()
+            .map(|bytes| amnesia::decode_message(bytes))
+            .collect()
     }
 
     fn policy(&self) -> Policy {
@@ -279,14 +296,28 @@ fn a_connection_that_lived_through_a_partition_serves_the_calls_after_the_heal()
             direction: Direction::Both,
         },
     );
-    let keeps = Store::new("keeps-connection", |context: StoreContext| KeepsConnection {
-        connector: context.connector.clone(),
+    let keeps = Store::new("keeps-connection", |context: StoreContext| {
+        KeepsConnection {
+            connector: context.connector.clone(),
+        }
     });
     let report = run_plan(plan, &keeps, EngineKind::Event);
-    assert_eq!(opened(&report).len(), 1, "one connection all along: {:?}", opened(&report));
-    assert!(matches!(outcome_between(&report, 2_000, 4_000), Outcome::Unknown(_)));
+    assert_eq!(
+        opened(&report).len(),
+        1,
+        "one connection all along: {:?}",
+        opened(&report)
+    );
+    assert!(matches!(
+        outcome_between(&report, 2_000, 4_000),
+        Outcome::Unknown(_)
+    ));
     for id in ["m4", "m5"] {
-        assert_eq!(outcome_of_append(&report, id), Outcome::Ok(OpValue::None), "{id}");
+        assert_eq!(
+            outcome_of_append(&report, id),
+            Outcome::Ok(OpValue::None),
+            "{id}"
+        );
     }
     assert!(report.verdict.is_pass(), "{:?}", report.verdict);
 }
@@ -308,8 +339,14 @@ fn a_silent_drop_stalls_open_connections_until_a_timeout_replaces_them() {
         .filter(|(_, line)| line.starts_with("conn "))
         .collect();
     assert!(resets.is_empty(), "no reset is seen: {resets:?}");
-    assert!(matches!(outcome_between(&report, 2_000, 4_000), Outcome::Unknown(_)));
-    assert!(opened(&report).len() >= 2, "the timeout replaced the connection");
+    assert!(matches!(
+        outcome_between(&report, 2_000, 4_000),
+        Outcome::Unknown(_)
+    ));
+    assert!(
+        opened(&report).len() >= 2,
+        "the timeout replaced the connection"
+    );
     assert_eq!(outcome_of_append(&report, "m4"), Outcome::Ok(OpValue::None));
     assert!(report.verdict.is_pass(), "{:?}", report.verdict);
 }
@@ -320,8 +357,10 @@ fn a_silent_drop_catches_a_store_that_never_replaces_a_dead_connection() {
     add_turn(&mut plan, 0, 0, 1_000, 100);
     add_turn(&mut plan, 0, 0, 2_500, 100);
     add_fault(&mut plan, 2_000, 100, FaultKind::SilentDrop { client: 0 });
-    let keeps = Store::new("keeps-connection", |context: StoreContext| KeepsConnection {
-        connector: context.connector.clone(),
+    let keeps = Store::new("keeps-connection", |context: StoreContext| {
+        KeepsConnection {
+            connector: context.connector.clone(),
+        }
     });
     let report = run_plan(plan, &keeps, EngineKind::Event);
     let classes = report.verdict.classes();

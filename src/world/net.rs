@@ -233,7 +233,9 @@ impl Link {
     /// how many were open.
     pub fn silence_all(&self) -> usize {
         let connections = self.open_connections();
-        connections.iter().for_each(|connection| connection.silence());
+        connections
+            .iter()
+            .for_each(|connection| connection.silence());
         connections.len()
     }
 
