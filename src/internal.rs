@@ -47,6 +47,8 @@ pub mod world;
 // The built-in stores stay at the crate root (`amnesia::store`, hidden): their log lines'
 // target is their module path, which `--log amnesia::store=debug` filters on.
 pub use crate::store;
+#[path = "model_panic.rs"]
+pub(crate) mod model_panic;
 #[path = "task.rs"]
 pub(crate) mod task;
 #[path = "trace.rs"]

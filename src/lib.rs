@@ -148,7 +148,7 @@ pub mod internal;
 #[cfg(feature = "pg")]
 pub(crate) use internal::pg;
 pub(crate) use internal::{
-    builder, check, clock, connect, contract, domain, engine, model, plan, postgres, runner, task,
+    builder, check, clock, connect, contract, domain, engine, model, model_panic, plan, postgres, runner, task,
     trace, world,
 };
 // Hidden, and at the root only because its stores' log target is their module path

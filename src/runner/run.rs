@@ -209,9 +209,15 @@ pub fn run_plan_with(
     let shared = std::sync::Arc::new(plan);
     let factory = store.factory();
     let recording = crate::sometimes::install();
+    crate::model_panic::clear();
     let output = tracing::dispatcher::with_default(&dispatch, || {
         engine.engine().run(shared.clone(), factory)
     });
+    if let Some(panics) = crate::model_panic::take() {
+        // Our bug, not the store's: the run is reported as a panic (a sweep's `panic`
+        // status, with the replay line), never judged.
+        panic!("amnesia's model failed in this run (report it to amnesia): {panics}");
+    }
     let sometimes = recording.finish();
     // The world is gone with its runtime, so this is the last reference.
     let plan = std::sync::Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());

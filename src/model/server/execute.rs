@@ -110,7 +110,20 @@ impl Node {
         now_ms: u64,
     ) -> Execution {
         self.clock_ms = self.clock_ms.max(now_ms);
-        let execution = self.execute_request(client, args, now_ms);
+        // A handler that panics is the model's bug: the command gets an error reply, the
+        // node stays usable (no lock is poisoned) and the run reports the panic.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.execute_request(client, args, now_ms)
+        }));
+        let execution = run.unwrap_or_else(|panic| {
+            let text = crate::model_panic::payload_text(panic.as_ref()).to_string();
+            crate::model_panic::record(format!("the Redis model panicked: {text}"));
+            Execution {
+                reply: Reply::Error(format!("ERR amnesia's Redis model failed: {text}")),
+                close: false,
+                blocked: false,
+            }
+        });
         self.count_errors(&execution.reply);
         execution
     }
@@ -340,3 +353,32 @@ fn unknown_command(args: &[Bytes]) -> Reply {
     let text = format!("ERR unknown command '{name}', with args beginning with: {quoted}");
     Reply::Error(text.replace(['\r', '\n'], " "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::setup::config::ModelConfig;
+
+    fn run(node: &mut Node, client: &mut ClientState, args: &[&str]) -> Reply {
+        let args = args.iter().map(|a| Bytes::copy_from_slice(a.as_bytes()));
+        node.execute(client, args.collect(), 1_000).reply
+    }
+
+    #[test]
+    fn a_handler_that_panics_answers_an_error_and_the_node_serves_on() {
+        crate::model_panic::clear();
+        let mut node = Node::new(ModelConfig::default(), 1_000);
+        let (mut first, mut second) = (node.connect(), node.connect());
+        assert_eq!(run(&mut node, &mut first, &["SET", "k", "v"]), Reply::ok());
+        let failed = run(&mut node, &mut first, &["ECHO", "amnesia-test-panic"]);
+        assert!(
+            matches!(&failed, Reply::Error(text) if text.starts_with("ERR amnesia's Redis model failed")),
+            "{failed:?}"
+        );
+        let value = run(&mut node, &mut second, &["GET", "k"]);
+        assert_eq!(value, Reply::Bulk(Bytes::from_static(b"v")));
+        let panics = crate::model_panic::take().expect("the panic is reported");
+        assert!(panics.contains("amnesia-test-panic"), "{panics}");
+    }
+}
+

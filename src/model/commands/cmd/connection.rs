@@ -135,6 +135,11 @@ pub fn ping(_ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
 }
 
 pub fn echo(_ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
+    // A test's handler that panics: the node's failure isolation.
+    #[cfg(test)]
+    if args[1].as_ref() == b"amnesia-test-panic" {
+        panic!("ECHO amnesia-test-panic was called");
+    }
     Ok(Reply::Bulk(args[1].clone()))
 }
 
