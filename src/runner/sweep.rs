@@ -395,8 +395,63 @@ fn stuck_violation(timeout: Duration) -> Violation {
 
 #[cfg(test)]
 mod tests {
-    use super::{cargo_profile, cargo_test_replay};
+    use super::{cargo_profile, cargo_test_replay, SeedStatus};
+    use crate::contract::{MemoryStore, Policy, StoreContext, StoreError};
+    use crate::domain::{Message, SessionKey};
     use std::path::Path;
+    use std::sync::Arc;
+
+    /// A store whose appends make the Redis model's handler panic (a test-only `ECHO`).
+    struct PanicsTheModel {
+        connector: Arc<crate::connect::Connector>,
+    }
+
+    #[async_trait::async_trait]
+    impl MemoryStore for PanicsTheModel {
+        async fn append(&self, _session: &SessionKey, _msg: &Message) -> Result<(), StoreError> {
+            self.connector
+                .run(|mut connection| async move {
+                    redis::cmd("ECHO")
+                        .arg("amnesia-test-panic")
+                        .query_async::<()>(&mut connection)
+                        .await
+                })
+                .await
+        }
+
+        async fn context(
+            &self,
+            _session: &SessionKey,
+            _limit: usize,
+        ) -> Result<Vec<Message>, StoreError> {
+            Ok(Vec::new())
+        }
+
+        fn policy(&self) -> Policy {
+            let config = crate::ChatStoreConfig {
+                messages_max: 16,
+                ttl_ms: 60_000,
+            };
+            crate::store::variants::reference_policy(&config)
+        }
+    }
+
+    #[test]
+    fn a_model_panic_is_the_seed_s_own_status_never_a_verdict() {
+        let store = crate::Store::new("panics-the-model", |context: StoreContext| {
+            PanicsTheModel {
+                connector: context.connector.clone(),
+            }
+        });
+        let report = crate::Builder::new().store(store).seeds(0..2).sweep();
+        for result in &report.results {
+            assert_eq!(result.status, SeedStatus::Panic, "{result:?}");
+            let panic = result.panic.as_deref().expect("the panic's message");
+            assert!(panic.contains("the Redis model panicked"), "{panic}");
+            assert!(result.violations.is_empty(), "not judged: {result:?}");
+            assert!(result.replay.contains("panics-the-model"), "{}", result.replay);
+        }
+    }
 
     #[test]
     fn the_profile_of_a_test_binary_is_read_from_its_path() {
