@@ -9,7 +9,7 @@
 //! is answered `XX000` on its own connection; every other connection goes on.
 
 use crate::pg::error::{
-    Flow, PgError, PgResult, DEADLOCK_DETECTED, INTERNAL_ERROR, QUERY_CANCELED,
+    Flow, PgError, PgResult, DEADLOCK_DETECTED, INTERNAL_ERROR, LOCK_NOT_AVAILABLE, QUERY_CANCELED,
 };
 use crate::pg::exec::context::{Described, Exec, Outcome};
 use crate::pg::session::{Now, Session};
@@ -29,6 +29,15 @@ pub(crate) const DEADLOCK_TIMEOUT_US: i64 = 1_000_000;
 /// The WAL writer's period (`wal_writer_delay`): what an asynchronous commit may lose is
 /// what came after its last flush.
 pub(crate) const WAL_WRITER_DELAY_MS: u64 = 200;
+/// What a statement that waited past `statement_timeout` or `lock_timeout` answers.
+const STATEMENT_TIMEOUT: (&str, &str) = (
+    QUERY_CANCELED,
+    "canceling statement due to statement timeout",
+);
+const LOCK_TIMEOUT: (&str, &str) = (
+    LOCK_NOT_AVAILABLE,
+    "canceling statement due to lock timeout",
+);
 /// The server's clock: unix microseconds.
 pub(crate) type PgClock = Arc<dyn Fn() -> i64 + Send + Sync>;
 
@@ -191,7 +200,8 @@ impl PgModel {
     }
 
     /// Run `statement` on `session`, waiting (on the engine's clock) while it waits for
-    /// another transaction, failing it on a deadlock or a cancel request.
+    /// another transaction, failing it on a deadlock, a cancel request, `lock_timeout`
+    /// (each wait for one holder) or `statement_timeout` (the statement's whole run).
     pub(crate) async fn run(
         &self,
         session: &mut Session,
@@ -201,6 +211,9 @@ impl PgModel {
         if let Some(outcome) = crate::pg::exec::catalog::run(statement, params) {
             return Ok(outcome);
         }
+        let started_us = self.now().clock_us;
+        // The wait (blocker, since) whose deadlock check already ran.
+        let mut checked: Option<(u32, i64)> = None;
         loop {
             let mut woken = self.shared.epoch.subscribe();
             let (blocker, since_us) = match self.attempt(session, statement, params) {
@@ -210,19 +223,63 @@ impl PgModel {
                     backend_wait(&mut self.db(), session.backend, backend, self.now())
                 }
             };
-            let deadline_us = since_us + DEADLOCK_TIMEOUT_US - self.now().clock_us;
-            let timer =
-                tokio::time::sleep(std::time::Duration::from_micros(deadline_us.max(0) as u64));
+            // The settings in force when the statement waits (a SET LOCAL before it).
+            let timeout_us = |name: &str| match session.settings.duration_ms(name) {
+                0 => None,
+                ms => Some(ms as i64 * 1_000),
+            };
+            let statement_at_us = timeout_us("statement_timeout").map(|t| started_us + t);
+            let lock_at_us = timeout_us("lock_timeout").map(|t| since_us + t);
+            let deadlock_at_us = match checked == Some((blocker, since_us)) {
+                true => None,
+                false => Some(since_us + DEADLOCK_TIMEOUT_US),
+            };
+            let next_us = [statement_at_us, lock_at_us, deadlock_at_us]
+                .into_iter()
+                .flatten()
+                .min();
+            let Some(next_us) = next_us else {
+                let _ = woken.changed().await;
+                continue;
+            };
+            let sleep_us = (next_us - self.now().clock_us).max(0) as u64;
+            let timer = tokio::time::sleep(std::time::Duration::from_micros(sleep_us));
             tokio::select! {
                 _ = woken.changed() => {}
                 _ = timer => {
-                    if let Some(error) = self.check_deadlock(session, blocker) {
-                        return Err(error);
+                    let now_us = self.now().clock_us;
+                    let due = |at: Option<i64>| at.filter(|at| *at <= now_us);
+                    // PostgreSQL reports the timeout that expired first; a tie, the lock's.
+                    let timeout = match (due(statement_at_us), due(lock_at_us)) {
+                        (Some(s), Some(l)) if s < l => Some(STATEMENT_TIMEOUT),
+                        (_, Some(_)) => Some(LOCK_TIMEOUT),
+                        (Some(_), None) => Some(STATEMENT_TIMEOUT),
+                        (None, None) => None,
+                    };
+                    if let Some((code, message)) = timeout {
+                        return Err(self.give_up(session, PgError::new(code, message)));
                     }
-                    let _ = woken.changed().await;
+                    if due(deadlock_at_us).is_some() {
+                        checked = Some((blocker, since_us));
+                        if let Some(error) = self.check_deadlock(session, blocker) {
+                            return Err(error);
+                        }
+                    }
                 }
             }
         }
+    }
+
+    /// The waiting statement fails with `error`: it stops waiting and its transaction
+    /// fails, as any statement's error fails it.
+    fn give_up(&self, session: &mut Session, error: PgError) -> PgError {
+        let now = self.now();
+        let mut db = self.db();
+        db.stop_waiting(session.backend);
+        session.abandon_wait(&mut db, now);
+        drop(db);
+        self.bump();
+        error
     }
 
     fn attempt(
@@ -241,7 +298,7 @@ impl PgModel {
             .remove(&session.backend)
             && db.waits.contains_key(&session.backend)
         {
-            db.waits.remove(&session.backend);
+            db.stop_waiting(session.backend);
             session.abandon_wait(&mut db, now);
             self.bump();
             return Err(
@@ -250,7 +307,7 @@ impl PgModel {
         }
         let result = execute_caught(session, &mut db, statement, params, now);
         if !matches!(result, Err(Flow::Wait { .. })) {
-            db.waits.remove(&session.backend);
+            db.stop_waiting(session.backend);
             drop(db);
             self.bump();
         }
@@ -265,7 +322,7 @@ impl PgModel {
         if !db.closes_cycle(session.backend, blocker) {
             return None;
         }
-        db.waits.remove(&session.backend);
+        db.stop_waiting(session.backend);
         session.abandon_wait(&mut db, now);
         drop(db);
         self.bump();
@@ -303,6 +360,7 @@ impl PgModel {
         let lost = db.txns.crash();
         db.advisory.clear();
         db.waits.clear();
+        db.row_queues.clear();
         let db = &mut *db;
         for table in db.tables.values_mut() {
             table.vacuum(&db.txns);

@@ -75,15 +75,43 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
         context.awaiting_frontend_ssl,
         context.awaiting_frontend_startup,
     ) = (false, false);
+    // Whether the last reply ended with ReadyForQuery: the client's turn.
+    let mut ready_sent = true;
     loop {
-        let message = match read_message(&mut stream, &mut input, &context).await {
-            Some(message) => message,
-            None => break,
+        let idle_ms = match (ready_sent, connection.session.status()) {
+            (true, b'T' | b'E') => connection
+                .session
+                .settings
+                .duration_ms("idle_in_transaction_session_timeout"),
+            _ => 0,
+        };
+        let read = read_message(&mut stream, &mut input, &context);
+        let message = match idle_ms {
+            0 => read.await,
+            // PostgreSQL ends a session left idle in a transaction that long (in the
+            // engine's time: virtual in a simulation), its locks released.
+            ms => match tokio::time::timeout(std::time::Duration::from_millis(ms), read).await {
+                Ok(message) => message,
+                Err(_) => {
+                    let mut error = PgError::new(
+                        IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
+                        "terminating connection due to idle-in-transaction timeout",
+                    );
+                    error.fatal = true;
+                    connection.error(error);
+                    let _ = stream.write_all(&connection.out.split()).await;
+                    break;
+                }
+            },
+        };
+        let Some(message) = message else {
+            break;
         };
         if matches!(message, PgWireFrontendMessage::Terminate(_)) {
             break;
         }
         let flush = connection.handle(message).await;
+        ready_sent = flush;
         if flush && stream.write_all(&connection.out.split()).await.is_err() {
             break;
         }

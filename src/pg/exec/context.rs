@@ -6,7 +6,7 @@ use crate::pg::error::*;
 use crate::pg::settings::Settings;
 use crate::pg::sql::scope::{resolve, undefined_column, Source};
 use crate::pg::storage::db::{Db, Undo};
-use crate::pg::storage::heap::{Version, Viewer};
+use crate::pg::storage::heap::{RowLock, RowLockMode, Version, Viewer};
 use crate::pg::storage::txn::{Snapshot, Xid};
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{Typed, Value};
@@ -146,6 +146,17 @@ impl Exec<'_> {
             .collect())
     }
 
+    /// The versions of `table` a snapshot taken now sees, with this transaction's writes
+    /// so far (the statement's own included): what PostgreSQL's foreign-key checks read
+    /// when a concurrent change must not be missed.
+    pub(crate) fn scan_latest(&mut self, table: &str) -> FlowResult<Vec<(u64, Vec<Value>)>> {
+        let latest = self.db.txns.snapshot();
+        let statement = std::mem::replace(&mut self.snapshot, latest);
+        let rows = self.scan_at(table, self.cid + 1);
+        self.snapshot = statement;
+        rows
+    }
+
     /// Write a new version of `table`.
     pub(crate) fn insert_version(&mut self, table: &str, data: Vec<Value>) -> PgResult<u64> {
         let (xid, cid) = (self.xid, self.cid);
@@ -161,7 +172,8 @@ impl Exec<'_> {
             cmin: cid,
             xmax: 0,
             cmax: 0,
-            lock_only: false,
+            xmax_mode: RowLockMode::Update,
+            lockers: Vec::new(),
             next: None,
             data,
         });
@@ -172,14 +184,19 @@ impl Exec<'_> {
         Ok(tid)
     }
 
-    /// Mark version `tid` deleted (or locked) by this statement, pointing at `next`.
+    /// Mark version `tid` deleted (or updated) by this statement, holding it with `mode`
+    /// (the row lock a delete or update takes), pointing at `next`.
     pub(crate) fn mark(
         &mut self,
         table: &str,
         tid: u64,
-        lock_only: bool,
+        mode: RowLockMode,
         next: Option<u64>,
     ) -> PgResult<()> {
+        assert!(
+            mode >= RowLockMode::NoKeyUpdate,
+            "a change takes an update's lock"
+        );
         let (xid, cid) = (self.xid, self.cid);
         let v = self
             .db
@@ -187,9 +204,35 @@ impl Exec<'_> {
             .heap
             .get_mut(&tid)
             .expect("a version this statement read");
-        let before = (v.xmax, v.cmax, v.lock_only, v.next);
-        (v.xmax, v.cmax, v.lock_only, v.next) = (xid, cid, lock_only, next);
+        let before = (v.xmax, v.cmax, v.xmax_mode, v.next);
+        (v.xmax, v.cmax, v.xmax_mode, v.next) = (xid, cid, mode, next);
         self.undo.push(Undo::Marked {
+            table: table.to_string(),
+            tid,
+            before,
+        });
+        Ok(())
+    }
+
+    /// Record that this transaction holds version `tid` with `mode` (a lock it already
+    /// holds as strong or stronger is left as it is).
+    pub(crate) fn add_lock(&mut self, table: &str, tid: u64, mode: RowLockMode) -> PgResult<()> {
+        let xid = self.xid;
+        let v = self
+            .db
+            .table_mut(table)?
+            .heap
+            .get_mut(&tid)
+            .expect("a version this statement read");
+        let held = v.lockers.iter().find(|l| l.xid == xid).map(|l| l.mode);
+        let updated = v.xmax == xid && v.xmax_mode >= mode;
+        if updated || held.is_some_and(|held| held >= mode) {
+            return Ok(());
+        }
+        let before = v.lockers.clone();
+        v.lockers.retain(|l| l.xid != xid);
+        v.lockers.push(RowLock { xid, mode });
+        self.undo.push(Undo::Locked {
             table: table.to_string(),
             tid,
             before,
@@ -272,6 +315,17 @@ pub(crate) enum Locked {
     },
     /// Deleted, or no longer matching, by a transaction that committed meanwhile.
     Gone,
+    /// Held by another transaction, and the statement skips such rows (`SKIP LOCKED`).
+    Skipped,
+}
+
+/// What a row lock does when another transaction holds the row (PostgreSQL's
+/// `LockWaitPolicy`; the strictest of a statement's clauses wins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum LockWait {
+    Block,
+    Skip,
+    NoWait,
 }
 
 /// What a statement answers: rows (SELECT, RETURNING, SHOW) and its command tag.

@@ -1,9 +1,10 @@
 //! The server's data ([`Db`]: tables with their vector indexes' structures, the commit
-//! log, advisory locks, the waits between backends) and the undo log a statement's writes
-//! leave, rolled back when it must wait and start again or a savepoint is rolled back to.
+//! log, advisory locks, the waits between backends and the queues of backends waiting for
+//! a row) and the undo log a statement's writes leave, rolled back when it must wait and
+//! start again or a savepoint is rolled back to.
 
 use crate::pg::error::*;
-use crate::pg::storage::heap::Table;
+use crate::pg::storage::heap::{RowLock, RowLockMode, Table};
 use crate::pg::storage::txn::{Transactions, Xid};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,6 +35,10 @@ pub(crate) struct Db {
     pub advisory: BTreeMap<AdvisoryKey, Holder>,
     /// Backends waiting, for whom, since when (unix µs): the deadlock check's graph.
     pub waits: BTreeMap<u32, (u32, i64)>,
+    /// Backends waiting to lock a row version (table, tuple id), first come first: the
+    /// model's form of PostgreSQL's heavyweight tuple lock, which makes the waiters for
+    /// a row take it in the order they came (see [`Db::queued_ahead`]).
+    pub row_queues: BTreeMap<(String, u64), Vec<u32>>,
     /// `gen_random_uuid()`s drawn so far: the next is the seed's stream at this count.
     /// Random draws are not transactional, and a crash keeps the count (no UUID twice).
     pub uuid_draws: u64,
@@ -64,6 +69,38 @@ impl Db {
                 holder.session = 0;
             }
             holder.session > 0
+        });
+    }
+
+    /// The backend at the head of the queue for version `tid` of `table` when `backend`
+    /// waits in it behind that one: it waits its turn, as PostgreSQL's waiter sleeps on
+    /// the tuple lock the head holds while the head waits for the row's holder.
+    pub(crate) fn queued_ahead(&self, table: &str, tid: u64, backend: u32) -> Option<u32> {
+        let queue = self.row_queues.get(&(table.to_string(), tid))?;
+        let at = queue.iter().position(|b| *b == backend)?;
+        (at > 0).then(|| queue[0])
+    }
+
+    /// `backend` joins the queue for version `tid` of `table` (once); the backend it
+    /// waits for: the queue's head when that is another, else `holder`.
+    pub(crate) fn enqueue(&mut self, table: &str, tid: u64, backend: u32, holder: u32) -> u32 {
+        let queue = self.row_queues.entry((table.to_string(), tid)).or_default();
+        if !queue.contains(&backend) {
+            queue.push(backend);
+        }
+        match queue[0] == backend {
+            true => holder,
+            false => queue[0],
+        }
+    }
+
+    /// `backend`'s statement ended (or gave up waiting): it waits for no one and leaves
+    /// every row's queue, the next in each taking its turn.
+    pub(crate) fn stop_waiting(&mut self, backend: u32) {
+        self.waits.remove(&backend);
+        self.row_queues.retain(|_, queue| {
+            queue.retain(|b| *b != backend);
+            !queue.is_empty()
         });
     }
 
@@ -101,7 +138,12 @@ pub(crate) enum Undo {
     Marked {
         table: String,
         tid: u64,
-        before: (Xid, u32, bool, Option<u64>),
+        before: (Xid, u32, RowLockMode, Option<u64>),
+    },
+    Locked {
+        table: String,
+        tid: u64,
+        before: Vec<RowLock>,
     },
     Advisory {
         key: AdvisoryKey,
@@ -134,7 +176,13 @@ pub(crate) fn roll_back_to(db: &mut Db, undo: &mut Vec<Undo>, keep: usize) {
             Undo::Marked { table, tid, before } => {
                 let version = db.tables.get_mut(&table).and_then(|t| t.heap.get_mut(&tid));
                 if let Some(v) = version {
-                    (v.xmax, v.cmax, v.lock_only, v.next) = before;
+                    (v.xmax, v.cmax, v.xmax_mode, v.next) = before;
+                }
+            }
+            Undo::Locked { table, tid, before } => {
+                let version = db.tables.get_mut(&table).and_then(|t| t.heap.get_mut(&tid));
+                if let Some(v) = version {
+                    v.lockers = before;
                 }
             }
         }
