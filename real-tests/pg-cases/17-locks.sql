@@ -403,3 +403,62 @@ SET lock_timeout = '5 weeks';
 SET statement_timeout = 'soon';
 SET lock_timeout = 0;
 SHOW lock_timeout;
+
+-- case: DROP TABLE waits for an open reader, and a reader after it waits behind it
+CREATE TABLE t (id int4 PRIMARY KEY);
+INSERT INTO t VALUES (1);
+BEGIN;
+SELECT id FROM t;
+-- conn 2
+-- expect blocked, then DROP TABLE
+DROP TABLE t;
+-- conn 3
+-- expect blocked, then 42P01
+SELECT id FROM t;
+-- conn 1
+-- expect SELECT 1
+SELECT id FROM t;
+COMMIT;
+
+-- case: DROP TABLE waits for an open writer
+CREATE TABLE t (id int4 PRIMARY KEY);
+BEGIN;
+INSERT INTO t VALUES (1);
+-- conn 2
+-- expect blocked, then DROP TABLE
+DROP TABLE t;
+-- conn 1
+-- expect INSERT 0 1
+INSERT INTO t VALUES (2);
+ROLLBACK;
+-- conn 3
+-- expect 42P01
+SELECT id FROM t;
+
+-- case: CREATE INDEX waits for an open writer; a reader passes it, a writer waits behind it
+CREATE TABLE t (id int4 PRIMARY KEY, v int4);
+BEGIN;
+INSERT INTO t VALUES (1, 1);
+-- conn 2
+-- expect blocked, then CREATE INDEX
+CREATE INDEX t_v ON t (v);
+-- conn 3
+-- expect SELECT 0
+SELECT id FROM t;
+-- expect blocked, then INSERT 0 1
+INSERT INTO t VALUES (2, 2);
+-- conn 1
+COMMIT;
+-- conn 3
+SELECT id FROM t ORDER BY id;
+
+-- case: DROP INDEX waits for an open reader of its table
+CREATE TABLE t (id int4 PRIMARY KEY, v int4);
+CREATE INDEX t_v ON t (v);
+BEGIN;
+SELECT id FROM t;
+-- conn 2
+-- expect blocked, then DROP INDEX
+DROP INDEX t_v;
+-- conn 1
+COMMIT;

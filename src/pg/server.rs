@@ -361,6 +361,8 @@ impl PgModel {
         db.advisory.clear();
         db.waits.clear();
         db.row_queues.clear();
+        db.table_locks.clear();
+        db.table_queues.clear();
         let db = &mut *db;
         for table in db.tables.values_mut() {
             table.vacuum(&db.txns);
@@ -442,6 +444,82 @@ mod tests {
         let outcome = run(model, session, "SELECT id FROM t ORDER BY id").expect("a query");
         let rows = outcome.rows.expect("rows").rows;
         rows.into_iter().map(|mut row| row.remove(0)).collect()
+    }
+
+    #[test]
+    fn a_second_worker_skips_the_row_the_first_holds() {
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let (mut a, mut b) = (Session::new(1_000, 1), Session::new(1_001, 1));
+        run(&model, &mut a, "CREATE TABLE t (id int4 PRIMARY KEY)").unwrap();
+        run(&model, &mut a, "INSERT INTO t VALUES (1), (2), (3)").unwrap();
+        let claim = "SELECT id FROM t ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED";
+        let claimed = |model: &PgModel, session: &mut Session| {
+            let rows = run(model, session, claim)
+                .expect("a query")
+                .rows
+                .expect("rows");
+            rows.rows
+                .into_iter()
+                .map(|mut row| row.remove(0))
+                .collect::<Vec<_>>()
+        };
+        run(&model, &mut a, "BEGIN").unwrap();
+        assert_eq!(claimed(&model, &mut a), [Value::Int(1)]);
+        run(&model, &mut b, "BEGIN").unwrap();
+        assert_eq!(claimed(&model, &mut b), [Value::Int(2)], "row 1 is skipped");
+        let nowait = "SELECT id FROM t WHERE id = 1 FOR SHARE NOWAIT";
+        let error = run(&model, &mut b, nowait).unwrap_err();
+        assert_eq!(error.code, crate::pg::error::LOCK_NOT_AVAILABLE);
+        assert_eq!(
+            error.message,
+            "could not obtain lock on row in relation \"t\""
+        );
+    }
+
+    #[test]
+    fn lock_timeout_and_statement_timeout_end_a_wait_in_the_models_clock() {
+        // A paused runtime: the wait costs no real time, the model's clock is tokio's.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .expect("a runtime");
+        let start = runtime.block_on(async { tokio::time::Instant::now() });
+        let clock_us = move || 1_700_000_000_000_000 + start.elapsed().as_micros() as i64;
+        let model = PgModel::new(1, Arc::new(clock_us));
+        let (mut a, mut b) = (Session::new(1_000, 1), Session::new(1_001, 1));
+        let go = |session: &mut Session, sql: &str| {
+            let statement = model.parse(sql).expect("parses").statements[0].clone();
+            runtime.block_on(model.run(session, &statement, &[]))
+        };
+        go(&mut a, "CREATE TABLE t (id int4 PRIMARY KEY, v int4)").unwrap();
+        go(&mut a, "INSERT INTO t VALUES (1, 0)").unwrap();
+        go(&mut a, "BEGIN").unwrap();
+        go(&mut a, "UPDATE t SET v = 1 WHERE id = 1").unwrap();
+        go(&mut b, "SET lock_timeout = '250ms'").unwrap();
+        // Read inside the runtime: outside it tokio's clock is the OS's.
+        let now_us = || runtime.block_on(async { clock_us() });
+        let before_us = now_us();
+        let error = go(&mut b, "UPDATE t SET v = 2 WHERE id = 1").unwrap_err();
+        assert_eq!(error.code, crate::pg::error::LOCK_NOT_AVAILABLE);
+        assert_eq!(error.message, "canceling statement due to lock timeout");
+        assert_eq!(now_us() - before_us, 250_000, "virtual time passed");
+        // The longer lock_timeout loses to statement_timeout, which runs from the start.
+        go(&mut b, "SET lock_timeout = '5s'").unwrap();
+        go(&mut b, "SET statement_timeout = 100").unwrap();
+        let error = go(&mut b, "SELECT id FROM t FOR SHARE").unwrap_err();
+        assert_eq!(error.code, QUERY_CANCELED);
+        assert_eq!(
+            error.message,
+            "canceling statement due to statement timeout"
+        );
+        // Past deadlock_timeout, no deadlock: the wait goes on to its timeout.
+        go(&mut b, "SET statement_timeout = '3s'").unwrap();
+        let error = go(&mut b, "DELETE FROM t").unwrap_err();
+        assert_eq!(error.code, QUERY_CANCELED);
+        assert!(model.db().waits.is_empty() && model.db().row_queues.is_empty());
+        go(&mut a, "COMMIT").unwrap();
+        go(&mut b, "UPDATE t SET v = 3 WHERE id = 1").unwrap();
     }
 
     #[test]

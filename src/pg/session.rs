@@ -255,6 +255,7 @@ impl Session {
         let at_us = now.clock_us + crate::pg::types::pg_type::PG_EPOCH_UNIX_US;
         db.txns.end(txn.xid, commit, synchronous, at_us);
         db.release_advisory(self.backend, false);
+        db.release_table_locks(txn.xid);
         self.settings.end_transaction(commit);
         self.block = Block::Idle;
         self.waiting_snapshot = None;

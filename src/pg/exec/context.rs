@@ -5,7 +5,7 @@
 use crate::pg::error::*;
 use crate::pg::settings::Settings;
 use crate::pg::sql::scope::{resolve, undefined_column, Source};
-use crate::pg::storage::db::{Db, Undo};
+use crate::pg::storage::db::{Db, TableLock, TableLockMode, Undo};
 use crate::pg::storage::heap::{RowLock, RowLockMode, Version, Viewer};
 use crate::pg::storage::txn::{Snapshot, Xid};
 use crate::pg::types::pg_type::Type;
@@ -131,6 +131,8 @@ impl Exec<'_> {
     /// The versions of `table` visible to this transaction's command `cid` (the
     /// statement's own, or the next one to see what the statement wrote).
     pub(crate) fn scan_at(&mut self, table: &str, cid: u32) -> FlowResult<Vec<(u64, Vec<Value>)>> {
+        self.db.table(table)?;
+        self.lock_table(table, TableLockMode::AccessShare)?;
         self.work += self.db.table(table)?.heap.len() as u64;
         self.tick()?;
         let t = self.db.table(table)?;
@@ -144,6 +146,44 @@ impl Exec<'_> {
             .into_iter()
             .map(|tid| (tid, t.heap[&tid].data.clone()))
             .collect())
+    }
+
+    /// Take `mode` on `table` for the rest of the transaction, waiting (first come, first
+    /// served) while another open transaction holds a conflicting mode. Describing a
+    /// statement (no transaction) takes none.
+    pub(crate) fn lock_table(&mut self, table: &str, mode: TableLockMode) -> FlowResult<()> {
+        if self.xid == crate::pg::storage::txn::XID_NONE {
+            return Ok(());
+        }
+        let held = self
+            .db
+            .table_locks
+            .get(table)
+            .map_or(&[][..], Vec::as_slice);
+        if held.iter().any(|l| l.xid == self.xid && l.mode == mode) {
+            return Ok(());
+        }
+        if let Some(blocker) = self
+            .db
+            .table_lock_blocker(table, self.xid, self.backend, mode)
+        {
+            return Err(Flow::Wait { backend: blocker });
+        }
+        let lock = TableLock {
+            xid: self.xid,
+            backend: self.backend,
+            mode,
+        };
+        self.db
+            .table_locks
+            .entry(table.to_string())
+            .or_default()
+            .push(lock);
+        self.undo.push(Undo::TableLock {
+            table: table.to_string(),
+            lock,
+        });
+        Ok(())
     }
 
     /// The versions of `table` a snapshot taken now sees, with this transaction's writes

@@ -6,7 +6,7 @@
 use crate::pg::error::*;
 use crate::pg::exec::context::Exec;
 use crate::pg::sql::names::{ident, object_name, table_name};
-use crate::pg::storage::db::TABLES_MAX;
+use crate::pg::storage::db::{TableLockMode, TABLES_MAX};
 use crate::pg::storage::heap::{Column, ForeignKey, IndexDef, Table, Unique};
 use sqlparser::ast::{
     ColumnOption, CreateIndex, CreateTable, Expr, Ident, ReferentialAction, TableConstraint,
@@ -250,7 +250,21 @@ impl Exec<'_> {
         Ok(())
     }
 
-    pub(crate) fn create_index(&mut self, create: &CreateIndex) -> PgResult<()> {
+    /// CREATE INDEX waits for the table's writers (SHARE); CONCURRENTLY does not (its
+    /// phases' waits for older transactions are not modelled).
+    pub(crate) fn create_index(&mut self, create: &CreateIndex) -> FlowResult<()> {
+        let table = table_name(&create.table_name)?;
+        if self.db.tables.contains_key(&table) {
+            let mode = match create.concurrently {
+                true => TableLockMode::ShareUpdateExclusive,
+                false => TableLockMode::Share,
+            };
+            self.lock_table(&table, mode)?;
+        }
+        Ok(self.create_index_locked(create)?)
+    }
+
+    fn create_index_locked(&mut self, create: &CreateIndex) -> PgResult<()> {
         let table = table_name(&create.table_name)?;
         let name = match &create.name {
             Some(n) => object_name(n).last().cloned().unwrap_or_default(),
@@ -348,9 +362,13 @@ impl Exec<'_> {
         &mut self,
         names: &[sqlparser::ast::ObjectName],
         if_exists: bool,
-    ) -> PgResult<()> {
+    ) -> FlowResult<()> {
         for name in names {
             let name = table_name(name)?;
+            // DROP waits for every open reader and writer of the table (ACCESS EXCLUSIVE).
+            if self.db.tables.contains_key(&name) {
+                self.lock_table(&name, TableLockMode::AccessExclusive)?;
+            }
             if self
                 .db
                 .tables
@@ -360,10 +378,11 @@ impl Exec<'_> {
                 return Err(PgError::new(
                     DEPENDENT_OBJECTS_STILL_EXIST,
                     format!("cannot drop table {name} because other objects depend on it"),
-                ));
+                )
+                .into());
             }
             if self.db.tables.remove(&name).is_none() && !if_exists {
-                return Err(crate::pg::storage::db::undefined_table(&name));
+                return Err(crate::pg::storage::db::undefined_table(&name).into());
             }
         }
         Ok(())
@@ -373,9 +392,16 @@ impl Exec<'_> {
         &mut self,
         names: &[sqlparser::ast::ObjectName],
         if_exists: bool,
-    ) -> PgResult<()> {
+    ) -> FlowResult<()> {
         for name in names {
             let name = object_name(name).last().cloned().unwrap_or_default();
+            let owner = self.db.tables.values().find(|t| {
+                t.indexes.iter().any(|i| i.name == name)
+                    || t.uniques.iter().any(|u| u.name == name && !u.primary)
+            });
+            if let Some(owner) = owner.map(|t| t.name.clone()) {
+                self.lock_table(&owner, TableLockMode::AccessExclusive)?;
+            }
             let mut found = false;
             for t in self.db.tables.values_mut() {
                 let before = t.indexes.len();
@@ -388,7 +414,8 @@ impl Exec<'_> {
                 return Err(PgError::new(
                     UNDEFINED_OBJECT,
                     format!("index \"{name}\" does not exist"),
-                ));
+                )
+                .into());
             }
         }
         Ok(())

@@ -10,6 +10,7 @@ use crate::pg::error::*;
 use crate::pg::exec::context::{Event, Exec, Frame, Joined, LockWait, Locked, Rows};
 use crate::pg::sql::names::{ident, object_name, table_name};
 use crate::pg::sql::scope::Source;
+use crate::pg::storage::db::TableLockMode;
 use crate::pg::storage::heap::{deleter, RowLockMode, Table, Version};
 use crate::pg::storage::txn::{Status, Xid, XID_NONE};
 use crate::pg::types::cast::{cast, check_modifier};
@@ -157,6 +158,7 @@ impl Exec<'_> {
             return Err(PgError::unsupported("FOR UPDATE over a join or a subquery").into());
         };
         let table = table.clone();
+        self.lock_table(&table, TableLockMode::RowShare)?;
         let (tid, data, moved) = match self.lock_row(&table, *tid, mode, wait)? {
             Locked::Gone | Locked::Skipped => return Ok(None),
             Locked::Row { tid, data, moved } => (tid, data, moved),
@@ -199,6 +201,7 @@ impl Exec<'_> {
         }
         let (table, alias) = target(&update.table.relation)?;
         let sources = vec![self.source_of(&table, alias)?];
+        self.lock_table(&table, TableLockMode::RowExclusive)?;
         self.assign(
             &table,
             &update.assignments,
@@ -236,6 +239,7 @@ impl Exec<'_> {
         };
         let (table, alias) = target(&item.relation)?;
         let sources = vec![self.source_of(&table, alias)?];
+        self.lock_table(&table, TableLockMode::RowExclusive)?;
         let candidates = self.matching(&table, delete.selection.as_ref(), &sources)?;
         let mut deleted = Vec::new();
         for (tid, _) in candidates {
@@ -264,6 +268,7 @@ impl Exec<'_> {
         let table = table_name(name)?;
         let alias = insert.table_alias.as_ref().map(|a| ident(&a.alias));
         let sources = vec![self.source_of(&table, alias)?];
+        self.lock_table(&table, TableLockMode::RowExclusive)?;
         let columns = self.insert_columns(&table, &insert.columns)?;
         let source = insert
             .source

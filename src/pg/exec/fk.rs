@@ -21,6 +21,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Event, Exec, LockWait, Locked};
+use crate::pg::storage::db::TableLockMode;
 use crate::pg::storage::heap::{ForeignKey, RowLockMode};
 use crate::pg::types::value::{compare, Value};
 use std::collections::VecDeque;
@@ -109,6 +110,7 @@ impl Exec<'_> {
             .filter(|(_, row)| matches_key(row, columns, key))
             .map(|(tid, _)| tid)
             .collect();
+        self.lock_table(table, TableLockMode::RowShare)?;
         for tid in candidates {
             let locked = self.lock_row(table, tid, RowLockMode::KeyShare, LockWait::Block)?;
             if let Locked::Row { data, .. } = locked {

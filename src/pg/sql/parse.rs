@@ -140,3 +140,38 @@ pub(crate) fn placeholders(sql: &str) -> usize {
         .unwrap_or(0)
         .min(crate::pg::sql::parse::PARAMS_MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lock clauses of `sql`'s first statement, as sqlparser prints them back.
+    fn locks(sql: &str) -> Vec<String> {
+        let statements = parse(sql).expect("parses");
+        let Statement::Query(query) = &statements[0] else {
+            panic!("a query");
+        };
+        query.locks.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn key_share_and_no_key_update_arrive_marked() {
+        assert_eq!(
+            locks("SELECT 1 FROM t FOR KEY SHARE"),
+            ["FOR SHARE OF \"amnesia:key\""]
+        );
+        assert_eq!(
+            locks("select 1 from t for no key update of t skip locked"),
+            ["FOR UPDATE OF \"amnesia:key\".t SKIP LOCKED"]
+        );
+        assert_eq!(
+            locks("SELECT 'for key share' FROM t FOR UPDATE NOWAIT"),
+            ["FOR UPDATE NOWAIT"]
+        );
+        assert_eq!(
+            locks("SELECT key FROM t FOR SHARE OF t"),
+            ["FOR SHARE OF t"]
+        );
+        assert!(parse("SELECT 1 FROM t FOR KEY UPDATE").is_err());
+    }
+}

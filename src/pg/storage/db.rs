@@ -26,6 +26,89 @@ pub(crate) struct Holder {
     pub xact: u32,
 }
 
+/// A table lock's mode (PostgreSQL's, weakest first): what a statement takes on each table
+/// it touches, held until its transaction ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum TableLockMode {
+    /// SELECT.
+    AccessShare,
+    /// SELECT … FOR UPDATE / SHARE, a foreign key's check.
+    RowShare,
+    /// INSERT, UPDATE, DELETE.
+    RowExclusive,
+    /// CREATE INDEX CONCURRENTLY.
+    ShareUpdateExclusive,
+    /// CREATE INDEX.
+    Share,
+    ShareRowExclusive,
+    Exclusive,
+    /// DROP TABLE, DROP INDEX.
+    AccessExclusive,
+}
+
+impl TableLockMode {
+    /// PostgreSQL's table of conflicting lock modes (the documentation's "Table-Level
+    /// Lock Modes"), by each mode's conflict set.
+    pub(crate) fn conflicts(self, other: TableLockMode) -> bool {
+        use TableLockMode::*;
+        let set: &[TableLockMode] = match self {
+            AccessShare => &[AccessExclusive],
+            RowShare => &[Exclusive, AccessExclusive],
+            RowExclusive => &[Share, ShareRowExclusive, Exclusive, AccessExclusive],
+            ShareUpdateExclusive => &[
+                ShareUpdateExclusive,
+                Share,
+                ShareRowExclusive,
+                Exclusive,
+                AccessExclusive,
+            ],
+            Share => &[
+                RowExclusive,
+                ShareUpdateExclusive,
+                ShareRowExclusive,
+                Exclusive,
+                AccessExclusive,
+            ],
+            ShareRowExclusive => &[
+                RowExclusive,
+                ShareUpdateExclusive,
+                Share,
+                ShareRowExclusive,
+                Exclusive,
+                AccessExclusive,
+            ],
+            Exclusive => &[
+                RowShare,
+                RowExclusive,
+                ShareUpdateExclusive,
+                Share,
+                ShareRowExclusive,
+                Exclusive,
+                AccessExclusive,
+            ],
+            AccessExclusive => &[
+                AccessShare,
+                RowShare,
+                RowExclusive,
+                ShareUpdateExclusive,
+                Share,
+                ShareRowExclusive,
+                Exclusive,
+                AccessExclusive,
+            ],
+        };
+        set.contains(&other)
+    }
+}
+
+/// A table lock held by a transaction (its backend, to wait for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TableLock {
+    pub xid: Xid,
+    pub backend: u32,
+    pub mode: TableLockMode,
+}
+
 /// The server's data: what survives a connection, and what a crash keeps or loses.
 #[derive(Debug, Default)]
 pub(crate) struct Db {
@@ -39,6 +122,12 @@ pub(crate) struct Db {
     /// model's form of PostgreSQL's heavyweight tuple lock, which makes the waiters for
     /// a row take it in the order they came (see [`Db::queued_ahead`]).
     pub row_queues: BTreeMap<(String, u64), Vec<u32>>,
+    /// The table locks of open transactions, by table name.
+    pub table_locks: BTreeMap<String, Vec<TableLock>>,
+    /// Backends waiting for a table lock, and the mode each asks for, first come first:
+    /// a request that conflicts with a waiter's queues behind it (so readers arriving
+    /// after a waiting DROP TABLE wait too, as in PostgreSQL).
+    pub table_queues: BTreeMap<String, Vec<(u32, TableLockMode)>>,
     /// `gen_random_uuid()`s drawn so far: the next is the seed's stream at this count.
     /// Random draws are not transactional, and a crash keeps the count (no UUID twice).
     pub uuid_draws: u64,
@@ -102,6 +191,57 @@ impl Db {
             queue.retain(|b| *b != backend);
             !queue.is_empty()
         });
+        self.table_queues.retain(|_, queue| {
+            queue.retain(|(b, _)| *b != backend);
+            !queue.is_empty()
+        });
+    }
+
+    /// The backend that transaction `xid` (of `backend`) must wait for to take `mode` on
+    /// `table`, if any: a holder of a conflicting lock, or (unless it already holds a lock
+    /// on the table, which lets it pass the queue as PostgreSQL's `ProcSleep` does) a
+    /// conflicting waiter ahead of it. Joins the queue when it must wait.
+    pub(crate) fn table_lock_blocker(
+        &mut self,
+        table: &str,
+        xid: Xid,
+        backend: u32,
+        mode: TableLockMode,
+    ) -> Option<u32> {
+        let held = self.table_locks.get(table).map_or(&[][..], Vec::as_slice);
+        let holds_any = held.iter().any(|l| l.xid == xid);
+        let holder = held
+            .iter()
+            .find(|l| {
+                l.xid != xid
+                    && self.txns.status(l.xid) == crate::pg::storage::txn::Status::InProgress
+                    && l.mode.conflicts(mode)
+            })
+            .map(|l| l.backend);
+        let queue = self.table_queues.get(table).map_or(&[][..], Vec::as_slice);
+        let position = queue.iter().position(|(b, _)| *b == backend);
+        let ahead = &queue[..position.unwrap_or(queue.len())];
+        let waiter = match holds_any {
+            true => None,
+            false => ahead
+                .iter()
+                .find(|(_, m)| m.conflicts(mode))
+                .map(|(b, _)| *b),
+        };
+        let blocker = waiter.or(holder)?;
+        let queue = self.table_queues.entry(table.to_string()).or_default();
+        if position.is_none() {
+            queue.push((backend, mode));
+        }
+        Some(blocker)
+    }
+
+    /// Transaction `xid` ended: its table locks go.
+    pub(crate) fn release_table_locks(&mut self, xid: Xid) {
+        self.table_locks.retain(|_, locks| {
+            locks.retain(|l| l.xid != xid);
+            !locks.is_empty()
+        });
     }
 
     /// Whether `backend` waiting for `blocker` closes a cycle of waits.
@@ -149,6 +289,10 @@ pub(crate) enum Undo {
         key: AdvisoryKey,
         session: bool,
     },
+    TableLock {
+        table: String,
+        lock: TableLock,
+    },
 }
 
 /// Undo `undo`'s entries past `keep`, newest first.
@@ -177,6 +321,16 @@ pub(crate) fn roll_back_to(db: &mut Db, undo: &mut Vec<Undo>, keep: usize) {
                 let version = db.tables.get_mut(&table).and_then(|t| t.heap.get_mut(&tid));
                 if let Some(v) = version {
                     (v.xmax, v.cmax, v.xmax_mode, v.next) = before;
+                }
+            }
+            Undo::TableLock { table, lock } => {
+                if let Some(locks) = db.table_locks.get_mut(&table) {
+                    if let Some(at) = locks.iter().rposition(|l| *l == lock) {
+                        locks.remove(at);
+                    }
+                    if locks.is_empty() {
+                        db.table_locks.remove(&table);
+                    }
                 }
             }
             Undo::Locked { table, tid, before } => {

@@ -224,3 +224,27 @@ pub(crate) fn deleter(txns: &Transactions, v: &Version) -> Option<(Xid, Status)>
     let status = txns.status(v.xmax);
     (status != Status::Aborted).then_some((v.xmax, status))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RowLockMode::{self, *};
+
+    #[test]
+    fn row_locks_conflict_as_postgresqls_table_says() {
+        // Rows: the mode held; columns: the mode asked for (KeyShare, Share, NoKeyUpdate,
+        // Update), as the documentation's "Conflicting Row-Level Locks" table.
+        let table: [(RowLockMode, [bool; 4]); 4] = [
+            (KeyShare, [false, false, false, true]),
+            (Share, [false, false, true, true]),
+            (NoKeyUpdate, [false, true, true, true]),
+            (Update, [true, true, true, true]),
+        ];
+        let asked = [KeyShare, Share, NoKeyUpdate, Update];
+        for (held, row) in table {
+            for (ask, conflicts) in asked.iter().zip(row) {
+                assert_eq!(held.conflicts(*ask), conflicts, "{held:?} vs {ask:?}");
+                assert_eq!(ask.conflicts(held), conflicts, "symmetric");
+            }
+        }
+    }
+}
