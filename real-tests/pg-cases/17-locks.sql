@@ -462,3 +462,25 @@ SELECT id FROM t;
 DROP INDEX t_v;
 -- conn 1
 COMMIT;
+
+-- case: an INSERT without a column list and fewer values fills the first columns
+CREATE TABLE t (a int4 PRIMARY KEY, b text, c int4 DEFAULT 7);
+-- expect INSERT 0 1
+INSERT INTO t VALUES (1);
+-- expect INSERT 0 1
+INSERT INTO t VALUES (2, 'two');
+-- expect INSERT 0 1
+INSERT INTO t SELECT 3;
+-- expect 42601
+INSERT INTO t VALUES (4, 'four', 4, 4);
+-- expect 42601
+INSERT INTO t (a, b) VALUES (5);
+SELECT a, b, c FROM t ORDER BY a;
+
+-- case: deadlock_timeout is a time setting the deadlock check waits
+SET deadlock_timeout = '100ms';
+SHOW deadlock_timeout;
+-- expect 22023
+SET deadlock_timeout = 0;
+RESET deadlock_timeout;
+SHOW deadlock_timeout;

@@ -23,9 +23,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-/// How long a waiting statement waits before it checks for a deadlock (PostgreSQL's
-/// `deadlock_timeout` default).
-pub(crate) const DEADLOCK_TIMEOUT_US: i64 = 1_000_000;
 /// The WAL writer's period (`wal_writer_delay`): what an asynchronous commit may lose is
 /// what came after its last flush.
 pub(crate) const WAL_WRITER_DELAY_MS: u64 = 200;
@@ -230,9 +227,11 @@ impl PgModel {
             };
             let statement_at_us = timeout_us("statement_timeout").map(|t| started_us + t);
             let lock_at_us = timeout_us("lock_timeout").map(|t| since_us + t);
+            // How long a wait lasts before it checks for a deadlock (`deadlock_timeout`).
+            let deadlock_us = session.settings.duration_ms("deadlock_timeout") as i64 * 1_000;
             let deadlock_at_us = match checked == Some((blocker, since_us)) {
                 true => None,
-                false => Some(since_us + DEADLOCK_TIMEOUT_US),
+                false => Some(since_us + deadlock_us),
             };
             let next_us = [statement_at_us, lock_at_us, deadlock_at_us]
                 .into_iter()

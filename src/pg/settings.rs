@@ -8,10 +8,11 @@ use crate::pg::error::{PgError, PgResult, UNDEFINED_PARAMETER};
 use std::collections::BTreeMap;
 
 /// Each setting and its default, as PostgreSQL 18 with pgvector 0.8 loaded prints it.
-const DEFAULTS: [(&str, &str); 25] = [
+const DEFAULTS: [(&str, &str); 26] = [
     ("application_name", ""),
     ("client_encoding", "UTF8"),
     ("datestyle", "ISO, MDY"),
+    ("deadlock_timeout", "1s"),
     ("default_transaction_isolation", "read committed"),
     ("enable_bitmapscan", "on"),
     ("enable_indexscan", "on"),
@@ -251,8 +252,9 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
         },
         "hnsw.ef_search" => integer(name, &value, 1, 1000),
         "lock_timeout" | "statement_timeout" | "idle_in_transaction_session_timeout" => {
-            milliseconds(name, &value)
+            milliseconds(name, &value, 0)
         }
+        "deadlock_timeout" => milliseconds(name, &value, 1),
         "default_transaction_isolation" => match lower.trim() {
             // Refused, never run as another level: the model has no predicate locks.
             "serializable" => Err(serializable_refused()),
@@ -295,10 +297,11 @@ const TIME_UNITS_MS: [(&str, f64); 6] = [
 /// A time setting kept in milliseconds, read as `parse_int` with `GUC_UNIT_MS` reads it
 /// (a number, perhaps fractional, then an optional unit: `100`, `1.5s`, `2 min`), within
 /// `0 ..= INT_MAX`, printed as `SHOW` prints it: in the largest unit that divides it.
-fn milliseconds(name: &str, value: &str) -> PgResult<String> {
+fn milliseconds(name: &str, value: &str, min_ms: i64) -> PgResult<String> {
     let ms = duration_ms(value).ok_or_else(|| invalid_value(name, value))?;
-    if !(0..=i32::MAX as i64).contains(&ms) {
-        return Err(outside(name, &format!("{ms} ms"), "0 ms", "2147483647 ms"));
+    if !(min_ms..=i32::MAX as i64).contains(&ms) {
+        let min = format!("{min_ms} ms");
+        return Err(outside(name, &format!("{ms} ms"), &min, "2147483647 ms"));
     }
     if ms == 0 {
         return Ok("0".into());
@@ -507,7 +510,7 @@ mod tests {
 
     #[test]
     fn time_settings_read_units_and_print_the_largest_that_divides() {
-        let ms = |v: &str| milliseconds("lock_timeout", v);
+        let ms = |v: &str| milliseconds("lock_timeout", v, 0);
         for (value, printed) in [
             ("0", "0"),
             ("100", "100ms"),

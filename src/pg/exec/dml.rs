@@ -274,7 +274,10 @@ impl Exec<'_> {
             .source
             .as_ref()
             .ok_or_else(|| PgError::unsupported("INSERT without VALUES or SELECT"))?;
-        let rows = self.insert_rows(source, columns.len())?;
+        // Without a column list, fewer values fill the first columns (the rest take
+        // their defaults), as PostgreSQL's target list is cut to the values given.
+        let implicit = insert.columns.is_empty();
+        let rows = self.insert_rows(source, columns.len(), implicit)?;
         let conflict = match &insert.on {
             None => None,
             Some(OnInsert::OnConflict(c)) => Some(c),
@@ -434,6 +437,7 @@ impl Exec<'_> {
         &mut self,
         source: &sqlparser::ast::Query,
         width: usize,
+        implicit: bool,
     ) -> FlowResult<Vec<Vec<Typed>>> {
         let rows: Vec<Vec<Typed>> = match &*source.body {
             SetExpr::Values(values) => {
@@ -462,7 +466,8 @@ impl Exec<'_> {
                     .collect()
             }
         };
-        if let Some(row) = rows.iter().find(|r| r.len() != width) {
+        let fits = |row: &Vec<Typed>| row.len() == width || (implicit && row.len() < width);
+        if let Some(row) = rows.iter().find(|r| !fits(r)) {
             let more = if row.len() > width {
                 "more expressions than target columns"
             } else {
