@@ -689,4 +689,57 @@ mod tests {
         query(&mut c, "ROLLBACK");
         assert_eq!(c.session.status(), b'I');
     }
+
+    #[test]
+    fn a_session_idle_in_a_transaction_past_its_timeout_is_ended_and_its_locks_released() {
+        // A paused runtime: the idle wait costs no real time.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .expect("a runtime");
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let reply = runtime.block_on(async {
+            use tokio::io::AsyncReadExt;
+            let (mut client, server) = tokio::io::duplex(1 << 16);
+            tokio::spawn(serve(model.clone(), server));
+            let mut out = Vec::new();
+            let mut startup = Vec::new();
+            startup.extend_from_slice(&196_608_i32.to_be_bytes());
+            startup.extend_from_slice(b"user\0amnesia\0database\0x\0\0");
+            out.extend_from_slice(&(startup.len() as i32 + 4).to_be_bytes());
+            out.extend_from_slice(&startup);
+            for sql in [
+                "CREATE TABLE t (id int4 PRIMARY KEY)",
+                "INSERT INTO t VALUES (1)",
+                "SET idle_in_transaction_session_timeout = 50",
+                "BEGIN",
+                "SELECT id FROM t FOR UPDATE",
+            ] {
+                out.push(b'Q');
+                out.extend_from_slice(&(sql.len() as i32 + 5).to_be_bytes());
+                out.extend_from_slice(sql.as_bytes());
+                out.push(0);
+            }
+            client.write_all(&out).await.expect("written");
+            let mut reply = Vec::new();
+            client
+                .read_to_end(&mut reply)
+                .await
+                .expect("read to the end");
+            reply
+        });
+        assert!(contains(&reply, b"SFATAL\0"));
+        assert!(contains(&reply, b"C25P03\0"));
+        assert!(contains(
+            &reply,
+            b"terminating connection due to idle-in-transaction timeout"
+        ));
+        // The session's transaction ended with it: its row lock is free.
+        let mut other = Session::new(model.new_backend(), 1);
+        let sql = "SELECT id FROM t FOR UPDATE NOWAIT";
+        let statement = model.parse(sql).expect("parses").statements[0].clone();
+        let locked = runtime.block_on(model.run(&mut other, &statement, &[]));
+        assert_eq!(locked.expect("not locked").tag, "SELECT 1");
+    }
 }
