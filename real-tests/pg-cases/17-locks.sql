@@ -484,3 +484,29 @@ SHOW deadlock_timeout;
 SET deadlock_timeout = 0;
 RESET deadlock_timeout;
 SHOW deadlock_timeout;
+
+-- case: LOCK TABLE holds a table lock until the transaction ends
+CREATE TABLE t (id int4 PRIMARY KEY);
+-- expect 25P01
+LOCK TABLE t;
+BEGIN;
+-- expect LOCK TABLE
+LOCK TABLE t IN SHARE MODE;
+-- conn 2
+-- expect SELECT 0
+SELECT id FROM t;
+BEGIN;
+-- expect 55P03
+LOCK TABLE t IN ROW EXCLUSIVE MODE NOWAIT;
+ROLLBACK;
+-- expect blocked, then INSERT 0 1
+INSERT INTO t VALUES (1);
+-- conn 3
+BEGIN;
+-- expect LOCK TABLE
+LOCK TABLE t IN ACCESS SHARE MODE NOWAIT;
+-- expect 42P01
+LOCK TABLE nowhere;
+ROLLBACK;
+-- conn 1
+COMMIT;

@@ -103,6 +103,13 @@ impl Session {
             }
         }
         let implicit = self.block == Block::Idle;
+        if implicit && matches!(statement, Statement::Lock(_)) {
+            return Err(PgError::new(
+                NO_ACTIVE_SQL_TRANSACTION,
+                "LOCK TABLE can only be used in transaction blocks",
+            )
+            .into());
+        }
         // An implicit transaction outlives its statement's waits.
         if implicit && self.txn.is_none() {
             self.begin(db, now, false);

@@ -420,6 +420,49 @@ impl Exec<'_> {
         }
         Ok(())
     }
+
+    /// LOCK TABLE: each table in the mode named (ACCESS EXCLUSIVE when none) until the
+    /// transaction ends, waiting as any table lock waits; NOWAIT fails at once (55P03)
+    /// where it would wait.
+    pub(crate) fn lock_tables(&mut self, lock: &sqlparser::ast::Lock) -> FlowResult<()> {
+        use sqlparser::ast::LockTableMode as Named;
+        let mode = match lock.lock_mode {
+            Some(Named::AccessShare) => TableLockMode::AccessShare,
+            Some(Named::RowShare) => TableLockMode::RowShare,
+            Some(Named::RowExclusive) => TableLockMode::RowExclusive,
+            Some(Named::ShareUpdateExclusive) => TableLockMode::ShareUpdateExclusive,
+            Some(Named::Share) => TableLockMode::Share,
+            Some(Named::ShareRowExclusive) => TableLockMode::ShareRowExclusive,
+            Some(Named::Exclusive) => TableLockMode::Exclusive,
+            Some(Named::AccessExclusive) | None => TableLockMode::AccessExclusive,
+        };
+        for target in &lock.tables {
+            let name = table_name(&target.name)?;
+            self.db.table(&name)?;
+            let held = self
+                .db
+                .table_locks
+                .get(&name)
+                .is_some_and(|locks| locks.iter().any(|l| l.xid == self.xid && l.mode == mode));
+            if lock.nowait && !held {
+                let blocked = self
+                    .db
+                    .table_lock_blocker(&name, self.xid, self.backend, mode)
+                    .is_some();
+                if blocked {
+                    // It joined the queue to find out; it never waits there.
+                    self.db.stop_waiting(self.backend);
+                    return Err(PgError::new(
+                        LOCK_NOT_AVAILABLE,
+                        format!("could not obtain lock on relation \"{name}\""),
+                    )
+                    .into());
+                }
+            }
+            self.lock_table(&name, mode)?;
+        }
+        Ok(())
+    }
 }
 
 fn index_column(column: &Ident) -> sqlparser::ast::IndexColumn {

@@ -76,6 +76,9 @@ impl Exec<'_> {
             } => self
                 .drop_index(names, *if_exists)
                 .map_or_else(Err, |_| tag("DROP INDEX")),
+            Statement::Lock(lock) => self
+                .lock_tables(lock)
+                .map_or_else(Err, |_| tag("LOCK TABLE")),
             other => {
                 Err(PgError::unsupported(format!("the statement `{}`", first_words(other))).into())
             }
