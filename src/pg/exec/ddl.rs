@@ -46,10 +46,10 @@ impl Exec<'_> {
                 )),
             };
         }
-        if self.db.tables.len() >= TABLES_MAX
-            || create.columns.len() > COLUMNS_MAX
-            || create.columns.is_empty()
-        {
+        if create.columns.is_empty() {
+            return Err(PgError::unsupported("a table without columns"));
+        }
+        if self.db.tables.len() >= TABLES_MAX || create.columns.len() > COLUMNS_MAX {
             return Err(PgError::new(
                 PROGRAM_LIMIT_EXCEEDED,
                 "the model holds at most 256 tables of 1 to 1600 columns",
