@@ -64,6 +64,9 @@ pub struct Tally {
     /// Steps declared `-- refused` and refused so.
     pub refused: usize,
     pub blocked: usize,
+    /// Disagreements where the second target refused the step (0A000) undeclared: still
+    /// failures, counted apart for the isolation specs' tally.
+    pub refusing: usize,
     pub failures: Vec<String>,
 }
 
@@ -192,6 +195,8 @@ fn compare(
     if a.agrees(b) || within(step.within, a, b) {
         tally.agreeing += 1;
     } else {
+        let refuses = matches!(&b.first.outcome, outcome::Outcome::Error { sqlstate, .. } if sqlstate == "0A000");
+        tally.refusing += usize::from(refuses);
         let [name_a, name_b] = names;
         tally.failures.push(format!(
             "{at}, conn {conn}: {}\n    {name_a}: {a}\n    {name_b}: {b}",
@@ -232,6 +237,7 @@ impl Tally {
         self.agreeing += other.agreeing;
         self.refused += other.refused;
         self.blocked += other.blocked;
+        self.refusing += other.refusing;
         self.failures.extend(other.failures);
     }
 }

@@ -9,7 +9,7 @@
 //! is answered `XX000` on its own connection; every other connection goes on.
 
 use crate::pg::error::{
-    Flow, PgError, PgResult, DEADLOCK_DETECTED, INTERNAL_ERROR, QUERY_CANCELED,
+    Flow, PgError, PgResult, DEADLOCK_DETECTED, INTERNAL_ERROR, LOCK_NOT_AVAILABLE, QUERY_CANCELED,
 };
 use crate::pg::exec::context::{Described, Exec, Outcome};
 use crate::pg::session::{Now, Session};
@@ -23,12 +23,18 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-/// How long a waiting statement waits before it checks for a deadlock (PostgreSQL's
-/// `deadlock_timeout` default).
-pub(crate) const DEADLOCK_TIMEOUT_US: i64 = 1_000_000;
 /// The WAL writer's period (`wal_writer_delay`): what an asynchronous commit may lose is
 /// what came after its last flush.
 pub(crate) const WAL_WRITER_DELAY_MS: u64 = 200;
+/// What a statement that waited past `statement_timeout` or `lock_timeout` answers.
+const STATEMENT_TIMEOUT: (&str, &str) = (
+    QUERY_CANCELED,
+    "canceling statement due to statement timeout",
+);
+const LOCK_TIMEOUT: (&str, &str) = (
+    LOCK_NOT_AVAILABLE,
+    "canceling statement due to lock timeout",
+);
 /// The server's clock: unix microseconds.
 pub(crate) type PgClock = Arc<dyn Fn() -> i64 + Send + Sync>;
 
@@ -191,7 +197,8 @@ impl PgModel {
     }
 
     /// Run `statement` on `session`, waiting (on the engine's clock) while it waits for
-    /// another transaction, failing it on a deadlock or a cancel request.
+    /// another transaction, failing it on a deadlock, a cancel request, `lock_timeout`
+    /// (each wait for one holder) or `statement_timeout` (the statement's whole run).
     pub(crate) async fn run(
         &self,
         session: &mut Session,
@@ -201,6 +208,9 @@ impl PgModel {
         if let Some(outcome) = crate::pg::exec::catalog::run(statement, params) {
             return Ok(outcome);
         }
+        let started_us = self.now().clock_us;
+        // The wait (blocker, since) whose deadlock check already ran.
+        let mut checked: Option<(u32, i64)> = None;
         loop {
             let mut woken = self.shared.epoch.subscribe();
             let (blocker, since_us) = match self.attempt(session, statement, params) {
@@ -210,19 +220,65 @@ impl PgModel {
                     backend_wait(&mut self.db(), session.backend, backend, self.now())
                 }
             };
-            let deadline_us = since_us + DEADLOCK_TIMEOUT_US - self.now().clock_us;
-            let timer =
-                tokio::time::sleep(std::time::Duration::from_micros(deadline_us.max(0) as u64));
+            // The settings in force when the statement waits (a SET LOCAL before it).
+            let timeout_us = |name: &str| match session.settings.duration_ms(name) {
+                0 => None,
+                ms => Some(ms as i64 * 1_000),
+            };
+            let statement_at_us = timeout_us("statement_timeout").map(|t| started_us + t);
+            let lock_at_us = timeout_us("lock_timeout").map(|t| since_us + t);
+            // How long a wait lasts before it checks for a deadlock (`deadlock_timeout`).
+            let deadlock_us = session.settings.duration_ms("deadlock_timeout") as i64 * 1_000;
+            let deadlock_at_us = match checked == Some((blocker, since_us)) {
+                true => None,
+                false => Some(since_us + deadlock_us),
+            };
+            let next_us = [statement_at_us, lock_at_us, deadlock_at_us]
+                .into_iter()
+                .flatten()
+                .min();
+            let Some(next_us) = next_us else {
+                let _ = woken.changed().await;
+                continue;
+            };
+            let sleep_us = (next_us - self.now().clock_us).max(0) as u64;
+            let timer = tokio::time::sleep(std::time::Duration::from_micros(sleep_us));
             tokio::select! {
                 _ = woken.changed() => {}
                 _ = timer => {
-                    if let Some(error) = self.check_deadlock(session, blocker) {
-                        return Err(error);
+                    let now_us = self.now().clock_us;
+                    let due = |at: Option<i64>| at.filter(|at| *at <= now_us);
+                    // PostgreSQL reports the timeout that expired first; a tie, the lock's.
+                    let timeout = match (due(statement_at_us), due(lock_at_us)) {
+                        (Some(s), Some(l)) if s < l => Some(STATEMENT_TIMEOUT),
+                        (_, Some(_)) => Some(LOCK_TIMEOUT),
+                        (Some(_), None) => Some(STATEMENT_TIMEOUT),
+                        (None, None) => None,
+                    };
+                    if let Some((code, message)) = timeout {
+                        return Err(self.give_up(session, PgError::new(code, message)));
                     }
-                    let _ = woken.changed().await;
+                    if due(deadlock_at_us).is_some() {
+                        checked = Some((blocker, since_us));
+                        if let Some(error) = self.check_deadlock(session, blocker) {
+                            return Err(error);
+                        }
+                    }
                 }
             }
         }
+    }
+
+    /// The waiting statement fails with `error`: it stops waiting and its transaction
+    /// fails, as any statement's error fails it.
+    fn give_up(&self, session: &mut Session, error: PgError) -> PgError {
+        let now = self.now();
+        let mut db = self.db();
+        db.stop_waiting(session.backend);
+        session.abandon_wait(&mut db, now);
+        drop(db);
+        self.bump();
+        error
     }
 
     fn attempt(
@@ -241,7 +297,7 @@ impl PgModel {
             .remove(&session.backend)
             && db.waits.contains_key(&session.backend)
         {
-            db.waits.remove(&session.backend);
+            db.stop_waiting(session.backend);
             session.abandon_wait(&mut db, now);
             self.bump();
             return Err(
@@ -250,7 +306,7 @@ impl PgModel {
         }
         let result = execute_caught(session, &mut db, statement, params, now);
         if !matches!(result, Err(Flow::Wait { .. })) {
-            db.waits.remove(&session.backend);
+            db.stop_waiting(session.backend);
             drop(db);
             self.bump();
         }
@@ -265,7 +321,7 @@ impl PgModel {
         if !db.closes_cycle(session.backend, blocker) {
             return None;
         }
-        db.waits.remove(&session.backend);
+        db.stop_waiting(session.backend);
         session.abandon_wait(&mut db, now);
         drop(db);
         self.bump();
@@ -303,6 +359,9 @@ impl PgModel {
         let lost = db.txns.crash();
         db.advisory.clear();
         db.waits.clear();
+        db.row_queues.clear();
+        db.table_locks.clear();
+        db.table_queues.clear();
         let db = &mut *db;
         for table in db.tables.values_mut() {
             table.vacuum(&db.txns);
@@ -384,6 +443,82 @@ mod tests {
         let outcome = run(model, session, "SELECT id FROM t ORDER BY id").expect("a query");
         let rows = outcome.rows.expect("rows").rows;
         rows.into_iter().map(|mut row| row.remove(0)).collect()
+    }
+
+    #[test]
+    fn a_second_worker_skips_the_row_the_first_holds() {
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let (mut a, mut b) = (Session::new(1_000, 1), Session::new(1_001, 1));
+        run(&model, &mut a, "CREATE TABLE t (id int4 PRIMARY KEY)").unwrap();
+        run(&model, &mut a, "INSERT INTO t VALUES (1), (2), (3)").unwrap();
+        let claim = "SELECT id FROM t ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED";
+        let claimed = |model: &PgModel, session: &mut Session| {
+            let rows = run(model, session, claim)
+                .expect("a query")
+                .rows
+                .expect("rows");
+            rows.rows
+                .into_iter()
+                .map(|mut row| row.remove(0))
+                .collect::<Vec<_>>()
+        };
+        run(&model, &mut a, "BEGIN").unwrap();
+        assert_eq!(claimed(&model, &mut a), [Value::Int(1)]);
+        run(&model, &mut b, "BEGIN").unwrap();
+        assert_eq!(claimed(&model, &mut b), [Value::Int(2)], "row 1 is skipped");
+        let nowait = "SELECT id FROM t WHERE id = 1 FOR SHARE NOWAIT";
+        let error = run(&model, &mut b, nowait).unwrap_err();
+        assert_eq!(error.code, crate::pg::error::LOCK_NOT_AVAILABLE);
+        assert_eq!(
+            error.message,
+            "could not obtain lock on row in relation \"t\""
+        );
+    }
+
+    #[test]
+    fn lock_timeout_and_statement_timeout_end_a_wait_in_the_models_clock() {
+        // A paused runtime: the wait costs no real time, the model's clock is tokio's.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .expect("a runtime");
+        let start = runtime.block_on(async { tokio::time::Instant::now() });
+        let clock_us = move || 1_700_000_000_000_000 + start.elapsed().as_micros() as i64;
+        let model = PgModel::new(1, Arc::new(clock_us));
+        let (mut a, mut b) = (Session::new(1_000, 1), Session::new(1_001, 1));
+        let go = |session: &mut Session, sql: &str| {
+            let statement = model.parse(sql).expect("parses").statements[0].clone();
+            runtime.block_on(model.run(session, &statement, &[]))
+        };
+        go(&mut a, "CREATE TABLE t (id int4 PRIMARY KEY, v int4)").unwrap();
+        go(&mut a, "INSERT INTO t VALUES (1, 0)").unwrap();
+        go(&mut a, "BEGIN").unwrap();
+        go(&mut a, "UPDATE t SET v = 1 WHERE id = 1").unwrap();
+        go(&mut b, "SET lock_timeout = '250ms'").unwrap();
+        // Read inside the runtime: outside it tokio's clock is the OS's.
+        let now_us = || runtime.block_on(async { clock_us() });
+        let before_us = now_us();
+        let error = go(&mut b, "UPDATE t SET v = 2 WHERE id = 1").unwrap_err();
+        assert_eq!(error.code, crate::pg::error::LOCK_NOT_AVAILABLE);
+        assert_eq!(error.message, "canceling statement due to lock timeout");
+        assert_eq!(now_us() - before_us, 250_000, "virtual time passed");
+        // The longer lock_timeout loses to statement_timeout, which runs from the start.
+        go(&mut b, "SET lock_timeout = '5s'").unwrap();
+        go(&mut b, "SET statement_timeout = 100").unwrap();
+        let error = go(&mut b, "SELECT id FROM t FOR SHARE").unwrap_err();
+        assert_eq!(error.code, QUERY_CANCELED);
+        assert_eq!(
+            error.message,
+            "canceling statement due to statement timeout"
+        );
+        // Past deadlock_timeout, no deadlock: the wait goes on to its timeout.
+        go(&mut b, "SET statement_timeout = '3s'").unwrap();
+        let error = go(&mut b, "DELETE FROM t").unwrap_err();
+        assert_eq!(error.code, QUERY_CANCELED);
+        assert!(model.db().waits.is_empty() && model.db().row_queues.is_empty());
+        go(&mut a, "COMMIT").unwrap();
+        go(&mut b, "UPDATE t SET v = 3 WHERE id = 1").unwrap();
     }
 
     #[test]

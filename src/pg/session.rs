@@ -27,6 +27,9 @@ pub(crate) enum Block {
 pub(crate) struct Txn {
     pub xid: Xid,
     pub repeatable_read: bool,
+    /// The level's name, as `SHOW transaction_isolation` prints it (READ UNCOMMITTED
+    /// runs as READ COMMITTED, as in PostgreSQL, but keeps its name).
+    pub isolation: &'static str,
     /// REPEATABLE READ's snapshot, taken by its first statement.
     pub snapshot: Option<Snapshot>,
     pub cid: u32,
@@ -100,6 +103,13 @@ impl Session {
             }
         }
         let implicit = self.block == Block::Idle;
+        if implicit && matches!(statement, Statement::Lock(_)) {
+            return Err(PgError::new(
+                NO_ACTIVE_SQL_TRANSACTION,
+                "LOCK TABLE can only be used in transaction blocks",
+            )
+            .into());
+        }
         // An implicit transaction outlives its statement's waits.
         if implicit && self.txn.is_none() {
             self.begin(db, now, false);
@@ -150,7 +160,7 @@ impl Session {
         }
         let explicit = self.block != Block::Idle;
         self.finish(db, false, now);
-        db.waits.remove(&self.backend);
+        db.stop_waiting(self.backend);
         if explicit {
             self.block = Block::Failed;
         }
@@ -225,11 +235,13 @@ impl Session {
 
     pub(crate) fn begin(&mut self, db: &mut Db, now: Now, explicit: bool) {
         assert!(self.txn.is_none(), "one transaction at a time");
-        let repeatable_read =
-            self.settings.get("default_transaction_isolation") != "read committed";
+        let isolation = level(self.settings.get("default_transaction_isolation"))
+            .and_then(Result::ok)
+            .expect("the setting holds a level the model runs (SERIALIZABLE is refused)");
         self.txn = Some(Txn {
             xid: db.txns.begin(self.backend),
-            repeatable_read,
+            repeatable_read: isolation == "repeatable read",
+            isolation,
             snapshot: None,
             cid: 0,
             start_us: now.clock_us,
@@ -250,6 +262,7 @@ impl Session {
         let at_us = now.clock_us + crate::pg::types::pg_type::PG_EPOCH_UNIX_US;
         db.txns.end(txn.xid, commit, synchronous, at_us);
         db.release_advisory(self.backend, false);
+        db.release_table_locks(txn.xid);
         self.settings.end_transaction(commit);
         self.block = Block::Idle;
         self.waiting_snapshot = None;
@@ -264,7 +277,7 @@ impl Session {
     pub(crate) fn close(&mut self, db: &mut Db, now: Now) {
         self.finish(db, false, now);
         db.release_advisory(self.backend, true);
-        db.waits.remove(&self.backend);
+        db.stop_waiting(self.backend);
     }
 
     /// Transaction control; `None` for any other statement.
@@ -283,8 +296,10 @@ impl Session {
                         Outcome::tag(tag).warn("there is already a transaction in progress"),
                     ));
                 }
+                // A refused mode leaves no transaction behind.
+                let isolation = isolation_of(modes)?;
                 self.begin(db, now, true);
-                self.transaction_modes(modes)?;
+                self.set_isolation(isolation)?;
                 Outcome::tag(tag)
             }
             Statement::Commit { .. } => match self.block {
@@ -312,34 +327,34 @@ impl Session {
         Ok(Some(outcome))
     }
 
+    /// SET TRANSACTION's modes on the open transaction.
     fn transaction_modes(&mut self, modes: &[TransactionMode]) -> PgResult<()> {
-        for mode in modes {
-            match mode {
-                TransactionMode::IsolationLevel(level) => {
-                    let txn = self.txn.as_mut().ok_or_else(|| {
-                        PgError::new(
-                            NO_ACTIVE_SQL_TRANSACTION,
-                            "SET TRANSACTION can only be used in transaction blocks",
-                        )
-                    })?;
-                    if txn.cid > 0 || txn.snapshot.is_some() {
-                        return Err(PgError::new(
-                            ACTIVE_SQL_TRANSACTION,
-                            "SET TRANSACTION ISOLATION LEVEL must be called before any query",
-                        ));
-                    }
-                    txn.repeatable_read = match level {
-                        TransactionIsolationLevel::ReadUncommitted
-                        | TransactionIsolationLevel::ReadCommitted => false,
-                        TransactionIsolationLevel::RepeatableRead => true,
-                        _ => return Err(PgError::unsupported("SERIALIZABLE")),
-                    };
-                }
-                TransactionMode::AccessMode(_) => {
-                    return Err(PgError::unsupported("READ ONLY / READ WRITE"))
-                }
-            }
+        let isolation = isolation_of(modes)?;
+        self.set_isolation(isolation)
+    }
+
+    /// The open transaction runs at `isolation` (if named), before its first query only.
+    fn set_isolation(&mut self, isolation: Option<&'static str>) -> PgResult<()> {
+        let Some(isolation) = isolation else {
+            return Ok(());
+        };
+        let txn = self.txn.as_mut().ok_or_else(|| {
+            PgError::new(
+                NO_ACTIVE_SQL_TRANSACTION,
+                "SET TRANSACTION can only be used in transaction blocks",
+            )
+        })?;
+        if txn.isolation == isolation {
+            return Ok(());
         }
+        if txn.cid > 0 || txn.snapshot.is_some() {
+            return Err(PgError::new(
+                ACTIVE_SQL_TRANSACTION,
+                "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+            ));
+        }
+        txn.isolation = isolation;
+        txn.repeatable_read = isolation == "repeatable read";
         Ok(())
     }
 
@@ -425,6 +440,21 @@ impl Session {
                     .collect::<Vec<_>>()
                     .join(", ");
                 let local = matches!(scope, Some(ContextModifier::Local));
+                if name.eq_ignore_ascii_case("transaction_isolation") {
+                    let isolation = level(&value.to_lowercase()).ok_or_else(|| {
+                        PgError::new(
+                            INVALID_PARAMETER_VALUE,
+                            format!("invalid value for parameter \"transaction_isolation\": \"{value}\""),
+                        )
+                    })?;
+                    // Outside a block the statement's own transaction takes it and ends.
+                    if self.block != Block::Idle {
+                        self.set_isolation(Some(isolation?))?;
+                    } else {
+                        isolation?;
+                    }
+                    return Ok(Some(Outcome::tag("SET")));
+                }
                 if local && self.block == Block::Idle {
                     return Ok(Some(
                         Outcome::tag("SET")
@@ -448,15 +478,29 @@ impl Session {
                 self.transaction_modes(modes)?;
                 Outcome::tag("SET")
             }
+            Statement::Set(Set::SetTransaction {
+                modes,
+                session: true,
+                snapshot: None,
+            }) => {
+                // SET SESSION CHARACTERISTICS AS TRANSACTION: the default of later ones.
+                if let Some(isolation) = isolation_of(modes)? {
+                    let local = false;
+                    self.settings.set(
+                        "default_transaction_isolation",
+                        isolation.to_string(),
+                        local,
+                    )?;
+                }
+                Outcome::tag("SET")
+            }
             Statement::Set(Set::SetTimeZone { .. }) => {
                 return Err(PgError::unsupported("SET TIME ZONE").into())
             }
             Statement::ShowVariable { variable } => {
                 let name = variable.iter().map(ident).collect::<Vec<_>>().join(".");
                 let value = match (name.as_str(), &self.txn) {
-                    ("transaction_isolation", Some(txn)) if txn.repeatable_read => {
-                        "repeatable read".to_string()
-                    }
+                    ("transaction_isolation", Some(txn)) => txn.isolation.to_string(),
                     ("transaction_isolation", _) => {
                         self.settings.show("default_transaction_isolation")?
                     }
@@ -488,6 +532,44 @@ impl Session {
             _ => return Ok(None),
         };
         Ok(Some(outcome))
+    }
+}
+
+/// The isolation level `modes` name, if any: SERIALIZABLE refused, access modes refused.
+fn isolation_of(modes: &[TransactionMode]) -> PgResult<Option<&'static str>> {
+    let mut isolation = None;
+    for mode in modes {
+        match mode {
+            TransactionMode::IsolationLevel(level) => {
+                isolation = Some(match level {
+                    TransactionIsolationLevel::ReadUncommitted => "read uncommitted",
+                    TransactionIsolationLevel::ReadCommitted => "read committed",
+                    TransactionIsolationLevel::RepeatableRead => "repeatable read",
+                    TransactionIsolationLevel::Serializable => {
+                        return Err(crate::pg::settings::serializable_refused())
+                    }
+                    TransactionIsolationLevel::Snapshot => {
+                        return Err(PgError::syntax("syntax error at or near \"SNAPSHOT\""))
+                    }
+                })
+            }
+            TransactionMode::AccessMode(_) => {
+                return Err(PgError::unsupported("READ ONLY / READ WRITE"))
+            }
+        }
+    }
+    Ok(isolation)
+}
+
+/// The level a setting's value names, as the model runs it: `Err` for SERIALIZABLE
+/// (refused), `None` for a name that is no level.
+fn level(value: &str) -> Option<PgResult<&'static str>> {
+    match value.trim() {
+        "serializable" => Some(Err(crate::pg::settings::serializable_refused())),
+        "repeatable read" => Some(Ok("repeatable read")),
+        "read committed" => Some(Ok("read committed")),
+        "read uncommitted" => Some(Ok("read uncommitted")),
+        _ => None,
     }
 }
 

@@ -8,10 +8,11 @@ use crate::pg::error::{PgError, PgResult, UNDEFINED_PARAMETER};
 use std::collections::BTreeMap;
 
 /// Each setting and its default, as PostgreSQL 18 with pgvector 0.8 loaded prints it.
-const DEFAULTS: [(&str, &str); 24] = [
+const DEFAULTS: [(&str, &str); 26] = [
     ("application_name", ""),
     ("client_encoding", "UTF8"),
     ("datestyle", "ISO, MDY"),
+    ("deadlock_timeout", "1s"),
     ("default_transaction_isolation", "read committed"),
     ("enable_bitmapscan", "on"),
     ("enable_indexscan", "on"),
@@ -22,6 +23,7 @@ const DEFAULTS: [(&str, &str); 24] = [
     ("hnsw.iterative_scan", "off"),
     ("hnsw.max_scan_tuples", "20000"),
     ("hnsw.scan_mem_multiplier", "1"),
+    ("idle_in_transaction_session_timeout", "0"),
     ("intervalstyle", "postgres"),
     ("ivfflat.iterative_scan", "off"),
     ("ivfflat.max_probes", "32768"),
@@ -101,6 +103,11 @@ impl Settings {
     /// A boolean setting's value.
     pub(crate) fn flag(&self, name: &str) -> bool {
         matches!(self.get(name), "on" | "true" | "yes" | "1")
+    }
+
+    /// A time setting's value in milliseconds (0: none).
+    pub(crate) fn duration_ms(&self, name: &str) -> u64 {
+        duration_ms(self.get(name)).unwrap_or(0).max(0) as u64
     }
 
     pub(crate) fn number(&self, name: &str) -> u64 {
@@ -244,6 +251,18 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
             _ => Err(invalid("")),
         },
         "hnsw.ef_search" => integer(name, &value, 1, 1000),
+        "lock_timeout" | "statement_timeout" | "idle_in_transaction_session_timeout" => {
+            milliseconds(name, &value, 0)
+        }
+        "deadlock_timeout" => milliseconds(name, &value, 1),
+        "default_transaction_isolation" => match lower.trim() {
+            // Refused, never run as another level: the model has no predicate locks.
+            "serializable" => Err(serializable_refused()),
+            level @ ("repeatable read" | "read committed" | "read uncommitted") => {
+                Ok(level.to_string())
+            }
+            _ => Err(invalid("")),
+        },
         "ivfflat.probes" | "ivfflat.max_probes" => integer(name, &value, 1, 32768),
         "hnsw.max_scan_tuples" => integer(name, &value, 1, i32::MAX as i64),
         "hnsw.scan_mem_multiplier" => real(name, &value, 1.0, 1000.0),
@@ -253,6 +272,61 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
         ))),
         _ => Ok(value),
     }
+}
+
+/// The refusal of SERIALIZABLE in each of its spellings: the model runs no serializable
+/// snapshot isolation, and running the level as REPEATABLE READ would let write skew
+/// commit where PostgreSQL fails it.
+pub(crate) fn serializable_refused() -> PgError {
+    PgError::unsupported(
+        "the SERIALIZABLE isolation level (the model has no serializable snapshot \
+         isolation; use REPEATABLE READ or READ COMMITTED)",
+    )
+}
+
+/// The units of a time setting, in milliseconds, largest first (`guc.c`'s table).
+const TIME_UNITS_MS: [(&str, f64); 6] = [
+    ("d", 86_400_000.0),
+    ("h", 3_600_000.0),
+    ("min", 60_000.0),
+    ("s", 1_000.0),
+    ("ms", 1.0),
+    ("us", 0.001),
+];
+
+/// A time setting kept in milliseconds, read as `parse_int` with `GUC_UNIT_MS` reads it
+/// (a number, perhaps fractional, then an optional unit: `100`, `1.5s`, `2 min`), within
+/// `0 ..= INT_MAX`, printed as `SHOW` prints it: in the largest unit that divides it.
+fn milliseconds(name: &str, value: &str, min_ms: i64) -> PgResult<String> {
+    let ms = duration_ms(value).ok_or_else(|| invalid_value(name, value))?;
+    if !(min_ms..=i32::MAX as i64).contains(&ms) {
+        let min = format!("{min_ms} ms");
+        return Err(outside(name, &format!("{ms} ms"), &min, "2147483647 ms"));
+    }
+    if ms == 0 {
+        return Ok("0".into());
+    }
+    let (unit, size) = TIME_UNITS_MS
+        .iter()
+        .find(|(_, size)| *size >= 1.0 && ms % (*size as i64) == 0)
+        .expect("every count of milliseconds divides by one");
+    Ok(format!("{}{unit}", ms / *size as i64))
+}
+
+/// A time value in milliseconds (`None`: no number, or an unknown unit).
+fn duration_ms(value: &str) -> Option<i64> {
+    let text = value.trim();
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.trim().parse().ok().filter(|n: &f64| n.is_finite())?;
+    let size = match unit.trim() {
+        "" => 1.0,
+        unit => TIME_UNITS_MS.iter().find(|(u, _)| *u == unit)?.1,
+    };
+    let ms = (number * size).round_ties_even();
+    (ms.abs() < 1e15).then_some(ms as i64)
 }
 
 /// An integer setting's value as `guc.c`'s `parse_int` reads it (a decimal integer, or
@@ -431,6 +505,59 @@ mod tests {
         assert_eq!(
             ef("010").unwrap_err().code,
             crate::pg::error::FEATURE_NOT_SUPPORTED
+        );
+    }
+
+    #[test]
+    fn time_settings_read_units_and_print_the_largest_that_divides() {
+        let ms = |v: &str| milliseconds("lock_timeout", v, 0);
+        for (value, printed) in [
+            ("0", "0"),
+            ("100", "100ms"),
+            ("1000", "1s"),
+            ("1.5s", "1500ms"),
+            ("2 min", "2min"),
+            ("90s", "90s"),
+            ("3600000", "1h"),
+            ("2d", "2d"),
+            ("1500us", "2ms"),
+        ] {
+            let got = ms(value).unwrap_or_else(|_| "invalid".into());
+            assert_eq!(got, printed, "{value}");
+        }
+        for refused in ["-1", "abc", "5 weeks", "5S", "3000000000"] {
+            let error = ms(refused).unwrap_err();
+            assert_eq!(error.code, crate::pg::error::INVALID_PARAMETER_VALUE);
+        }
+        let mut settings = Settings::default();
+        settings.set("lock_timeout", "250".into(), false).unwrap();
+        assert_eq!(settings.duration_ms("lock_timeout"), 250);
+        assert_eq!(settings.show("lock_timeout").unwrap(), "250ms");
+    }
+
+    #[test]
+    fn serializable_is_refused_and_unknown_levels_are_invalid() {
+        let mut settings = Settings::default();
+        let set = |s: &mut Settings, v: &str| {
+            s.set("default_transaction_isolation", v.into(), false)
+                .map_err(|e| e.code)
+        };
+        assert_eq!(
+            set(&mut settings, "serializable"),
+            Err(crate::pg::error::FEATURE_NOT_SUPPORTED)
+        );
+        assert_eq!(
+            set(&mut settings, "SERIALIZABLE"),
+            Err(crate::pg::error::FEATURE_NOT_SUPPORTED)
+        );
+        assert_eq!(
+            set(&mut settings, "no such level"),
+            Err(crate::pg::error::INVALID_PARAMETER_VALUE)
+        );
+        assert_eq!(set(&mut settings, "Repeatable Read"), Ok(()));
+        assert_eq!(
+            settings.get("default_transaction_isolation"),
+            "repeatable read"
         );
     }
 }

@@ -66,24 +66,53 @@ struct Connection {
 /// Serve one client connection until it terminates or the stream ends.
 pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgModel, mut stream: S) {
     let mut input = BytesMut::new();
-    let Some(backend) = startup(&model, &mut stream, &mut input).await else {
+    let Some((backend, settings)) = startup(&model, &mut stream, &mut input).await else {
         return;
     };
     let mut connection = Connection::new(model, backend);
+    connection.session.settings = settings;
     let mut context = DecodeContext::new(ProtocolVersion::PROTOCOL3_0);
     (
         context.awaiting_frontend_ssl,
         context.awaiting_frontend_startup,
     ) = (false, false);
+    // Whether the last reply ended with ReadyForQuery: the client's turn.
+    let mut ready_sent = true;
     loop {
-        let message = match read_message(&mut stream, &mut input, &context).await {
-            Some(message) => message,
-            None => break,
+        let idle_ms = match (ready_sent, connection.session.status()) {
+            (true, b'T' | b'E') => connection
+                .session
+                .settings
+                .duration_ms("idle_in_transaction_session_timeout"),
+            _ => 0,
+        };
+        let read = read_message(&mut stream, &mut input, &context);
+        let message = match idle_ms {
+            0 => read.await,
+            // PostgreSQL ends a session left idle in a transaction that long (in the
+            // engine's time: virtual in a simulation), its locks released.
+            ms => match tokio::time::timeout(std::time::Duration::from_millis(ms), read).await {
+                Ok(message) => message,
+                Err(_) => {
+                    let mut error = PgError::new(
+                        IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
+                        "terminating connection due to idle-in-transaction timeout",
+                    );
+                    error.fatal = true;
+                    connection.error(error);
+                    let _ = stream.write_all(&connection.out.split()).await;
+                    break;
+                }
+            },
+        };
+        let Some(message) = message else {
+            break;
         };
         if matches!(message, PgWireFrontendMessage::Terminate(_)) {
             break;
         }
         let flush = connection.handle(message).await;
+        ready_sent = flush;
         if flush && stream.write_all(&connection.out.split()).await.is_err() {
             break;
         }
@@ -112,15 +141,59 @@ async fn read_message<S: AsyncRead + Unpin>(
     }
 }
 
-/// The startup exchange; the backend id of the new session, or `None` if the
-/// connection ends (a cancel request, a bad packet, a closed stream).
+/// The run-time settings a startup packet may set (as a parameter of its own, or `-c
+/// name=value` in `options`) that change how the model runs statements: a client that
+/// asks for SERIALIZABLE there is refused, never run at another level. Others are
+/// ignored, as before.
+const STARTUP_SETTINGS: [&str; 5] = [
+    "default_transaction_isolation",
+    "lock_timeout",
+    "statement_timeout",
+    "idle_in_transaction_session_timeout",
+    "deadlock_timeout",
+];
+
+/// The session's settings from the startup packet's `parameters`.
+fn startup_settings(
+    parameters: &BTreeMap<String, String>,
+) -> PgResult<crate::pg::settings::Settings> {
+    let mut named: Vec<(String, String)> = parameters
+        .iter()
+        .map(|(name, value)| (name.to_lowercase(), value.clone()))
+        .collect();
+    let options = parameters.get("options").map_or("", String::as_str);
+    let mut words = options.split_whitespace();
+    while let Some(word) = words.next() {
+        let assignment = match word {
+            "-c" => words.next().unwrap_or(""),
+            word => word
+                .strip_prefix("-c")
+                .or_else(|| word.strip_prefix("--"))
+                .unwrap_or(""),
+        };
+        if let Some((name, value)) = assignment.split_once('=') {
+            named.push((name.replace('-', "_").to_lowercase(), value.to_string()));
+        }
+    }
+    let mut settings = crate::pg::settings::Settings::default();
+    for (name, value) in named {
+        if STARTUP_SETTINGS.contains(&name.as_str()) {
+            settings.set(&name, value, false)?;
+        }
+    }
+    Ok(settings)
+}
+
+/// The startup exchange; the backend id of the new session and its settings, or `None`
+/// if the connection ends (a cancel request, a bad packet, a closed stream, a setting
+/// refused).
 async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
     model: &PgModel,
     stream: &mut S,
     input: &mut BytesMut,
-) -> Option<u32> {
+) -> Option<(u32, crate::pg::settings::Settings)> {
     let mut context = DecodeContext::new(ProtocolVersion::PROTOCOL3_0);
-    loop {
+    let settings = loop {
         match read_message(stream, input, &context).await? {
             PgWireFrontendMessage::SslNegotiation(SslNegotiationMetaMessage::None) => {
                 context.awaiting_frontend_ssl = false
@@ -132,10 +205,23 @@ async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
                 model.cancel(cancel.pid as u32);
                 return None;
             }
-            PgWireFrontendMessage::Startup(_) => break,
+            PgWireFrontendMessage::Startup(startup) => break startup_settings(&startup.parameters),
             _ => return None,
         }
-    }
+    };
+    let settings = match settings {
+        Ok(settings) => settings,
+        Err(mut error) => {
+            error.fatal = true;
+            let mut out = BytesMut::new();
+            push(
+                &mut out,
+                PgWireBackendMessage::ErrorResponse(ErrorResponse::new(error.fields())),
+            );
+            let _ = stream.write_all(&out).await;
+            return None;
+        }
+    };
     let backend = model.new_backend();
     let mut out = BytesMut::new();
     push(
@@ -160,7 +246,7 @@ async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
     );
     push(&mut out, ready(b'I'));
     stream.write_all(&out).await.ok()?;
-    Some(backend)
+    Some((backend, settings))
 }
 
 fn push(out: &mut BytesMut, message: PgWireBackendMessage) {
@@ -660,5 +746,90 @@ mod tests {
         assert!(contains(&query(&mut c, "DEALLOCATE ALL"), b"C25P02\0"));
         query(&mut c, "ROLLBACK");
         assert_eq!(c.session.status(), b'I');
+    }
+
+    #[test]
+    fn a_session_idle_in_a_transaction_past_its_timeout_is_ended_and_its_locks_released() {
+        // A paused runtime: the idle wait costs no real time.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .expect("a runtime");
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let reply = runtime.block_on(async {
+            use tokio::io::AsyncReadExt;
+            let (mut client, server) = tokio::io::duplex(1 << 16);
+            tokio::spawn(serve(model.clone(), server));
+            let mut out = Vec::new();
+            let mut startup = Vec::new();
+            startup.extend_from_slice(&196_608_i32.to_be_bytes());
+            startup.extend_from_slice(b"user\0amnesia\0database\0x\0\0");
+            out.extend_from_slice(&(startup.len() as i32 + 4).to_be_bytes());
+            out.extend_from_slice(&startup);
+            for sql in [
+                "CREATE TABLE t (id int4 PRIMARY KEY)",
+                "INSERT INTO t VALUES (1)",
+                "SET idle_in_transaction_session_timeout = 50",
+                "BEGIN",
+                "SELECT id FROM t FOR UPDATE",
+            ] {
+                out.push(b'Q');
+                out.extend_from_slice(&(sql.len() as i32 + 5).to_be_bytes());
+                out.extend_from_slice(sql.as_bytes());
+                out.push(0);
+            }
+            client.write_all(&out).await.expect("written");
+            let mut reply = Vec::new();
+            client
+                .read_to_end(&mut reply)
+                .await
+                .expect("read to the end");
+            reply
+        });
+        assert!(contains(&reply, b"SFATAL\0"));
+        assert!(contains(&reply, b"C25P03\0"));
+        assert!(contains(
+            &reply,
+            b"terminating connection due to idle-in-transaction timeout"
+        ));
+        // The session's transaction ended with it: its row lock is free.
+        let mut other = Session::new(model.new_backend(), 1);
+        let sql = "SELECT id FROM t FOR UPDATE NOWAIT";
+        let statement = model.parse(sql).expect("parses").statements[0].clone();
+        let locked = runtime.block_on(model.run(&mut other, &statement, &[]));
+        assert_eq!(locked.expect("not locked").tag, "SELECT 1");
+    }
+
+    #[test]
+    fn a_startup_packet_sets_the_timeouts_and_cannot_ask_for_serializable() {
+        let parameters = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect()
+        };
+        let settings = startup_settings(&parameters(&[
+            ("user", "amnesia"),
+            ("client_encoding", "UTF8"),
+            ("TimeZone", "Europe/Paris"),
+            (
+                "options",
+                "-c lock_timeout=100 --statement-timeout=2s -cdeadlock_timeout=50",
+            ),
+        ]))
+        .expect("accepted");
+        assert_eq!(settings.duration_ms("lock_timeout"), 100);
+        assert_eq!(settings.duration_ms("statement_timeout"), 2_000);
+        assert_eq!(settings.duration_ms("deadlock_timeout"), 50);
+        for refused in [
+            ("options", "-c default_transaction_isolation=serializable"),
+            ("default_transaction_isolation", "serializable"),
+        ] {
+            let error = startup_settings(&parameters(&[refused])).unwrap_err();
+            assert_eq!(error.code, FEATURE_NOT_SUPPORTED);
+        }
+        let invalid = startup_settings(&parameters(&[("lock_timeout", "soon")])).unwrap_err();
+        assert_eq!(invalid.code, INVALID_PARAMETER_VALUE);
     }
 }

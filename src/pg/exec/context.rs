@@ -5,8 +5,8 @@
 use crate::pg::error::*;
 use crate::pg::settings::Settings;
 use crate::pg::sql::scope::{resolve, undefined_column, Source};
-use crate::pg::storage::db::{Db, Undo};
-use crate::pg::storage::heap::{Version, Viewer};
+use crate::pg::storage::db::{Db, TableLock, TableLockMode, Undo};
+use crate::pg::storage::heap::{RowLock, RowLockMode, Version, Viewer};
 use crate::pg::storage::txn::{Snapshot, Xid};
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{Typed, Value};
@@ -131,6 +131,8 @@ impl Exec<'_> {
     /// The versions of `table` visible to this transaction's command `cid` (the
     /// statement's own, or the next one to see what the statement wrote).
     pub(crate) fn scan_at(&mut self, table: &str, cid: u32) -> FlowResult<Vec<(u64, Vec<Value>)>> {
+        self.db.table(table)?;
+        self.lock_table(table, TableLockMode::AccessShare)?;
         self.work += self.db.table(table)?.heap.len() as u64;
         self.tick()?;
         let t = self.db.table(table)?;
@@ -144,6 +146,55 @@ impl Exec<'_> {
             .into_iter()
             .map(|tid| (tid, t.heap[&tid].data.clone()))
             .collect())
+    }
+
+    /// Take `mode` on `table` for the rest of the transaction, waiting (first come, first
+    /// served) while another open transaction holds a conflicting mode. Describing a
+    /// statement (no transaction) takes none.
+    pub(crate) fn lock_table(&mut self, table: &str, mode: TableLockMode) -> FlowResult<()> {
+        if self.xid == crate::pg::storage::txn::XID_NONE {
+            return Ok(());
+        }
+        let held = self
+            .db
+            .table_locks
+            .get(table)
+            .map_or(&[][..], Vec::as_slice);
+        if held.iter().any(|l| l.xid == self.xid && l.mode == mode) {
+            return Ok(());
+        }
+        if let Some(blocker) = self
+            .db
+            .table_lock_blocker(table, self.xid, self.backend, mode)
+        {
+            return Err(Flow::Wait { backend: blocker });
+        }
+        let lock = TableLock {
+            xid: self.xid,
+            backend: self.backend,
+            mode,
+        };
+        self.db
+            .table_locks
+            .entry(table.to_string())
+            .or_default()
+            .push(lock);
+        self.undo.push(Undo::TableLock {
+            table: table.to_string(),
+            lock,
+        });
+        Ok(())
+    }
+
+    /// The versions of `table` a snapshot taken now sees, with this transaction's writes
+    /// so far (the statement's own included): what PostgreSQL's foreign-key checks read
+    /// when a concurrent change must not be missed.
+    pub(crate) fn scan_latest(&mut self, table: &str) -> FlowResult<Vec<(u64, Vec<Value>)>> {
+        let latest = self.db.txns.snapshot();
+        let statement = std::mem::replace(&mut self.snapshot, latest);
+        let rows = self.scan_at(table, self.cid + 1);
+        self.snapshot = statement;
+        rows
     }
 
     /// Write a new version of `table`.
@@ -161,7 +212,8 @@ impl Exec<'_> {
             cmin: cid,
             xmax: 0,
             cmax: 0,
-            lock_only: false,
+            xmax_mode: RowLockMode::Update,
+            lockers: Vec::new(),
             next: None,
             data,
         });
@@ -172,14 +224,19 @@ impl Exec<'_> {
         Ok(tid)
     }
 
-    /// Mark version `tid` deleted (or locked) by this statement, pointing at `next`.
+    /// Mark version `tid` deleted (or updated) by this statement, holding it with `mode`
+    /// (the row lock a delete or update takes), pointing at `next`.
     pub(crate) fn mark(
         &mut self,
         table: &str,
         tid: u64,
-        lock_only: bool,
+        mode: RowLockMode,
         next: Option<u64>,
     ) -> PgResult<()> {
+        assert!(
+            mode >= RowLockMode::NoKeyUpdate,
+            "a change takes an update's lock"
+        );
         let (xid, cid) = (self.xid, self.cid);
         let v = self
             .db
@@ -187,9 +244,35 @@ impl Exec<'_> {
             .heap
             .get_mut(&tid)
             .expect("a version this statement read");
-        let before = (v.xmax, v.cmax, v.lock_only, v.next);
-        (v.xmax, v.cmax, v.lock_only, v.next) = (xid, cid, lock_only, next);
+        let before = (v.xmax, v.cmax, v.xmax_mode, v.next);
+        (v.xmax, v.cmax, v.xmax_mode, v.next) = (xid, cid, mode, next);
         self.undo.push(Undo::Marked {
+            table: table.to_string(),
+            tid,
+            before,
+        });
+        Ok(())
+    }
+
+    /// Record that this transaction holds version `tid` with `mode` (a lock it already
+    /// holds as strong or stronger is left as it is).
+    pub(crate) fn add_lock(&mut self, table: &str, tid: u64, mode: RowLockMode) -> PgResult<()> {
+        let xid = self.xid;
+        let v = self
+            .db
+            .table_mut(table)?
+            .heap
+            .get_mut(&tid)
+            .expect("a version this statement read");
+        let held = v.lockers.iter().find(|l| l.xid == xid).map(|l| l.mode);
+        let updated = v.xmax == xid && v.xmax_mode >= mode;
+        if updated || held.is_some_and(|held| held >= mode) {
+            return Ok(());
+        }
+        let before = v.lockers.clone();
+        v.lockers.retain(|l| l.xid != xid);
+        v.lockers.push(RowLock { xid, mode });
+        self.undo.push(Undo::Locked {
             table: table.to_string(),
             tid,
             before,
@@ -272,6 +355,17 @@ pub(crate) enum Locked {
     },
     /// Deleted, or no longer matching, by a transaction that committed meanwhile.
     Gone,
+    /// Held by another transaction, and the statement skips such rows (`SKIP LOCKED`).
+    Skipped,
+}
+
+/// What a row lock does when another transaction holds the row (PostgreSQL's
+/// `LockWaitPolicy`; the strictest of a statement's clauses wins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum LockWait {
+    Block,
+    Skip,
+    NoWait,
 }
 
 /// What a statement answers: rows (SELECT, RETURNING, SHOW) and its command tag.

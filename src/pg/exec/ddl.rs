@@ -6,7 +6,7 @@
 use crate::pg::error::*;
 use crate::pg::exec::context::Exec;
 use crate::pg::sql::names::{ident, object_name, table_name};
-use crate::pg::storage::db::TABLES_MAX;
+use crate::pg::storage::db::{TableLockMode, TABLES_MAX};
 use crate::pg::storage::heap::{Column, ForeignKey, IndexDef, Table, Unique};
 use sqlparser::ast::{
     ColumnOption, CreateIndex, CreateTable, Expr, Ident, ReferentialAction, TableConstraint,
@@ -46,10 +46,10 @@ impl Exec<'_> {
                 )),
             };
         }
-        if self.db.tables.len() >= TABLES_MAX
-            || create.columns.len() > COLUMNS_MAX
-            || create.columns.is_empty()
-        {
+        if create.columns.is_empty() {
+            return Err(PgError::unsupported("a table without columns"));
+        }
+        if self.db.tables.len() >= TABLES_MAX || create.columns.len() > COLUMNS_MAX {
             return Err(PgError::new(
                 PROGRAM_LIMIT_EXCEEDED,
                 "the model holds at most 256 tables of 1 to 1600 columns",
@@ -250,7 +250,21 @@ impl Exec<'_> {
         Ok(())
     }
 
-    pub(crate) fn create_index(&mut self, create: &CreateIndex) -> PgResult<()> {
+    /// CREATE INDEX waits for the table's writers (SHARE); CONCURRENTLY does not (its
+    /// phases' waits for older transactions are not modelled).
+    pub(crate) fn create_index(&mut self, create: &CreateIndex) -> FlowResult<()> {
+        let table = table_name(&create.table_name)?;
+        if self.db.tables.contains_key(&table) {
+            let mode = match create.concurrently {
+                true => TableLockMode::ShareUpdateExclusive,
+                false => TableLockMode::Share,
+            };
+            self.lock_table(&table, mode)?;
+        }
+        Ok(self.create_index_locked(create)?)
+    }
+
+    fn create_index_locked(&mut self, create: &CreateIndex) -> PgResult<()> {
         let table = table_name(&create.table_name)?;
         let name = match &create.name {
             Some(n) => object_name(n).last().cloned().unwrap_or_default(),
@@ -348,9 +362,13 @@ impl Exec<'_> {
         &mut self,
         names: &[sqlparser::ast::ObjectName],
         if_exists: bool,
-    ) -> PgResult<()> {
+    ) -> FlowResult<()> {
         for name in names {
             let name = table_name(name)?;
+            // DROP waits for every open reader and writer of the table (ACCESS EXCLUSIVE).
+            if self.db.tables.contains_key(&name) {
+                self.lock_table(&name, TableLockMode::AccessExclusive)?;
+            }
             if self
                 .db
                 .tables
@@ -360,10 +378,11 @@ impl Exec<'_> {
                 return Err(PgError::new(
                     DEPENDENT_OBJECTS_STILL_EXIST,
                     format!("cannot drop table {name} because other objects depend on it"),
-                ));
+                )
+                .into());
             }
             if self.db.tables.remove(&name).is_none() && !if_exists {
-                return Err(crate::pg::storage::db::undefined_table(&name));
+                return Err(crate::pg::storage::db::undefined_table(&name).into());
             }
         }
         Ok(())
@@ -373,9 +392,16 @@ impl Exec<'_> {
         &mut self,
         names: &[sqlparser::ast::ObjectName],
         if_exists: bool,
-    ) -> PgResult<()> {
+    ) -> FlowResult<()> {
         for name in names {
             let name = object_name(name).last().cloned().unwrap_or_default();
+            let owner = self.db.tables.values().find(|t| {
+                t.indexes.iter().any(|i| i.name == name)
+                    || t.uniques.iter().any(|u| u.name == name && !u.primary)
+            });
+            if let Some(owner) = owner.map(|t| t.name.clone()) {
+                self.lock_table(&owner, TableLockMode::AccessExclusive)?;
+            }
             let mut found = false;
             for t in self.db.tables.values_mut() {
                 let before = t.indexes.len();
@@ -388,8 +414,52 @@ impl Exec<'_> {
                 return Err(PgError::new(
                     UNDEFINED_OBJECT,
                     format!("index \"{name}\" does not exist"),
-                ));
+                )
+                .into());
             }
+        }
+        Ok(())
+    }
+
+    /// LOCK TABLE: each table in the mode named (ACCESS EXCLUSIVE when none) until the
+    /// transaction ends, waiting as any table lock waits; NOWAIT fails at once (55P03)
+    /// where it would wait.
+    pub(crate) fn lock_tables(&mut self, lock: &sqlparser::ast::Lock) -> FlowResult<()> {
+        use sqlparser::ast::LockTableMode as Named;
+        let mode = match lock.lock_mode {
+            Some(Named::AccessShare) => TableLockMode::AccessShare,
+            Some(Named::RowShare) => TableLockMode::RowShare,
+            Some(Named::RowExclusive) => TableLockMode::RowExclusive,
+            Some(Named::ShareUpdateExclusive) => TableLockMode::ShareUpdateExclusive,
+            Some(Named::Share) => TableLockMode::Share,
+            Some(Named::ShareRowExclusive) => TableLockMode::ShareRowExclusive,
+            Some(Named::Exclusive) => TableLockMode::Exclusive,
+            Some(Named::AccessExclusive) | None => TableLockMode::AccessExclusive,
+        };
+        for target in &lock.tables {
+            let name = table_name(&target.name)?;
+            self.db.table(&name)?;
+            let held = self
+                .db
+                .table_locks
+                .get(&name)
+                .is_some_and(|locks| locks.iter().any(|l| l.xid == self.xid && l.mode == mode));
+            if lock.nowait && !held {
+                let blocked = self
+                    .db
+                    .table_lock_blocker(&name, self.xid, self.backend, mode)
+                    .is_some();
+                if blocked {
+                    // It joined the queue to find out; it never waits there.
+                    self.db.stop_waiting(self.backend);
+                    return Err(PgError::new(
+                        LOCK_NOT_AVAILABLE,
+                        format!("could not obtain lock on relation \"{name}\""),
+                    )
+                    .into());
+                }
+            }
+            self.lock_table(&name, mode)?;
         }
         Ok(())
     }

@@ -7,11 +7,12 @@
 //! keys when the statement ends (`fk`).
 
 use crate::pg::error::*;
-use crate::pg::exec::context::{Event, Exec, Frame, Joined, Locked, Rows};
+use crate::pg::exec::context::{Event, Exec, Frame, Joined, LockWait, Locked, Rows};
 use crate::pg::sql::names::{ident, object_name, table_name};
 use crate::pg::sql::scope::Source;
-use crate::pg::storage::heap::{deleter, Table};
-use crate::pg::storage::txn::Status;
+use crate::pg::storage::db::TableLockMode;
+use crate::pg::storage::heap::{deleter, RowLockMode, Table, Version};
+use crate::pg::storage::txn::{Status, Xid, XID_NONE};
 use crate::pg::types::cast::{cast, check_modifier};
 use crate::pg::types::value::{compare, Typed, Value};
 use sqlparser::ast::{
@@ -29,43 +30,59 @@ pub(crate) struct Written {
 }
 
 impl Exec<'_> {
-    /// Lock version `tid` of `table` for writing (or just locking): wait for an open
-    /// transaction that changed it; follow a committed change to the newest version.
-    pub(crate) fn lock_for_write(&mut self, table: &str, mut tid: u64) -> FlowResult<Locked> {
+    /// Lock version `tid` of `table` with `mode`, as `heap_lock_tuple` does. A transaction
+    /// holding the row in a conflicting mode makes the statement wait for it (joining
+    /// the row's queue: waiters take the row first come, first served), skip the row or
+    /// fail, as `wait` says; a change that committed is followed to the newest version
+    /// (READ COMMITTED's re-check) or fails the transaction (REPEATABLE READ). A key
+    /// share never waits for an update that kept the key: it locks the version found and
+    /// every newer one, so that no later delete of the key can pass it.
+    pub(crate) fn lock_row(
+        &mut self,
+        table: &str,
+        mut tid: u64,
+        mode: RowLockMode,
+        wait: LockWait,
+    ) -> FlowResult<Locked> {
         let mut moved = false;
+        // The version a key share found before following a kept-key update's chain.
+        let mut found: Option<(u64, Vec<Value>)> = None;
         for _ in 0..CHAIN_MAX {
             self.tick()?;
-            let t = self.db.table(table)?;
-            let v = &t.heap[&tid];
+            if let Some(head) = self.db.queued_ahead(table, tid, self.backend) {
+                return Err(Flow::Wait { backend: head });
+            }
+            let v = &self.db.table(table)?.heap[&tid];
+            if let Some(holder) = self.conflicting_holder(v, mode) {
+                let holder = self
+                    .db
+                    .txns
+                    .owner(holder)
+                    .expect("a transaction in progress has a backend");
+                return match wait {
+                    LockWait::Block => Err(Flow::Wait {
+                        backend: self.db.enqueue(table, tid, self.backend, holder),
+                    }),
+                    LockWait::Skip => Ok(Locked::Skipped),
+                    LockWait::NoWait => Err(PgError::new(
+                        LOCK_NOT_AVAILABLE,
+                        format!("could not obtain lock on row in relation \"{table}\""),
+                    )
+                    .into()),
+                };
+            }
+            let key_kept = mode == RowLockMode::KeyShare && v.xmax_mode < RowLockMode::Update;
+            let (data, next) = (v.data.clone(), v.next);
             match deleter(&self.db.txns, v) {
-                None => {
-                    return Ok(Locked::Row {
-                        tid,
-                        data: v.data.clone(),
-                        moved,
-                    })
+                Some((x, _)) if x != self.xid && key_kept && next.is_some() => {
+                    self.add_lock(table, tid, mode)?;
+                    found.get_or_insert((tid, data));
+                    tid = next.expect("checked");
                 }
-                Some((x, Status::InProgress)) if x == self.xid => {
-                    return Ok(Locked::Row {
-                        tid,
-                        data: v.data.clone(),
-                        moved,
-                    })
-                }
-                Some((x, Status::InProgress)) => {
-                    let backend = self
-                        .db
-                        .txns
-                        .owner(x)
-                        .expect("a transaction in progress has a backend");
-                    return Err(Flow::Wait { backend });
-                }
-                Some((_, _)) if v.lock_only => {
-                    return Ok(Locked::Row {
-                        tid,
-                        data: v.data.clone(),
-                        moved,
-                    })
+                None | Some((_, Status::InProgress)) => {
+                    self.add_lock(table, tid, mode)?;
+                    let (tid, data) = found.unwrap_or((tid, data));
+                    return Ok(Locked::Row { tid, data, moved });
                 }
                 Some((_, _)) if self.repeatable_read => {
                     return Err(PgError::new(
@@ -74,7 +91,7 @@ impl Exec<'_> {
                     )
                     .into());
                 }
-                Some((_, _)) => match v.next {
+                Some((_, _)) => match next {
                     None => return Ok(Locked::Gone),
                     Some(next) => (tid, moved) = (next, true),
                 },
@@ -87,16 +104,32 @@ impl Exec<'_> {
         .into())
     }
 
-    /// Lock `tid` and, when it moved, re-check `condition` on its newest version.
+    /// An open transaction other than this one holding `v` in a mode that conflicts with
+    /// `mode`: its updater first, then its lockers oldest first.
+    fn conflicting_holder(&self, v: &Version, mode: RowLockMode) -> Option<Xid> {
+        let txns = &self.db.txns;
+        let open = |xid: Xid| xid != self.xid && txns.status(xid) == Status::InProgress;
+        if v.xmax != XID_NONE && open(v.xmax) && v.xmax_mode.conflicts(mode) {
+            return Some(v.xmax);
+        }
+        v.lockers
+            .iter()
+            .find(|l| open(l.xid) && l.mode.conflicts(mode))
+            .map(|l| l.xid)
+    }
+
+    /// Lock `tid` with `mode` and, when it moved, re-check `condition` on its newest
+    /// version.
     fn lock_and_recheck(
         &mut self,
         table: &str,
         tid: u64,
+        mode: RowLockMode,
         condition: Option<&Expr>,
         sources: &[Source],
     ) -> FlowResult<Option<(u64, Vec<Value>)>> {
-        match self.lock_for_write(table, tid)? {
-            Locked::Gone => Ok(None),
+        match self.lock_row(table, tid, mode, LockWait::Block)? {
+            Locked::Gone | Locked::Skipped => Ok(None),
             Locked::Row { tid, data, moved } => {
                 if moved {
                     if let Some(c) = condition {
@@ -110,31 +143,56 @@ impl Exec<'_> {
         }
     }
 
-    /// SELECT … FOR UPDATE: lock every row (of a one-table FROM), re-checked if it moved.
-    pub(crate) fn lock_rows(
+    /// SELECT … FOR UPDATE (and its weaker forms): lock `row` (of a one-table FROM) with
+    /// `mode`; re-checked if it moved. `None` when it is gone, no longer matches, or is
+    /// skipped.
+    pub(crate) fn lock_selected(
         &mut self,
-        rows: Vec<Joined>,
+        row: &Joined,
+        (mode, wait): (RowLockMode, LockWait),
         condition: Option<&Expr>,
         sources: &[Source],
-        _parent: Option<&Frame<'_>>,
-    ) -> FlowResult<Vec<Joined>> {
-        let mut locked = Vec::with_capacity(rows.len());
-        for row in rows {
-            let [Some((table, tid))] = row.tids.as_slice() else {
-                return Err(PgError::unsupported("FOR UPDATE over a join or a subquery").into());
-            };
-            let table = table.clone();
-            if let Some((tid, data)) = self.lock_and_recheck(&table, *tid, condition, sources)? {
-                if self.db.table(&table)?.heap[&tid].xmax != self.xid {
-                    self.mark(&table, tid, true, None)?;
-                }
-                locked.push(Joined {
-                    values: data,
-                    tids: vec![Some((table, tid))],
-                });
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Option<(Joined, bool)>> {
+        let [Some((table, tid))] = row.tids.as_slice() else {
+            return Err(PgError::unsupported("FOR UPDATE over a join or a subquery").into());
+        };
+        let table = table.clone();
+        self.lock_table(&table, TableLockMode::RowShare)?;
+        let (tid, data, moved) = match self.lock_row(&table, *tid, mode, wait)? {
+            Locked::Gone | Locked::Skipped => return Ok(None),
+            Locked::Row { tid, data, moved } => (tid, data, moved),
+        };
+        if let (true, Some(c)) = (moved, condition) {
+            if !self.holds(c, &data, sources, parent)? {
+                return Ok(None);
             }
         }
-        Ok(locked)
+        let joined = Joined {
+            values: data,
+            tids: vec![Some((table, tid))],
+        };
+        Ok(Some((joined, moved)))
+    }
+
+    /// The row lock an UPDATE setting `assignments` takes: `FOR UPDATE` when it assigns a
+    /// key column (of a unique constraint), else `FOR NO KEY UPDATE`. PostgreSQL's
+    /// `heap_update` compares the key's values, so `SET id = id` keeps the weaker lock
+    /// there; the model decides by the columns named, as PostgreSQL's ON CONFLICT does.
+    fn update_mode(&self, table: &str, assignments: &[Assignment]) -> PgResult<RowLockMode> {
+        let t = self.db.table(table)?;
+        let keyed = assignments.iter().any(|a| match &a.target {
+            AssignmentTarget::ColumnName(name) => {
+                let column = object_name(name).last().cloned().unwrap_or_default();
+                t.column(&column)
+                    .is_some_and(|at| t.uniques.iter().any(|u| u.columns.contains(&at)))
+            }
+            _ => true,
+        });
+        Ok(match keyed {
+            true => RowLockMode::Update,
+            false => RowLockMode::NoKeyUpdate,
+        })
     }
 
     pub(crate) fn update(&mut self, update: &Update) -> FlowResult<Written> {
@@ -143,6 +201,7 @@ impl Exec<'_> {
         }
         let (table, alias) = target(&update.table.relation)?;
         let sources = vec![self.source_of(&table, alias)?];
+        self.lock_table(&table, TableLockMode::RowExclusive)?;
         self.assign(
             &table,
             &update.assignments,
@@ -155,15 +214,16 @@ impl Exec<'_> {
             _ => Ok(()),
         })?;
         let candidates = self.matching(&table, update.selection.as_ref(), &sources)?;
+        let mode = self.update_mode(&table, &update.assignments)?;
         let mut written = Vec::new();
         for (tid, _) in candidates {
-            let Some((tid, old)) =
-                self.lock_and_recheck(&table, tid, update.selection.as_ref(), &sources)?
+            let condition = update.selection.as_ref();
+            let Some((tid, old)) = self.lock_and_recheck(&table, tid, mode, condition, &sources)?
             else {
                 continue;
             };
             let new = self.assign(&table, &update.assignments, &old, &sources)?;
-            self.replace(&table, tid, new.clone())?;
+            self.replace(&table, tid, new.clone(), mode)?;
             written.push(new);
         }
         self.fire_fk()?;
@@ -179,15 +239,17 @@ impl Exec<'_> {
         };
         let (table, alias) = target(&item.relation)?;
         let sources = vec![self.source_of(&table, alias)?];
+        self.lock_table(&table, TableLockMode::RowExclusive)?;
         let candidates = self.matching(&table, delete.selection.as_ref(), &sources)?;
         let mut deleted = Vec::new();
         for (tid, _) in candidates {
+            let condition = delete.selection.as_ref();
             let Some((tid, old)) =
-                self.lock_and_recheck(&table, tid, delete.selection.as_ref(), &sources)?
+                self.lock_and_recheck(&table, tid, RowLockMode::Update, condition, &sources)?
             else {
                 continue;
             };
-            self.mark(&table, tid, false, None)?;
+            self.mark(&table, tid, RowLockMode::Update, None)?;
             self.queue_fk(Event::Removed {
                 table: table.clone(),
                 row: old.clone(),
@@ -206,12 +268,16 @@ impl Exec<'_> {
         let table = table_name(name)?;
         let alias = insert.table_alias.as_ref().map(|a| ident(&a.alias));
         let sources = vec![self.source_of(&table, alias)?];
+        self.lock_table(&table, TableLockMode::RowExclusive)?;
         let columns = self.insert_columns(&table, &insert.columns)?;
         let source = insert
             .source
             .as_ref()
             .ok_or_else(|| PgError::unsupported("INSERT without VALUES or SELECT"))?;
-        let rows = self.insert_rows(source, columns.len())?;
+        // Without a column list, fewer values fill the first columns (the rest take
+        // their defaults), as PostgreSQL's target list is cut to the values given.
+        let implicit = insert.columns.is_empty();
+        let rows = self.insert_rows(source, columns.len(), implicit)?;
         let conflict = match &insert.on {
             None => None,
             Some(OnInsert::OnConflict(c)) => Some(c),
@@ -296,14 +362,34 @@ impl Exec<'_> {
         Ok(new)
     }
 
-    /// Replace version `tid` by `new`: unique keys checked, the new version at the end.
-    fn replace(&mut self, table: &str, tid: u64, new: Vec<Value>) -> FlowResult<()> {
+    /// Replace version `tid` by `new`, holding the old one with `mode`: unique keys
+    /// checked, the new version at the end.
+    fn replace(
+        &mut self,
+        table: &str,
+        tid: u64,
+        new: Vec<Value>,
+        mode: RowLockMode,
+    ) -> FlowResult<()> {
         let old = self.db.table(table)?.heap[&tid].data.clone();
-        self.mark(table, tid, false, None)?;
+        self.mark(table, tid, mode, None)?;
         if let Some((constraint, _)) = self.unique_conflict(table, &new)? {
             return Err(self.duplicate(table, constraint, &new).into());
         }
         let new_tid = self.insert_version(table, new)?;
+        // The old version's key-share lockers still running hold the new one too (the
+        // only lockers an update can pass): `heap_update` carries them to it, so a later
+        // delete of the row still waits for them.
+        let carried: Vec<_> = self.db.table(table)?.heap[&tid]
+            .lockers
+            .iter()
+            .filter(|l| l.xid != self.xid && self.db.txns.status(l.xid) == Status::InProgress)
+            .copied()
+            .collect();
+        if !carried.is_empty() {
+            let v = self.db.table_mut(table)?.heap.get_mut(&new_tid);
+            v.expect("written above").lockers = carried;
+        }
         self.queue_fk(Event::Removed {
             table: table.to_string(),
             row: old,
@@ -351,6 +437,7 @@ impl Exec<'_> {
         &mut self,
         source: &sqlparser::ast::Query,
         width: usize,
+        implicit: bool,
     ) -> FlowResult<Vec<Vec<Typed>>> {
         let rows: Vec<Vec<Typed>> = match &*source.body {
             SetExpr::Values(values) => {
@@ -379,7 +466,8 @@ impl Exec<'_> {
                     .collect()
             }
         };
-        if let Some(row) = rows.iter().find(|r| r.len() != width) {
+        let fits = |row: &Vec<Typed>| row.len() == width || (implicit && row.len() < width);
+        if let Some(row) = rows.iter().find(|r| !fits(r)) {
             let more = if row.len() > width {
                 "more expressions than target columns"
             } else {
@@ -511,8 +599,9 @@ impl Exec<'_> {
                 .into());
         }
         self.check_visible_conflict(table, tid)?;
-        let (tid, existing) = match self.lock_for_write(table, tid)? {
-            Locked::Gone => return Ok(None),
+        let mode = self.update_mode(table, &action.assignments)?;
+        let (tid, existing) = match self.lock_row(table, tid, mode, LockWait::Block)? {
+            Locked::Gone | Locked::Skipped => return Ok(None),
             Locked::Row { moved: true, .. } => return Ok(None),
             Locked::Row { tid, data, .. } => (tid, data),
         };
@@ -532,7 +621,7 @@ impl Exec<'_> {
         }
         let mut new = self.assign(table, &action.assignments, &values, &both)?;
         new.truncate(width);
-        self.replace(table, tid, new.clone())?;
+        self.replace(table, tid, new.clone(), mode)?;
         Ok(Some(Some(new)))
     }
 
@@ -669,13 +758,13 @@ impl Exec<'_> {
                     }
                 }
                 match deleter(&self.db.txns, v) {
-                    Some((x, _)) if x == self.xid && !v.lock_only => continue,
-                    Some((x, Status::InProgress)) if !v.lock_only => {
+                    Some((x, _)) if x == self.xid => continue,
+                    Some((x, Status::InProgress)) => {
                         return Err(Flow::Wait {
                             backend: self.db.txns.owner(x).expect("open"),
                         })
                     }
-                    Some((_, Status::Committed)) if !v.lock_only => continue,
+                    Some((_, Status::Committed)) => continue,
                     _ => return Ok(Some((at, *tid))),
                 }
             }

@@ -12,10 +12,17 @@
 //! replaced or deleted again is skipped, as PostgreSQL skips a dead row. A cascade's
 //! deletes queue their own events ahead of the rest, as the nested query's triggers fire
 //! when it ends.
+//!
+//! The checks lock and look as PostgreSQL's `ri_triggers.c` queries do, so no orphan can
+//! commit: a new row's parent is locked `FOR KEY SHARE` (a concurrent delete of it waits
+//! for this transaction; a delete in progress makes this statement wait, then fail when
+//! it committed), and a removed key's referencing rows are read with a snapshot taken
+//! now, so a child committed while the delete waited for it is found.
 
 use crate::pg::error::*;
-use crate::pg::exec::context::{Event, Exec};
-use crate::pg::storage::heap::ForeignKey;
+use crate::pg::exec::context::{Event, Exec, LockWait, Locked};
+use crate::pg::storage::db::TableLockMode;
+use crate::pg::storage::heap::{ForeignKey, RowLockMode};
 use crate::pg::types::value::{compare, Value};
 use std::collections::VecDeque;
 
@@ -79,7 +86,7 @@ impl Exec<'_> {
             if key.iter().any(Value::is_null) {
                 continue;
             }
-            if !self.holds_key(&fk.parent, &fk.parent_columns, &key)? {
+            if !self.parent_locked(&fk.parent, &fk.parent_columns, &key)? {
                 let names = self.column_names(table, &fk.columns)?;
                 return Err(PgError::new(FOREIGN_KEY_VIOLATION, format!("insert or update on table \"{table}\" violates foreign key constraint \"{}\"", fk.name))
                     .with_detail(format!("Key ({names})=({}) is not present in table \"{}\".", key_text(&key), fk.parent))
@@ -88,6 +95,31 @@ impl Exec<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether a row of `table` has `key` in `columns`, locked `FOR KEY SHARE` (as
+    /// `RI_FKey_check`'s query locks it): READ COMMITTED looks with a snapshot taken now,
+    /// REPEATABLE READ with its own; either sees this transaction's writes.
+    fn parent_locked(&mut self, table: &str, columns: &[usize], key: &[Value]) -> FlowResult<bool> {
+        let rows = match self.repeatable_read {
+            true => self.rows_after(table)?,
+            false => self.scan_latest(table)?,
+        };
+        let candidates: Vec<u64> = rows
+            .into_iter()
+            .filter(|(_, row)| matches_key(row, columns, key))
+            .map(|(tid, _)| tid)
+            .collect();
+        self.lock_table(table, TableLockMode::RowShare)?;
+        for tid in candidates {
+            let locked = self.lock_row(table, tid, RowLockMode::KeyShare, LockWait::Block)?;
+            if let Locked::Row { data, .. } = locked {
+                if matches_key(&data, columns, key) {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
     }
 
     /// Whether a row of `table` after the statement has `key` in `columns`.
@@ -131,8 +163,10 @@ impl Exec<'_> {
             if !cascade && self.holds_key(parent, &fk.parent_columns, &key)? {
                 continue;
             }
+            // A snapshot taken now, as `ri_PerformCheck`'s `detectNewRows`: a referencing
+            // row committed while this statement waited is seen.
             let referencing: Vec<(u64, Vec<Value>)> = self
-                .rows_after(&child)?
+                .scan_latest(&child)?
                 .into_iter()
                 .filter(|(_, r)| matches_key(r, &fk.columns, &key))
                 .collect();
@@ -147,10 +181,10 @@ impl Exec<'_> {
                     .into());
             }
             for (tid, _) in referencing {
-                if let crate::pg::exec::context::Locked::Row { tid, data, .. } =
-                    self.lock_for_write(&child, tid)?
+                if let Locked::Row { tid, data, .. } =
+                    self.lock_row(&child, tid, RowLockMode::Update, LockWait::Block)?
                 {
-                    self.mark(&child, tid, false, None)?;
+                    self.mark(&child, tid, RowLockMode::Update, None)?;
                     if !self.children_of(&child).is_empty() {
                         cascaded.push(Event::Removed {
                             table: child.clone(),

@@ -3,9 +3,10 @@
 //! order), OFFSET/LIMIT, FOR UPDATE with READ COMMITTED's re-check of a changed row.
 
 use crate::pg::error::*;
-use crate::pg::exec::context::{Exec, Frame, Joined, Rows};
+use crate::pg::exec::context::{Exec, Frame, Joined, LockWait, Rows};
 use crate::pg::sql::names::{ident, object_name, table_name};
 use crate::pg::sql::scope::Source;
+use crate::pg::storage::heap::RowLockMode;
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{compare, Value};
 use sqlparser::ast::{
@@ -150,7 +151,7 @@ impl Exec<'_> {
             rows = self.filter(rows, condition, &sources, parent)?;
         }
         if !query.locks.is_empty() {
-            rows = self.lock_rows(rows, select.selection.as_ref(), &sources, parent)?;
+            return self.select_locking(select, query, rows, &sources, parent);
         }
         let columns = self.output_columns(&select.projection, &sources, parent)?;
         self.refuse_json_keys(select, query, &columns, &sources, parent)?;
@@ -176,6 +177,78 @@ impl Exec<'_> {
         if rows.is_empty() && crate::pg::exec::catalog::reads_pg_type(&select.from) {
             return Err(crate::pg::exec::catalog::none_found().into());
         }
+        Ok(Rows { columns, rows })
+    }
+
+    /// SELECT … FOR UPDATE / NO KEY UPDATE / SHARE / KEY SHARE: the rows ordered, then
+    /// locked one by one as LIMIT asks for them (PostgreSQL's LockRows sits under Limit:
+    /// `LIMIT 1 FOR UPDATE` locks one row, the rows OFFSET passes are locked too); a row
+    /// gone, no longer matching or skipped (`SKIP LOCKED`) makes way for the next. A row
+    /// that moved is projected again from its newest version, in its old place.
+    fn select_locking(
+        &mut self,
+        select: &Select,
+        query: &Query,
+        rows: Vec<Joined>,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Rows> {
+        let lock = lock_clauses(&query.locks)?;
+        let refusal = |what: &str| {
+            let clause = lock.0.clause();
+            Err(PgError::new(
+                FEATURE_NOT_SUPPORTED,
+                format!("{clause} is not allowed with {what}"),
+            )
+            .into())
+        };
+        if matches!(&select.group_by, GroupByExpr::Expressions(e, _) if !e.is_empty()) {
+            return refusal("GROUP BY clause");
+        }
+        if select.distinct.is_some() {
+            return refusal("DISTINCT clause");
+        }
+        if select.having.is_some() {
+            return refusal("HAVING clause");
+        }
+        if self.grouped(select) {
+            return refusal("aggregate functions");
+        }
+        let columns = self.output_columns(&select.projection, sources, parent)?;
+        self.refuse_json_keys(select, query, &columns, sources, parent)?;
+        let mut projected = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let group = std::slice::from_ref(row);
+            if let Some(row) = self.project_group(select, group, sources, parent, &columns)? {
+                projected.push(row);
+            }
+        }
+        let ordered = self.order_pairs(query, projected, &columns, sources, parent)?;
+        let (limit, offset) = self.limit_offset(query, parent)?;
+        let wanted = limit.map_or(usize::MAX, |limit| limit.saturating_add(offset));
+        let mut locked = Vec::new();
+        for (out, row) in ordered {
+            if locked.len() >= wanted {
+                break;
+            }
+            let condition = select.selection.as_ref();
+            let Some((row, moved)) = self.lock_selected(&row, lock, condition, sources, parent)?
+            else {
+                continue;
+            };
+            let out = match moved {
+                false => out,
+                true => {
+                    let group = std::slice::from_ref(&row);
+                    match self.project_group(select, group, sources, parent, &columns)? {
+                        Some((out, _)) => out,
+                        None => continue,
+                    }
+                }
+            };
+            locked.push(out);
+        }
+        let rows = locked.into_iter().skip(offset).collect();
         Ok(Rows { columns, rows })
     }
 
@@ -505,8 +578,21 @@ impl Exec<'_> {
         sources: &[Source],
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Vec<Vec<Value>>> {
+        let ordered = self.order_pairs(query, rows, columns, sources, parent)?;
+        Ok(ordered.into_iter().map(|(out, _)| out).collect())
+    }
+
+    /// The projected rows with their input rows, in ORDER BY's order (ties keep theirs).
+    fn order_pairs(
+        &mut self,
+        query: &Query,
+        rows: Vec<(Vec<Value>, Joined)>,
+        columns: &[(String, Type)],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Vec<(Vec<Value>, Joined)>> {
         let Some(order_by) = &query.order_by else {
-            return Ok(rows.into_iter().map(|(out, _)| out).collect());
+            return Ok(rows);
         };
         let OrderByKind::Expressions(keys) = &order_by.kind else {
             return Err(PgError::unsupported("ORDER BY ALL").into());
@@ -517,7 +603,7 @@ impl Exec<'_> {
             for key in keys {
                 values.push(self.sort_key(&key.expr, &out, &row, columns, sources, parent)?);
             }
-            keyed.push((values, out));
+            keyed.push((values, (out, row)));
         }
         let directions: Vec<(bool, bool)> = keys
             .iter()
@@ -527,7 +613,7 @@ impl Exec<'_> {
             })
             .collect();
         keyed.sort_by(|(a, _), (b, _)| sort_order(a, b, &directions));
-        Ok(keyed.into_iter().map(|(_, out)| out).collect())
+        Ok(keyed.into_iter().map(|(_, pair)| pair).collect())
     }
 
     pub(crate) fn sort_key(
@@ -847,4 +933,33 @@ fn named(e: &Expr) -> (String, Strength) {
         Expr::Interval(_) => ("interval".into(), Strength::FromType),
         _ => ("?column?".into(), Strength::None),
     }
+}
+
+/// The lock a query's locking clauses ask for: the strongest strength and the strictest
+/// wait policy among them, as PostgreSQL merges clauses naming the same table. `FOR KEY
+/// SHARE` and `FOR NO KEY UPDATE` arrive as `FOR SHARE` and `FOR UPDATE` whose `OF`
+/// begins with the parser's marker (`sql::parse`).
+pub(crate) fn lock_clauses(
+    clauses: &[sqlparser::ast::LockClause],
+) -> PgResult<(RowLockMode, LockWait)> {
+    use sqlparser::ast::{LockType, NonBlock};
+    let mut lock = (RowLockMode::KeyShare, LockWait::Block);
+    for clause in clauses {
+        let keyed = clause.of.as_ref().is_some_and(|of| {
+            matches!(of.0.first(), Some(part) if part.as_ident().is_some_and(|i| i.value == crate::pg::sql::parse::KEY_LOCK_MARKER))
+        });
+        let mode = match (&clause.lock_type, keyed) {
+            (LockType::Share, true) => RowLockMode::KeyShare,
+            (LockType::Share, false) => RowLockMode::Share,
+            (LockType::Update, true) => RowLockMode::NoKeyUpdate,
+            (LockType::Update, false) => RowLockMode::Update,
+        };
+        let wait = match clause.nonblock {
+            None => LockWait::Block,
+            Some(NonBlock::SkipLocked) => LockWait::Skip,
+            Some(NonBlock::Nowait) => LockWait::NoWait,
+        };
+        lock = (lock.0.max(mode), lock.1.max(wait));
+    }
+    Ok(lock)
 }

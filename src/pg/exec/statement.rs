@@ -56,7 +56,7 @@ impl Exec<'_> {
                 .map_or_else(|e| Err(e.into()), |_| tag("CREATE TABLE")),
             Statement::CreateIndex(create) => self
                 .create_index(create)
-                .map_or_else(|e| Err(e.into()), |_| tag("CREATE INDEX")),
+                .map_or_else(Err, |_| tag("CREATE INDEX")),
             Statement::CreateExtension(create) => self
                 .create_extension(&create.name, create.if_not_exists)
                 .map_or_else(|e| Err(e.into()), |_| tag("CREATE EXTENSION")),
@@ -67,7 +67,7 @@ impl Exec<'_> {
                 ..
             } => self
                 .drop_table(names, *if_exists)
-                .map_or_else(|e| Err(e.into()), |_| tag("DROP TABLE")),
+                .map_or_else(Err, |_| tag("DROP TABLE")),
             Statement::Drop {
                 object_type: ObjectType::Index,
                 if_exists,
@@ -75,7 +75,10 @@ impl Exec<'_> {
                 ..
             } => self
                 .drop_index(names, *if_exists)
-                .map_or_else(|e| Err(e.into()), |_| tag("DROP INDEX")),
+                .map_or_else(Err, |_| tag("DROP INDEX")),
+            Statement::Lock(lock) => self
+                .lock_tables(lock)
+                .map_or_else(Err, |_| tag("LOCK TABLE")),
             other => {
                 Err(PgError::unsupported(format!("the statement `{}`", first_words(other))).into())
             }

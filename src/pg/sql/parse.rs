@@ -1,5 +1,10 @@
 //! A query string parsed as PostgreSQL's dialect ([`parse`]), bounded in bytes and
 //! nesting, its syntax errors in PostgreSQL's class; the highest `$n` it names.
+//!
+//! sqlparser knows `FOR UPDATE` and `FOR SHARE` but not PostgreSQL's `FOR NO KEY UPDATE`
+//! and `FOR KEY SHARE`: their tokens are rewritten before parsing into the known clause
+//! with an `OF` whose first name part is [`KEY_LOCK_MARKER`], which the executor reads
+//! back as the weaker lock.
 
 use crate::pg::error::{self, PgError, PgResult};
 use sqlparser::ast::Statement;
@@ -30,11 +35,91 @@ pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
         ));
     }
     let dialect = sqlparser::dialect::PostgreSqlDialect {};
-    sqlparser::parser::Parser::new(&dialect)
-        .with_recursion_limit(64)
-        .try_with_sql(sql)
+    let parser = sqlparser::parser::Parser::new(&dialect).with_recursion_limit(64);
+    let tokens = match sql.to_ascii_lowercase().contains("key") {
+        true => sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
+            .tokenize_with_location()
+            .ok()
+            .and_then(key_locks),
+        false => None,
+    };
+    let parser = match tokens {
+        Some(tokens) => Ok(parser.with_tokens_with_locations(tokens)),
+        None => parser.try_with_sql(sql),
+    };
+    parser
         .and_then(|mut parser| parser.parse_statements())
         .map_err(|e| PgError::syntax(format!("syntax error: {e}")))
+}
+
+/// The `OF` name part that marks a rewritten `FOR KEY SHARE` / `FOR NO KEY UPDATE`: a
+/// quoted name no schema holds.
+pub(crate) const KEY_LOCK_MARKER: &str = "amnesia:key";
+
+/// `tokens` with each `FOR KEY SHARE [OF t]` as `FOR SHARE OF "marker"[.t]` and each
+/// `FOR NO KEY UPDATE [OF t]` as `FOR UPDATE OF "marker"[.t]`; `None` when there is none.
+fn key_locks(
+    tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+) -> Option<Vec<sqlparser::tokenizer::TokenWithSpan>> {
+    use sqlparser::keywords::Keyword;
+    use sqlparser::tokenizer::{Token, TokenWithSpan};
+    let keyword = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.keyword),
+        _ => None,
+    };
+    // The positions of the significant tokens (whitespace and comments skipped).
+    let significant: Vec<usize> = (0..tokens.len())
+        .filter(|at| !matches!(tokens[*at].token, Token::Whitespace(_)))
+        .collect();
+    let word_at = |i: usize| significant.get(i).and_then(|at| keyword(&tokens[*at]));
+    // For each rewrite: the tokens dropped, and where the marker goes (and whether an
+    // `OF` must be written before it).
+    let mut dropped = Vec::new();
+    let mut markers: Vec<(usize, bool)> = Vec::new();
+    for i in 0..significant.len() {
+        if word_at(i) != Some(Keyword::FOR) {
+            continue;
+        }
+        let (words, strength) = match (word_at(i + 1), word_at(i + 2), word_at(i + 3)) {
+            (Some(Keyword::NO), Some(Keyword::KEY), Some(Keyword::UPDATE)) => (2, i + 3),
+            (Some(Keyword::KEY), Some(Keyword::SHARE), _) => (1, i + 2),
+            _ => continue,
+        };
+        dropped.extend((i + 1..i + 1 + words).map(|k| significant[k]));
+        match word_at(strength + 1) {
+            Some(Keyword::OF) => markers.push((significant[strength + 1], false)),
+            _ => markers.push((significant[strength], true)),
+        }
+    }
+    if markers.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(tokens.len() + 4 * markers.len());
+    for (at, token) in tokens.into_iter().enumerate() {
+        if dropped.contains(&at) {
+            continue;
+        }
+        out.push(token);
+        let Some((_, write_of)) = markers.iter().find(|(after, _)| *after == at) else {
+            continue;
+        };
+        let space =
+            || TokenWithSpan::wrap(Token::Whitespace(sqlparser::tokenizer::Whitespace::Space));
+        if *write_of {
+            out.push(space());
+            out.push(TokenWithSpan::wrap(Token::make_keyword("OF")));
+        }
+        out.push(space());
+        out.push(TokenWithSpan::wrap(Token::make_word(
+            KEY_LOCK_MARKER,
+            Some('"'),
+        )));
+        if !*write_of {
+            // `OF t` follows: the marker becomes the first part of t's name.
+            out.push(TokenWithSpan::wrap(Token::Period));
+        }
+    }
+    Some(out)
 }
 
 /// The highest `$n` in `sql`, outside strings, quoted names and comments.
@@ -54,4 +139,39 @@ pub(crate) fn placeholders(sql: &str) -> usize {
         .max()
         .unwrap_or(0)
         .min(crate::pg::sql::parse::PARAMS_MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lock clauses of `sql`'s first statement, as sqlparser prints them back.
+    fn locks(sql: &str) -> Vec<String> {
+        let statements = parse(sql).expect("parses");
+        let Statement::Query(query) = &statements[0] else {
+            panic!("a query");
+        };
+        query.locks.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn key_share_and_no_key_update_arrive_marked() {
+        assert_eq!(
+            locks("SELECT 1 FROM t FOR KEY SHARE"),
+            ["FOR SHARE OF \"amnesia:key\""]
+        );
+        assert_eq!(
+            locks("select 1 from t for no key update of t skip locked"),
+            ["FOR UPDATE OF \"amnesia:key\".t SKIP LOCKED"]
+        );
+        assert_eq!(
+            locks("SELECT 'for key share' FROM t FOR UPDATE NOWAIT"),
+            ["FOR UPDATE NOWAIT"]
+        );
+        assert_eq!(
+            locks("SELECT key FROM t FOR SHARE OF t"),
+            ["FOR SHARE OF t"]
+        );
+        assert!(parse("SELECT 1 FROM t FOR KEY UPDATE").is_err());
+    }
 }

@@ -2,7 +2,9 @@
 //! version at the end of the heap (PostgreSQL's heap order as the model keeps it:
 //! insertion order, an updated row moved to the end) and marks the old one with the
 //! updater's id (`xmax`) and a link to its successor, which READ COMMITTED's re-check
-//! (EvalPlanQual) follows.
+//! (EvalPlanQual) follows. A row's locks (`FOR UPDATE`, `FOR SHARE`, a foreign key's
+//! `FOR KEY SHARE`) are kept on the version as PostgreSQL keeps them in a multixact:
+//! every locking transaction with its strength, beside the updater's own strength.
 
 use crate::pg::storage::txn::{Snapshot, Status, Transactions, Xid, XID_NONE};
 use crate::pg::storage::vector_index::VectorIndex;
@@ -54,16 +56,62 @@ pub(crate) struct IndexDef {
     pub options: Vec<(String, String)>,
 }
 
+/// A row lock's strength, weakest first (PostgreSQL's `LockTupleMode`): `FOR KEY SHARE`,
+/// `FOR SHARE`, `FOR NO KEY UPDATE` (an UPDATE that leaves the key columns alone),
+/// `FOR UPDATE` (a DELETE, an UPDATE of a key column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum RowLockMode {
+    KeyShare,
+    Share,
+    NoKeyUpdate,
+    Update,
+}
+
+impl RowLockMode {
+    /// PostgreSQL's conflict table for row locks (the documentation's "Conflicting Row-Level
+    /// Locks"): a key share conflicts only with an update of the key; shares share.
+    pub(crate) fn conflicts(self, other: RowLockMode) -> bool {
+        use RowLockMode::*;
+        match (self.min(other), self.max(other)) {
+            (KeyShare, Update) => true,
+            (KeyShare, _) => false,
+            (Share, Share) => false,
+            _ => true,
+        }
+    }
+
+    /// The clause's words, as PostgreSQL names the lock in its errors.
+    pub(crate) fn clause(self) -> &'static str {
+        match self {
+            RowLockMode::KeyShare => "FOR KEY SHARE",
+            RowLockMode::Share => "FOR SHARE",
+            RowLockMode::NoKeyUpdate => "FOR NO KEY UPDATE",
+            RowLockMode::Update => "FOR UPDATE",
+        }
+    }
+}
+
+/// A transaction holding a row lock on a version, and how strong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RowLock {
+    pub xid: Xid,
+    pub mode: RowLockMode,
+}
+
 /// One version of a row.
 #[derive(Clone, Debug)]
 pub(crate) struct Version {
     pub xmin: Xid,
     /// The command of `xmin` that wrote it.
     pub cmin: u32,
-    /// The transaction that deleted, updated or (with `lock_only`) locked it.
+    /// The transaction that deleted or updated it.
     pub xmax: Xid,
     pub cmax: u32,
-    pub lock_only: bool,
+    /// The strength `xmax` holds the row with: [`RowLockMode::Update`] for a delete or
+    /// an update of a key column, [`RowLockMode::NoKeyUpdate`] for any other update.
+    pub xmax_mode: RowLockMode,
+    /// The transactions that locked it without changing it (several may share it).
+    pub lockers: Vec<RowLock>,
     /// The version an update wrote in its place.
     pub next: Option<u64>,
     pub data: Vec<Value>,
@@ -135,13 +183,14 @@ impl Table {
     pub(crate) fn vacuum(&mut self, txns: &Transactions) {
         self.heap.retain(|_, v| {
             let created = v.xmin == XID_NONE || txns.status(v.xmin) == Status::Committed;
-            let deleted =
-                !v.lock_only && v.xmax != XID_NONE && txns.status(v.xmax) == Status::Committed;
+            let deleted = v.xmax != XID_NONE && txns.status(v.xmax) == Status::Committed;
             created && !deleted
         });
+        // No transaction is open: every lock has been released.
         for v in self.heap.values_mut() {
-            if v.xmax != XID_NONE && (v.lock_only || txns.status(v.xmax) == Status::Aborted) {
-                (v.xmax, v.lock_only, v.next) = (XID_NONE, false, None);
+            v.lockers.clear();
+            if v.xmax != XID_NONE && txns.status(v.xmax) == Status::Aborted {
+                (v.xmax, v.next) = (XID_NONE, None);
             }
         }
     }
@@ -157,7 +206,7 @@ pub(crate) fn sees_version(txns: &Transactions, viewer: Viewer<'_>, v: &Version)
     if !created {
         return false;
     }
-    if v.xmax == XID_NONE || v.lock_only {
+    if v.xmax == XID_NONE {
         return true;
     }
     if v.xmax == viewer.xid {
@@ -174,4 +223,28 @@ pub(crate) fn deleter(txns: &Transactions, v: &Version) -> Option<(Xid, Status)>
     }
     let status = txns.status(v.xmax);
     (status != Status::Aborted).then_some((v.xmax, status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RowLockMode::{self, *};
+
+    #[test]
+    fn row_locks_conflict_as_postgresqls_table_says() {
+        // Rows: the mode held; columns: the mode asked for (KeyShare, Share, NoKeyUpdate,
+        // Update), as the documentation's "Conflicting Row-Level Locks" table.
+        let table: [(RowLockMode, [bool; 4]); 4] = [
+            (KeyShare, [false, false, false, true]),
+            (Share, [false, false, true, true]),
+            (NoKeyUpdate, [false, true, true, true]),
+            (Update, [true, true, true, true]),
+        ];
+        let asked = [KeyShare, Share, NoKeyUpdate, Update];
+        for (held, row) in table {
+            for (ask, conflicts) in asked.iter().zip(row) {
+                assert_eq!(held.conflicts(*ask), conflicts, "{held:?} vs {ask:?}");
+                assert_eq!(ask.conflicts(held), conflicts, "symmetric");
+            }
+        }
+    }
 }
