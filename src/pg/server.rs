@@ -399,12 +399,11 @@ fn execute_caught(
 }
 
 /// The error a caught panic is answered with: PostgreSQL's class for "can't happen".
+/// The error a statement that panicked gets; the run reports the panic as amnesia's own
+/// failure ([`crate::model_panic`]).
 fn internal_error(panic: &(dyn std::any::Any + Send)) -> PgError {
-    let text = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
-        (Some(text), _) => text,
-        (None, Some(text)) => text.as_str(),
-        (None, None) => "a panic",
-    };
+    let text = crate::model_panic::payload_text(panic);
+    crate::model_panic::record(format!("the PostgreSQL model panicked: {text}"));
     PgError::new(
         INTERNAL_ERROR,
         format!("the model failed running this statement: {text}"),
@@ -523,6 +522,7 @@ mod tests {
 
     #[test]
     fn a_statement_that_panics_fails_alone_and_every_connection_is_served_after() {
+        crate::model_panic::clear();
         let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
         let (mut a, mut b) = (Session::new(1_000, 1), Session::new(1_001, 1));
         run(&model, &mut a, "CREATE TABLE t (id int4 PRIMARY KEY)").unwrap();
@@ -548,5 +548,7 @@ mod tests {
         assert_eq!(ids(&model, &mut a), all);
         assert_eq!(ids(&model, &mut b), all);
         assert!(!model.shared.db.is_poisoned());
+        let panics = crate::model_panic::take().expect("the run is told");
+        assert!(panics.contains("the PostgreSQL model panicked"), "{panics}");
     }
 }
