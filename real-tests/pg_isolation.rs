@@ -2,10 +2,10 @@
 //! repository), run against real PostgreSQL and the model side by side: the yardstick
 //! of concurrency nobody here wrote. The specs are read from the folder
 //! `AMNESIA_PG_ISOLATION_SPECS` names (never committed); without it the test says so and
-//! passes. Each spec's permutations run on fresh databases, their steps on one connection
-//! per session, under the differential's rule for lock waits (`pgdiff::session`), and
-//! each permutation is counted: agree (every step), refused (a step the model refused
-//! with 0A000), or differ.
+//! passes (no spec, nothing to compare). Each spec's permutations run on fresh
+//! databases, their steps on one connection per session, under the differential's rule
+//! for lock waits (`pgdiff::session`), and each permutation is counted: agree (every
+//! step), refused (a step the model refused with 0A000), or differ; any differ fails.
 //!
 //! `AMNESIA_PG_ISOLATION_SPECS=<folder> AMNESIA_PG_BIN=… cargo test --profile test-release
 //! --features real --test pg_isolation -- --nocapture` prints one line per spec and the
@@ -290,4 +290,6 @@ async fn postgresqls_isolation_specs_agree_on_the_model_or_are_refused() {
         total.refused,
         total.differ
     );
+    // The model claims what it does not refuse: a permutation answered otherwise is a bug.
+    assert_eq!(total.differ, 0, "permutations answered differently (listed above)");
 }
