@@ -11,13 +11,12 @@
 use super::super::pgdiff::outcome::{Observed, Outcome};
 use super::super::pgdiff::target::{Endpoint, Target};
 use super::super::pgdiff::{session, Pair, Step};
-use super::ast::Stmt;
 use super::generate::{sequence, Item};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// Replays a minimisation may spend on one finding (each on fresh databases).
-pub const REPLAYS_MAX: usize = 400;
+pub const REPLAYS_MAX: usize = 200;
 
 /// How one step compared.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -110,15 +109,52 @@ async fn run_items(
     Ok(result)
 }
 
-/// Whether `items` still disagree at their last step.
-async fn still_fails(a: &dyn Target, b: &dyn Target, items: &[Item], replays: &mut usize) -> bool {
+/// What kind of disagreement two observations are: each side's outcome (rows or its
+/// SQLSTATE) and, when both have rows, the part that differs. A shrink keeps a candidate
+/// only when it disagrees the same way, so it does not drift to another difference (any
+/// `SELECT NULL` once disagreed on its type, and every shrink would have ended there).
+pub fn signature(a: &Observed, b: &Observed) -> String {
+    let kind = |o: &Observed| match &o.first.outcome {
+        Outcome::Rows { .. } => "rows".to_string(),
+        Outcome::Error { sqlstate, .. } => sqlstate.clone(),
+        Outcome::Blocked => "blocked".into(),
+        Outcome::Broken(_) => "broken".into(),
+    };
+    let aspect = match (&a.first.outcome, &b.first.outcome) {
+        (
+            Outcome::Rows { columns, rows, tag },
+            Outcome::Rows {
+                columns: columns_b,
+                rows: rows_b,
+                tag: tag_b,
+            },
+        ) => match (columns == columns_b, tag == tag_b, rows == rows_b) {
+            (false, _, _) => "columns",
+            (_, false, _) => "tag",
+            (_, _, false) => "rows",
+            _ => "status",
+        },
+        _ => "",
+    };
+    format!("{} / {} {aspect}", kind(a), kind(b))
+}
+
+/// Whether `items` still disagree at their last step, the way `want` says.
+async fn still_fails(
+    a: &dyn Target,
+    b: &dyn Target,
+    items: &[Item],
+    want: &str,
+    replays: &mut usize,
+) -> bool {
     *replays += 1;
-    matches!(run_items(a, b, items, None).await, Ok(Some((index, _, _))) if index + 1 == items.len())
+    matches!(run_items(a, b, items, None).await,
+        Ok(Some((index, oa, ob))) if index + 1 == items.len() && signature(&oa, &ob) == want)
 }
 
 /// Drop statements before the last (chunks, then one by one) while the last still
-/// disagrees; then shrink the last while it does.
-async fn minimise(a: &dyn Target, b: &dyn Target, mut items: Vec<Item>) -> Vec<Item> {
+/// disagrees the same way (`want`); then shrink the last while it does.
+async fn minimise(a: &dyn Target, b: &dyn Target, mut items: Vec<Item>, want: &str) -> Vec<Item> {
     let mut replays = 0;
     let mut chunk = (items.len() / 2).max(1);
     loop {
@@ -127,7 +163,7 @@ async fn minimise(a: &dyn Target, b: &dyn Target, mut items: Vec<Item>) -> Vec<I
             let end = (start + chunk).min(items.len() - 1);
             let mut candidate = items.clone();
             candidate.drain(start..end);
-            if still_fails(a, b, &candidate, &mut replays).await {
+            if still_fails(a, b, &candidate, want, &mut replays).await {
                 items = candidate;
             } else {
                 start = end;
@@ -144,7 +180,7 @@ async fn minimise(a: &dyn Target, b: &dyn Target, mut items: Vec<Item>) -> Vec<I
         for smaller in items[last].stmt.shrinks() {
             let mut candidate = items.clone();
             candidate[last].stmt = smaller;
-            if still_fails(a, b, &candidate, &mut replays).await {
+            if still_fails(a, b, &candidate, want, &mut replays).await {
                 items = candidate;
                 continue 'shrink;
             }
@@ -179,9 +215,9 @@ pub async fn run_seed(a: &dyn Target, b: &dyn Target, seed: u64, count: usize) -
     match run_items(a, b, &items, Some(&mut report)).await {
         Err(why) => report.finding = Some(format!("seed {seed}: cannot open: {why}")),
         Ok(None) => {}
-        Ok(Some((index, _, _))) => {
+        Ok(Some((index, oa, ob))) => {
             let cut = items[..=index].to_vec();
-            let small = minimise(a, b, cut).await;
+            let small = minimise(a, b, cut, &signature(&oa, &ob)).await;
             let text = match run_items(a, b, &small, None).await {
                 Ok(Some((_, oa, ob))) => repro(seed, &small, &oa, &ob),
                 other => format!("seed {seed}: the finding did not replay ({:?})", other.map(|o| o.map(|x| x.0))),
@@ -225,9 +261,4 @@ impl Target for ModelTarget {
             handle.abort();
         }
     }
-}
-
-/// Whether a statement is shrinkable (used by the tests of the shrinker).
-pub fn shrinkable(stmt: &Stmt) -> bool {
-    !stmt.shrinks().is_empty()
 }

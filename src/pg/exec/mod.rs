@@ -20,6 +20,7 @@ pub(crate) mod distinct;
 pub(crate) mod dml;
 pub(crate) mod expr;
 pub(crate) mod fk;
+pub(crate) mod fold;
 pub(crate) mod functions;
 pub(crate) mod index;
 pub(crate) mod index_expr;

@@ -122,6 +122,8 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             Value::Int(fit_integer(f.round_ties_even() as i64, t)?)
         }
         (Value::Int(i), _, Type::Bool) if from == Type::Int4 => Value::Bool(i != 0),
+        // `bool_int4`, the only cast from boolean to a number PostgreSQL has.
+        (Value::Bool(b), Type::Bool, Type::Int4) => Value::Int(i64::from(b)),
         (Value::Array(items), _, t) if t.element().is_some() && from.element().is_some() => {
             let element = t.element().expect("an array type");
             let from_element = from.element().expect("an array type");
@@ -144,6 +146,25 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
     let v = crate::pg::types::numeric_cast::apply_modifier(v, to, modifier)?;
     check_modifier(&v, to, modifier)?;
     Ok(Typed::new(v, to))
+}
+
+/// Whether a value of type `from` may be stored in a column of type `to` (INSERT,
+/// UPDATE's SET): PostgreSQL's assignment coercion, its implicit and assignment casts —
+/// numbers among each other, anything into a string type (by its output function), json
+/// and jsonb, integers and oids, the arrays pgvector casts to `vector` (`AS ASSIGNMENT`),
+/// arrays element by element. Anything else (a boolean into an integer, text into a
+/// uuid) fails with 42804 before a row is read, whatever the value.
+pub(crate) fn assignable(from: Type, to: Type) -> bool {
+    let oid = |t: Type| matches!(t, Type::Oid | Type::Regtype);
+    from == to
+        || from == Type::Unknown
+        || (from.is_numeric() && to.is_numeric())
+        || to.is_text()
+        || matches!((from, to), (Type::Json, Type::Jsonb) | (Type::Jsonb, Type::Json))
+        || (from.is_integer() && oid(to))
+        || (oid(from) && (to.is_integer() || oid(to)))
+        || (casts_to_vector(from) && to == Type::Vector)
+        || matches!((from.element(), to.element()), (Some(f), Some(t)) if assignable(f, t))
 }
 
 /// `vector(n)` and `varchar(n)`.
