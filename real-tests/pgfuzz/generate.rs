@@ -597,7 +597,7 @@ impl Generator {
         }
         let text = match ty {
             Ty::Int => self
-                .pick(&["0", "1", "2", "3", "7", "-1", "-5", "10", "100", "2147483647"])
+                .pick(&["0", "1", "2", "3", "7", "-1", "-5", "10", "100"])
                 .to_string(),
             Ty::BigInt => self
                 .pick(&["0::bigint", "1::bigint", "-2::bigint", "9000000000"])
@@ -687,8 +687,17 @@ impl Generator {
                     Expr::bin(op, self.expr(Ty::Int, scope, d), self.expr(Ty::Int, scope, d))
                 }
                 2 => {
+                    // A divisor never zero with a column about, so an error never depends
+                    // on which rows a plan evaluates (PostgreSQL's order is its own); a
+                    // constant one may be zero, and its error comes before any row.
                     let op = self.pick(&["/", "%"]);
-                    Expr::bin(op, self.expr(Ty::Int, scope, d), self.literal(Ty::Int))
+                    match self.percent(20) {
+                        true => Expr::bin(op, self.literal(Ty::Int), Expr::Lit(self.pick(&["0", "3"]).into())),
+                        false => {
+                            let divisor = Expr::Lit(self.pick(&["1", "2", "3", "-5", "7"]).into());
+                            Expr::bin(op, self.expr(Ty::Int, scope, d), divisor)
+                        }
+                    }
                 }
                 3 => Expr::Call("abs", vec![self.expr(Ty::Int, scope, d)]),
                 4 => Expr::Call("length", vec![self.expr(Ty::Text, scope, d)]),
@@ -703,9 +712,11 @@ impl Generator {
                     let name = self.tables[t].name.clone();
                     Expr::Raw(format!("(SELECT max(z.id) FROM {name} z)"))
                 }
-                9 => Expr::Cast(Box::new(self.expr(Ty::Float, scope, d)), "int"),
+                // Casts that can fail, of constants only (see the divisor above).
+                9 => Expr::Cast(Box::new(self.literal(Ty::Float)), "int"),
                 10 => Expr::Cast(Box::new(self.expr(Ty::Numeric, scope, d)), "int"),
-                _ => Expr::Cast(Box::new(self.expr(Ty::Text, scope, d)), "int"),
+                11 if self.percent(50) => Expr::bin("+", Expr::Lit("2147483647".into()), self.literal(Ty::Int)),
+                _ => Expr::Cast(Box::new(self.literal(Ty::Text)), "int"),
             },
             Ty::BigInt => match self.rng.random_range(0..5) {
                 0 => Expr::Cast(Box::new(self.expr(Ty::Int, scope, d)), "bigint"),

@@ -94,6 +94,9 @@ impl Exec<'_> {
                 Statement::Update(update) => {
                     for a in &update.assignments {
                         self.fold(w, &a.value, 0)?;
+                        if pass == Pass::Parse && quoted(&a.value) {
+                            self.coerce_assigned(update, a)?;
+                        }
                     }
                     self.fold_items(w, update.returning.as_deref().unwrap_or(&[]), 0)?;
                     if let Some(p) = &update.selection {
@@ -108,8 +111,59 @@ impl Exec<'_> {
                 }
                 _ => {}
             }
+            if pass == Pass::Parse {
+                self.check_analysis(statement)?;
+            }
         }
         Ok(())
+    }
+
+    /// Parse analysis's errors (class 42: an unknown column or function, a type that
+    /// does not fit) come before the planner's: the statement described, its refusals
+    /// (0A000) left to the run, which may take another path.
+    fn check_analysis(&mut self, statement: &Statement) -> PgResult<()> {
+        let described = match statement {
+            Statement::Query(query) => matches!(&*query.body, SetExpr::Select(_)),
+            Statement::Update(_) | Statement::Delete(_) => true,
+            _ => false,
+        };
+        if !described || !self.params.is_empty() {
+            return Ok(());
+        }
+        let hints = self.param_hints.clone();
+        let result = self.describe(statement);
+        self.param_hints = hints;
+        match result {
+            Err(crate::pg::error::Flow::Error(e)) if e.code.starts_with("42") => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// `UPDATE … SET c = 'text'`: the literal is read as the column's type in parse
+    /// analysis, rows or none.
+    fn coerce_assigned(
+        &mut self,
+        update: &sqlparser::ast::Update,
+        assignment: &sqlparser::ast::Assignment,
+    ) -> PgResult<()> {
+        let sqlparser::ast::AssignmentTarget::ColumnName(name) = &assignment.target else {
+            return Ok(());
+        };
+        let Ok((table, _)) = crate::pg::exec::dml::target(&update.table.relation) else {
+            return Ok(());
+        };
+        let column = object_name(name).last().cloned().unwrap_or_default();
+        let Ok(t) = self.db.table(&table) else {
+            return Ok(());
+        };
+        let Some(at) = t.column(&column) else {
+            return Ok(());
+        };
+        let (ty, modifier) = (t.columns[at].ty, t.columns[at].modifier);
+        let Some(value) = self.evaluated(&assignment.value)? else {
+            return Ok(());
+        };
+        crate::pg::types::cast::cast(value, ty, modifier).map(|_| ())
     }
 
     fn fold_query(&mut self, w: &mut Walk, query: &Query, depth: u32) -> PgResult<()> {
@@ -272,8 +326,7 @@ impl Exec<'_> {
             Expr::Cast {
                 expr, data_type, ..
             } => {
-                let quoted = matches!(&**expr, Expr::Value(v) if matches!(v.value, Literal::SingleQuotedString(_)));
-                if quoted {
+                if quoted(expr) {
                     return self.evaluated(e);
                 }
                 let inner = self.fold(w, expr, d)?;
@@ -382,6 +435,17 @@ impl Exec<'_> {
                 let FunctionArguments::List(list) = &f.args else {
                     return Ok(None);
                 };
+                if !plan && matches!(name.as_str(), "to_jsonb" | "to_json") {
+                    // `anyelement` cannot take its type from an untyped literal.
+                    if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] = list.args.as_slice() {
+                        if quoted(arg) || matches!(unnested(arg), Expr::Value(v) if v.value == Literal::Null) {
+                            return Err(PgError::new(
+                                DATATYPE_MISMATCH,
+                                "could not determine polymorphic type because input has type unknown",
+                            ));
+                        }
+                    }
+                }
                 let mut all_constant = f.over.is_none() && f.filter.is_none();
                 for arg in &list.args {
                     let FunctionArg::Unnamed(FunctionArgExpr::Expr(arg)) = arg else {
@@ -400,6 +464,26 @@ impl Exec<'_> {
                     false => Ok(None),
                 }
             }
+            Expr::AnyOp { left, right, .. } | Expr::AllOp { left, right, .. } => {
+                let l = self.fold(w, left, d)?;
+                let r = self.fold(w, right, d)?;
+                match (l, r) {
+                    (Some(l), Some(r)) if plan && simple(l.t) && r.t.element().is_some() => {
+                        self.evaluated(e)
+                    }
+                    _ => Ok(None),
+                }
+            }
+            Expr::Array(array) => {
+                let mut constant = true;
+                for item in &array.elem {
+                    constant &= self.fold(w, item, d)?.is_some_and(|v| simple(v.t));
+                }
+                match constant && plan {
+                    true => self.evaluated(e),
+                    false => Ok(None),
+                }
+            }
             Expr::Subquery(query) | Expr::Exists { subquery: query, .. } => {
                 self.fold_query(w, query, d)?;
                 Ok(None)
@@ -407,6 +491,20 @@ impl Exec<'_> {
             _ => Ok(None),
         }
     }
+}
+
+/// The expression inside any parentheses.
+fn unnested(e: &Expr) -> &Expr {
+    match e {
+        Expr::Nested(inner) => unnested(inner),
+        other => other,
+    }
+}
+
+/// Whether `e` is a quoted literal (in parentheses or not): parse analysis reads it as the
+/// type its context gives.
+fn quoted(e: &Expr) -> bool {
+    matches!(unnested(e), Expr::Value(v) if matches!(v.value, Literal::SingleQuotedString(_)))
 }
 
 /// A folded constant: its value, and whether its expression is constant throughout.

@@ -97,6 +97,10 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
         {
             crate::pg::types::jsonb_ops::to_scalar(&json, t)?
         }
+        // `booltext`: a boolean cast to text is spelled out (its output form is `t`/`f`).
+        (Value::Bool(b), Type::Bool, t) if t.is_text() => {
+            Value::Text(if b { "true" } else { "false" }.into())
+        }
         (v, _, t) if t.is_text() => Value::Text(text::format(&v, from).unwrap_or_default()),
         (Value::Int(i), Type::Oid | Type::Regtype, Type::Oid | Type::Regtype) => Value::Int(i),
         (Value::Int(i), f, Type::Oid | Type::Regtype) if f.is_integer() => {
@@ -146,6 +150,31 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
     let v = crate::pg::types::numeric_cast::apply_modifier(v, to, modifier)?;
     check_modifier(&v, to, modifier)?;
     Ok(Typed::new(v, to))
+}
+
+/// The type two branches of a CASE or arguments of COALESCE, GREATEST or LEAST resolve
+/// to (`select_common_type`): an untyped literal takes the other's type, numbers the wider
+/// of the two (int2, int4, int8, numeric, float4, float8, in that order), two string types
+/// text; otherwise the first (the model does not raise PostgreSQL's mismatch error here).
+pub(crate) fn common_type(a: Type, b: Type) -> Type {
+    let rank = |t: Type| match t {
+        Type::Int2 => 0,
+        Type::Int4 => 1,
+        Type::Int8 => 2,
+        Type::Numeric => 3,
+        Type::Float4 => 4,
+        _ => 5,
+    };
+    match (a, b) {
+        (Type::Unknown, t) | (t, Type::Unknown) => t,
+        (a, b) if a == b => a,
+        (a, b) if a.is_numeric() && b.is_numeric() => match rank(a) >= rank(b) {
+            true => a,
+            false => b,
+        },
+        (a, b) if a.is_text() && b.is_text() => Type::Text,
+        (a, _) => a,
+    }
 }
 
 /// Whether a value of type `from` may be stored in a column of type `to` (INSERT,
