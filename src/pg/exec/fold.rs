@@ -74,6 +74,13 @@ impl Exec<'_> {
                 ctes: Vec::new(),
             };
             match statement {
+                Statement::Query(query) if pass == Pass::Parse && query.with.is_none() => {
+                    if let SetExpr::Select(select) = &*query.body {
+                        self.parse_in_order(w, query, select)?;
+                        continue;
+                    }
+                    self.fold_query(w, query, 0)?
+                }
                 Statement::Query(query) => self.fold_query(w, query, 0)?,
                 Statement::Insert(insert) => {
                     if let Some(source) = &insert.source {
@@ -116,6 +123,38 @@ impl Exec<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A SELECT's parse analysis in PostgreSQL's order, so that of two errors the one it
+    /// meets first is raised: the FROM clause, then each item of the target list (its
+    /// literal casts, then whether the items so far are well typed), then WHERE and
+    /// HAVING, then the whole statement.
+    fn parse_in_order(&mut self, w: &mut Walk, query: &Query, select: &Select) -> PgResult<()> {
+        let mut from_only = select.clone();
+        from_only.projection.clear();
+        from_only.selection = None;
+        from_only.having = None;
+        self.fold_select(w, &from_only, 1)?;
+        let described = |exec: &mut Self, items: usize| -> PgResult<()> {
+            let mut prefix = select.clone();
+            prefix.projection.truncate(items);
+            prefix.selection = None;
+            prefix.having = None;
+            let mut query = query.clone();
+            query.body = Box::new(SetExpr::Select(Box::new(prefix)));
+            exec.check_analysis(&Statement::Query(Box::new(query)))
+        };
+        for (index, item) in select.projection.iter().enumerate() {
+            if let Err(e) = self.fold_items(w, std::slice::from_ref(item), 1) {
+                described(self, index)?;
+                return Err(e);
+            }
+        }
+        described(self, select.projection.len())?;
+        for e in select.selection.iter().chain(&select.having) {
+            self.fold(w, e, 1)?;
+        }
+        self.check_analysis(&Statement::Query(Box::new(query.clone())))
     }
 
     /// Parse analysis's errors (class 42: an unknown column or function, a type that
@@ -412,23 +451,29 @@ impl Exec<'_> {
                 if let Some(operand) = operand {
                     self.fold(w, operand, d)?;
                 }
+                // Constant when every condition before the arm taken is (PostgreSQL then
+                // replaces the CASE by that arm's folded result).
+                let mut decided = plan && operand.is_none();
                 for when in conditions {
                     let condition = self.fold_pure(w, &when.condition, d)?;
                     let constant = plan && operand.is_none();
+                    decided &= condition.as_ref().is_some_and(|c| c.pure);
                     match condition.map(|c| c.value.v) {
                         Some(Value::Bool(false) | Value::Null) if constant => continue,
                         Some(Value::Bool(true)) if constant => {
-                            return self.fold(w, &when.result, d).map(|_| None)
+                            let result = self.fold(w, &when.result, d)?;
+                            return Ok(result.filter(|_| decided));
                         }
                         _ => {
                             self.fold(w, &when.result, d)?;
                         }
                     }
                 }
-                if let Some(e) = else_result {
-                    self.fold(w, e, d)?;
-                }
-                Ok(None)
+                let result = match else_result {
+                    Some(e) => self.fold(w, e, d)?,
+                    None => Some(Typed::null(Type::Unknown)),
+                };
+                Ok(result.filter(|_| decided))
             }
             Expr::Function(f) => {
                 let name = object_name(&f.name).last().cloned().unwrap_or_default();
