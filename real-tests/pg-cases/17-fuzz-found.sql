@@ -66,8 +66,8 @@ SELECT max(id), min(id) FROM t0;
 CREATE TABLE t0 (id int PRIMARY KEY, c0 float8, c1 uuid);
 -- expect 42803
 SELECT a.c1 AS a0, count(*) AS a1 FROM t0 a;
--- expect 42803
-SELECT a.c0, count(*) FROM t0 a GROUP BY a.c1;
+-- refused
+SELECT a.c0, count(*) FROM t0 a GROUP BY a.id;
 SELECT a.c1, count(*) FROM t0 a GROUP BY a.c1;
 SELECT a.c0 + 1, count(*) FROM t0 a GROUP BY a.c0 + 1;
 

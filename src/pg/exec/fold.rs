@@ -173,7 +173,14 @@ impl Exec<'_> {
         let result = self.describe(statement);
         self.param_hints = hints;
         match result {
-            Err(crate::pg::error::Flow::Error(e)) if e.code.starts_with("42") => Err(e),
+            // The classes describing checks as PostgreSQL's analysis does; an unknown
+            // column or table is left to the run (which knows derived tables' renamed
+            // columns and CTEs better than Describe's pass).
+            Err(crate::pg::error::Flow::Error(e))
+                if ["42883", "42804", "42803", "42846", "42725"].contains(&e.code) =>
+            {
+                Err(e)
+            }
             _ => Ok(()),
         }
     }
@@ -492,15 +499,25 @@ impl Exec<'_> {
                     }
                 }
                 let mut all_constant = f.over.is_none() && f.filter.is_none();
-                for arg in &list.args {
+                for (index, arg) in list.args.iter().enumerate() {
                     let FunctionArg::Unnamed(FunctionArgExpr::Expr(arg)) = arg else {
                         all_constant = false;
                         continue;
                     };
                     let value = self.fold(w, arg, d)?;
                     if name == "coalesce" && plan && value.as_ref().is_some_and(|v| !v.v.is_null()) {
-                        // The rest are dropped unfolded.
-                        return Ok(None);
+                        // The rest are dropped unfolded; the call is that argument when
+                        // every one before it was a constant NULL.
+                        // The model's COALESCE evaluates every argument: the call is
+                        // evaluated again only when the dropped ones are bare literals.
+                        let rest_literal = list.args[index + 1..].iter().all(|a| {
+                            matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Expr(a))
+                                if matches!(unnested(a), Expr::Value(_)))
+                        });
+                        return match all_constant && rest_literal {
+                            true => self.evaluated(e),
+                            false => Ok(None),
+                        };
                     }
                     all_constant &= value.is_some_and(|v| simple(v.t));
                 }
