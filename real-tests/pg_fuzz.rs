@@ -73,13 +73,19 @@ impl Figures {
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
         .ok()
-        .map(|v| v.parse().unwrap_or_else(|_| panic!("{name}={v} does not parse")))
+        .map(|v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name}={v} does not parse"))
+        })
         .unwrap_or(default)
 }
 
 /// Run `seeds`, `parallel` at a time, printing progress.
 async fn run(seeds: std::ops::Range<u64>, statements: usize, parallel: usize) -> Figures {
-    assert!((1..=8).contains(&parallel), "AMNESIA_PG_FUZZ_PARALLEL 1..=8");
+    assert!(
+        (1..=8).contains(&parallel),
+        "AMNESIA_PG_FUZZ_PARALLEL 1..=8"
+    );
     let started = tokio::time::Instant::now();
     let reference: Arc<dyn Target> = Arc::new(
         RealTarget::start("postgres")
@@ -104,25 +110,41 @@ async fn run(seeds: std::ops::Range<u64>, statements: usize, parallel: usize) ->
             println!("{} (next seed {next})", figures.line(started));
         }
     }
-    println!("{} seeds {seeds:?}, {statements} statements each", figures.line(started));
+    println!(
+        "{} seeds {seeds:?}, {statements} statements each",
+        figures.line(started)
+    );
     figures
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_model_agrees_with_postgresql_on_generated_sequences() {
     let figures = run(SHORT_SEEDS, SHORT_STATEMENTS, 2).await;
-    assert!(figures.findings.is_empty(), "{} findings (printed above)", figures.findings.len());
-    assert!(figures.agreed * 2 > figures.compared, "most statements must be compared");
+    assert!(
+        figures.findings.is_empty(),
+        "{} findings (printed above)",
+        figures.findings.len()
+    );
+    assert!(
+        figures.agreed * 2 > figures.compared,
+        "most statements must be compared"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "the long run: a documented command (see the module's documentation)"]
 async fn long_run() {
     let range: String = env_or("AMNESIA_PG_FUZZ_SEEDS", "1000..2000".to_string());
-    let (from, to) = range.split_once("..").expect("AMNESIA_PG_FUZZ_SEEDS=from..to");
+    let (from, to) = range
+        .split_once("..")
+        .expect("AMNESIA_PG_FUZZ_SEEDS=from..to");
     let seeds = from.parse().expect("a seed")..to.parse().expect("a seed");
     let statements = env_or("AMNESIA_PG_FUZZ_STATEMENTS", 200);
     let parallel = env_or("AMNESIA_PG_FUZZ_PARALLEL", 2);
     let figures = run(seeds, statements, parallel).await;
-    assert!(figures.findings.is_empty(), "{} findings (printed above)", figures.findings.len());
+    assert!(
+        figures.findings.is_empty(),
+        "{} findings (printed above)",
+        figures.findings.len()
+    );
 }

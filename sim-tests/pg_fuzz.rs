@@ -27,7 +27,9 @@ fn seeds() -> std::ops::Range<u64> {
     let Ok(range) = std::env::var("AMNESIA_PG_FUZZ_SEEDS") else {
         return SEEDS;
     };
-    let (from, to) = range.split_once("..").expect("AMNESIA_PG_FUZZ_SEEDS=from..to");
+    let (from, to) = range
+        .split_once("..")
+        .expect("AMNESIA_PG_FUZZ_SEEDS=from..to");
     from.parse().expect("a seed")..to.parse().expect("a seed")
 }
 
@@ -97,20 +99,32 @@ fn error(sqlstate: &str) -> Reply {
 fn the_laws_catch_a_wrong_answer() {
     let all = rows(&["1", "2", "3"]);
     let parts = |a: &[&str], b: &[&str], c: &[&str]| [rows(a), rows(b), rows(c)];
-    assert_eq!(judge_tlp(false, &all, &parts(&["2"], &["1", "3"], &[])), Verdict::Holds);
+    assert_eq!(
+        judge_tlp(false, &all, &parts(&["2"], &["1", "3"], &[])),
+        Verdict::Holds
+    );
     // A row lost (NULL taken for false, say) or counted twice breaks TLP.
-    assert!(matches!(judge_tlp(false, &all, &parts(&["2"], &["1"], &[])), Verdict::Broken(_)));
+    assert!(matches!(
+        judge_tlp(false, &all, &parts(&["2"], &["1"], &[])),
+        Verdict::Broken(_)
+    ));
     assert!(matches!(
         judge_tlp(false, &all, &parts(&["2"], &["1", "3"], &["3"])),
         Verdict::Broken(_)
     ));
-    assert_eq!(judge_tlp(false, &all, &[error("0A000"), rows(&[]), rows(&[])]), Verdict::Skipped);
+    assert_eq!(
+        judge_tlp(false, &all, &[error("0A000"), rows(&[]), rows(&[])]),
+        Verdict::Skipped
+    );
     assert!(matches!(
         judge_tlp(false, &all, &[error("22012"), rows(&[]), rows(&[])]),
         Verdict::Broken(_)
     ));
     assert_eq!(judge_norec(&rows(&["2"]), &rows(&["2"])), Verdict::Holds);
-    assert!(matches!(judge_norec(&rows(&["2"]), &rows(&["1"])), Verdict::Broken(_)));
+    assert!(matches!(
+        judge_norec(&rows(&["2"]), &rows(&["1"])),
+        Verdict::Broken(_)
+    ));
     let empty = Reply {
         outcome: Outcome::Rows {
             columns: vec![("n".into(), 20)],

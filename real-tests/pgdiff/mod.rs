@@ -94,11 +94,13 @@ impl Pair {
     }
 
     /// Step `index`'s observations on the two targets so far.
+    #[allow(dead_code)] // the fuzzer's (real-tests/pgfuzz/differential.rs)
     pub fn observed(&self, index: usize) -> (Option<&Observed>, Option<&Observed>) {
         (self.a.observed(index), self.b.observed(index))
     }
 
     /// Close every connection and give both databases back to their targets.
+    #[allow(dead_code)] // the fuzzer's (real-tests/pgfuzz/differential.rs)
     pub async fn discard(self, a: &dyn Target, b: &dyn Target) {
         let (endpoint_a, endpoint_b) = (self.a.endpoint.clone(), self.b.endpoint.clone());
         drop(self);

@@ -44,6 +44,7 @@ enum Slot {
 /// One target's connections and what each step did on it.
 pub struct Session {
     /// The database the connections are to.
+    #[allow(dead_code)] // read by `Pair::discard`, the fuzzer's
     pub endpoint: Endpoint,
     slots: Vec<Slot>,
     observed: Vec<Option<Observed>>,

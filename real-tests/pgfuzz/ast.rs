@@ -55,7 +55,12 @@ impl Expr {
             ),
             Expr::Cast(e, ty) => format!("({})::{ty}", e.render()),
             Expr::Between(e, lo, hi) => {
-                format!("({} BETWEEN {} AND {})", e.render(), lo.render(), hi.render())
+                format!(
+                    "({} BETWEEN {} AND {})",
+                    e.render(),
+                    lo.render(),
+                    hi.render()
+                )
             }
             Expr::In(e, items) => format!(
                 "({} IN ({}))",
@@ -382,19 +387,20 @@ impl Stmt {
                 returning,
                 ..
             } => {
-                let with = |f: &dyn Fn(&mut Vec<(String, Expr)>, &mut Option<Expr>, &mut Vec<Expr>)| {
-                    let mut copy = self.clone();
-                    if let Stmt::Update {
-                        sets,
-                        filter,
-                        returning,
-                        ..
-                    } = &mut copy
-                    {
-                        f(sets, filter, returning);
-                    }
-                    copy
-                };
+                let with =
+                    |f: &dyn Fn(&mut Vec<(String, Expr)>, &mut Option<Expr>, &mut Vec<Expr>)| {
+                        let mut copy = self.clone();
+                        if let Stmt::Update {
+                            sets,
+                            filter,
+                            returning,
+                            ..
+                        } = &mut copy
+                        {
+                            f(sets, filter, returning);
+                        }
+                        copy
+                    };
                 if filter.is_some() {
                     out.push(with(&|_, f, _| *f = None));
                 }

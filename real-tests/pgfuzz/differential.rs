@@ -23,7 +23,9 @@ pub const REPLAYS_MAX: usize = 200;
 pub enum Class {
     Agree,
     /// Refused by the model; `diverged`: PostgreSQL's state now differs.
-    Refused { diverged: bool },
+    Refused {
+        diverged: bool,
+    },
     Differ,
 }
 
@@ -41,11 +43,14 @@ pub struct SeedReport {
 
 /// Classify step `item`'s observations (`a` PostgreSQL, `b` the model).
 pub fn classify(item: &Item, a: &Observed, b: &Observed) -> Class {
-    let b_refuses = matches!(&b.first.outcome, Outcome::Error { sqlstate, .. } if sqlstate == "0A000");
+    let b_refuses =
+        matches!(&b.first.outcome, Outcome::Error { sqlstate, .. } if sqlstate == "0A000");
     if b_refuses {
         let a_failed = matches!(&a.first.outcome, Outcome::Error { .. });
         let harmless = a_failed || (item.stmt.reads_only() && a.first.tx == Some('I'));
-        return Class::Refused { diverged: !harmless };
+        return Class::Refused {
+            diverged: !harmless,
+        };
     }
     match a.agrees(b) {
         true => Class::Agree,
@@ -103,7 +108,11 @@ async fn run_items(
             first: super::super::pgdiff::outcome::Reply::blocked(),
             later: None,
         };
-        (index, oa.cloned().unwrap_or_else(blocked), ob.cloned().unwrap_or_else(blocked))
+        (
+            index,
+            oa.cloned().unwrap_or_else(blocked),
+            ob.cloned().unwrap_or_else(blocked),
+        )
     });
     pair.discard(a, b).await;
     Ok(result)
@@ -220,7 +229,10 @@ pub async fn run_seed(a: &dyn Target, b: &dyn Target, seed: u64, count: usize) -
             let small = minimise(a, b, cut, &signature(&oa, &ob)).await;
             let text = match run_items(a, b, &small, None).await {
                 Ok(Some((_, oa, ob))) => repro(seed, &small, &oa, &ob),
-                other => format!("seed {seed}: the finding did not replay ({:?})", other.map(|o| o.map(|x| x.0))),
+                other => format!(
+                    "seed {seed}: the finding did not replay ({:?})",
+                    other.map(|o| o.map(|x| x.0))
+                ),
             };
             report.finding = Some(text);
         }

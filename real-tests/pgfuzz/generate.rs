@@ -422,7 +422,9 @@ impl Generator {
                 scope = Vec::new();
                 for (i, col) in inner_scope.iter().enumerate() {
                     if i == 0 || self.percent(60) {
-                        inner.items.push((Expr::Col(col.name.clone()), Some(format!("k{i}"))));
+                        inner
+                            .items
+                            .push((Expr::Col(col.name.clone()), Some(format!("k{i}"))));
                         scope.push(InScope {
                             name: format!("s.k{i}"),
                             ty: col.ty,
@@ -525,7 +527,9 @@ impl Generator {
             _ => self.aggregates(&mut select, &scope),
         }
         if select.items.is_empty() {
-            select.items.push((Expr::Lit("1".into()), Some("one".into())));
+            select
+                .items
+                .push((Expr::Lit("1".into()), Some("one".into())));
         }
         if self.percent(40) {
             // Every output column, so ties are rows alike.
@@ -660,7 +664,8 @@ impl Generator {
 
     fn column_of(&mut self, ty: Ty, scope: &[InScope]) -> Option<Expr> {
         let cols: Vec<&InScope> = scope.iter().filter(|c| c.ty == ty).collect();
-        (!cols.is_empty()).then(|| Expr::Col(cols[self.rng.random_range(0..cols.len())].name.clone()))
+        (!cols.is_empty())
+            .then(|| Expr::Col(cols[self.rng.random_range(0..cols.len())].name.clone()))
     }
 
     /// A leaf: a column of the type when one is in scope (mostly), else a literal.
@@ -684,7 +689,11 @@ impl Generator {
             Ty::Int => match self.rng.random_range(0..12) {
                 0 | 1 => {
                     let op = self.pick(&["+", "-", "*"]);
-                    Expr::bin(op, self.expr(Ty::Int, scope, d), self.expr(Ty::Int, scope, d))
+                    Expr::bin(
+                        op,
+                        self.expr(Ty::Int, scope, d),
+                        self.expr(Ty::Int, scope, d),
+                    )
                 }
                 2 => {
                     // A divisor never zero with a column about, so an error never depends
@@ -692,7 +701,11 @@ impl Generator {
                     // constant one may be zero, and its error comes before any row.
                     let op = self.pick(&["/", "%"]);
                     match self.percent(20) {
-                        true => Expr::bin(op, self.literal(Ty::Int), Expr::Lit(self.pick(&["0", "3"]).into())),
+                        true => Expr::bin(
+                            op,
+                            self.literal(Ty::Int),
+                            Expr::Lit(self.pick(&["0", "3"]).into()),
+                        ),
                         false => {
                             let divisor = Expr::Lit(self.pick(&["1", "2", "3", "-5", "7"]).into());
                             Expr::bin(op, self.expr(Ty::Int, scope, d), divisor)
@@ -704,7 +717,10 @@ impl Generator {
                 5 => self.case(Ty::Int, scope, d),
                 6 => {
                     let f = self.pick(&["coalesce", "greatest", "least", "nullif"]);
-                    Expr::Call(f, vec![self.expr(Ty::Int, scope, d), self.expr(Ty::Int, scope, d)])
+                    Expr::Call(
+                        f,
+                        vec![self.expr(Ty::Int, scope, d), self.expr(Ty::Int, scope, d)],
+                    )
                 }
                 7 => Expr::Pre("-", Box::new(self.expr(Ty::Int, scope, d))),
                 8 => {
@@ -715,7 +731,9 @@ impl Generator {
                 // Casts that can fail, of constants only (see the divisor above).
                 9 => Expr::Cast(Box::new(self.literal(Ty::Float)), "int"),
                 10 => Expr::Cast(Box::new(self.expr(Ty::Numeric, scope, d)), "int"),
-                11 if self.percent(50) => Expr::bin("+", Expr::Lit("2147483647".into()), self.literal(Ty::Int)),
+                11 if self.percent(50) => {
+                    Expr::bin("+", Expr::Lit("2147483647".into()), self.literal(Ty::Int))
+                }
                 _ => Expr::Cast(Box::new(self.literal(Ty::Text)), "int"),
             },
             Ty::BigInt => match self.rng.random_range(0..5) {
@@ -729,25 +747,47 @@ impl Generator {
                     let t = self.table();
                     let name = self.tables[t].name.clone();
                     let p = self.expr(Ty::Bool, &self.scope_of(t, "z"), d);
-                    Expr::Raw(format!("(SELECT count(*) FROM {name} z WHERE {})", p.render()))
+                    Expr::Raw(format!(
+                        "(SELECT count(*) FROM {name} z WHERE {})",
+                        p.render()
+                    ))
                 }
                 3 => self.case(Ty::BigInt, scope, d),
                 _ => Expr::Call("abs", vec![self.expr(Ty::BigInt, scope, d)]),
             },
             Ty::Text => match self.rng.random_range(0..8) {
-                0 | 1 => Expr::bin("||", self.expr(Ty::Text, scope, d), self.expr(Ty::Text, scope, d)),
+                0 | 1 => Expr::bin(
+                    "||",
+                    self.expr(Ty::Text, scope, d),
+                    self.expr(Ty::Text, scope, d),
+                ),
                 2 => Expr::Call(
                     self.pick(&["lower", "upper"]),
                     vec![self.expr(Ty::Text, scope, d)],
                 ),
-                3 => Expr::Call("coalesce", vec![self.expr(Ty::Text, scope, d), self.literal(Ty::Text)]),
+                3 => Expr::Call(
+                    "coalesce",
+                    vec![self.expr(Ty::Text, scope, d), self.literal(Ty::Text)],
+                ),
                 4 => Expr::bin("->>", self.expr(Ty::Jsonb, scope, d), self.pick_key()),
                 5 => {
-                    let from = self.pick(&[Ty::Int, Ty::Numeric, Ty::Bool, Ty::Float, Ty::Uuid, Ty::Ts, Ty::Jsonb]);
+                    let from = self.pick(&[
+                        Ty::Int,
+                        Ty::Numeric,
+                        Ty::Bool,
+                        Ty::Float,
+                        Ty::Uuid,
+                        Ty::Ts,
+                        Ty::Jsonb,
+                    ]);
                     Expr::Cast(Box::new(self.expr(from, scope, d)), "text")
                 }
                 6 => self.case(Ty::Text, scope, d),
-                _ => Expr::bin("||", self.expr(Ty::Text, scope, d), self.expr(Ty::Int, scope, d)),
+                _ => Expr::bin(
+                    "||",
+                    self.expr(Ty::Text, scope, d),
+                    self.expr(Ty::Int, scope, d),
+                ),
             },
             Ty::Float => match self.rng.random_range(0..6) {
                 0 | 1 => Expr::bin(
@@ -785,17 +825,30 @@ impl Generator {
                     let from = self.pick(&[Ty::Int, Ty::Text, Ty::Bool, Ty::Numeric]);
                     Expr::Call("to_jsonb", vec![self.expr(from, scope, d)])
                 }
-                3 => Expr::Call("coalesce", vec![self.expr(Ty::Jsonb, scope, d), self.literal(Ty::Jsonb)]),
+                3 => Expr::Call(
+                    "coalesce",
+                    vec![self.expr(Ty::Jsonb, scope, d), self.literal(Ty::Jsonb)],
+                ),
                 _ => self.case(Ty::Jsonb, scope, d),
             },
             Ty::Ts => match self.rng.random_range(0..3) {
                 0 => Expr::bin(
                     self.pick(&["+", "-"]),
                     self.expr(Ty::Ts, scope, d),
-                    Expr::Lit(self.pick(&["interval '1 day'", "interval '90 minutes'", "interval '1 month'"]).into()),
+                    Expr::Lit(
+                        self.pick(&[
+                            "interval '1 day'",
+                            "interval '90 minutes'",
+                            "interval '1 month'",
+                        ])
+                        .into(),
+                    ),
                 ),
                 1 => self.case(Ty::Ts, scope, d),
-                _ => Expr::Call("coalesce", vec![self.expr(Ty::Ts, scope, d), self.literal(Ty::Ts)]),
+                _ => Expr::Call(
+                    "coalesce",
+                    vec![self.expr(Ty::Ts, scope, d), self.literal(Ty::Ts)],
+                ),
             },
             Ty::Uuid | Ty::Vector => match self.rng.random_range(0..2) {
                 0 => self.case(ty, scope, d),
@@ -818,7 +871,19 @@ impl Generator {
 
     /// A comparable type for a comparison.
     fn comparable(&mut self) -> Ty {
-        self.pick(&[Ty::Int, Ty::Int, Ty::BigInt, Ty::Text, Ty::Text, Ty::Float, Ty::Numeric, Ty::Ts, Ty::Uuid, Ty::Bool, Ty::Jsonb])
+        self.pick(&[
+            Ty::Int,
+            Ty::Int,
+            Ty::BigInt,
+            Ty::Text,
+            Ty::Text,
+            Ty::Float,
+            Ty::Numeric,
+            Ty::Ts,
+            Ty::Uuid,
+            Ty::Bool,
+            Ty::Jsonb,
+        ])
     }
 
     fn predicate(&mut self, scope: &[InScope], d: u32) -> Expr {
@@ -830,7 +895,11 @@ impl Generator {
             }
             4 => {
                 let ty = self.pick(&COLUMN_TYPES);
-                let ty = if ty == Ty::Vector && !self.vector { Ty::Text } else { ty };
+                let ty = if ty == Ty::Vector && !self.vector {
+                    Ty::Text
+                } else {
+                    ty
+                };
                 let op = self.pick(&["IS NULL", "IS NOT NULL"]);
                 Expr::Post(Box::new(self.expr(ty, scope, d)), op)
             }
@@ -873,10 +942,17 @@ impl Generator {
                 both.extend(scope.iter().cloned());
                 let p = self.expr(Ty::Bool, &both, d);
                 if self.percent(50) {
-                    Expr::Raw(format!("EXISTS (SELECT 1 FROM {name} z WHERE {})", p.render()))
+                    Expr::Raw(format!(
+                        "EXISTS (SELECT 1 FROM {name} z WHERE {})",
+                        p.render()
+                    ))
                 } else {
                     let e = self.expr(Ty::Int, scope, d);
-                    Expr::Raw(format!("({} IN (SELECT z.id FROM {name} z WHERE {}))", e.render(), p.render()))
+                    Expr::Raw(format!(
+                        "({} IN (SELECT z.id FROM {name} z WHERE {}))",
+                        e.render(),
+                        p.render()
+                    ))
                 }
             }
             13 => {
@@ -1006,7 +1082,11 @@ impl Generator {
             sets.push((col.name, e));
         }
         if sets.is_empty() || self.percent(5) {
-            let e = Expr::bin("+", Expr::Col(format!("{name}.id")), Expr::Lit("100".into()));
+            let e = Expr::bin(
+                "+",
+                Expr::Col(format!("{name}.id")),
+                Expr::Lit("100".into()),
+            );
             sets.push(("id".into(), e));
         }
         let filter = self.percent(85).then(|| self.expr(Ty::Bool, &scope, 0));

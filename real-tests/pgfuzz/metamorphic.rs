@@ -112,7 +112,10 @@ pub fn judge_tlp(distinct: bool, all: &Reply, parts: &[Reply; 3]) -> Verdict {
         // The whole fails where every partition answers: the predicate cannot make it.
         return Verdict::Broken(format!("the query fails but its partitions answer: {all}"));
     };
-    let mut union: Vec<Vec<Option<String>>> = parts.iter().flat_map(|r| rows(r).unwrap().clone()).collect();
+    let mut union: Vec<Vec<Option<String>>> = parts
+        .iter()
+        .flat_map(|r| rows(r).unwrap().clone())
+        .collect();
     let mut whole = whole.clone();
     union.sort();
     whole.sort();
@@ -210,7 +213,9 @@ pub async fn check_seed(
         };
         report.statements += 1;
         if crashed(&reply) {
-            report.broken.push(format!("seed {seed} step {index}: {sql}\n    {reply}"));
+            report
+                .broken
+                .push(format!("seed {seed} step {index}: {sql}\n    {reply}"));
             break;
         }
         if index % PROBE_EVERY != 0 {
@@ -219,21 +224,34 @@ pub async fn check_seed(
         let (select, p) = g.probe();
         let probe = Probe::new(&select, &p);
         let mut replies = Vec::new();
-        for sql in [&probe.all, &probe.parts[0], &probe.parts[1], &probe.parts[2], &probe.count, &probe.sum] {
+        for sql in [
+            &probe.all,
+            &probe.parts[0],
+            &probe.parts[1],
+            &probe.parts[2],
+            &probe.count,
+            &probe.sum,
+        ] {
             let reply = match wires[2].simple(sql).await {
                 Ok(reply) => reply,
                 Err(why) => super::super::pgdiff::outcome::Reply::broken(why),
             };
             report.statements += 1;
             if crashed(&reply) {
-                report.broken.push(format!("seed {seed} step {index}: {sql}\n    {reply}"));
+                report
+                    .broken
+                    .push(format!("seed {seed} step {index}: {sql}\n    {reply}"));
                 break 'run;
             }
             replies.push(reply);
         }
         let parts = [replies[1].clone(), replies[2].clone(), replies[3].clone()];
         let verdicts = [
-            ("TLP", judge_tlp(select.distinct, &replies[0], &parts), &probe.parts[0]),
+            (
+                "TLP",
+                judge_tlp(select.distinct, &replies[0], &parts),
+                &probe.parts[0],
+            ),
             ("NoREC", judge_norec(&replies[4], &replies[5]), &probe.count),
         ];
         for (law, verdict, sql) in verdicts {
@@ -241,9 +259,9 @@ pub async fn check_seed(
             match verdict {
                 Verdict::Holds => report.held += 1,
                 Verdict::Skipped => report.skipped += 1,
-                Verdict::Broken(why) => report
-                    .broken
-                    .push(format!("seed {seed} step {index}: {law} broken: {sql}\n    {why}")),
+                Verdict::Broken(why) => report.broken.push(format!(
+                    "seed {seed} step {index}: {law} broken: {sql}\n    {why}"
+                )),
             }
         }
     }

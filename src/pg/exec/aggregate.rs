@@ -414,11 +414,7 @@ pub(crate) fn result_type(name: &str, t: Type) -> PgResult<Type> {
                 || t.element().is_some()
                 || matches!(
                     t,
-                    Type::Unknown
-                        | Type::Oid
-                        | Type::Timestamptz
-                        | Type::Interval
-                        | Type::Bytea
+                    Type::Unknown | Type::Oid | Type::Timestamptz | Type::Interval | Type::Bytea
                 ) =>
         {
             t

@@ -359,12 +359,16 @@ impl Exec<'_> {
             .values()
             .filter(|v| {
                 let aborted = v.xmin != XID_NONE && txns.status(v.xmin) == Status::Aborted;
-                let deleted = !v.lock_only
-                    && v.xmax != XID_NONE
-                    && txns.status(v.xmax) == Status::Committed;
+                let deleted =
+                    !v.lock_only && v.xmax != XID_NONE && txns.status(v.xmax) == Status::Committed;
                 !aborted && !deleted
             })
-            .map(|v| columns.iter().map(|c| v.data[*c].clone()).collect::<Vec<_>>())
+            .map(|v| {
+                columns
+                    .iter()
+                    .map(|c| v.data[*c].clone())
+                    .collect::<Vec<_>>()
+            })
             .filter(|key| !key.iter().any(crate::pg::types::value::Value::is_null))
             .collect();
         keys.sort_by(|a, b| {

@@ -243,7 +243,10 @@ impl Exec<'_> {
     /// 42P01 for a table of a FROM clause that neither the database nor a CTE in scope
     /// has: PostgreSQL's parse analysis fails on it though no row would reach it.
     fn check_relation(&self, w: &Walk, factor: &TableFactor) -> PgResult<()> {
-        let TableFactor::Table { name, args: None, .. } = factor else {
+        let TableFactor::Table {
+            name, args: None, ..
+        } = factor
+        else {
             return Ok(());
         };
         let parts = object_name(name);
@@ -261,7 +264,8 @@ impl Exec<'_> {
         // target list, WHERE, HAVING.
         let mut conditions = Vec::new();
         for from in &select.from {
-            let factors = std::iter::once(&from.relation).chain(from.joins.iter().map(|j| &j.relation));
+            let factors =
+                std::iter::once(&from.relation).chain(from.joins.iter().map(|j| &j.relation));
             for factor in factors {
                 self.check_relation(w, factor)?;
                 if let TableFactor::Derived { subquery, .. } = factor {
@@ -310,7 +314,10 @@ impl Exec<'_> {
     /// `e`'s constant value after folding (`None`: not a constant), or the error its
     /// folding raised. In the parse pass nothing is pruned and only literal casts run.
     fn fold(&mut self, w: &mut Walk, e: &Expr, depth: u32) -> PgResult<Option<Typed>> {
-        Ok(self.fold_pure(w, e, depth)?.filter(|k| k.pure).map(|k| k.value))
+        Ok(self
+            .fold_pure(w, e, depth)?
+            .filter(|k| k.pure)
+            .map(|k| k.value))
     }
 
     /// `fold`, with constants that pruning made of expressions holding columns (`x AND
@@ -334,7 +341,10 @@ impl Exec<'_> {
                 let r = self.fold_pure(w, right, d)?;
                 if plan && r.as_ref().is_some_and(|k| k.value.v == stop) {
                     let pure = l.as_ref().is_some_and(|k| k.pure);
-                    return Ok(r.map(|k| Konst { pure: pure && k.pure, ..k }));
+                    return Ok(r.map(|k| Konst {
+                        pure: pure && k.pure,
+                        ..k
+                    }));
                 }
                 match (l, r) {
                     (Some(l), Some(r)) if plan && l.pure && r.pure => pure(self.evaluated(e)?),
@@ -384,7 +394,10 @@ impl Exec<'_> {
             }
             Expr::UnaryOp { op, expr } => {
                 let inner = self.fold(w, expr, d)?;
-                let known = matches!(op, UnaryOperator::Not | UnaryOperator::Minus | UnaryOperator::Plus);
+                let known = matches!(
+                    op,
+                    UnaryOperator::Not | UnaryOperator::Minus | UnaryOperator::Plus
+                );
                 match inner {
                     Some(v) if plan && known && simple(v.t) => self.evaluated(e),
                     _ => Ok(None),
@@ -425,7 +438,10 @@ impl Exec<'_> {
                     self.fold(w, low, d)?,
                     self.fold(w, high, d)?,
                 ];
-                match parts.iter().all(|p| p.as_ref().is_some_and(|v| simple(v.t))) {
+                match parts
+                    .iter()
+                    .all(|p| p.as_ref().is_some_and(|v| simple(v.t)))
+                {
                     true if plan => self.evaluated(e),
                     _ => Ok(None),
                 }
@@ -489,8 +505,11 @@ impl Exec<'_> {
                 };
                 if !plan && matches!(name.as_str(), "to_jsonb" | "to_json") {
                     // `anyelement` cannot take its type from an untyped literal.
-                    if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] = list.args.as_slice() {
-                        if quoted(arg) || matches!(unnested(arg), Expr::Value(v) if v.value == Literal::Null) {
+                    if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] = list.args.as_slice()
+                    {
+                        if quoted(arg)
+                            || matches!(unnested(arg), Expr::Value(v) if v.value == Literal::Null)
+                        {
                             return Err(PgError::new(
                                 DATATYPE_MISMATCH,
                                 "could not determine polymorphic type because input has type unknown",
@@ -505,7 +524,8 @@ impl Exec<'_> {
                         continue;
                     };
                     let value = self.fold(w, arg, d)?;
-                    if name == "coalesce" && plan && value.as_ref().is_some_and(|v| !v.v.is_null()) {
+                    if name == "coalesce" && plan && value.as_ref().is_some_and(|v| !v.v.is_null())
+                    {
                         // The rest are dropped unfolded; the call is that argument when
                         // every one before it was a constant NULL.
                         // The model's COALESCE evaluates every argument: the call is
@@ -546,7 +566,10 @@ impl Exec<'_> {
                     false => Ok(None),
                 }
             }
-            Expr::Subquery(query) | Expr::Exists { subquery: query, .. } => {
+            Expr::Subquery(query)
+            | Expr::Exists {
+                subquery: query, ..
+            } => {
                 self.fold_query(w, query, d)?;
                 Ok(None)
             }

@@ -189,7 +189,10 @@ pub(crate) fn assignable(from: Type, to: Type) -> bool {
         || from == Type::Unknown
         || (from.is_numeric() && to.is_numeric())
         || to.is_text()
-        || matches!((from, to), (Type::Json, Type::Jsonb) | (Type::Jsonb, Type::Json))
+        || matches!(
+            (from, to),
+            (Type::Json, Type::Jsonb) | (Type::Jsonb, Type::Json)
+        )
         || (from.is_integer() && oid(to))
         || (oid(from) && (to.is_integer() || oid(to)))
         || (casts_to_vector(from) && to == Type::Vector)
