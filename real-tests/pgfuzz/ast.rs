@@ -387,20 +387,19 @@ impl Stmt {
                 returning,
                 ..
             } => {
-                let with =
-                    |f: &dyn Fn(&mut Vec<(String, Expr)>, &mut Option<Expr>, &mut Vec<Expr>)| {
-                        let mut copy = self.clone();
-                        if let Stmt::Update {
-                            sets,
-                            filter,
-                            returning,
-                            ..
-                        } = &mut copy
-                        {
-                            f(sets, filter, returning);
-                        }
-                        copy
-                    };
+                let with = |f: UpdateEdit<'_>| {
+                    let mut copy = self.clone();
+                    if let Stmt::Update {
+                        sets,
+                        filter,
+                        returning,
+                        ..
+                    } = &mut copy
+                    {
+                        f(sets, filter, returning);
+                    }
+                    copy
+                };
                 if filter.is_some() {
                     out.push(with(&|_, f, _| *f = None));
                 }
@@ -450,6 +449,12 @@ impl Stmt {
         out
     }
 }
+
+/// An UPDATE's assignments: each column and its expression.
+type Sets = Vec<(String, Expr)>;
+
+/// A change to an UPDATE's assignments, WHERE and RETURNING (a shrink's step).
+type UpdateEdit<'a> = &'a dyn Fn(&mut Sets, &mut Option<Expr>, &mut Vec<Expr>);
 
 fn set_insert(stmt: &mut Stmt, f: impl FnOnce(&mut Vec<Vec<Expr>>, &mut String, &mut Vec<Expr>)) {
     if let Stmt::Insert {

@@ -212,7 +212,7 @@ impl Generator {
     /// A query a metamorphic check partitions: the FROM clause (with joins), the items,
     /// and a predicate over them.
     pub fn probe(&mut self) -> (Select, Expr) {
-        let (mut select, scope) = self.from_clause();
+        let (mut select, scope) = self.source_clause();
         // Columns only: an item that can fail (a cast, a division) fails on the rows a
         // partition keeps, and the partitions would fail apart for a reason of their own.
         let n = self.rng.random_range(1..=3);
@@ -407,7 +407,7 @@ impl Generator {
     }
 
     /// A FROM clause: a table, a subquery or a CTE over one, with up to one join.
-    fn from_clause(&mut self) -> (Select, Vec<InScope>) {
+    fn source_clause(&mut self) -> (Select, Vec<InScope>) {
         let t = self.table();
         let mut select = Select::default();
         let mut scope;
@@ -492,7 +492,7 @@ impl Generator {
 
     /// A SELECT: plain, aggregate or grouped.
     pub fn select(&mut self) -> Select {
-        let (mut select, scope) = self.from_clause();
+        let (mut select, scope) = self.source_clause();
         if self.percent(60) {
             select.filter = Some(self.expr(Ty::Bool, &scope, 0));
         }
