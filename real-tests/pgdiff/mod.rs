@@ -96,6 +96,20 @@ impl Pair {
         tokio::join!(self.a.run(index, step), self.b.run(index, step));
     }
 
+    /// Step `index`'s observations on the two targets so far.
+    #[allow(dead_code)] // the fuzzer's (real-tests/pgfuzz/differential.rs)
+    pub fn observed(&self, index: usize) -> (Option<&Observed>, Option<&Observed>) {
+        (self.a.observed(index), self.b.observed(index))
+    }
+
+    /// Close every connection and give both databases back to their targets.
+    #[allow(dead_code)] // the fuzzer's (real-tests/pgfuzz/differential.rs)
+    pub async fn discard(self, a: &dyn Target, b: &dyn Target) {
+        let (endpoint_a, endpoint_b) = (self.a.endpoint.clone(), self.b.endpoint.clone());
+        drop(self);
+        tokio::join!(a.discard(&endpoint_a), b.discard(&endpoint_b));
+    }
+
     /// The connections with a statement pending on either target.
     pub fn blocked(&self) -> Vec<bool> {
         let (a, b) = (self.a.blocked(), self.b.blocked());

@@ -43,6 +43,9 @@ enum Slot {
 
 /// One target's connections and what each step did on it.
 pub struct Session {
+    /// The database the connections are to.
+    #[allow(dead_code)] // read by `Pair::discard`, the fuzzer's
+    pub endpoint: Endpoint,
     slots: Vec<Slot>,
     observed: Vec<Option<Observed>>,
     waits: Waits,
@@ -55,7 +58,8 @@ impl Session {
         connections: usize,
         waits: Waits,
     ) -> Result<Session, String> {
-        let Endpoint { address, database } = target.fresh().await?;
+        let endpoint = target.fresh().await?;
+        let Endpoint { address, database } = endpoint.clone();
         let mut slots = Vec::with_capacity(connections);
         for _ in 0..connections {
             let wire = Wire::connect(address, amnesia::internal::postgres::PG_USER, &database)
@@ -64,6 +68,7 @@ impl Session {
             slots.push(Slot::Idle(wire));
         }
         Ok(Session {
+            endpoint,
             slots,
             observed: Vec::new(),
             waits,
@@ -99,6 +104,11 @@ impl Session {
             self.settle(conn, self.waits.busy_ms).await;
         }
         self.observed
+    }
+
+    /// Step `index`'s observation so far (its first reply, and its completion if any).
+    pub fn observed(&self, index: usize) -> Option<&Observed> {
+        self.observed.get(index).and_then(Option::as_ref)
     }
 
     /// Which connections have a statement pending.

@@ -4,12 +4,14 @@
 //! (the in-process PostgreSQL model: every `fresh` starts an empty one).
 
 use super::wire::Wire;
+#[cfg(feature = "real")]
 use amnesia::internal::pgdiff::LocalPg;
 use amnesia::internal::postgres::{PG_DATABASE, PG_USER};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Where a fresh database is: the server's address and the database to name at startup.
+#[derive(Clone, Debug)]
 pub struct Endpoint {
     pub address: SocketAddr,
     pub database: String,
@@ -22,15 +24,20 @@ pub trait Target: Send + Sync {
     fn name(&self) -> String;
     /// A fresh, empty database (no tables, sequences or locks of an earlier case).
     async fn fresh(&self) -> Result<Endpoint, String>;
+    /// Give back a database `fresh` handed out, once its connections are closed: a long
+    /// fuzzing run makes thousands (nothing to do by default).
+    async fn discard(&self, _endpoint: &Endpoint) {}
 }
 
 /// A local PostgreSQL process (the real tier's process provider).
+#[cfg(feature = "real")]
 pub struct RealTarget {
     name: String,
     pg: LocalPg,
     databases: AtomicUsize,
 }
 
+#[cfg(feature = "real")]
 impl RealTarget {
     /// Start one; fails when PostgreSQL is not installed (`AMNESIA_PG_BIN`).
     pub async fn start(name: &str) -> Result<RealTarget, String> {
@@ -43,6 +50,7 @@ impl RealTarget {
     }
 }
 
+#[cfg(feature = "real")]
 #[async_trait::async_trait]
 impl Target for RealTarget {
     fn name(&self) -> String {
@@ -69,6 +77,14 @@ impl Target for RealTarget {
             address: self.pg.address(),
             database,
         })
+    }
+
+    async fn discard(&self, endpoint: &Endpoint) {
+        // FORCE: a connection the server has not yet seen closing must not keep it.
+        let sql = format!("DROP DATABASE {} WITH (FORCE)", endpoint.database);
+        if let Ok(mut admin) = Wire::connect(self.pg.address(), PG_USER, PG_DATABASE).await {
+            let _ = admin.simple(&sql).await;
+        }
     }
 }
 

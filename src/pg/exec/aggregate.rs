@@ -135,6 +135,150 @@ fn calls<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     }
 }
 
+/// PostgreSQL's check of a grouped query before it runs (`parse_agg.c`'s
+/// `check_ungrouped_columns`): a column of the FROM items that the projection or HAVING
+/// reads outside an aggregate must be a GROUP BY key (or inside a key expression), else
+/// 42803. A column beside a key of its own FROM item is refused instead (0A000): the key
+/// may be its table's primary key, which makes the column functionally dependent and
+/// allowed, and the model does not trace that.
+pub(crate) fn check_ungrouped(select: &Select, sources: &[Source]) -> PgResult<()> {
+    let keys: Vec<&Expr> = match &select.group_by {
+        sqlparser::ast::GroupByExpr::Expressions(keys, _) => keys.iter().collect(),
+        sqlparser::ast::GroupByExpr::All(_) => return Ok(()),
+    };
+    let mut key_columns = Vec::new();
+    for key in &keys {
+        if let Some(parts) = column_parts(key) {
+            if let Some((at, _)) = crate::pg::sql::scope::resolve(sources, &parts)? {
+                key_columns.push(at);
+            }
+        }
+    }
+    let grouping = Grouping {
+        keys: &keys,
+        key_columns: &key_columns,
+        sources,
+    };
+    for item in &select.projection {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            grouping.check(e)?;
+        }
+    }
+    select.having.iter().try_for_each(|e| grouping.check(e))
+}
+
+/// `a.b` or `b` as its parts; `None` for another expression.
+fn column_parts(e: &Expr) -> Option<Vec<String>> {
+    use crate::pg::sql::names::ident;
+    match e {
+        Expr::Identifier(i) => Some(vec![ident(i)]),
+        Expr::CompoundIdentifier(parts) => Some(parts.iter().map(ident).collect()),
+        Expr::Nested(inner) => column_parts(inner),
+        _ => None,
+    }
+}
+
+/// A grouped query's keys, for [`check_ungrouped`].
+struct Grouping<'a> {
+    keys: &'a [&'a Expr],
+    key_columns: &'a [usize],
+    sources: &'a [Source],
+}
+
+impl Grouping<'_> {
+    fn check(&self, e: &Expr) -> PgResult<()> {
+        if is_aggregate(e) || self.keys.contains(&e) {
+            return Ok(());
+        }
+        if let Some(parts) = column_parts(e) {
+            return self.column(&parts);
+        }
+        let each = |items: &mut dyn Iterator<Item = &Expr>| {
+            for item in items {
+                self.check(item)?;
+            }
+            Ok(())
+        };
+        match e {
+            Expr::BinaryOp { left, right, .. }
+            | Expr::IsDistinctFrom(left, right)
+            | Expr::IsNotDistinctFrom(left, right) => each(&mut [&**left, &**right].into_iter()),
+            Expr::Like { expr, pattern, .. } | Expr::ILike { expr, pattern, .. } => {
+                each(&mut [&**expr, &**pattern].into_iter())
+            }
+            Expr::UnaryOp { expr, .. }
+            | Expr::Nested(expr)
+            | Expr::Cast { expr, .. }
+            | Expr::IsNull(expr)
+            | Expr::IsNotNull(expr)
+            | Expr::IsTrue(expr)
+            | Expr::IsFalse(expr)
+            | Expr::IsNotTrue(expr)
+            | Expr::IsNotFalse(expr)
+            | Expr::In { expr, .. } => self.check(expr),
+            Expr::Between {
+                expr, low, high, ..
+            } => each(&mut [&**expr, &**low, &**high].into_iter()),
+            Expr::Function(f) => match &f.args {
+                FunctionArguments::List(list) => {
+                    each(&mut list.args.iter().filter_map(|arg| match arg {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(inner)) => Some(inner),
+                        _ => None,
+                    }))
+                }
+                _ => Ok(()),
+            },
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
+                let whens = conditions.iter().flat_map(|w| [&w.condition, &w.result]);
+                each(
+                    &mut operand
+                        .iter()
+                        .map(|o| &**o)
+                        .chain(whens)
+                        .chain(else_result.iter().map(|o| &**o)),
+                )
+            }
+            // Subqueries and the rest: not checked (their outer references neither).
+            _ => Ok(()),
+        }
+    }
+
+    fn column(&self, parts: &[String]) -> PgResult<()> {
+        let Some((at, _)) = crate::pg::sql::scope::resolve(self.sources, parts)? else {
+            return Ok(());
+        };
+        if self.key_columns.contains(&at) {
+            return Ok(());
+        }
+        let source = self
+            .sources
+            .iter()
+            .find(|s| (s.offset..s.offset + s.columns.len()).contains(&at));
+        let keyed = source.is_some_and(|s| {
+            self.key_columns
+                .iter()
+                .any(|k| (s.offset..s.offset + s.columns.len()).contains(k))
+        });
+        if keyed {
+            return Err(PgError::unsupported(
+                "a column not in GROUP BY beside a key of its table (functional dependency)",
+            ));
+        }
+        Err(PgError::new(
+            GROUPING_ERROR,
+            format!(
+                "column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                parts.join(".")
+            ),
+        ))
+    }
+}
+
 /// Every aggregate call of `select`, computed over `group`.
 pub(crate) fn compute(
     exec: &mut Exec<'_>,
@@ -262,7 +406,25 @@ pub(crate) fn result_type(name: &str, t: Type) -> PgResult<Type> {
                 format!("function {name}({}) does not exist", t.name()),
             ))
         }
-        ("min" | "max", t) => t,
+        // The types PostgreSQL has min and max for (`pg_aggregate`): none for boolean,
+        // uuid or a vector.
+        ("min" | "max", t)
+            if t.is_numeric()
+                || t.is_text()
+                || t.element().is_some()
+                || matches!(
+                    t,
+                    Type::Unknown | Type::Oid | Type::Timestamptz | Type::Interval | Type::Bytea
+                ) =>
+        {
+            t
+        }
+        ("min" | "max", t) => {
+            return Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                format!("function {name}({}) does not exist", t.name()),
+            ))
+        }
         ("sum", Type::Int2 | Type::Int4) => Type::Int8,
         ("sum", Type::Int8 | Type::Numeric) | ("avg", Type::Numeric) => Type::Numeric,
         ("avg", t) if t.is_integer() => Type::Numeric,

@@ -345,6 +345,9 @@ impl Exec<'_> {
             opclass,
             options,
         };
+        if create.unique {
+            self.check_unique_build(&table, &columns, &name)?;
+        }
         // Built first: an index that fails to build leaves no constraint behind.
         self.build_index(&table, index)?;
         if create.unique {
@@ -356,6 +359,52 @@ impl Exec<'_> {
             });
         }
         Ok(())
+    }
+
+    /// A unique index over rows that already repeat a key fails to build (23505), as
+    /// PostgreSQL's does: among the versions not known dead (an aborted insert's, or one a
+    /// committed transaction deleted), two with the same key and no NULL in it.
+    fn check_unique_build(&self, table: &str, columns: &[usize], name: &str) -> PgResult<()> {
+        use crate::pg::storage::txn::{Status, XID_NONE};
+        let t = self.db.table(table)?;
+        let txns = &self.db.txns;
+        let mut keys: Vec<Vec<crate::pg::types::value::Value>> = t
+            .heap
+            .values()
+            .filter(|v| {
+                let aborted = v.xmin != XID_NONE && txns.status(v.xmin) == Status::Aborted;
+                let deleted =
+                    !v.lock_only && v.xmax != XID_NONE && txns.status(v.xmax) == Status::Committed;
+                !aborted && !deleted
+            })
+            .map(|v| {
+                columns
+                    .iter()
+                    .map(|c| v.data[*c].clone())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|key| !key.iter().any(crate::pg::types::value::Value::is_null))
+            .collect();
+        keys.sort_by(|a, b| {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| crate::pg::types::value::compare(x, y))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let repeated = keys.windows(2).any(|pair| {
+            pair[0]
+                .iter()
+                .zip(&pair[1])
+                .all(|(x, y)| crate::pg::types::value::compare(x, y).is_eq())
+        });
+        match repeated {
+            true => Err(PgError::new(
+                UNIQUE_VIOLATION,
+                format!("could not create unique index \"{name}\""),
+            )),
+            false => Ok(()),
+        }
     }
 
     pub(crate) fn drop_table(

@@ -14,6 +14,7 @@ use crate::pg::storage::db::TableLockMode;
 use crate::pg::storage::heap::{deleter, RowLockMode, Table, Version};
 use crate::pg::storage::txn::{Status, Xid, XID_NONE};
 use crate::pg::types::cast::{cast, check_modifier};
+use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{compare, Typed, Value};
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnConflictAction, OnInsert,
@@ -210,7 +211,9 @@ impl Exec<'_> {
         )
         .map(|_| ())
         .or_else(|flow| match flow {
-            Flow::Error(e) if e.code == UNDEFINED_COLUMN => Err(Flow::Error(e)),
+            Flow::Error(e) if [UNDEFINED_COLUMN, DATATYPE_MISMATCH].contains(&e.code) => {
+                Err(Flow::Error(e))
+            }
             _ => Ok(()),
         })?;
         let candidates = self.matching(&table, update.selection.as_ref(), &sources)?;
@@ -349,6 +352,11 @@ impl Exec<'_> {
                 )
             })?;
             let (ty, modifier) = (t.columns[at].ty, t.columns[at].modifier);
+            if values_are_nulls(old) {
+                // The statement's check before any row (PostgreSQL's parse analysis).
+                let from = self.infer(&assignment.value, sources, None)?;
+                check_assignable(&column, from, ty)?;
+            }
             let frame = Frame {
                 sources,
                 values: old,
@@ -489,6 +497,7 @@ impl Exec<'_> {
         let mut row: Vec<Option<Value>> = vec![None; definition.len()];
         for (at, value) in columns.iter().zip(values) {
             let column = &definition[*at];
+            check_assignable(&column.name, value.t, column.ty)?;
             row[*at] = Some(cast(value, column.ty, column.modifier)?.v);
         }
         let mut out = Vec::with_capacity(row.len());
@@ -823,4 +832,25 @@ pub(crate) fn target(factor: &TableFactor) -> PgResult<(String, Option<String>)>
         }
         other => Err(PgError::unsupported(format!("writing to `{other}`"))),
     }
+}
+
+/// Whether every value of a row is NULL: UPDATE's check of its assignments runs on such a
+/// row before it reads any.
+fn values_are_nulls(row: &[Value]) -> bool {
+    row.iter().all(Value::is_null)
+}
+
+/// 42804 unless a value of type `from` may be assigned to column `column` of type `to`.
+fn check_assignable(column: &str, from: Type, to: Type) -> PgResult<()> {
+    if crate::pg::types::cast::assignable(from, to) {
+        return Ok(());
+    }
+    Err(PgError::new(
+        DATATYPE_MISMATCH,
+        format!(
+            "column \"{column}\" is of type {} but expression is of type {}",
+            to.name(),
+            from.name()
+        ),
+    ))
 }

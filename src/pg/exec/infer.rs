@@ -324,11 +324,11 @@ impl Exec<'_> {
                     .map(|_| ())?,
             }
             let result = self.infer(&when.result, sources, parent)?;
-            t = if t == Type::Unknown { result } else { t };
+            t = crate::pg::types::cast::common_type(t, result);
         }
         if let Some(e) = otherwise {
             let result = self.infer(e, sources, parent)?;
-            t = if t == Type::Unknown { result } else { t };
+            t = crate::pg::types::cast::common_type(t, result);
         }
         Ok(if t == Type::Unknown { Type::Text } else { t })
     }

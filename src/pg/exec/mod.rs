@@ -1,7 +1,8 @@
 //! The exec room: one statement run or described against the database. `context` is the
 //! statement's execution context (`Exec`: its transaction's view, parameters, undo log,
 //! work bound) and the shapes every statement shares (rows, a row's frame, an outcome);
-//! each other file adds `Exec`'s methods for one concern: `statement` dispatches,
+//! each other file adds `Exec`'s methods for one concern: `statement` dispatches (after
+//! `fold` raised what PostgreSQL raises before reading a row),
 //! `query` (with `cte`, `distinct`, `unnest`, `aggregate`) selects, `dml` and
 //! `fk` write, `ddl`, `index` and `index_expr` define, `expr` and `functions`
 //! evaluate, `infer` types a statement without running it (`Describe`), `catalog`
@@ -20,6 +21,7 @@ pub(crate) mod distinct;
 pub(crate) mod dml;
 pub(crate) mod expr;
 pub(crate) mod fk;
+pub(crate) mod fold;
 pub(crate) mod functions;
 pub(crate) mod index;
 pub(crate) mod index_expr;

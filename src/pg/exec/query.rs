@@ -146,6 +146,9 @@ impl Exec<'_> {
                 (sources, rows, false)
             }
         };
+        if self.grouped(select) {
+            crate::pg::exec::aggregate::check_ungrouped(select, &sources)?;
+        }
         let mut rows = rows;
         if let (Some(condition), false) = (&select.selection, ordered) {
             rows = self.filter(rows, condition, &sources, parent)?;
@@ -506,6 +509,13 @@ impl Exec<'_> {
                 other => {
                     return Err(PgError::unsupported(format!("the select item {other}")).into())
                 }
+            }
+        }
+        // An output column still of unknown type (`SELECT NULL`, `SELECT 'a'`) is text,
+        // as PostgreSQL resolves every SELECT's target list (`resolveTargetListUnknowns`).
+        for (_, t) in &mut columns {
+            if *t == Type::Unknown {
+                *t = Type::Text;
             }
         }
         Ok(columns)
@@ -915,7 +925,11 @@ fn named(e: &Expr) -> (String, Strength) {
             },
         },
         Expr::Nested(inner) => named(inner),
-        Expr::Case { .. } => ("case".into(), Strength::FromType),
+        // A CASE is named after its ELSE when that has a name of its own (FigureColname).
+        Expr::Case { else_result, .. } => match else_result.as_deref().map(named) {
+            Some((name, Strength::Own)) => own(name),
+            _ => ("case".into(), Strength::FromType),
+        },
         Expr::Exists { negated: false, .. } => own("exists".into()),
         Expr::Array(_) => own("array".into()),
         Expr::Subquery(q) => match &*q.body {

@@ -17,6 +17,8 @@ impl Exec<'_> {
                 warning: None,
             })
         };
+        // What PostgreSQL raises while it parses and plans, before any row is read.
+        self.check_constants(statement)?;
         match statement {
             Statement::Query(query) => {
                 let rows = self.query(query, None)?;

@@ -97,6 +97,10 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
         {
             crate::pg::types::jsonb_ops::to_scalar(&json, t)?
         }
+        // `booltext`: a boolean cast to text is spelled out (its output form is `t`/`f`).
+        (Value::Bool(b), Type::Bool, t) if t.is_text() => {
+            Value::Text(if b { "true" } else { "false" }.into())
+        }
         (v, _, t) if t.is_text() => Value::Text(text::format(&v, from).unwrap_or_default()),
         (Value::Int(i), Type::Oid | Type::Regtype, Type::Oid | Type::Regtype) => Value::Int(i),
         (Value::Int(i), f, Type::Oid | Type::Regtype) if f.is_integer() => {
@@ -122,6 +126,8 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             Value::Int(fit_integer(f.round_ties_even() as i64, t)?)
         }
         (Value::Int(i), _, Type::Bool) if from == Type::Int4 => Value::Bool(i != 0),
+        // `bool_int4`, the only cast from boolean to a number PostgreSQL has.
+        (Value::Bool(b), Type::Bool, Type::Int4) => Value::Int(i64::from(b)),
         (Value::Array(items), _, t) if t.element().is_some() && from.element().is_some() => {
             let element = t.element().expect("an array type");
             let from_element = from.element().expect("an array type");
@@ -144,6 +150,53 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
     let v = crate::pg::types::numeric_cast::apply_modifier(v, to, modifier)?;
     check_modifier(&v, to, modifier)?;
     Ok(Typed::new(v, to))
+}
+
+/// The type two branches of a CASE or arguments of COALESCE, GREATEST or LEAST resolve
+/// to (`select_common_type`): an untyped literal takes the other's type, numbers the wider
+/// of the two (int2, int4, int8, numeric, float4, float8, in that order), two string types
+/// text; otherwise the first (the model does not raise PostgreSQL's mismatch error here).
+pub(crate) fn common_type(a: Type, b: Type) -> Type {
+    let rank = |t: Type| match t {
+        Type::Int2 => 0,
+        Type::Int4 => 1,
+        Type::Int8 => 2,
+        Type::Numeric => 3,
+        Type::Float4 => 4,
+        _ => 5,
+    };
+    match (a, b) {
+        (Type::Unknown, t) | (t, Type::Unknown) => t,
+        (a, b) if a == b => a,
+        (a, b) if a.is_numeric() && b.is_numeric() => match rank(a) >= rank(b) {
+            true => a,
+            false => b,
+        },
+        (a, b) if a.is_text() && b.is_text() => Type::Text,
+        (a, _) => a,
+    }
+}
+
+/// Whether a value of type `from` may be stored in a column of type `to` (INSERT,
+/// UPDATE's SET): PostgreSQL's assignment coercion, its implicit and assignment casts —
+/// numbers among each other, anything into a string type (by its output function), json
+/// and jsonb, integers and oids, the arrays pgvector casts to `vector` (`AS ASSIGNMENT`),
+/// arrays element by element. Anything else (a boolean into an integer, text into a
+/// uuid) fails with 42804 before a row is read, whatever the value.
+pub(crate) fn assignable(from: Type, to: Type) -> bool {
+    let oid = |t: Type| matches!(t, Type::Oid | Type::Regtype);
+    from == to
+        || from == Type::Unknown
+        || (from.is_numeric() && to.is_numeric())
+        || to.is_text()
+        || matches!(
+            (from, to),
+            (Type::Json, Type::Jsonb) | (Type::Jsonb, Type::Json)
+        )
+        || (from.is_integer() && oid(to))
+        || (oid(from) && (to.is_integer() || oid(to)))
+        || (casts_to_vector(from) && to == Type::Vector)
+        || matches!((from.element(), to.element()), (Some(f), Some(t)) if assignable(f, t))
 }
 
 /// `vector(n)` and `varchar(n)`.
