@@ -291,5 +291,8 @@ async fn postgresqls_isolation_specs_agree_on_the_model_or_are_refused() {
         total.differ
     );
     // The model claims what it does not refuse: a permutation answered otherwise is a bug.
-    assert_eq!(total.differ, 0, "permutations answered differently (listed above)");
+    assert_eq!(
+        total.differ, 0,
+        "permutations answered differently (listed above)"
+    );
 }

@@ -438,10 +438,8 @@ mod tests {
 
     #[test]
     fn a_model_panic_is_the_seed_s_own_status_never_a_verdict() {
-        let store = crate::Store::new("panics-the-model", |context: StoreContext| {
-            PanicsTheModel {
-                connector: context.connector.clone(),
-            }
+        let store = crate::Store::new("panics-the-model", |context: StoreContext| PanicsTheModel {
+            connector: context.connector.clone(),
         });
         let report = crate::Builder::new().store(store).seeds(0..2).sweep();
         for result in &report.results {
@@ -449,7 +447,11 @@ mod tests {
             let panic = result.panic.as_deref().expect("the panic's message");
             assert!(panic.contains("the Redis model panicked"), "{panic}");
             assert!(result.violations.is_empty(), "not judged: {result:?}");
-            assert!(result.replay.contains("panics-the-model"), "{}", result.replay);
+            assert!(
+                result.replay.contains("panics-the-model"),
+                "{}",
+                result.replay
+            );
         }
     }
 

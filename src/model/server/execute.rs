@@ -381,4 +381,3 @@ mod tests {
         assert!(panics.contains("amnesia-test-panic"), "{panics}");
     }
 }
-

@@ -373,8 +373,8 @@ impl Exec<'_> {
             .values()
             .filter(|v| {
                 let aborted = v.xmin != XID_NONE && txns.status(v.xmin) == Status::Aborted;
-                let deleted =
-                    !v.lock_only && v.xmax != XID_NONE && txns.status(v.xmax) == Status::Committed;
+                // Row locks live in `lockers`: an `xmax` is a delete or an update.
+                let deleted = v.xmax != XID_NONE && txns.status(v.xmax) == Status::Committed;
                 !aborted && !deleted
             })
             .map(|v| {
