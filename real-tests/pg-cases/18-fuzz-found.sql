@@ -115,3 +115,32 @@ SELECT to_jsonb('a') FROM t1 a;
 -- expect 42804
 SELECT to_jsonb(NULL);
 SELECT to_jsonb('a'::text), to_jsonb(1);
+
+-- case: a savepoint name that does not exist fails the open block
+CREATE TABLE t0 (id int PRIMARY KEY);
+BEGIN;
+INSERT INTO t0 VALUES (1);
+-- expect 3B001
+RELEASE SAVEPOINT nope;
+-- expect 25P02
+SELECT 1;
+ROLLBACK;
+BEGIN;
+SAVEPOINT a;
+INSERT INTO t0 VALUES (2);
+-- expect 3B001
+ROLLBACK TO SAVEPOINT nope;
+ROLLBACK TO SAVEPOINT a;
+INSERT INTO t0 VALUES (3);
+COMMIT;
+SELECT id FROM t0 ORDER BY id;
+
+-- case: coalesce stops at its first argument that is not null
+CREATE TABLE t0 (id int PRIMARY KEY, c0 int);
+INSERT INTO t0 VALUES (1, NULL), (2, 7);
+SELECT id, coalesce(3.14159, 2147483647 + c0) FROM t0 ORDER BY id;
+SELECT id, coalesce(c0, 1 / (c0 - 7)) FROM t0 WHERE id = 2;
+-- expect 22012
+SELECT id, coalesce(c0, 1 / (id - 1)) FROM t0 WHERE id = 1;
+SELECT coalesce(NULL, c0, 0) FROM t0 ORDER BY id;
+

@@ -86,8 +86,17 @@ impl Session {
         params: &[Typed],
         now: Now,
     ) -> FlowResult<Outcome> {
-        if let Some(outcome) = self.control(db, statement, now)? {
-            return Ok(outcome);
+        match self.control(db, statement, now) {
+            Ok(Some(outcome)) => return Ok(outcome),
+            Ok(None) => {}
+            // A savepoint name that does not exist is an error as any other: it fails an
+            // open block (PostgreSQL leaves the transaction aborted, `E`).
+            Err(error) => {
+                if self.block == Block::Open {
+                    self.fail(db, false, now);
+                }
+                return Err(error);
+            }
         }
         if self.block == Block::Failed {
             return Err(aborted().into());

@@ -23,8 +23,29 @@ impl Exec<'_> {
             return self.array_subquery(&name, query, frame);
         }
         crate::pg::exec::aggregate::refuse_window(f)?;
+        if name == "coalesce" {
+            return self.coalesce_lazily(f, frame);
+        }
         let args = self.arguments(f, frame)?;
         self.call(&name, args)
+    }
+
+    /// `coalesce` evaluates its arguments left to right and stops at the first that is
+    /// not null, as PostgreSQL's executor does: a later argument that would fail (an
+    /// overflow, a bad cast) is never evaluated. It reads on only while no argument so far
+    /// has a type (all untyped literals), to type the result.
+    fn coalesce_lazily(&mut self, f: &Function, frame: &Frame<'_>) -> FlowResult<Typed> {
+        let exprs = argument_exprs(f)?;
+        let mut evaluated: Vec<Typed> = Vec::with_capacity(exprs.len());
+        for e in exprs {
+            let arg = self.eval(e, frame)?;
+            let not_null = !arg.v.is_null();
+            evaluated.push(arg);
+            if not_null && evaluated.iter().any(|a| a.t != Type::Unknown) {
+                break;
+            }
+        }
+        self.call("coalesce", evaluated)
     }
 
     /// An aggregate call's result for the group being projected.
@@ -63,20 +84,10 @@ impl Exec<'_> {
     }
 
     fn arguments(&mut self, f: &Function, frame: &Frame<'_>) -> FlowResult<Vec<Typed>> {
-        let list = match &f.args {
-            FunctionArguments::None => return Ok(Vec::new()),
-            FunctionArguments::List(list) => list,
-            FunctionArguments::Subquery(_) => unreachable!("handled by the caller"),
-        };
-        if list.duplicate_treatment.is_some() || !list.clauses.is_empty() || f.filter.is_some() {
-            return Err(PgError::unsupported(format!("this form of {}()", f.name)).into());
-        }
-        let mut args = Vec::with_capacity(list.args.len());
-        for arg in &list.args {
-            match arg {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(self.eval(e, frame)?),
-                _ => return Err(PgError::unsupported(format!("the argument {arg}")).into()),
-            }
+        let exprs = argument_exprs(f)?;
+        let mut args = Vec::with_capacity(exprs.len());
+        for e in exprs {
+            args.push(self.eval(e, frame)?);
         }
         Ok(args)
     }
@@ -271,6 +282,26 @@ fn advisory_key(args: Vec<Typed>) -> PgResult<AdvisoryKey> {
             "function pg_advisory_lock with three arguments does not exist",
         )),
     }
+}
+
+/// A plain call's argument expressions; other forms (DISTINCT, ORDER BY, FILTER, named
+/// arguments) are refused.
+fn argument_exprs(f: &Function) -> FlowResult<Vec<&Expr>> {
+    let list = match &f.args {
+        FunctionArguments::None => return Ok(Vec::new()),
+        FunctionArguments::List(list) => list,
+        FunctionArguments::Subquery(_) => unreachable!("handled by the caller"),
+    };
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() || f.filter.is_some() {
+        return Err(PgError::unsupported(format!("this form of {}()", f.name)).into());
+    }
+    list.args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e),
+            _ => Err(PgError::unsupported(format!("the argument {arg}")).into()),
+        })
+        .collect()
 }
 
 fn coalesce(args: Vec<Typed>) -> FlowResult<Typed> {
