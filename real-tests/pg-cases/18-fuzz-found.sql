@@ -144,3 +144,10 @@ SELECT id, coalesce(c0, 1 / (c0 - 7)) FROM t0 WHERE id = 2;
 SELECT id, coalesce(c0, 1 / (id - 1)) FROM t0 WHERE id = 1;
 SELECT coalesce(NULL, c0, 0) FROM t0 ORDER BY id;
 
+-- case: min and max keep the later of equal values
+CREATE TABLE t0 (id int PRIMARY KEY, f float8, n numeric);
+INSERT INTO t0 VALUES (1, -0::float8 * 1, 1.0), (2, 0, 1.00), (3, -0.0::float8 * 1, 1.000);
+SELECT min(f)::text, max(f)::text, min(n), max(n) FROM t0;
+UPDATE t0 SET f = f * 0 WHERE id = 1;
+SELECT min(f)::text, max(f)::text FROM t0;
+

@@ -361,11 +361,14 @@ fn fold(name: &str, t: Type, values: Vec<Value>) -> PgResult<Typed> {
         "count" => Value::Int(present.len() as i64),
         "array_agg" => Value::Array(values),
         _ if present.is_empty() => Value::Null,
-        "min" => present.into_iter().min_by(compare).expect("non-empty"),
-        "max" => present
+        // Of equal values PostgreSQL keeps the later one (`float8smaller`, `numeric_smaller`:
+        // the new value unless the kept one is strictly smaller), which shows where equal
+        // values differ: -0 and 0, 1.0 and 1.00.
+        "min" => present
             .into_iter()
-            .max_by(|a, b| compare(a, b).then(Ordering::Less))
+            .min_by(|a, b| compare(a, b).then(Ordering::Greater))
             .expect("non-empty"),
+        "max" => present.into_iter().max_by(compare).expect("non-empty"),
         "sum" | "avg" if result_type == Type::Numeric => match name {
             "sum" => crate::pg::types::numeric_fn::sum(&present)?,
             _ => crate::pg::types::numeric_fn::avg(&present)?,
