@@ -140,6 +140,19 @@ fn outcome_between(report: &RunReport, from_ms: u64, to_ms: u64) -> Outcome {
     ops[0].outcome.clone()
 }
 
+/// The policy of this file's own test stores: no window, no TTL, nothing durable.
+fn unbounded_volatile(appends_idempotent: bool) -> Policy {
+    Policy {
+        messages_max: None,
+        keep_first: false,
+        summarizes: false,
+        ttl: amnesia::internal::store::TtlPolicy::None,
+        durability: amnesia::internal::store::Durability::Volatile,
+        appends_idempotent,
+        recovery_grace_ms: 0,
+    }
+}
+
 /// Lines of the timeline that say a connection of client 0 was opened.
 fn opened(report: &RunReport) -> Vec<(f64, String)> {
     lines_with(report, "opened")
@@ -269,15 +282,7 @@ impl MemoryStore for KeepsConnection {
     }
 
     fn policy(&self) -> Policy {
-        Policy {
-            messages_max: None,
-            keep_first: false,
-            summarizes: false,
-            ttl: amnesia::internal::store::TtlPolicy::None,
-            durability: amnesia::internal::store::Durability::Volatile,
-            appends_idempotent: false,
-            recovery_grace_ms: 0,
-        }
+        unbounded_volatile(false)
     }
 }
 
@@ -719,15 +724,7 @@ impl MemoryStore for ExpireAtProbe {
     }
 
     fn policy(&self) -> Policy {
-        Policy {
-            messages_max: None,
-            keep_first: false,
-            summarizes: false,
-            ttl: amnesia::internal::store::TtlPolicy::None,
-            durability: amnesia::internal::store::Durability::Volatile,
-            appends_idempotent: true,
-            recovery_grace_ms: 0,
-        }
+        unbounded_volatile(true)
     }
 }
 
@@ -789,15 +786,7 @@ impl MemoryStore for HangingReads {
     }
 
     fn policy(&self) -> Policy {
-        Policy {
-            messages_max: None,
-            keep_first: false,
-            summarizes: false,
-            ttl: amnesia::internal::store::TtlPolicy::None,
-            durability: amnesia::internal::store::Durability::Volatile,
-            appends_idempotent: true,
-            recovery_grace_ms: 0,
-        }
+        unbounded_volatile(true)
     }
 }
 

@@ -146,10 +146,6 @@ fn escape(text: &str) -> String {
     out
 }
 
-fn seconds(at_us: u64) -> String {
-    crate::trace::seconds_text(at_us)
-}
-
 /// Fault bands: on the client lane they hit, or on Redis's.
 fn faults(report: &RunReport, layout: &Layout, out: &mut String) {
     for (nth, fault) in report.plan.faults.iter().enumerate() {
@@ -178,7 +174,7 @@ fn faults(report: &RunReport, layout: &Layout, out: &mut String) {
         let detail = format!(
             "fault {nth}: {what} on {host}, {} ms from {}",
             fault.duration_ms,
-            seconds(fault.at_ms * 1_000)
+            crate::trace::seconds_text(fault.at_ms * 1_000)
         );
         let _ = write!(
             out,
@@ -210,7 +206,7 @@ fn hops(report: &RunReport, layout: &Layout, out: &mut String) {
             hop.host,
             if hop.to_redis { "→" } else { "←" },
             "redis",
-            seconds(hop.sent_us),
+            crate::trace::seconds_text(hop.sent_us),
             latency_us,
             hop.text
         );
@@ -243,7 +239,12 @@ fn marks(report: &RunReport, layout: &Layout, out: &mut String) {
             .unwrap_or_else(|| layout.lane_x("redis").expect("a redis lane"))
             + LANE_PX
             - 10;
-        let detail = format!("{} {}: {}", seconds(event.at_us), event.host, event.text);
+        let detail = format!(
+            "{} {}: {}",
+            crate::trace::seconds_text(event.at_us),
+            event.host,
+            event.text
+        );
         let _ = write!(
             out,
             r#"<circle class="{class}" cx="{x}" cy="{}" r="3" data-detail="{d}"><title>{d}</title></circle>"#,
@@ -259,7 +260,7 @@ fn expiries(report: &RunReport, layout: &Layout, out: &mut String) {
     for expiry in &report.history.expiries {
         let detail = format!(
             "{} redis: key {} expired",
-            seconds(expiry.at_us),
+            crate::trace::seconds_text(expiry.at_us),
             expiry.key
         );
         let _ = write!(
@@ -342,8 +343,10 @@ fn ops(report: &RunReport, layout: &Layout, out: &mut String) {
         let detail = format!(
             "#{index} {label} on {host}: invoked {inv}, {word} {done} {returned}{proves}",
             index = op.index,
-            inv = seconds(op.invoke_us),
-            done = op.complete_us.map_or("never".to_string(), seconds),
+            inv = crate::trace::seconds_text(op.invoke_us),
+            done = op
+                .complete_us
+                .map_or("never".to_string(), crate::trace::seconds_text),
             proves = proves.map_or(String::new(), |v| format!(
                 " — proves violation {}",
                 v.iter()
