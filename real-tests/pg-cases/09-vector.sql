@@ -101,13 +101,10 @@ SELECT count(*)::float8 / 10 AS recall FROM (SELECT id FROM items ORDER BY embed
 -- within 0.1
 SELECT count(*)::float8 / 10 AS recall FROM (SELECT id FROM items ORDER BY embedding <=> '[-0.31,0.56,-0.04,0.5,0.62,0.52,0.58,-0.52]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[-0.31,0.56,-0.04,0.5,0.62,0.52,0.58,-0.52]') + 0 LIMIT 10);
 SET LOCAL ivfflat.probes = 2;
--- within 0.4
-SELECT count(*)::float8 / 10 AS recall FROM (SELECT id FROM items ORDER BY embedding <=> '[-0.65,-0.86,0.9,-0.02,-0.01,0.66,0.17,0.52]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[-0.65,-0.86,0.9,-0.02,-0.01,0.66,0.17,0.52]') + 0 LIMIT 10);
--- within 0.4
-SELECT count(*)::float8 / 10 AS recall FROM (SELECT id FROM items ORDER BY embedding <=> '[-0.31,0.56,-0.04,0.5,0.62,0.52,0.58,-0.52]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[-0.31,0.56,-0.04,0.5,0.62,0.52,0.58,-0.52]') + 0 LIMIT 10);
--- within 0.4
-SELECT count(*)::float8 / 10 AS recall FROM (SELECT id FROM items ORDER BY embedding <=> '[-0.03,0.28,-0.37,0.2,-0.1,0.85,-0.51,0.86]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[-0.03,0.28,-0.37,0.2,-0.1,0.85,-0.51,0.86]') + 0 LIMIT 10);
--- within 0.4
-SELECT count(*)::float8 / 10 AS recall FROM (SELECT id FROM items ORDER BY embedding <=> '[0.89,-0.18,0.78,0.96,0.76,0.83,0.04,-0.76]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[0.89,-0.18,0.78,0.96,0.76,0.83,0.04,-0.76]') + 0 LIMIT 10);
+-- One build's recall at 2 of 10 lists is no fixed value: pgvector starts k-means
+-- from centers drawn by the backend's PRNG (20,000 builds: a mean recall over these
+-- four queries from 0.35 to 1, 0.425 or less in 13). Both targets must reach the bound.
+-- at least 0.25
+SELECT ((SELECT count(*) AS hits FROM (SELECT id FROM items ORDER BY embedding <=> '[-0.65,-0.86,0.9,-0.02,-0.01,0.66,0.17,0.52]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[-0.65,-0.86,0.9,-0.02,-0.01,0.66,0.17,0.52]') + 0 LIMIT 10)) + (SELECT count(*) AS hits FROM (SELECT id FROM items ORDER BY embedding <=> '[-0.31,0.56,-0.04,0.5,0.62,0.52,0.58,-0.52]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[-0.31,0.56,-0.04,0.5,0.62,0.52,0.58,-0.52]') + 0 LIMIT 10)) + (SELECT count(*) AS hits FROM (SELECT id FROM items ORDER BY embedding <=> '[-0.03,0.28,-0.37,0.2,-0.1,0.85,-0.51,0.86]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[-0.03,0.28,-0.37,0.2,-0.1,0.85,-0.51,0.86]') + 0 LIMIT 10)) + (SELECT count(*) AS hits FROM (SELECT id FROM items ORDER BY embedding <=> '[0.89,-0.18,0.78,0.96,0.76,0.83,0.04,-0.76]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[0.89,-0.18,0.78,0.96,0.76,0.83,0.04,-0.76]') + 0 LIMIT 10)))::float8 / 40 AS recall;
 COMMIT;
 

@@ -46,7 +46,7 @@ struct Pending {
     params: Option<Vec<Param>>,
     declared: bool,
     expect: Option<String>,
-    within: Option<f64>,
+    numbers: Option<super::Numbers>,
     refused: bool,
     sql: String,
 }
@@ -82,7 +82,7 @@ fn parse_file(file: &Path) -> Vec<Case> {
                 params: pending.params.take(),
                 declared: std::mem::take(&mut pending.declared),
                 expect: pending.expect.take(),
-                within: pending.within.take(),
+                numbers: pending.numbers.take(),
                 refused: std::mem::take(&mut pending.refused),
             });
             pending.sql.clear();
@@ -138,7 +138,13 @@ fn directive(
             .trim()
             .parse()
             .map_err(|e| format!("within {tolerance:?}: {e}"))?;
-        pending.within = Some(tolerance);
+        pending.numbers = Some(super::Numbers::Within(tolerance));
+    } else if let Some(bound) = words.strip_prefix("at least ") {
+        let bound: f64 = bound
+            .trim()
+            .parse()
+            .map_err(|e| format!("at least {bound:?}: {e}"))?;
+        pending.numbers = Some(super::Numbers::AtLeast(bound));
     } else if words == "refused" {
         pending.refused = true;
     } else if let Some(expect) = words.strip_prefix("expect ") {

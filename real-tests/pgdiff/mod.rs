@@ -33,9 +33,8 @@ pub struct Step {
     pub declared: bool,
     /// What the first target must reply (a case's `-- expect`).
     pub expect: Option<String>,
-    /// A case's `-- within X`: the targets agree when their replies differ only in
-    /// numbers, by `X` at most (distances in `f32`, an approximate index's recall).
-    pub within: Option<f64>,
+    /// A case's `-- within X` or `-- at least X`: how the targets' numbers may differ.
+    pub numbers: Option<Numbers>,
     /// A case's `-- refused`: PostgreSQL answers the statement and the second target, the
     /// model, refuses it as a feature it does not support (0A000), never answering it
     /// otherwise.
@@ -50,8 +49,30 @@ impl Step {
             declared: false,
             params: None,
             expect: None,
-            within: None,
+            numbers: None,
             refused: false,
+        }
+    }
+}
+
+/// How two replies' numbers may differ and the replies still agree.
+#[derive(Clone, Copy, Debug)]
+pub enum Numbers {
+    /// `-- within X`: each pair of numbers is `X` apart at most (distances summed in
+    /// `f32`, whose order pgvector's build picks).
+    Within(f64),
+    /// `-- at least X`: every number of both replies is `X` or more. For what PostgreSQL
+    /// draws at random, such as the centers IVFFlat's k-means starts from (pgvector seeds
+    /// them from the backend's own PRNG, so one build's recall is no fixed value): the
+    /// targets agree on the bound, not on the draw.
+    AtLeast(f64),
+}
+
+impl Numbers {
+    fn close(self, x: f64, y: f64) -> bool {
+        match self {
+            Numbers::Within(tolerance) => (x - y).abs() <= tolerance,
+            Numbers::AtLeast(bound) => x >= bound && y >= bound,
         }
     }
 }
@@ -150,16 +171,15 @@ fn missing() -> Observed {
 }
 
 /// Whether the replies have the same columns, tag and shape, and each pair of cells is
-/// equal or two numbers `tolerance` apart at most (pgvector sums `f32`s in an order its
-/// build's vector instructions pick; an approximate index's recall depends on its graph).
-fn within(tolerance: Option<f64>, a: &Observed, b: &Observed) -> bool {
-    let Some(tolerance) = tolerance else {
+/// two numbers close by `numbers` or, where not numbers, equal.
+fn numbers_close(numbers: Option<Numbers>, a: &Observed, b: &Observed) -> bool {
+    let Some(numbers) = numbers else {
         return false;
     };
     let close = |x: &Option<String>, y: &Option<String>| match (x, y) {
-        (Some(x), Some(y)) if x != y => match (x.parse::<f64>(), y.parse::<f64>()) {
-            (Ok(x), Ok(y)) => (x - y).abs() <= tolerance,
-            _ => false,
+        (Some(x), Some(y)) => match (x.parse::<f64>(), y.parse::<f64>()) {
+            (Ok(x), Ok(y)) => numbers.close(x, y),
+            _ => x == y,
         },
         _ => x == y,
     };
@@ -206,7 +226,12 @@ fn compare(
             tally,
         );
     }
-    if a.agrees(b) || within(step.within, a, b) {
+    // A bound holds for both replies even where they are equal.
+    let agree = match step.numbers {
+        Some(bound @ Numbers::AtLeast(_)) => numbers_close(Some(bound), a, b),
+        numbers => a.agrees(b) || numbers_close(numbers, a, b),
+    };
+    if agree {
         tally.agreeing += 1;
     } else {
         let refuses = matches!(&b.first.outcome, outcome::Outcome::Error { sqlstate, .. } if sqlstate == "0A000");
