@@ -417,7 +417,13 @@ pub(crate) fn result_type(name: &str, t: Type) -> PgResult<Type> {
                 || t.element().is_some()
                 || matches!(
                     t,
-                    Type::Unknown | Type::Oid | Type::Timestamptz | Type::Interval | Type::Bytea
+                    Type::Unknown
+                        | Type::Oid
+                        | Type::Timestamptz
+                        | Type::Timestamp
+                        | Type::Date
+                        | Type::Interval
+                        | Type::Bytea
                 ) =>
         {
             t

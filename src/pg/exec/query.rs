@@ -945,6 +945,7 @@ fn named(e: &Expr) -> (String, Strength) {
             Err(_) => ("?column?".into(), Strength::None),
         },
         Expr::Interval(_) => ("interval".into(), Strength::FromType),
+        Expr::Extract { .. } => own("extract".into()),
         _ => ("?column?".into(), Strength::None),
     }
 }

@@ -12,6 +12,10 @@
 pub(crate) mod array_recv;
 pub(crate) mod binary;
 pub(crate) mod cast;
+pub(crate) mod datetime;
+pub(crate) mod datetime_cast;
+pub(crate) mod datetime_fn;
+pub(crate) mod datetime_ops;
 pub(crate) mod hash;
 pub(crate) mod json;
 pub(crate) mod json_build;

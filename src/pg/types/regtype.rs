@@ -140,6 +140,11 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
         None => (spelled.clone(), false),
     };
     let (name, modifier) = match base.split_once('(') {
+        // `timestamp(3) with time zone`: the precision inside the name.
+        Some((name, rest)) if name.starts_with("timestamp") => match rest.split_once(')') {
+            Some((precision, tail)) => (format!("{name}{tail}"), precision.trim().parse().ok()),
+            None => (base.trim().to_string(), None),
+        },
         Some((name, rest)) => (
             name.trim().to_string(),
             rest.trim_end_matches(')').trim().parse().ok(),
