@@ -15,17 +15,18 @@ use sqlparser::ast::BinaryOperator;
 /// The type an untyped operand of `op` takes beside the date/time operand `other`:
 /// PostgreSQL prefers the operator whose operands are both of `other`'s type (`ts -
 /// 'literal'` is a difference of two timestamps); `+` has none, so a timestamp's other
-/// operand is an interval and a date's is ambiguous (`Unknown`: 42725 follows).
+/// operand is an interval and a date's is ambiguous (`Unknown`: 42725 follows). `None`
+/// for the other operators.
 pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Option<Type> {
     if !is_datetime(other) {
         return None;
     }
-    let t = match (op, other) {
-        (BinaryOperator::Minus, t) => t,
-        (BinaryOperator::Plus, Type::Date) => Type::Unknown,
-        _ => Type::Interval,
-    };
-    Some(t)
+    match (op, other) {
+        (BinaryOperator::Minus, t) => Some(t),
+        (BinaryOperator::Plus, Type::Date) => Some(Type::Unknown),
+        (BinaryOperator::Plus, _) => Some(Type::Interval),
+        _ => None,
+    }
 }
 
 /// The result type of `l op r` when an operand is a date/time type; `None` when neither is.
