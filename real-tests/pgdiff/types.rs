@@ -199,7 +199,9 @@ pub fn decode_binary(oid: u32, bytes: &[u8]) -> String {
         16 if fixed(1) => if bytes[0] != 0 { "t" } else { "f" }.to_string(),
         20 | 1184 | 1114 if fixed(8) => i64::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         21 if fixed(2) => i16::from_be_bytes(bytes.try_into().unwrap()).to_string(),
-        23 | 26 | 2206 | 1082 if fixed(4) => i32::from_be_bytes(bytes.try_into().unwrap()).to_string(),
+        23 | 26 | 2206 | 1082 if fixed(4) => {
+            i32::from_be_bytes(bytes.try_into().unwrap()).to_string()
+        }
         701 if fixed(8) => f64::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         18 | 19 | 25 | 1043 | 705 => String::from_utf8_lossy(bytes).into_owned(),
         // jsonb: the version byte shown, then the text.

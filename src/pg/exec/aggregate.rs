@@ -108,9 +108,7 @@ fn calls<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
         Expr::UnaryOp { expr, .. } | Expr::Nested(expr) | Expr::Cast { expr, .. } => {
             calls(expr, out)
         }
-        Expr::IsNull(expr) | Expr::IsNotNull(expr) | Expr::Extract { expr, .. } => {
-            calls(expr, out)
-        }
+        Expr::IsNull(expr) | Expr::IsNotNull(expr) | Expr::Extract { expr, .. } => calls(expr, out),
         Expr::Function(f) => {
             if let FunctionArguments::List(list) = &f.args {
                 for arg in &list.args {

@@ -222,6 +222,10 @@ fn read(text: &str) -> Result<Moment, Unread> {
     };
     let (date, rest) = body.split_at(body.find([' ', 't']).unwrap_or(body.len()));
     let days_since_2000 = read_date(date, bc)?;
+    // A `T` promises a time: `2024-01-02T` alone is none of the model's forms.
+    if rest.starts_with('t') && rest.len() == 1 {
+        return Err(Unread::Refused);
+    }
     let (us_of_day, offset_us) = read_time_and_zone(rest.trim_start_matches([' ', 't']))?;
     Ok(Moment {
         days_since_2000,

@@ -242,6 +242,11 @@ mod tests {
             ("_vector", i64::from(VECTOR_ARRAY_OID)),
             ("vector[]", i64::from(VECTOR_ARRAY_OID)),
             ("timestamptz", 1184),
+            ("timestamp", 1114),
+            ("timestamp(3) without time zone", 1114),
+            ("date", 1082),
+            ("_date", 1182),
+            ("timestamp[]", 1115),
             ("regtype", 2206),
             ("42", 42),
         ] {
