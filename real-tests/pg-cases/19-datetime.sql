@@ -55,6 +55,13 @@ SELECT n, at FROM ev WHERE n = 2 AND at = '2024-01-02 10:00:00.5';
 SELECT d = at AS same_moment, d < at AS before FROM ev ORDER BY d;
 -- expect DELETE 1
 DELETE FROM ev WHERE d = '2024-01-09';
+CREATE TABLE empty (d date, t timestamp);
+-- expect 22008
+SELECT date '2024-01-01' + 2147483000 FROM empty;
+-- expect 22008
+SELECT d FROM empty WHERE d < date '5874897-12-31' + 1;
+SELECT d FROM empty WHERE d - 1 > date '2024-01-01' AND t - timestamp '2024-01-01' > interval '1 day';
+SELECT ('2024-01-0' || '1')::date FROM empty;
 
 -- case: timestamp and date text input and output
 SELECT '2024-01-02 03:04:05.123456'::timestamp AS a, '2024-01-02T03:04:05'::timestamp AS b, '2024-01-02'::timestamp AS c, 'epoch'::timestamp AS d;
@@ -179,6 +186,9 @@ SELECT date_part('year', date '2024-01-02') AS year, date_part('hour', date '202
 SELECT date_part('mon', timestamp '2024-05-06') AS mon, date_part('hrs', timestamp '2024-05-06 07:00') AS hrs, date_part('microseconds_ignored', timestamp '2024-05-06 07:08:09.5') AS truncated_unit, date_part('Y', timestamp '2024-05-06') AS y;
 SELECT extract(year FROM created) AS y, count(*) FROM (VALUES (timestamp '2023-01-01'), (timestamp '2024-06-01'), (timestamp '2024-07-01')) v(created) GROUP BY 1 ORDER BY 1;
 SELECT extract(year FROM NULL::timestamp) AS null_extract, date_part('year', NULL::date) AS null_part;
+SELECT extract(epoch FROM date '5874897-12-31') AS last_date_epoch, extract(year FROM date '5874897-12-31') AS last_year, extract(week FROM date '2027-01-01') AS week53, extract(doy FROM date '2023-12-31') AS doy365;
+-- expect 22008
+SELECT date_part('year', date '5874897-12-31');
 -- expect 0A000
 SELECT extract(hour FROM date '2024-01-02');
 -- expect 0A000

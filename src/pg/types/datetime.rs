@@ -375,6 +375,14 @@ pub(crate) fn check_timestamp(pg_us: i64) -> PgResult<i64> {
     }
 }
 
+/// The first microsecond of a date, within `timestamp`'s range (`date2timestamp`).
+pub(crate) fn midnight_us(days_since_2000: i64) -> PgResult<i64> {
+    days_since_2000
+        .checked_mul(DAY_US)
+        .filter(|us| (TIMESTAMP_MIN_US..TIMESTAMP_END_US).contains(us))
+        .ok_or_else(|| PgError::new(DATETIME_OVERFLOW, "date out of range for timestamp"))
+}
+
 /// `days` if it lies in `date`'s range, else PostgreSQL's 22008.
 pub(crate) fn check_date(days_since_2000: i64) -> PgResult<i64> {
     match (DATE_MIN_DAYS..DATE_END_DAYS).contains(&days_since_2000) {

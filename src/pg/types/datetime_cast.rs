@@ -4,8 +4,8 @@
 //! the model's is always UTC (`settings.rs` refuses another), so a timestamptz's
 //! microseconds are the timestamp's.
 
-use crate::pg::error::{PgError, PgResult, DATETIME_OVERFLOW};
-use crate::pg::types::datetime::{check_date, check_timestamp, round_to_precision, DAY_US};
+use crate::pg::error::PgResult;
+use crate::pg::types::datetime::{check_date, midnight_us, round_to_precision, DAY_US};
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{Typed, Value};
 
@@ -36,15 +36,9 @@ pub(crate) fn common(a: Type, b: Type) -> Type {
 
 /// A date/time value as the date/time type `to` (every pair has a cast in `pg_cast`).
 pub(crate) fn convert(v: Value, to: Type) -> PgResult<Value> {
-    let out_of_range_for_timestamp =
-        || PgError::new(DATETIME_OVERFLOW, "date out of range for timestamp");
     let value = match (v, to) {
         (Value::Date(days), Type::Date) => Value::Date(days),
-        (Value::Date(days), t) => {
-            let us = i64::from(days) * DAY_US;
-            check_timestamp(us).map_err(|_| out_of_range_for_timestamp())?;
-            timestamp_of(us, t)
-        }
+        (Value::Date(days), t) => timestamp_of(midnight_us(i64::from(days))?, t),
         (Value::Timestamp(us) | Value::Timestamptz(us), Type::Date) => {
             Value::Date(check_date(us.div_euclid(DAY_US))? as i32)
         }

@@ -249,13 +249,20 @@ struct Civil {
 impl Civil {
     fn of(pg_us: i64) -> Civil {
         let (days_since_2000, us_of_day) = split_us(pg_us);
+        Civil {
+            us_of_day,
+            ..Civil::of_days(days_since_2000)
+        }
+    }
+
+    fn of_days(days_since_2000: i64) -> Civil {
         let (year, month, day) = civil_from_pg_days(days_since_2000);
         Civil {
             days_since_2000,
             year,
             month,
             day,
-            us_of_day,
+            us_of_day: 0,
         }
     }
 
@@ -327,7 +334,8 @@ fn timestamp_field(pg_us: i64, field: Field) -> Option<(i64, u32)> {
         Field::Unit(Unit::Second) => (c.second_us(), 6),
         Field::Unit(Unit::Minute) => (c.us_of_day / 60_000_000 % 60, 0),
         Field::Unit(Unit::Hour) => (c.us_of_day / 3_600_000_000, 0),
-        Field::Epoch => (pg_us + PG_EPOCH_UNIX_US, 6),
+        // Past i64 (a timestamp near the end of the range), PostgreSQL divides numerics.
+        Field::Epoch => (pg_us.checked_add(PG_EPOCH_UNIX_US)?, 6),
         field => (date_field(&c, field)?, 0),
     };
     Some(scaled)
@@ -370,7 +378,7 @@ fn date_extract(key: &str, days_since_2000: i64, field: Field) -> PgResult<(i64,
     if field == Field::Epoch {
         return Ok(((days_since_2000 + PG_EPOCH_UNIX_US / DAY_US) * 86_400, 0));
     }
-    let c = Civil::of(days_since_2000 * DAY_US);
+    let c = Civil::of_days(days_since_2000);
     date_field(&c, field)
         .map(|value| (value, 0))
         .ok_or_else(|| not_supported(key, Type::Date))
@@ -447,7 +455,8 @@ fn date_trunc(unit: Typed, v: Typed) -> PgResult<Typed> {
     let (Value::Timestamp(us) | Value::Timestamptz(us)) = v.v else {
         return Ok(Typed::null(t));
     };
-    let truncated = truncate(us, unit);
+    // A BC millennium's start may lie before the range begins.
+    let truncated = crate::pg::types::datetime::check_timestamp(truncate(us, unit))?;
     let value = match t {
         Type::Timestamp => Value::Timestamp(truncated),
         _ => Value::Timestamptz(truncated),

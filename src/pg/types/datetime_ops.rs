@@ -6,7 +6,7 @@
 //! implicit casts bring them there.
 
 use crate::pg::error::{PgError, PgResult, AMBIGUOUS_FUNCTION, DATETIME_OVERFLOW};
-use crate::pg::types::datetime::{add_months, check_date, check_timestamp, DAY_US};
+use crate::pg::types::datetime::{add_months, check_date, check_timestamp, midnight_us, DAY_US};
 use crate::pg::types::datetime_cast::{common, convert, is_datetime};
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{Interval, Typed, Value};
@@ -84,8 +84,7 @@ pub(crate) fn apply(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Value> 
 
 /// A date as the timestamp of its midnight (`date2timestamp`).
 fn midnight(days_since_2000: i32) -> PgResult<i64> {
-    check_timestamp(i64::from(days_since_2000) * DAY_US)
-        .map_err(|_| PgError::new(DATETIME_OVERFLOW, "date out of range for timestamp"))
+    midnight_us(i64::from(days_since_2000))
 }
 
 /// `date ± integer`, within date's range.
@@ -103,9 +102,9 @@ fn shift(op: &BinaryOperator, t: i64, i: Interval) -> PgResult<i64> {
     };
     let out_of_range = || PgError::new(DATETIME_OVERFLOW, "timestamp out of range");
     let shifted = check_timestamp(add_months(t, sign * i.months)).map_err(|_| out_of_range())?;
-    let days_us = (sign as i64) * i.days as i64 * DAY_US;
-    shifted
-        .checked_add(days_us)
+    (sign as i64 * i.days as i64)
+        .checked_mul(DAY_US)
+        .and_then(|days_us| shifted.checked_add(days_us))
         .and_then(|t| t.checked_add(sign as i64 * i.us))
         .ok_or_else(out_of_range)
         .and_then(check_timestamp)
