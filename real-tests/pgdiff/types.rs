@@ -1,6 +1,7 @@
 //! The extended protocol's values: a parameter written `type:value` in a case file
 //! (`int8:5`, `text:abc`, `bytea:\x0102`, `bool:true`, `int4:null`, `uuid:a0ee…`,
-//! `jsonb:{"a":1}` (no spaces: words split there), `json:[1,2]` (its text), `uuid[]:a0ee…,b1ff…`; `text[]`, `jsonb[]`
+//! `jsonb:{"a":1}` (no spaces: words split there), `timestamp:-1` (microseconds since
+//! 2000-01-01, as timestamptz), `date:-1` (days since 2000-01-01), `json:[1,2]` (its text), `uuid[]:a0ee…,b1ff…`; `text[]`, `jsonb[]`
 //! and `vector[]` elements split by `|`, `\N` a NULL element, a vector's floats by `,`),
 //! encoded in binary as tokio-postgres and sqlx send it (`vector[]` is declared with type
 //! OID 0 and element OID 0, so the statement's cast must type it: pgvector's OIDs differ
@@ -18,7 +19,7 @@ pub struct Param {
 /// `vector[]`: declared unspecified (0), as its OID differs per database.
 const VECTOR_ARRAY: u32 = 0;
 
-const TYPES: [(&str, u32); 17] = [
+const TYPES: [(&str, u32); 19] = [
     ("bool", 16),
     ("oid", 26),
     ("bytea", 17),
@@ -29,6 +30,8 @@ const TYPES: [(&str, u32); 17] = [
     ("float8", 701),
     ("varchar", 1043),
     ("timestamptz", 1184),
+    ("timestamp", 1114),
+    ("date", 1082),
     ("uuid", 2950),
     ("jsonb", 3802),
     ("json", 114),
@@ -79,7 +82,8 @@ fn try_encode(param: &Param) -> Result<Option<Vec<u8>>, String> {
             .map_err(|e| bad(&e))?
             .to_be_bytes()
             .to_vec(),
-        23 => value
+        // int4, and date as days since 2000-01-01.
+        23 | 1082 => value
             .parse::<i32>()
             .map_err(|e| bad(&e))?
             .to_be_bytes()
@@ -89,8 +93,9 @@ fn try_encode(param: &Param) -> Result<Option<Vec<u8>>, String> {
             .map_err(|e| bad(&e))?
             .to_be_bytes()
             .to_vec(),
-        // int8, and timestamptz as microseconds since 2000-01-01 00:00:00 UTC (its binary form).
-        20 | 1184 => value
+        // int8, and timestamptz and timestamp as microseconds since 2000-01-01 00:00:00
+        // (their binary form).
+        20 | 1184 | 1114 => value
             .parse::<i64>()
             .map_err(|e| bad(&e))?
             .to_be_bytes()
@@ -194,7 +199,9 @@ pub fn decode_binary(oid: u32, bytes: &[u8]) -> String {
         16 if fixed(1) => if bytes[0] != 0 { "t" } else { "f" }.to_string(),
         20 | 1184 | 1114 if fixed(8) => i64::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         21 if fixed(2) => i16::from_be_bytes(bytes.try_into().unwrap()).to_string(),
-        23 | 26 | 2206 if fixed(4) => i32::from_be_bytes(bytes.try_into().unwrap()).to_string(),
+        23 | 26 | 2206 | 1082 if fixed(4) => {
+            i32::from_be_bytes(bytes.try_into().unwrap()).to_string()
+        }
         701 if fixed(8) => f64::from_be_bytes(bytes.try_into().unwrap()).to_string(),
         18 | 19 | 25 | 1043 | 705 => String::from_utf8_lossy(bytes).into_owned(),
         // jsonb: the version byte shown, then the text.

@@ -79,6 +79,7 @@ pub(crate) const FEATURE_NOT_SUPPORTED: &str = "0A000";
 pub(crate) const UNDEFINED_TABLE: &str = "42P01";
 pub(crate) const UNDEFINED_COLUMN: &str = "42703";
 pub(crate) const UNDEFINED_FUNCTION: &str = "42883";
+pub(crate) const AMBIGUOUS_FUNCTION: &str = "42725";
 pub(crate) const UNDEFINED_OBJECT: &str = "42704";
 pub(crate) const INVALID_SCHEMA_NAME: &str = "3F000";
 pub(crate) const DUPLICATE_TABLE: &str = "42P07";

@@ -108,7 +108,7 @@ fn calls<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
         Expr::UnaryOp { expr, .. } | Expr::Nested(expr) | Expr::Cast { expr, .. } => {
             calls(expr, out)
         }
-        Expr::IsNull(expr) | Expr::IsNotNull(expr) => calls(expr, out),
+        Expr::IsNull(expr) | Expr::IsNotNull(expr) | Expr::Extract { expr, .. } => calls(expr, out),
         Expr::Function(f) => {
             if let FunctionArguments::List(list) = &f.args {
                 for arg in &list.args {
@@ -142,10 +142,10 @@ fn calls<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 /// may be its table's primary key, which makes the column functionally dependent and
 /// allowed, and the model does not trace that.
 pub(crate) fn check_ungrouped(select: &Select, sources: &[Source]) -> PgResult<()> {
-    let keys: Vec<&Expr> = match &select.group_by {
-        sqlparser::ast::GroupByExpr::Expressions(keys, _) => keys.iter().collect(),
-        sqlparser::ast::GroupByExpr::All(_) => return Ok(()),
-    };
+    if matches!(select.group_by, sqlparser::ast::GroupByExpr::All(_)) {
+        return Ok(());
+    }
+    let keys = group_keys(select)?;
     let mut key_columns = Vec::new();
     for key in &keys {
         if let Some(parts) = column_parts(key) {
@@ -165,6 +165,45 @@ pub(crate) fn check_ungrouped(select: &Select, sources: &[Source]) -> PgResult<(
         }
     }
     select.having.iter().try_for_each(|e| grouping.check(e))
+}
+
+/// A grouped query's GROUP BY keys, a position (`GROUP BY 1`) read as the select list's
+/// expression there, as PostgreSQL reads it (`findTargetlistEntrySQL92`).
+pub(crate) fn group_keys(select: &Select) -> PgResult<Vec<&Expr>> {
+    let sqlparser::ast::GroupByExpr::Expressions(keys, _) = &select.group_by else {
+        return Err(PgError::unsupported("GROUP BY ALL"));
+    };
+    keys.iter().map(|key| group_key(select, key)).collect()
+}
+
+fn group_key<'s>(select: &'s Select, key: &'s Expr) -> PgResult<&'s Expr> {
+    let Expr::Value(value) = key else {
+        return Ok(key);
+    };
+    let sqlparser::ast::Value::Number(digits, _) = &value.value else {
+        return Ok(key);
+    };
+    let wildcard = select.projection.iter().any(|item| {
+        matches!(
+            item,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    });
+    if wildcard {
+        return Err(PgError::unsupported("GROUP BY a position beside a `*`"));
+    }
+    let item = digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|at| select.projection.get(at));
+    match item {
+        Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) => Ok(e),
+        _ => Err(PgError::new(
+            INVALID_COLUMN_REFERENCE,
+            format!("GROUP BY position {digits} is not in select list"),
+        )),
+    }
 }
 
 /// `a.b` or `b` as its parts; `None` for another expression.
@@ -215,6 +254,7 @@ impl Grouping<'_> {
             | Expr::IsFalse(expr)
             | Expr::IsNotTrue(expr)
             | Expr::IsNotFalse(expr)
+            | Expr::Extract { expr, .. }
             | Expr::In { expr, .. } => self.check(expr),
             Expr::Between {
                 expr, low, high, ..
@@ -417,7 +457,13 @@ pub(crate) fn result_type(name: &str, t: Type) -> PgResult<Type> {
                 || t.element().is_some()
                 || matches!(
                     t,
-                    Type::Unknown | Type::Oid | Type::Timestamptz | Type::Interval | Type::Bytea
+                    Type::Unknown
+                        | Type::Oid
+                        | Type::Timestamptz
+                        | Type::Timestamp
+                        | Type::Date
+                        | Type::Interval
+                        | Type::Bytea
                 ) =>
         {
             t

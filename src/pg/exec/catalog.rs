@@ -207,7 +207,7 @@ fn category(t: Type) -> char {
     match t {
         _ if t.element().is_some() => 'A',
         Type::Bool => 'B',
-        Type::Timestamptz => 'D',
+        Type::Timestamptz | Type::Timestamp | Type::Date => 'D',
         Type::Interval => 'T',
         Type::Text | Type::Varchar | Type::Name => 'S',
         Type::Char => 'Z',
@@ -235,6 +235,8 @@ fn array_oid(t: Type) -> u32 {
         Type::Float8 => 1022,
         Type::Oid => 1028,
         Type::Timestamptz => 1185,
+        Type::Timestamp => 1115,
+        Type::Date => 1182,
         Type::Interval => 1187,
         Type::Numeric => 1231,
         Type::Regtype => 2211,

@@ -57,6 +57,13 @@ impl Exec<'_> {
                 Ok(cast(self.literal(&typed.value.value)?, to, modifier)?)
             }
             Expr::Interval(interval) => self.interval(interval, frame),
+            Expr::Extract { field, expr, .. } => {
+                let value = self.eval(expr, frame)?;
+                Ok(crate::pg::types::datetime_fn::extract(
+                    &field.to_string(),
+                    value,
+                )?)
+            }
             Expr::Between {
                 expr,
                 negated,

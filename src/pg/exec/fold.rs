@@ -600,17 +600,33 @@ struct Konst {
 
 /// Whether operators on a value of type `t` are immutable: not on a timestamptz or an
 /// interval (their text forms and arithmetic read the time zone: stable), nor on what the
-/// fold does not know.
+/// fold does not know. A date's and a timestamp's are (`date_pli`, `timestamp_mi`,
+/// their comparisons).
 fn simple(t: Type) -> bool {
     t.is_numeric()
         || t.is_text()
         || matches!(
             t,
-            Type::Bool | Type::Unknown | Type::Jsonb | Type::Uuid | Type::Vector | Type::Bytea
+            Type::Bool
+                | Type::Unknown
+                | Type::Jsonb
+                | Type::Uuid
+                | Type::Vector
+                | Type::Bytea
+                | Type::Date
+                | Type::Timestamp
         )
 }
 
-/// Whether the cast from `from` to `to` is immutable (PostgreSQL folds it).
+/// Whether the cast from `from` to `to` is immutable (PostgreSQL folds it): not a date's
+/// or a timestamp's text form, either way (`date_in`, `date_out` read `DateStyle`).
 fn immutable_cast(from: Type, to: Type) -> bool {
-    simple(from) && simple(to) && !(from == Type::Jsonb && to.is_text())
+    let datetime_text = |a: Type, b: Type| {
+        matches!(a, Type::Date | Type::Timestamp) && (b.is_text() || b == Type::Unknown)
+    };
+    simple(from)
+        && simple(to)
+        && !(from == Type::Jsonb && to.is_text())
+        && !datetime_text(from, to)
+        && !datetime_text(to, from)
 }

@@ -37,13 +37,19 @@ impl Exec<'_> {
     fn coalesce_lazily(&mut self, f: &Function, frame: &Frame<'_>) -> FlowResult<Typed> {
         let exprs = argument_exprs(f)?;
         let mut evaluated: Vec<Typed> = Vec::with_capacity(exprs.len());
-        for e in exprs {
+        for e in exprs.iter() {
             let arg = self.eval(e, frame)?;
             let not_null = !arg.v.is_null();
             evaluated.push(arg);
             if not_null && evaluated.iter().any(|a| a.t != Type::Unknown) {
                 break;
             }
+        }
+        // The arguments not evaluated still type the result (their common type): each
+        // stands in as a NULL of its type, which COALESCE passes over.
+        for e in &exprs[evaluated.len()..] {
+            let t = self.infer(e, frame.sources, frame.parent)?;
+            evaluated.push(Typed::null(t));
         }
         self.call("coalesce", evaluated)
     }
@@ -98,6 +104,9 @@ impl Exec<'_> {
         match (name, args.len()) {
             ("now" | "current_timestamp" | "transaction_timestamp", 0) => timestamp(self.now_us),
             ("statement_timestamp", 0) => timestamp(self.clock_us),
+            (name, n) if crate::pg::types::datetime_fn::knows(name, n) => Ok(
+                crate::pg::types::datetime_fn::call(name, args, self.now_us)?,
+            ),
             ("clock_timestamp", 0) => timestamp(self.clock_timestamp_us()),
             ("to_timestamp", 1) => match cast(one(args), Type::Float8, None)?.v {
                 Value::Float(seconds) if seconds.is_finite() => {
@@ -305,11 +314,7 @@ fn argument_exprs(f: &Function) -> FlowResult<Vec<&Expr>> {
 }
 
 fn coalesce(args: Vec<Typed>) -> FlowResult<Typed> {
-    let t = args
-        .iter()
-        .map(|a| a.t)
-        .find(|t| *t != Type::Unknown)
-        .unwrap_or(Type::Text);
+    let t = crate::pg::types::cast::common_of(args.iter().map(|a| a.t));
     for arg in args {
         if !arg.v.is_null() {
             return Ok(cast(arg, t, None)?);
@@ -334,11 +339,7 @@ fn nullif(args: Vec<Typed>) -> FlowResult<Typed> {
 }
 
 fn extreme(greatest: bool, args: Vec<Typed>) -> FlowResult<Typed> {
-    let t = args
-        .iter()
-        .map(|a| a.t)
-        .find(|t| *t != Type::Unknown)
-        .unwrap_or(Type::Text);
+    let t = crate::pg::types::cast::common_of(args.iter().map(|a| a.t));
     let mut best: Option<Value> = None;
     for arg in args {
         let v = cast(arg, t, None)?.v;

@@ -65,7 +65,10 @@ fn check_immutable(e: &Expr, depth: usize) -> PgResult<()> {
             expr, data_type, ..
         } => {
             let (to, _) = crate::pg::types::regtype::sql_type(data_type)?;
-            if matches!(to, Type::Timestamptz | Type::Interval) {
+            if matches!(
+                to,
+                Type::Timestamptz | Type::Timestamp | Type::Date | Type::Interval
+            ) {
                 return Err(PgError::unsupported(format!(
                     "a cast to {} in an index expression",
                     to.name()

@@ -63,6 +63,10 @@ impl Exec<'_> {
             }
             Expr::TypedString(typed) => self.sql_type(&typed.data_type)?.0,
             Expr::Interval(_) => Type::Interval,
+            Expr::Extract { expr, .. } => {
+                self.infer(expr, sources, parent)?;
+                Type::Numeric
+            }
             Expr::Between {
                 expr, low, high, ..
             } => {
@@ -581,7 +585,13 @@ fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
         | "statement_timestamp"
         | "clock_timestamp"
         | "to_timestamp" => Type::Timestamptz,
-        "coalesce" | "nullif" | "greatest" | "least" => first_known,
+        n if crate::pg::types::datetime_fn::return_type(n, args).is_some() => {
+            crate::pg::types::datetime_fn::return_type(n, args).expect("a date/time function")
+        }
+        "coalesce" | "greatest" | "least" => {
+            crate::pg::types::cast::common_of(args.iter().copied())
+        }
+        "nullif" => first_known,
         "hashtext" | "length" | "char_length" | "octet_length" | "array_length" | "cardinality" => {
             Type::Int4
         }

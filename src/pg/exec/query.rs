@@ -730,9 +730,7 @@ impl Exec<'_> {
         sources: &[Source],
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Vec<Vec<Joined>>> {
-        let GroupByExpr::Expressions(keys, _) = &select.group_by else {
-            return Err(PgError::unsupported("GROUP BY ALL").into());
-        };
+        let keys = crate::pg::exec::aggregate::group_keys(select)?;
         if keys.is_empty() {
             return Ok(vec![rows.to_vec()]);
         }
@@ -745,7 +743,7 @@ impl Exec<'_> {
                 depth: self.nesting,
             };
             let mut key = Vec::with_capacity(keys.len());
-            for k in keys {
+            for k in &keys {
                 key.push(self.eval(k, &frame)?.v);
             }
             match groups.iter_mut().find(|(k, _)| same_key(k, &key)) {
@@ -945,6 +943,7 @@ fn named(e: &Expr) -> (String, Strength) {
             Err(_) => ("?column?".into(), Strength::None),
         },
         Expr::Interval(_) => ("interval".into(), Strength::FromType),
+        Expr::Extract { .. } => own("extract".into()),
         _ => ("?column?".into(), Strength::None),
     }
 }

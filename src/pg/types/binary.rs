@@ -32,7 +32,8 @@ pub(crate) fn encode(value: &Value, t: Type) -> Vec<u8> {
         (Value::Tsquery(q), _) => crate::pg::types::tsearch::encode_tsquery(q),
         (Value::Text(s), _) => s.as_bytes().to_vec(),
         (Value::Bytea(b), _) => b.clone(),
-        (Value::Timestamptz(us), _) => us.to_be_bytes().to_vec(),
+        (Value::Timestamptz(us) | Value::Timestamp(us), _) => us.to_be_bytes().to_vec(),
+        (Value::Date(days), _) => days.to_be_bytes().to_vec(),
         (Value::Interval(i), _) => encode_interval(i),
         (Value::Vector(v), _) => crate::pg::vector::value::encode_binary(v),
         (Value::Uuid(u), _) => u.to_vec(),
@@ -100,6 +101,12 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
         Type::Timestamptz => {
             Value::Timestamptz(i64::from_be_bytes(fixed(8)?.try_into().expect("8")))
         }
+        Type::Timestamp => Value::Timestamp(crate::pg::types::datetime::receive_timestamp(
+            i64::from_be_bytes(fixed(8)?.try_into().expect("8")),
+        )?),
+        Type::Date => Value::Date(crate::pg::types::datetime::receive_date(
+            i32::from_be_bytes(fixed(4)?.try_into().expect("4")),
+        )?),
         Type::Interval => decode_interval(fixed(16)?),
         Type::Vector => crate::pg::vector::value::decode_binary(bytes)
             .map(Value::Vector)

@@ -3,6 +3,7 @@
 //! ↔ jsonb among them, and pgvector's `array_to_vector`).
 
 use crate::pg::error::*;
+use crate::pg::types::datetime_cast::is_datetime;
 use crate::pg::types::pg_type::{fit_integer, Type};
 use crate::pg::types::text;
 use crate::pg::types::value::{compare, Typed, Value};
@@ -38,6 +39,9 @@ pub(crate) fn coerce_pair(a: Typed, b: Typed) -> PgResult<(Typed, Typed)> {
             crate::pg::types::numeric_cast::coerce_pair(a, b)
         }
         (x, y) if x.is_text() && y.is_text() => Ok((a, b)),
+        (x, y) if is_datetime(x) && is_datetime(y) => {
+            crate::pg::types::datetime_cast::coerce_pair(a, b)
+        }
         // An integer compares with an oid as an oid (its implicit cast).
         (Type::Oid, y) if y.is_integer() => Ok((a, as_oid(b)?)),
         (x, Type::Oid) if x.is_integer() => Ok((as_oid(a)?, b)),
@@ -92,6 +96,9 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             crate::pg::types::cast::convert(v, from, to)?
         }
         (Value::Text(s), _, t) if from == Type::Unknown || from.is_text() => text::parse(&s, t)?,
+        (v, f, t) if is_datetime(f) && is_datetime(t) => {
+            crate::pg::types::datetime_cast::convert(v, t)?
+        }
         (Value::Jsonb(json), Type::Jsonb, t)
             if matches!(t, Type::Bool | Type::Float4 | Type::Float8) || t.is_integer() =>
         {
@@ -148,6 +155,7 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
         }
     };
     let v = crate::pg::types::numeric_cast::apply_modifier(v, to, modifier)?;
+    let v = crate::pg::types::datetime_cast::apply_precision(v, to, modifier)?;
     check_modifier(&v, to, modifier)?;
     Ok(Typed::new(v, to))
 }
@@ -173,14 +181,24 @@ pub(crate) fn common_type(a: Type, b: Type) -> Type {
             false => b,
         },
         (a, b) if a.is_text() && b.is_text() => Type::Text,
+        (a, b) if is_datetime(a) && is_datetime(b) => crate::pg::types::datetime_cast::common(a, b),
         (a, _) => a,
+    }
+}
+
+/// The type COALESCE, GREATEST and LEAST resolve their arguments' types to: their
+/// common type, text when every one is untyped.
+pub(crate) fn common_of(types: impl IntoIterator<Item = Type>) -> Type {
+    match types.into_iter().fold(Type::Unknown, common_type) {
+        Type::Unknown => Type::Text,
+        t => t,
     }
 }
 
 /// Whether a value of type `from` may be stored in a column of type `to` (INSERT,
 /// UPDATE's SET): PostgreSQL's assignment coercion, its implicit and assignment casts —
 /// numbers among each other, anything into a string type (by its output function), json
-/// and jsonb, integers and oids, the arrays pgvector casts to `vector` (`AS ASSIGNMENT`),
+/// and jsonb, the date/time types among each other, integers and oids, the arrays pgvector casts to `vector` (`AS ASSIGNMENT`),
 /// arrays element by element. Anything else (a boolean into an integer, text into a
 /// uuid) fails with 42804 before a row is read, whatever the value.
 pub(crate) fn assignable(from: Type, to: Type) -> bool {
@@ -196,6 +214,7 @@ pub(crate) fn assignable(from: Type, to: Type) -> bool {
         || (from.is_integer() && oid(to))
         || (oid(from) && (to.is_integer() || oid(to)))
         || (casts_to_vector(from) && to == Type::Vector)
+        || (is_datetime(from) && is_datetime(to))
         || matches!((from.element(), to.element()), (Some(f), Some(t)) if assignable(f, t))
 }
 

@@ -115,11 +115,12 @@ fn key_text(key: Typed, zone: &str) -> PgResult<String> {
 }
 
 /// A scalar's text as JSON holds it (unquoted): what its text output is, but ISO 8601
-/// for a timestamptz.
+/// for a timestamptz and a timestamp.
 fn scalar_text(v: &Value, t: Type, zone: &str) -> PgResult<String> {
     match (v, t) {
         (_, Type::Numeric) => Err(PgError::unsupported("a numeric value made json")),
         (Value::Timestamptz(us), _) => crate::pg::types::json_time::iso(*us, zone),
+        (Value::Timestamp(us), _) => Ok(crate::pg::types::json_time::iso_local(*us)),
         (Value::Bool(b), _) => Ok(b.to_string()),
         (v, t) => Ok(crate::pg::types::text::format(v, t).unwrap_or_default()),
     }

@@ -1,12 +1,11 @@
-//! A timestamptz as `to_json`, `to_jsonb` and the build functions write it (PostgreSQL's
-//! `JsonEncodeDateTime`): ISO 8601 with a `T` and the offset as `+HH:MM`, in the session's
-//! `TimeZone`. The model prints timestamps in UTC only, so under another zone these are
+//! The date/time types as `to_json`, `to_jsonb` and the build functions write them
+//! (PostgreSQL's `JsonEncodeDateTime`): ISO 8601 with a `T`; a timestamptz with the offset
+//! as `+HH:MM` in the session's `TimeZone`, a timestamp without one, a date as its text.
+//! The model prints timestamps in UTC only, so under another zone a timestamptz is
 //! refused rather than written with the wrong offset.
 
 use crate::pg::error::{PgError, PgResult};
-use crate::pg::types::pg_type::PG_EPOCH_UNIX_US;
-
-const DAY_US: i64 = 86_400_000_000;
+use crate::pg::types::datetime::DAY_US;
 
 /// Whether the `TimeZone` setting names UTC (the zone whose offset the model knows).
 pub(crate) fn zone_is_utc(zone: &str) -> bool {
@@ -30,14 +29,19 @@ pub(crate) fn iso(pg_us: i64, zone: &str) -> PgResult<String> {
             "a timestamptz made JSON under the time zone {zone}"
         )));
     }
-    let first_ad_us = crate::pg::types::text::days_from_civil(1, 1, 1) * DAY_US - PG_EPOCH_UNIX_US;
+    let first_ad_us = crate::pg::types::datetime::pg_days_from_civil(1, 1, 1) * DAY_US;
     if pg_us < first_ad_us {
         return Err(PgError::unsupported("a timestamptz before 1 AD made JSON"));
     }
-    // `YYYY-MM-DD HH:MM:SS[.ffffff]+00` becomes `YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00`.
-    let text = crate::pg::types::text::format_timestamptz(pg_us);
-    let local = text.strip_suffix("+00").expect("the model prints UTC");
-    Ok(format!("{}+00:00", local.replacen(' ', "T", 1)))
+    Ok(crate::pg::types::datetime::format_timestamp(
+        pg_us, 'T', "+00:00",
+    ))
+}
+
+/// A timestamp (microseconds since 2000-01-01, no zone) as JSON's text, unquoted:
+/// `2024-01-02T03:04:05.5`, ` BC` after a year before 1 AD.
+pub(crate) fn iso_local(pg_us: i64) -> String {
+    crate::pg::types::datetime::format_timestamp(pg_us, 'T', "")
 }
 
 #[cfg(test)]
@@ -51,5 +55,6 @@ mod tests {
         assert_eq!(iso(i64::MAX, "Europe/Paris").unwrap(), "infinity");
         assert!(iso(us, "Europe/Paris").is_err());
         assert!(zone_is_utc("Etc/UTC") && zone_is_utc("gmt"));
+        assert_eq!(iso_local(us), "2001-01-01T00:00:00.5");
     }
 }

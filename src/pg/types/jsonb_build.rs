@@ -100,6 +100,7 @@ fn key_text(position: usize, key: Typed, zone: &str) -> PgResult<String> {
     }
     match key.v {
         Value::Timestamptz(us) => crate::pg::types::json_time::iso(us, zone),
+        Value::Timestamp(us) => Ok(crate::pg::types::json_time::iso_local(us)),
         Value::Bool(b) => Ok(b.to_string()),
         v => Ok(crate::pg::types::text::format(&v, key.t).unwrap_or_default()),
     }
@@ -111,6 +112,7 @@ fn value_to_json(v: Value, t: Type, zone: &str) -> PgResult<Json> {
         Value::Null => Json::Null,
         Value::Text(text) if t == Type::Json => crate::pg::types::jsonb_parse::parse(&text)?,
         Value::Timestamptz(us) => Json::String(crate::pg::types::json_time::iso(us, zone)?),
+        Value::Timestamp(us) => Json::String(crate::pg::types::json_time::iso_local(us)),
         Value::Bool(b) => Json::Bool(b),
         Value::Jsonb(json) => *json,
         Value::Int(i) => Json::Number(i.to_string()),

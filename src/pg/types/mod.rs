@@ -1,9 +1,9 @@
 //! The types room: every type's values, as PostgreSQL's `utils/adt` has them. A value and
 //! its type (`value`: `Type`, `Value`, the sort order; `typed`: a value with its type,
 //! casts and coercions), the text and binary forms (`text`, `binary`, `array_recv`),
-//! and each type's own files: `numeric*`, `json*`/`jsonb*`, `uuid`, `tsearch`,
-//! `regtype`, `like`, the binary operators (`ops`), `hash` (`hashtext`), and
-//! pgvector's SQL functions (`vector_fn`).
+//! and each type's own files: `datetime*` (date, timestamp, timestamptz), `numeric*`,
+//! `json*`/`jsonb*`, `uuid`, `tsearch`, `regtype`, `like`, the binary operators (`ops`),
+//! `hash` (`hashtext`), and pgvector's SQL functions (`vector_fn`).
 //!
 //! May import: `vector` (pgvector's value and distances), `settings`, `error`. A new type
 //! gets its own file here (its I/O, operators, functions); a new function on values goes
@@ -12,6 +12,10 @@
 pub(crate) mod array_recv;
 pub(crate) mod binary;
 pub(crate) mod cast;
+pub(crate) mod datetime;
+pub(crate) mod datetime_cast;
+pub(crate) mod datetime_fn;
+pub(crate) mod datetime_ops;
 pub(crate) mod hash;
 pub(crate) mod json;
 pub(crate) mod json_build;

@@ -1,16 +1,15 @@
-//! Arithmetic and the other binary operators: integers checked for overflow, timestamps
-//! shifted by intervals as PostgreSQL shifts them (months, then days, then time), text
-//! concatenation, pgvector's distance operators, and jsonb's operators (`jsonb_ops.rs`).
+//! Arithmetic and the other binary operators: integers checked for overflow, intervals,
+//! text concatenation, pgvector's distance operators, the date/time types' arithmetic
+//! (`datetime_ops.rs`) and jsonb's operators (`jsonb_ops.rs`).
 
 use crate::pg::error::*;
 use crate::pg::types::cast::cast;
 use crate::pg::types::numeric_cast::as_float;
 use crate::pg::types::pg_type::{fit_integer, Type};
-use crate::pg::types::text::add_months;
 use crate::pg::types::value::{Interval, Typed, Value};
 use sqlparser::ast::BinaryOperator;
 
-const DAY_US: i64 = 86_400_000_000;
+use crate::pg::types::datetime::DAY_US;
 
 /// `l op r` for every operator but the comparisons and the logical ones.
 pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Typed> {
@@ -18,6 +17,10 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
     let result_type = result_type(op, l.t, r.t)?;
     if l.v.is_null() || r.v.is_null() {
         return Ok(Typed::null(result_type));
+    }
+    if crate::pg::types::datetime_ops::result_type(op, l.t, r.t).is_some() {
+        let v = crate::pg::types::datetime_ops::apply(op, l, r)?;
+        return Ok(Typed::new(v, result_type));
     }
     if result_type == Type::Numeric {
         let v = crate::pg::types::numeric_fn::arithmetic(op, &l.v, &r.v)?;
@@ -47,15 +50,6 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         }
         (op, a @ (Value::Int(_) | Value::Float(_)), b @ (Value::Int(_) | Value::Float(_))) => {
             Value::Float(float(op, as_f64(&a), as_f64(&b))?)
-        }
-        (op, Value::Timestamptz(t), Value::Interval(i)) => {
-            Value::Timestamptz(shift(op, t, i, false)?)
-        }
-        (BinaryOperator::Plus, Value::Interval(i), Value::Timestamptz(t)) => {
-            Value::Timestamptz(shift(&BinaryOperator::Plus, t, i, false)?)
-        }
-        (BinaryOperator::Minus, Value::Timestamptz(a), Value::Timestamptz(b)) => {
-            Value::Interval(span(a - b))
         }
         (op, Value::Interval(a), Value::Interval(b)) => Value::Interval(add_intervals(op, a, b)?),
         (BinaryOperator::Multiply, Value::Interval(i), b @ (Value::Float(_) | Value::Int(_))) => {
@@ -91,6 +85,9 @@ pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Type {
     if let Some(t) = crate::pg::types::jsonb_path::unknown_operand_type(op, other) {
         return t;
     }
+    if let Some(t) = crate::pg::types::datetime_ops::unknown_operand_type(op, other) {
+        return t;
+    }
     match (op, other) {
         (StringConcat, t @ (Type::Jsonb | Type::Vector)) => t,
         (StringConcat, _) => Type::Text,
@@ -99,7 +96,6 @@ pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Type {
         (AtAt, Type::Tsquery) => Type::Tsvector,
         (AtAt, Type::Tsvector) => Type::Tsquery,
         (Multiply | Divide, Type::Interval) => Type::Float8,
-        (_, Type::Timestamptz) => Type::Interval,
         (_, t) => t,
     }
 }
@@ -125,6 +121,9 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
     use BinaryOperator::*;
     if let Some(t) = crate::pg::types::jsonb_path::result_type(op, l, r) {
         return Ok(t);
+    }
+    if let Some(t) = crate::pg::types::datetime_ops::result_type(op, l, r) {
+        return t;
     }
     let t = match (op, l, r) {
         (StringConcat, Type::Jsonb, Type::Jsonb) => Type::Jsonb,
@@ -163,9 +162,6 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
         (Plus | Minus | Multiply | Divide, a, b) if a.is_numeric() && b.is_numeric() => {
             Type::Float8
         }
-        (Plus | Minus, Type::Timestamptz, Type::Interval)
-        | (Plus, Type::Interval, Type::Timestamptz) => Type::Timestamptz,
-        (Minus, Type::Timestamptz, Type::Timestamptz) => Type::Interval,
         (Plus | Minus, Type::Interval, Type::Interval) => Type::Interval,
         (Multiply, Type::Interval, n) | (Multiply, n, Type::Interval) if n.is_numeric() => {
             Type::Interval
@@ -238,35 +234,6 @@ fn check_float(op: &BinaryOperator, a: f64, b: f64, result: f64) -> PgResult<()>
     match underflow {
         true => Err(out_of_range("underflow")),
         false => Ok(()),
-    }
-}
-
-/// timestamptz ± interval: months first (clamped to the month's end), then days, then time.
-fn shift(op: &BinaryOperator, t: i64, i: Interval, _reverse: bool) -> PgResult<i64> {
-    let sign = match op {
-        BinaryOperator::Plus => 1,
-        BinaryOperator::Minus => -1,
-        other => return Err(no_operator(other, Type::Timestamptz, Type::Interval)),
-    };
-    let shifted = add_months(t, sign * i.months);
-    let days = (sign as i64) * i.days as i64 * DAY_US;
-    shifted
-        .checked_add(days)
-        .and_then(|t| t.checked_add(sign as i64 * i.us))
-        .ok_or_else(|| {
-            PgError::new(
-                crate::pg::error::DATETIME_OVERFLOW,
-                "timestamp out of range",
-            )
-        })
-}
-
-/// timestamptz - timestamptz: whole days apart, the rest as time (PostgreSQL's justification).
-fn span(us: i64) -> Interval {
-    Interval {
-        months: 0,
-        days: (us / DAY_US) as i32,
-        us: us % DAY_US,
     }
 }
 

@@ -34,6 +34,9 @@ pub(crate) enum Type {
     Varchar,
     Bytea,
     Timestamptz,
+    /// `timestamp` (without time zone) and `date` (`datetime.rs`).
+    Timestamp,
+    Date,
     Interval,
     Vector,
     Uuid,
@@ -65,6 +68,8 @@ pub(crate) enum Type {
     Regtype,
     Name,
     Char,
+    TimestampArray,
+    DateArray,
 }
 
 impl Type {
@@ -81,6 +86,10 @@ impl Type {
             Type::Unknown => 705,
             Type::Varchar => 1043,
             Type::Timestamptz => 1184,
+            Type::Timestamp => 1114,
+            Type::Date => 1082,
+            Type::TimestampArray => 1115,
+            Type::DateArray => 1182,
             Type::Interval => 1186,
             Type::Numeric => 1700,
             Type::Void => 2278,
@@ -133,6 +142,10 @@ impl Type {
             Type::Varchar => "character varying",
             Type::Bytea => "bytea",
             Type::Timestamptz => "timestamp with time zone",
+            Type::Timestamp => "timestamp without time zone",
+            Type::Date => "date",
+            Type::TimestampArray => "timestamp without time zone[]",
+            Type::DateArray => "date[]",
             Type::Interval => "interval",
             Type::Vector => "vector",
             Type::Uuid => "uuid",
@@ -173,6 +186,7 @@ impl Type {
             Type::Float8 => "float8",
             Type::Varchar => "varchar",
             Type::Timestamptz => "timestamptz",
+            Type::Timestamp => "timestamp",
             Type::UuidArray => "_uuid",
             Type::JsonbArray => "_jsonb",
             Type::NumericArray => "_numeric",
@@ -196,7 +210,8 @@ impl Type {
             | Type::Regtype => 4,
             Type::Name => 64,
             Type::Char => 1,
-            Type::Int8 | Type::Float8 | Type::Timestamptz => 8,
+            Type::Date => 4,
+            Type::Int8 | Type::Float8 | Type::Timestamptz | Type::Timestamp => 8,
             Type::Interval | Type::Uuid => 16,
             _ => -1,
         }
@@ -216,6 +231,8 @@ impl Type {
             Type::OidArray => Some(Type::Oid),
             Type::JsonArray => Some(Type::Json),
             Type::VectorArray => Some(Type::Vector),
+            Type::TimestampArray => Some(Type::Timestamp),
+            Type::DateArray => Some(Type::Date),
             _ => None,
         }
     }
@@ -249,6 +266,8 @@ impl Type {
             "varchar" | "character varying" => Type::Varchar,
             "bytea" => Type::Bytea,
             "timestamptz" | "timestamp with time zone" => Type::Timestamptz,
+            "timestamp" | "timestamp without time zone" => Type::Timestamp,
+            "date" => Type::Date,
             "interval" => Type::Interval,
             "vector" => Type::Vector,
             "uuid" => Type::Uuid,
@@ -268,7 +287,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 37] = [
+const ALL: [Type; 41] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -306,6 +325,10 @@ const ALL: [Type; 37] = [
     Type::Regtype,
     Type::Name,
     Type::Char,
+    Type::Timestamp,
+    Type::Date,
+    Type::TimestampArray,
+    Type::DateArray,
 ];
 
 /// `value` as `to` (an integer's range checked), for a value already of a compatible kind.

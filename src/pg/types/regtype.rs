@@ -140,6 +140,11 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
         None => (spelled.clone(), false),
     };
     let (name, modifier) = match base.split_once('(') {
+        // `timestamp(3) with time zone`: the precision inside the name.
+        Some((name, rest)) if name.starts_with("timestamp") => match rest.split_once(')') {
+            Some((precision, tail)) => (format!("{name}{tail}"), precision.trim().parse().ok()),
+            None => (base.trim().to_string(), None),
+        },
         Some((name, rest)) => (
             name.trim().to_string(),
             rest.trim_end_matches(')').trim().parse().ok(),
@@ -237,6 +242,11 @@ mod tests {
             ("_vector", i64::from(VECTOR_ARRAY_OID)),
             ("vector[]", i64::from(VECTOR_ARRAY_OID)),
             ("timestamptz", 1184),
+            ("timestamp", 1114),
+            ("timestamp(3) without time zone", 1114),
+            ("date", 1082),
+            ("_date", 1182),
+            ("timestamp[]", 1115),
             ("regtype", 2206),
             ("42", 42),
         ] {

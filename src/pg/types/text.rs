@@ -3,12 +3,8 @@
 //! `TimeZone`), floats with PostgreSQL's shortest round-trip digits.
 
 use crate::pg::error::{PgError, PgResult, NUMERIC_VALUE_OUT_OF_RANGE};
-use crate::pg::types::pg_type::{
-    fit_integer, invalid_input, Type, PG_EPOCH_UNIX_US, VALUE_BYTES_MAX,
-};
+use crate::pg::types::pg_type::{fit_integer, invalid_input, Type, VALUE_BYTES_MAX};
 use crate::pg::types::value::{Interval, Value};
-
-const DAY_US: i64 = 86_400_000_000;
 
 /// `value` (of type `t`) as PostgreSQL prints it; `None` for NULL.
 pub(crate) fn format(value: &Value, t: Type) -> Option<String> {
@@ -26,6 +22,8 @@ pub(crate) fn format(value: &Value, t: Type) -> Option<String> {
         Value::Text(s) => s.clone(),
         Value::Bytea(b) => format_bytea(b),
         Value::Timestamptz(us) => format_timestamptz(*us),
+        Value::Timestamp(us) => crate::pg::types::datetime::format_timestamp(*us, ' ', ""),
+        Value::Date(days) => crate::pg::types::datetime::format_date(i64::from(*days)),
         Value::Interval(i) => format_interval(i),
         Value::Vector(v) => crate::pg::vector::value::format_text(v),
         Value::Uuid(u) => crate::pg::types::uuid::format(u),
@@ -98,50 +96,33 @@ fn format_bytea(bytes: &[u8]) -> String {
 
 /// `YYYY-MM-DD HH:MM:SS[.ffffff]+00`, trailing zeros of the fraction dropped.
 pub(crate) fn format_timestamptz(pg_us: i64) -> String {
-    let unix_us = pg_us + PG_EPOCH_UNIX_US;
-    let (days, us_of_day) = (unix_us.div_euclid(DAY_US), unix_us.rem_euclid(DAY_US));
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02} {}+00",
-        format_time_of_day(us_of_day)
-    )
+    crate::pg::types::datetime::format_timestamp(pg_us, ' ', "+00")
 }
 
-fn format_time_of_day(us: i64) -> String {
-    let (seconds, fraction) = (us / 1_000_000, us % 1_000_000);
-    let clock = format!(
-        "{:02}:{:02}:{:02}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    );
-    if fraction == 0 {
-        return clock;
-    }
-    let digits = format!("{fraction:06}");
-    format!("{clock}.{}", digits.trim_end_matches('0'))
-}
-
-/// The `postgres` interval style: `1 year 2 mons 3 days 04:05:06.5`.
+/// The `postgres` interval style: `1 year 2 mons 3 days 04:05:06.5`, as PostgreSQL's
+/// `EncodeInterval` writes it: a unit plural unless its count is exactly 1, and a field
+/// after a negative one signed with `+` when positive (`-1 days +02:00:00`).
 pub(crate) fn format_interval(i: &Interval) -> String {
     let mut parts = Vec::new();
     let (years, months) = (i.months / 12, i.months % 12);
-    let unit = |n: i32, one: &str, many: &str| match n {
-        1 | -1 => format!("{n} {one}"),
-        _ => format!("{n} {many}"),
-    };
-    if years != 0 {
-        parts.push(unit(years, "year", "years"));
-    }
-    if months != 0 {
-        parts.push(unit(months, "mon", "mons"));
-    }
-    if i.days != 0 {
-        parts.push(unit(i.days, "day", "days"));
+    let mut before_negative = false;
+    for (n, unit) in [(years, "year"), (months, "mon"), (i.days, "day")] {
+        if n == 0 {
+            continue;
+        }
+        let sign = if before_negative && n > 0 { "+" } else { "" };
+        let plural = if n == 1 { "" } else { "s" };
+        parts.push(format!("{sign}{n} {unit}{plural}"));
+        before_negative = n < 0;
     }
     if i.us != 0 || parts.is_empty() {
-        let sign = if i.us < 0 { "-" } else { "" };
-        parts.push(format!("{sign}{}", format_time_of_day(i.us.abs())));
+        let sign = match (i.us < 0, before_negative && !parts.is_empty()) {
+            (true, _) => "-",
+            (false, true) => "+",
+            (false, false) => "",
+        };
+        let clock = crate::pg::types::datetime::format_time_of_day(i.us.abs());
+        parts.push(format!("{sign}{clock}"));
     }
     parts.join(" ")
 }
@@ -168,41 +149,6 @@ fn quote_array_element(text: &str) -> String {
     }
     let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
     format!("\"{escaped}\"")
-}
-
-/// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
-/// A civil date to days since 1970-01-01.
-pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let mp = (month as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Shift a timestamp by whole months, clamping the day to the month's end.
-pub(crate) fn add_months(pg_us: i64, months: i32) -> i64 {
-    let unix_us = pg_us + PG_EPOCH_UNIX_US;
-    let (days, us_of_day) = (unix_us.div_euclid(DAY_US), unix_us.rem_euclid(DAY_US));
-    let (year, month, day) = civil_from_days(days);
-    let total = year * 12 + month as i64 - 1 + months as i64;
-    let (year, month) = (total.div_euclid(12), total.rem_euclid(12) as u32 + 1);
-    let days = days_from_civil(year, month, day.min(days_in_month(year, month)));
-    days * DAY_US + us_of_day - PG_EPOCH_UNIX_US
 }
 
 /// A text value (a literal, a text-format parameter) as type `t`.
@@ -253,7 +199,11 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
             .ok_or_else(|| invalid_input(t, text)),
         Type::Text | Type::Varchar | Type::Unknown => Ok(Value::Text(text.to_string())),
         Type::Bytea => parse_bytea(text).map(Value::Bytea),
-        Type::Timestamptz => timestamptz_input(trimmed, text),
+        Type::Timestamptz => crate::pg::types::datetime::parse(text, t).map(Value::Timestamptz),
+        Type::Timestamp => crate::pg::types::datetime::parse(text, t).map(Value::Timestamp),
+        Type::Date => {
+            crate::pg::types::datetime::parse(text, t).map(|days| Value::Date(days as i32))
+        }
         Type::Interval => parse_interval(trimmed)
             .map(Value::Interval)
             .ok_or_else(|| invalid_datetime(t, text)),
@@ -342,7 +292,6 @@ fn parse_bytea_escape(text: &str) -> Vec<u8> {
     out
 }
 
-/// `YYYY-MM-DD[ HH:MM[:SS[.f]]][+HH[:MM]|Z|±HHMM]`, UTC when no zone is given.
 /// An integer as PostgreSQL's `pg_strtoint64` reads one (trimmed): an optional sign, then
 /// decimal digits, or `0x`, `0o` or `0b` and that base's digits, with single `_`s between
 /// digits (and after a base's prefix). `None`: not an integer; `Some(None)`: one out of
@@ -391,71 +340,7 @@ fn invalid_datetime(t: Type, text: &str) -> PgError {
     }
 }
 
-/// A timestamptz's text: PostgreSQL's special value `epoch`, the others refused (the
-/// model keeps no infinity, and `now`/`today` read the transaction's clock), else a date
-/// and time; a date whose month or day does not exist is out of range (22008).
-fn timestamptz_input(trimmed: &str, text: &str) -> PgResult<Value> {
-    match trimmed.to_ascii_lowercase().as_str() {
-        "epoch" => return Ok(Value::Timestamptz(-PG_EPOCH_UNIX_US)),
-        special @ ("infinity" | "+infinity" | "-infinity" | "now" | "today" | "tomorrow"
-        | "yesterday") => {
-            return Err(PgError::unsupported(format!(
-                "the timestamptz input '{special}'"
-            )))
-        }
-        _ => {}
-    }
-    if let Some((year, month, day)) = civil_date(trimmed) {
-        if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
-            return Err(PgError::new(
-                crate::pg::error::DATETIME_OVERFLOW,
-                format!("date/time field value out of range: \"{text}\""),
-            ));
-        }
-    }
-    parse_timestamptz(trimmed).ok_or_else(|| invalid_datetime(Type::Timestamptz, text))
-}
-
-/// The `YYYY-MM-DD` a timestamp's text starts with, if it does.
-fn civil_date(text: &str) -> Option<(i64, u32, u32)> {
-    let date = &text[..text.find([' ', 'T']).unwrap_or(text.len())];
-    let mut ymd = date.splitn(3, '-');
-    let year: i64 = ymd.next()?.parse().ok()?;
-    let month: u32 = ymd.next()?.parse().ok()?;
-    let day: u32 = ymd.next()?.parse().ok()?;
-    Some((year, month, day))
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    let next_first = days_from_civil(year + i64::from(month == 12), month % 12 + 1, 1);
-    (next_first - days_from_civil(year, month, 1)) as u32
-}
-
-fn parse_timestamptz(text: &str) -> Option<Value> {
-    let (date, rest) = text.split_at(text.find([' ', 'T']).unwrap_or(text.len()));
-    let mut ymd = date.splitn(3, '-');
-    let year: i64 = ymd.next()?.parse().ok()?;
-    let month: u32 = ymd.next()?.parse().ok()?;
-    let day: u32 = ymd.next()?.parse().ok()?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let rest = rest.trim_start_matches([' ', 'T']);
-    let zone_at = rest.find(['+', '-', 'Z', 'z']).unwrap_or(rest.len());
-    let (time, zone) = rest.split_at(zone_at);
-    let us_of_day = if time.trim().is_empty() {
-        0
-    } else {
-        parse_clock(time.trim())?
-    };
-    let offset_us = parse_zone(zone.trim())?;
-    let days = days_from_civil(year, month, day);
-    Some(Value::Timestamptz(
-        days * DAY_US + us_of_day - offset_us - PG_EPOCH_UNIX_US,
-    ))
-}
-
-/// `HH:MM[:SS[.ffffff]]` in microseconds.
+/// An interval's `HH:MM[:SS[.ffffff]]` in microseconds (hours unbounded).
 fn parse_clock(text: &str) -> Option<i64> {
     let mut parts = text.splitn(3, ':');
     let hours: i64 = parts.next()?.parse().ok()?;
@@ -465,20 +350,6 @@ fn parse_clock(text: &str) -> Option<i64> {
         return None;
     }
     Some((hours * 3600 + minutes * 60) * 1_000_000 + (seconds * 1e6).round() as i64)
-}
-
-fn parse_zone(zone: &str) -> Option<i64> {
-    if zone.is_empty() || zone.eq_ignore_ascii_case("z") || zone.eq_ignore_ascii_case("utc") {
-        return Some(0);
-    }
-    let sign = if zone.starts_with('-') { -1 } else { 1 };
-    let digits = zone[1..].replace(':', "");
-    let (hours, minutes) = match digits.len() {
-        1 | 2 => (digits.parse::<i64>().ok()?, 0),
-        4 => (digits[..2].parse().ok()?, digits[2..].parse().ok()?),
-        _ => return None,
-    };
-    Some(sign * (hours * 3600 + minutes * 60) * 1_000_000)
 }
 
 /// `1 day 2 hours`, `1 millisecond`, `00:00:01.5`, `-3 seconds`: PostgreSQL's units.
@@ -625,13 +496,14 @@ mod tests {
 
     #[test]
     fn timestamps_round_trip_in_utc() {
-        let Some(Value::Timestamptz(us)) = parse_timestamptz("2026-12-04 05:23:39.5+00") else {
+        let Ok(Value::Timestamptz(us)) = parse("2026-12-04 05:23:39.5+00", Type::Timestamptz)
+        else {
             panic!("parses");
         };
         assert_eq!(format_timestamptz(us), "2026-12-04 05:23:39.5+00");
         assert_eq!(format_timestamptz(0), "2000-01-01 00:00:00+00");
         assert_eq!(
-            format_timestamptz(add_months(0, 1) - 1),
+            format_timestamptz(crate::pg::types::datetime::add_months(0, 1) - 1),
             "2000-01-31 23:59:59.999999+00"
         );
     }

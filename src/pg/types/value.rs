@@ -31,6 +31,10 @@ pub(crate) enum Value {
     Bytea(Vec<u8>),
     /// Microseconds since 2000-01-01 UTC.
     Timestamptz(i64),
+    /// `timestamp` (without time zone): microseconds since 2000-01-01 on the wall clock.
+    Timestamp(i64),
+    /// `date`: days since 2000-01-01.
+    Date(i32),
     Interval(Interval),
     Vector(Vec<f32>),
     Uuid([u8; crate::pg::types::uuid::UUID_BYTES]),
@@ -80,6 +84,8 @@ pub(crate) fn compare(a: &Value, b: &Value) -> Ordering {
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
         (Value::Timestamptz(x), Value::Timestamptz(y)) => x.cmp(y),
+        (Value::Timestamp(x), Value::Timestamp(y)) => x.cmp(y),
+        (Value::Date(x), Value::Date(y)) => x.cmp(y),
         (Value::Interval(x), Value::Interval(y)) => interval_span_us(x).cmp(&interval_span_us(y)),
         (Value::Vector(x), Value::Vector(y)) => vector_order(x, y),
         (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
