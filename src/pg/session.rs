@@ -119,6 +119,10 @@ impl Session {
             )
             .into());
         }
+        if let (false, Err(error)) = (implicit, refuse_in_block(statement)) {
+            self.fail(db, false, now);
+            return Err(error.into());
+        }
         // An implicit transaction outlives its statement's waits.
         if implicit && self.txn.is_none() {
             self.begin(db, now, false);
@@ -270,6 +274,7 @@ impl Session {
         let synchronous = self.settings.get("synchronous_commit") != "off";
         let at_us = now.clock_us + crate::pg::types::pg_type::PG_EPOCH_UNIX_US;
         db.txns.end(txn.xid, commit, synchronous, at_us);
+        db.end_schema(txn.xid, commit);
         db.release_advisory(self.backend, false);
         db.release_table_locks(txn.xid);
         self.settings.end_transaction(commit);
@@ -592,6 +597,19 @@ fn setting_value(e: &sqlparser::ast::Expr) -> String {
         sqlparser::ast::Expr::Identifier(i) => ident(i),
         other => other.to_string(),
     }
+}
+
+/// The statements PostgreSQL runs only outside a transaction block (25001).
+fn refuse_in_block(statement: &Statement) -> PgResult<()> {
+    let what = match statement {
+        Statement::CreateIndex(create) if create.concurrently => "CREATE INDEX CONCURRENTLY",
+        Statement::Vacuum(_) => "VACUUM",
+        _ => return Ok(()),
+    };
+    Err(PgError::new(
+        ACTIVE_SQL_TRANSACTION,
+        format!("{what} cannot run inside a transaction block"),
+    ))
 }
 
 /// What a failed transaction block answers to anything but its end or a savepoint's

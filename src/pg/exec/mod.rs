@@ -13,7 +13,11 @@
 //! subquery is evaluated through `Exec`'s methods, not through a file's items.
 
 pub(crate) mod aggregate;
+pub(crate) mod alter;
+pub(crate) mod alter_column;
+pub(crate) mod alter_constraint;
 pub(crate) mod catalog;
+pub(crate) mod check;
 pub(crate) mod context;
 pub(crate) mod cte;
 pub(crate) mod ddl;
@@ -27,6 +31,8 @@ pub(crate) mod index;
 pub(crate) mod index_expr;
 pub(crate) mod infer;
 pub(crate) mod json_keys;
+pub(crate) mod maintenance;
 pub(crate) mod query;
 pub(crate) mod statement;
+pub(crate) mod truncate;
 pub(crate) mod unnest;

@@ -17,6 +17,7 @@ impl Exec<'_> {
                 warning: None,
             })
         };
+        self.wait_for_schema_changes(statement)?;
         // What PostgreSQL raises while it parses and plans, before any row is read.
         self.check_constants(statement)?;
         match statement {
@@ -55,7 +56,7 @@ impl Exec<'_> {
             }
             Statement::CreateTable(create) => self
                 .create_table(create)
-                .map_or_else(|e| Err(e.into()), |_| tag("CREATE TABLE")),
+                .map_or_else(Err, |_| tag("CREATE TABLE")),
             Statement::CreateIndex(create) => self
                 .create_index(create)
                 .map_or_else(Err, |_| tag("CREATE INDEX")),
@@ -78,6 +79,18 @@ impl Exec<'_> {
             } => self
                 .drop_index(names, *if_exists)
                 .map_or_else(Err, |_| tag("DROP INDEX")),
+            Statement::AlterTable(alter) => self
+                .alter_table(alter)
+                .map_or_else(Err, |_| tag("ALTER TABLE")),
+            Statement::Truncate(truncate) => self
+                .truncate(truncate)
+                .map_or_else(Err, |_| tag("TRUNCATE TABLE")),
+            Statement::Vacuum(vacuum) => self
+                .vacuum(vacuum)
+                .map_or_else(Err, |_| tag("VACUUM")),
+            Statement::Analyze(analyze) => self
+                .analyze(analyze)
+                .map_or_else(Err, |_| tag("ANALYZE")),
             Statement::Lock(lock) => self
                 .lock_tables(lock)
                 .map_or_else(Err, |_| tag("LOCK TABLE")),

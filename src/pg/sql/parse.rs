@@ -49,7 +49,25 @@ pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
     };
     parser
         .and_then(|mut parser| parser.parse_statements())
-        .map_err(|e| PgError::syntax(format!("syntax error: {e}")))
+        .map_err(|e| match unparsed_statement(sql) {
+            Some(what) => PgError::unsupported(what),
+            None => PgError::syntax(format!("syntax error: {e}")),
+        })
+}
+
+/// PostgreSQL statements sqlparser cannot read and the model does not run, refused as
+/// such (0A000) rather than as a syntax error.
+fn unparsed_statement(sql: &str) -> Option<&'static str> {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .take(3)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["reindex", ..] => Some("REINDEX"),
+        ["drop", "index", "concurrently"] => Some("DROP INDEX CONCURRENTLY"),
+        _ => None,
+    }
 }
 
 /// The `OF` name part that marks a rewritten `FOR KEY SHARE` / `FOR NO KEY UPDATE`: a

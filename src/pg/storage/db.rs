@@ -133,6 +133,8 @@ pub(crate) struct Db {
     pub uuid_draws: u64,
     /// The last `clock_timestamp()` handed out (µs since 2000-01-01): the next is later.
     pub clock_timestamp_last_us: i64,
+    /// The tables as they were before open transactions' schema changes, oldest first.
+    pub altered: Vec<crate::pg::storage::schema::Altered>,
 }
 
 impl Db {
@@ -293,6 +295,10 @@ pub(crate) enum Undo {
         table: String,
         lock: TableLock,
     },
+    /// A schema change of transaction `xid`: its table goes back as it was.
+    Schema {
+        xid: Xid,
+    },
 }
 
 /// Undo `undo`'s entries past `keep`, newest first.
@@ -333,6 +339,7 @@ pub(crate) fn roll_back_to(db: &mut Db, undo: &mut Vec<Undo>, keep: usize) {
                     }
                 }
             }
+            Undo::Schema { xid } => db.restore_schema(xid),
             Undo::Locked { table, tid, before } => {
                 let version = db.tables.get_mut(&table).and_then(|t| t.heap.get_mut(&tid));
                 if let Some(v) = version {
