@@ -460,3 +460,28 @@ SELECT id FROM mem ORDER BY embedding <-> '[0.9,0.1,0]' LIMIT 2;
 TRUNCATE mem;
 INSERT INTO mem VALUES (4, '[0,1,0]'), (5, '[1,1,0]');
 SELECT id FROM mem ORDER BY embedding <-> '[0,1,0]' LIMIT 1;
+
+-- case: ADD COLUMN with a reference, a unique key and a named CHECK
+CREATE TABLE users (id int4 PRIMARY KEY);
+INSERT INTO users VALUES (1);
+CREATE TABLE posts (id int4 PRIMARY KEY);
+INSERT INTO posts VALUES (10), (11);
+-- expect ALTER TABLE
+ALTER TABLE posts ADD COLUMN user_id int4 REFERENCES users (id);
+-- expect 23503
+UPDATE posts SET user_id = 2 WHERE id = 10;
+-- expect 23503
+ALTER TABLE posts ADD COLUMN owner int4 DEFAULT 5 REFERENCES users (id);
+-- expect ALTER TABLE
+ALTER TABLE posts ADD COLUMN slug text UNIQUE;
+-- expect 23505
+ALTER TABLE posts ADD COLUMN kind text DEFAULT 'x' UNIQUE;
+-- expect ALTER TABLE
+ALTER TABLE posts ADD COLUMN rank int4 CONSTRAINT rank_small CHECK (rank < 10);
+-- expect 23514
+INSERT INTO posts (id, rank) VALUES (12, 10);
+-- expect 23505
+UPDATE posts SET slug = 'a';
+-- expect 2BP01
+ALTER TABLE users DROP CONSTRAINT users_pkey;
+SELECT * FROM posts ORDER BY id;

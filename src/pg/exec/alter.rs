@@ -14,7 +14,9 @@ use crate::pg::storage::schema::Kept;
 use crate::pg::storage::txn::XID_NONE;
 use crate::pg::types::cast::cast;
 use crate::pg::types::value::Value;
-use sqlparser::ast::{AlterTable, AlterTableOperation, ColumnDef, ColumnOption, Ident};
+use sqlparser::ast::{
+    AlterTable, AlterTableOperation, ColumnDef, ColumnOption, Ident, TableConstraint,
+};
 
 /// Columns a table may have (PostgreSQL's limit).
 const COLUMNS_MAX: usize = 1_600;
@@ -43,7 +45,10 @@ impl Exec<'_> {
         }
         assert_ne!(self.xid, XID_NONE, "ALTER TABLE runs in a transaction");
         self.lock_table(&name, TableLockMode::AccessExclusive)?;
-        let undo = self.db.keep_schema(self.xid, &name).expect("the table exists");
+        let undo = self
+            .db
+            .keep_schema(self.xid, &name)
+            .expect("the table exists");
         self.undo.push(undo);
         let mut name = name;
         for operation in &alter.operations {
@@ -57,7 +62,10 @@ impl Exec<'_> {
     /// statement names before it reads a column of one (the change holds ACCESS
     /// EXCLUSIVE): it never sees a schema not committed. Names are found among the
     /// statement's words, so a word naming such a table otherwise waits too.
-    pub(crate) fn wait_for_schema_changes(&mut self, statement: &sqlparser::ast::Statement) -> FlowResult<()> {
+    pub(crate) fn wait_for_schema_changes(
+        &mut self,
+        statement: &sqlparser::ast::Statement,
+    ) -> FlowResult<()> {
         let changed: Vec<String> = self
             .db
             .altered
@@ -161,29 +169,25 @@ impl Exec<'_> {
             )
             .into());
         }
-        let (column, checks) = self.added_column(name, def)?;
+        let (column, constraints) = self.added_column(name, def)?;
         self.fill_column(table, &column)?;
         self.db.table_mut(table)?.columns.push(column.clone());
-        for check in checks {
-            let t = self.db.table(table)?.clone();
-            let check = self.check_definition(&t, &check)?;
-            self.validate_check(table, &check)?;
-            let t = self.db.table_mut(table)?;
-            t.checks.push(check);
-            t.checks.sort_by(|a, b| a.name.cmp(&b.name));
-        }
-        if column.not_null && self.has_null(table, t_column(self.db.table(table)?, &column.name))? {
+        let at = self.db.table(table)?.columns.len() - 1;
+        if column.not_null && self.has_null(table, at)? {
             return Err(contains_nulls(&column.name, table).into());
+        }
+        for constraint in &constraints {
+            self.add_constraint(table, constraint, false)?;
         }
         Ok(())
     }
 
-    /// The column ADD COLUMN defines, and its CHECKs; keys on it are refused.
+    /// The column ADD COLUMN defines, and its constraints (CHECKs, keys), added after it.
     fn added_column(
         &self,
         name: String,
         def: &ColumnDef,
-    ) -> FlowResult<(Column, Vec<sqlparser::ast::CheckConstraint>)> {
+    ) -> FlowResult<(Column, Vec<TableConstraint>)> {
         let (ty, modifier) = self.sql_type(&def.data_type)?;
         if def.data_type.to_string().to_lowercase().contains("serial") {
             return Err(PgError::unsupported("ADD COLUMN of a serial column").into());
@@ -196,23 +200,18 @@ impl Exec<'_> {
             serial: false,
             modifier,
         };
-        let mut checks = Vec::new();
+        let mut constraints = Vec::new();
         for option in &def.options {
             match &option.option {
-                ColumnOption::NotNull => column.not_null = true,
-                ColumnOption::Null => {}
-                ColumnOption::Default(e) => column.default = Some(e.clone()),
                 ColumnOption::Check(check) => {
                     let mut check = check.clone();
                     check.name = check.name.or_else(|| option.name.clone());
-                    checks.push(check);
+                    constraints.push(TableConstraint::Check(check));
                 }
-                other => {
-                    return Err(PgError::unsupported(format!("ADD COLUMN … {other}")).into())
-                }
+                other => self.column_option(&mut column, other, &mut constraints)?,
             }
         }
-        Ok((column, checks))
+        Ok((column, constraints))
     }
 
     /// The new column's value in every version: its default, evaluated once (or, for a
@@ -223,16 +222,32 @@ impl Exec<'_> {
         };
         let text = default.to_string().to_lowercase();
         if !VOLATILE.iter().any(|f| text.contains(f)) {
-            let value = cast(self.eval(default, &Frame::EMPTY)?, column.ty, column.modifier)?.v;
+            let value = cast(
+                self.eval(default, &Frame::EMPTY)?,
+                column.ty,
+                column.modifier,
+            )?
+            .v;
             return self.fill_with(table, |_| value.clone());
         }
-        let live: Vec<u64> = self.scan_latest(table)?.into_iter().map(|(tid, _)| tid).collect();
+        let live: Vec<u64> = self
+            .scan_latest(table)?
+            .into_iter()
+            .map(|(tid, _)| tid)
+            .collect();
         let mut values = std::collections::BTreeMap::new();
         for tid in live {
-            let value = cast(self.eval(default, &Frame::EMPTY)?, column.ty, column.modifier)?.v;
+            let value = cast(
+                self.eval(default, &Frame::EMPTY)?,
+                column.ty,
+                column.modifier,
+            )?
+            .v;
             values.insert(tid, value);
         }
-        self.fill_with(table, |tid| values.get(&tid).cloned().unwrap_or(Value::Null))
+        self.fill_with(table, |tid| {
+            values.get(&tid).cloned().unwrap_or(Value::Null)
+        })
     }
 
     fn fill_with(&mut self, table: &str, value: impl Fn(u64) -> Value) -> FlowResult<()> {
@@ -255,7 +270,13 @@ impl Exec<'_> {
 
     /// DROP COLUMN: the column leaves every version; its indexes, keys and CHECKs go
     /// with it, as PostgreSQL drops them. A key of another table on it needs CASCADE.
-    fn drop_column(&mut self, table: &str, name: &str, if_exists: bool, cascade: bool) -> FlowResult<()> {
+    fn drop_column(
+        &mut self,
+        table: &str,
+        name: &str,
+        if_exists: bool,
+        cascade: bool,
+    ) -> FlowResult<()> {
         let t = self.db.table(table)?;
         let Some(at) = t.column(name) else {
             return match if_exists {
@@ -267,7 +288,9 @@ impl Exec<'_> {
             return Err(PgError::unsupported("a table without columns").into());
         }
         if t.indexes.iter().any(|i| !i.expressions.is_empty()) {
-            return Err(PgError::unsupported("DROP COLUMN on a table with an expression index").into());
+            return Err(
+                PgError::unsupported("DROP COLUMN on a table with an expression index").into(),
+            );
         }
         let referencing = self.db.tables.values().any(|c| {
             c.foreign_keys
@@ -275,12 +298,16 @@ impl Exec<'_> {
                 .any(|fk| fk.parent == table && fk.parent_columns.contains(&at))
         });
         if referencing && cascade {
-            return Err(PgError::unsupported("DROP COLUMN … CASCADE of a referenced column").into());
+            return Err(
+                PgError::unsupported("DROP COLUMN … CASCADE of a referenced column").into(),
+            );
         }
         if referencing {
             return Err(PgError::new(
                 DEPENDENT_OBJECTS_STILL_EXIST,
-                format!("cannot drop column {name} of table {table} because other objects depend on it"),
+                format!(
+                    "cannot drop column {name} of table {table} because other objects depend on it"
+                ),
             )
             .into());
         }
@@ -295,8 +322,14 @@ impl Exec<'_> {
         t.checks = kept;
         drop_column_at(t, at);
         for child in self.db.tables.values_mut() {
-            for fk in child.foreign_keys.iter_mut().filter(|fk| fk.parent == table) {
-                fk.parent_columns.iter_mut().for_each(|c| *c -= usize::from(*c > at));
+            for fk in child
+                .foreign_keys
+                .iter_mut()
+                .filter(|fk| fk.parent == table)
+            {
+                fk.parent_columns
+                    .iter_mut()
+                    .for_each(|c| *c -= usize::from(*c > at));
             }
         }
         Ok(())
@@ -313,7 +346,10 @@ impl Exec<'_> {
             .map(|c| c.name.clone())
             .collect();
         for child in children {
-            let undo = self.db.keep_keys(self.xid, &child).expect("the table exists");
+            let undo = self
+                .db
+                .keep_keys(self.xid, &child)
+                .expect("the table exists");
             self.undo.push(undo);
         }
         Ok(())
@@ -343,17 +379,19 @@ impl Exec<'_> {
     /// table's key references is refused (the keys name their parent).
     fn rename_table(&mut self, table: &str, to: &str) -> FlowResult<()> {
         if self.db.tables.contains_key(to) {
-            return Err(PgError::new(
-                DUPLICATE_TABLE,
-                format!("relation \"{to}\" already exists"),
-            )
-            .into());
+            return Err(
+                PgError::new(DUPLICATE_TABLE, format!("relation \"{to}\" already exists")).into(),
+            );
         }
-        let referenced = self.db.tables.values().any(|c| {
-            c.foreign_keys.iter().any(|fk| fk.parent == table)
-        });
+        let referenced = self
+            .db
+            .tables
+            .values()
+            .any(|c| c.foreign_keys.iter().any(|fk| fk.parent == table));
         if referenced {
-            return Err(PgError::unsupported("RENAME TO of a table a foreign key references").into());
+            return Err(
+                PgError::unsupported("RENAME TO of a table a foreign key references").into(),
+            );
         }
         self.lock_table(to, TableLockMode::AccessExclusive)?;
         let mut t = self.db.tables.remove(table).expect("locked above");
@@ -382,19 +420,21 @@ fn drop_column_at(t: &mut Table, at: usize) {
     t.indexes.retain(|i| !gone.contains(&i.name));
     t.vector_indexes.retain(|name, _| !gone.contains(name));
     let shift = |c: &mut usize| *c -= usize::from(*c > at);
-    t.uniques.iter_mut().for_each(|u| u.columns.iter_mut().for_each(shift));
-    t.indexes.iter_mut().for_each(|i| i.columns.iter_mut().for_each(shift));
-    t.vector_indexes.values_mut().for_each(|v| shift(&mut v.column));
+    t.uniques
+        .iter_mut()
+        .for_each(|u| u.columns.iter_mut().for_each(shift));
+    t.indexes
+        .iter_mut()
+        .for_each(|i| i.columns.iter_mut().for_each(shift));
+    t.vector_indexes
+        .values_mut()
+        .for_each(|v| shift(&mut v.column));
     for fk in &mut t.foreign_keys {
         fk.columns.iter_mut().for_each(shift);
         if fk.parent == t.name {
             fk.parent_columns.iter_mut().for_each(shift);
         }
     }
-}
-
-fn t_column(t: &Table, name: &str) -> usize {
-    t.column(name).expect("added above")
 }
 
 pub(crate) fn undefined_column(name: &str, table: &str) -> PgError {
@@ -411,4 +451,3 @@ pub(crate) fn contains_nulls(column: &str, table: &str) -> PgError {
     )
     .with_constraint(table, "")
 }
-

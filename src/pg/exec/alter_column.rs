@@ -54,7 +54,10 @@ impl Exec<'_> {
     /// DROP NOT NULL; a primary key's column keeps it (42P16).
     pub(crate) fn drop_not_null(&mut self, table: &str, at: usize) -> PgResult<()> {
         let t = self.db.table_mut(table)?;
-        if t.uniques.iter().any(|u| u.primary && u.columns.contains(&at)) {
+        if t.uniques
+            .iter()
+            .any(|u| u.primary && u.columns.contains(&at))
+        {
             return Err(PgError::new(
                 INVALID_TABLE_DEFINITION,
                 format!("column \"{}\" is in a primary key", t.columns[at].name),

@@ -25,17 +25,25 @@ impl Exec<'_> {
         constraint: &CheckConstraint,
     ) -> FlowResult<Check> {
         if constraint.enforced == Some(false) || constraint.no_inherit {
-            return Err(PgError::unsupported("a CHECK constraint NOT ENFORCED or NO INHERIT").into());
+            return Err(
+                PgError::unsupported("a CHECK constraint NOT ENFORCED or NO INHERIT").into(),
+            );
         }
         let expr = (*constraint.expr).clone();
-        if words(&expr).iter().any(|w| w.eq_ignore_ascii_case("select")) {
+        if words(&expr)
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case("select"))
+        {
             return Err(PgError::unsupported("cannot use subquery in check constraint").into());
         }
         let ty = self.infer(&expr, &[source(table)], None)?;
         if ty != Type::Bool {
             return Err(PgError::new(
                 DATATYPE_MISMATCH,
-                format!("argument of CHECK must be type boolean, not type {}", ty.name()),
+                format!(
+                    "argument of CHECK must be type boolean, not type {}",
+                    ty.name()
+                ),
             )
             .into());
         }
@@ -46,7 +54,10 @@ impl Exec<'_> {
         if table.checks.iter().any(|c| c.name == name) {
             return Err(PgError::new(
                 DUPLICATE_OBJECT,
-                format!("constraint \"{name}\" for relation \"{}\" already exists", table.name),
+                format!(
+                    "constraint \"{name}\" for relation \"{}\" already exists",
+                    table.name
+                ),
             )
             .into());
         }
@@ -103,7 +114,10 @@ impl Exec<'_> {
             parent: None,
             depth: self.nesting,
         };
-        Ok(matches!(self.eval(&check.expr, &frame)?.v, Value::Bool(false)))
+        Ok(matches!(
+            self.eval(&check.expr, &frame)?.v,
+            Value::Bool(false)
+        ))
     }
 }
 
@@ -111,7 +125,11 @@ impl Exec<'_> {
 fn source(table: &Table) -> Source {
     Source {
         alias: table.name.clone(),
-        columns: table.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+        columns: table
+            .columns
+            .iter()
+            .map(|c| (c.name.clone(), c.ty))
+            .collect(),
         offset: 0,
     }
 }
@@ -151,7 +169,9 @@ pub(crate) fn referenced_columns(table: &Table, expr: &Expr) -> Vec<usize> {
 fn words(expr: &Expr) -> Vec<String> {
     let text = expr.to_string();
     let dialect = sqlparser::dialect::PostgreSqlDialect {};
-    let tokens = Tokenizer::new(&dialect, &text).tokenize().unwrap_or_default();
+    let tokens = Tokenizer::new(&dialect, &text)
+        .tokenize()
+        .unwrap_or_default();
     let significant: Vec<&Token> = tokens
         .iter()
         .filter(|t| !matches!(t, Token::Whitespace(_)))
@@ -178,7 +198,9 @@ pub(crate) fn renamed(expr: &Expr, from: &str, to: &str) -> PgResult<Expr> {
         .filter(|at| !matches!(tokens[*at], Token::Whitespace(_)))
         .collect();
     for (i, at) in significant.iter().enumerate() {
-        let call = significant.get(i + 1).is_some_and(|next| tokens[*next] == Token::LParen);
+        let call = significant
+            .get(i + 1)
+            .is_some_and(|next| tokens[*next] == Token::LParen);
         let Token::Word(w) = &tokens[*at] else {
             continue;
         };

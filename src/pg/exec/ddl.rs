@@ -1,7 +1,8 @@
-//! `CREATE EXTENSION`, `CREATE TABLE`, `CREATE INDEX`, `DROP TABLE`/`DROP INDEX`. The
-//! catalog is not transactional in the model: a table or index exists from its CREATE on,
+//! `CREATE EXTENSION`, `CREATE TABLE`, `CREATE INDEX`, `DROP TABLE`/`DROP INDEX`. These
+//! are not transactional in the model: a table or index exists from its CREATE on,
 //! whatever the transaction around it does (the stores create their schema in a
-//! transaction that commits); README lists this difference.
+//! transaction that commits); README lists this difference. ALTER TABLE and TRUNCATE
+//! are (`alter.rs`, `truncate.rs`, `storage/schema.rs`).
 
 use crate::pg::error::*;
 use crate::pg::exec::context::Exec;
@@ -112,7 +113,7 @@ impl Exec<'_> {
     }
 
     /// A column's own options; its inline keys become table constraints on it.
-    fn column_option(
+    pub(crate) fn column_option(
         &self,
         def: &mut Column,
         option: &ColumnOption,
@@ -398,7 +399,12 @@ impl Exec<'_> {
     /// A unique index over rows that already repeat a key fails to build (23505), as
     /// PostgreSQL's does: among the versions not known dead (an aborted insert's, or one a
     /// committed transaction deleted), two with the same key and no NULL in it.
-    pub(crate) fn check_unique_build(&self, table: &str, columns: &[usize], name: &str) -> PgResult<()> {
+    pub(crate) fn check_unique_build(
+        &self,
+        table: &str,
+        columns: &[usize],
+        name: &str,
+    ) -> PgResult<()> {
         use crate::pg::storage::txn::{Status, XID_NONE};
         let t = self.db.table(table)?;
         let txns = &self.db.txns;

@@ -48,13 +48,20 @@ impl Exec<'_> {
     /// Every vector index of `table` built again from the versions its heap holds now
     /// (TRUNCATE's empty heap, REINDEX).
     pub(crate) fn rebuild_vector_indexes(&mut self, table: &str) -> PgResult<()> {
-        let vector: Vec<IndexDef> = self.db.table(table)?.indexes.iter()
+        let vector: Vec<IndexDef> = self
+            .db
+            .table(table)?
+            .indexes
+            .iter()
             .filter(|i| matches!(i.method.as_str(), "hnsw" | "ivfflat"))
             .cloned()
             .collect();
         for index in vector {
             let built = self.vector_index(table, &index)?;
-            self.db.table_mut(table)?.vector_indexes.insert(index.name.clone(), built);
+            self.db
+                .table_mut(table)?
+                .vector_indexes
+                .insert(index.name.clone(), built);
         }
         Ok(())
     }

@@ -42,7 +42,10 @@ impl Exec<'_> {
         if !analyze.columns.is_empty() {
             return Err(PgError::unsupported("ANALYZE of named columns").into());
         }
-        self.maintain(analyze.table_name.as_ref(), TableLockMode::ShareUpdateExclusive)
+        self.maintain(
+            analyze.table_name.as_ref(),
+            TableLockMode::ShareUpdateExclusive,
+        )
     }
 
     /// The table named (every table when none), locked in `mode`.

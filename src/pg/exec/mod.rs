@@ -4,7 +4,9 @@
 //! each other file adds `Exec`'s methods for one concern: `statement` dispatches (after
 //! `fold` raised what PostgreSQL raises before reading a row),
 //! `query` (with `cte`, `distinct`, `unnest`, `aggregate`) selects, `dml` and
-//! `fk` write, `ddl`, `index` and `index_expr` define, `expr` and `functions`
+//! `fk` write, `ddl`, `check`, `index` and `index_expr` define, `alter`,
+//! `alter_column`, `alter_constraint` and `truncate` change a table's definition or
+//! storage, `maintenance` accepts VACUUM and ANALYZE, `expr` and `functions`
 //! evaluate, `infer` types a statement without running it (`Describe`), `catalog`
 //! answers the catalog queries clients send, `json_keys` refuses `json` as a key.
 //!

@@ -85,12 +85,10 @@ impl Exec<'_> {
             Statement::Truncate(truncate) => self
                 .truncate(truncate)
                 .map_or_else(Err, |_| tag("TRUNCATE TABLE")),
-            Statement::Vacuum(vacuum) => self
-                .vacuum(vacuum)
-                .map_or_else(Err, |_| tag("VACUUM")),
-            Statement::Analyze(analyze) => self
-                .analyze(analyze)
-                .map_or_else(Err, |_| tag("ANALYZE")),
+            Statement::Vacuum(vacuum) => self.vacuum(vacuum).map_or_else(Err, |_| tag("VACUUM")),
+            Statement::Analyze(analyze) => {
+                self.analyze(analyze).map_or_else(Err, |_| tag("ANALYZE"))
+            }
             Statement::Lock(lock) => self
                 .lock_tables(lock)
                 .map_or_else(Err, |_| tag("LOCK TABLE")),

@@ -63,7 +63,12 @@ fn unparsed_statement(sql: &str) -> Option<&'static str> {
         .take(3)
         .map(str::to_ascii_lowercase)
         .collect();
-    match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match words
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["reindex", ..] => Some("REINDEX"),
         ["drop", "index", "concurrently"] => Some("DROP INDEX CONCURRENTLY"),
         _ => None,

@@ -53,9 +53,11 @@ impl Db {
 
     /// The table `xid` kept as `from` now goes by `to` (ALTER TABLE … RENAME TO).
     pub(crate) fn renamed(&mut self, xid: Xid, from: &str, to: &str) {
-        let kept = self.altered.iter_mut().rev().find(|a| {
-            a.xid == xid && a.table == from && matches!(a.before, Kept::Table(_))
-        });
+        let kept = self
+            .altered
+            .iter_mut()
+            .rev()
+            .find(|a| a.xid == xid && a.table == from && matches!(a.before, Kept::Table(_)));
         kept.expect("kept before the rename").table = to.to_string();
     }
 
