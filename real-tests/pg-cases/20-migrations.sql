@@ -359,15 +359,54 @@ VACUUM t;
 ROLLBACK;
 SELECT * FROM t;
 
--- case: REINDEX and DROP INDEX CONCURRENTLY are refused
-CREATE TABLE t (id int4, v int4);
-CREATE INDEX t_v ON t (v);
+-- case: REINDEX makes a failed CREATE INDEX CONCURRENTLY's index valid once its duplicates are gone; DROP INDEX CONCURRENTLY
+CREATE TABLE accounts (id int4 PRIMARY KEY, email text);
+CREATE INDEX accounts_id ON accounts (id);
+INSERT INTO accounts VALUES (1, 'a'), (2, 'a');
+-- expect 23505
+CREATE UNIQUE INDEX CONCURRENTLY accounts_email ON accounts (email);
+-- expect 23505
+REINDEX INDEX accounts_email;
+-- expect 23505
+REINDEX TABLE accounts;
+-- expect REINDEX
+REINDEX TABLE CONCURRENTLY accounts;
+-- expect REINDEX
+REINDEX INDEX accounts_pkey;
+DELETE FROM accounts WHERE id = 2;
+-- expect REINDEX
+REINDEX INDEX accounts_email;
+-- expect 23505
+INSERT INTO accounts VALUES (3, 'a');
+-- expect REINDEX
+REINDEX INDEX CONCURRENTLY accounts_email;
+BEGIN;
+-- expect 25001
+REINDEX INDEX CONCURRENTLY accounts_email;
+ROLLBACK;
+BEGIN;
+-- expect REINDEX
+REINDEX TABLE accounts;
+COMMIT;
+-- expect 42P01
+REINDEX INDEX nosuch;
+-- expect 42P01
+REINDEX TABLE nosuch;
+BEGIN;
+-- expect 25001
+DROP INDEX CONCURRENTLY IF EXISTS accounts_email;
+ROLLBACK;
+-- expect DROP INDEX
+DROP INDEX CONCURRENTLY accounts_email;
+-- expect INSERT 0 1
+INSERT INTO accounts VALUES (3, 'a');
+-- expect DROP INDEX
+DROP INDEX CONCURRENTLY IF EXISTS accounts_email;
+-- expect 42704
+DROP INDEX CONCURRENTLY accounts_email;
 -- refused
-REINDEX INDEX t_v;
--- refused
-REINDEX TABLE t;
--- refused
-DROP INDEX CONCURRENTLY t_v;
+REINDEX SCHEMA public;
+SELECT id, email FROM accounts ORDER BY id;
 
 -- case: ALTER COLUMN TYPE the model cannot do exactly is refused
 CREATE TABLE t (id int4, v int4);
@@ -456,6 +495,9 @@ CREATE INDEX mem_hnsw ON mem USING hnsw (embedding vector_l2_ops);
 ALTER TABLE mem DROP COLUMN note;
 SET enable_seqscan = off;
 SELECT id FROM mem ORDER BY embedding <-> '[0.9,0.1,0]' LIMIT 2;
+-- expect REINDEX
+REINDEX INDEX mem_hnsw;
+SELECT id FROM mem ORDER BY embedding <-> '[0.1,0.9,0]' LIMIT 2;
 -- expect TRUNCATE TABLE
 TRUNCATE mem;
 INSERT INTO mem VALUES (4, '[0,1,0]'), (5, '[1,1,0]');

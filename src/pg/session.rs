@@ -6,6 +6,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Outcome, Rows};
+use crate::pg::sql::maintenance::{marked, Marked};
 use crate::pg::sql::names::{ident, object_name};
 use crate::pg::storage::db::{roll_back_to, Db, Undo};
 use crate::pg::storage::txn::{Snapshot, Xid};
@@ -604,6 +605,11 @@ fn refuse_in_block(statement: &Statement) -> PgResult<()> {
     let what = match statement {
         Statement::CreateIndex(create) if create.concurrently => "CREATE INDEX CONCURRENTLY",
         Statement::Vacuum(_) => "VACUUM",
+        Statement::Drop { names, .. } => match names.first().and_then(marked) {
+            Some((Marked::DropConcurrently, _)) => "DROP INDEX CONCURRENTLY",
+            Some((Marked::Reindex { concurrently: true }, _)) => "REINDEX CONCURRENTLY",
+            _ => return Ok(()),
+        },
         _ => return Ok(()),
     };
     Err(PgError::new(

@@ -368,6 +368,7 @@ impl Exec<'_> {
             method,
             opclass,
             options,
+            unique: create.unique,
             valid: true,
         };
         if create.unique {

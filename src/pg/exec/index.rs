@@ -45,15 +45,20 @@ impl Exec<'_> {
         Ok(())
     }
 
-    /// Every vector index of `table` built again from the versions its heap holds now
-    /// (TRUNCATE's empty heap, REINDEX).
-    pub(crate) fn rebuild_vector_indexes(&mut self, table: &str) -> PgResult<()> {
+    /// Every vector index of `table` (or the one named `only`) built again from the
+    /// versions its heap holds now (TRUNCATE's empty heap, REINDEX).
+    pub(crate) fn rebuild_vector_indexes(
+        &mut self,
+        table: &str,
+        only: Option<&str>,
+    ) -> PgResult<()> {
         let vector: Vec<IndexDef> = self
             .db
             .table(table)?
             .indexes
             .iter()
             .filter(|i| matches!(i.method.as_str(), "hnsw" | "ivfflat"))
+            .filter(|i| only.is_none_or(|name| name == i.name))
             .cloned()
             .collect();
         for index in vector {

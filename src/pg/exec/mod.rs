@@ -6,7 +6,8 @@
 //! `query` (with `cte`, `distinct`, `unnest`, `aggregate`) selects, `dml` and
 //! `fk` write, `ddl`, `check`, `index` and `index_expr` define, `alter`,
 //! `alter_column`, `alter_constraint` and `truncate` change a table's definition or
-//! storage, `maintenance` accepts VACUUM and ANALYZE, `expr` and `functions`
+//! storage, `maintenance` accepts VACUUM and ANALYZE, `reindex` runs REINDEX and DROP INDEX
+//! CONCURRENTLY, `expr` and `functions`
 //! evaluate, `infer` types a statement without running it (`Describe`), `catalog`
 //! answers the catalog queries clients send, `json_keys` refuses `json` as a key.
 //!
@@ -35,6 +36,7 @@ pub(crate) mod infer;
 pub(crate) mod json_keys;
 pub(crate) mod maintenance;
 pub(crate) mod query;
+pub(crate) mod reindex;
 pub(crate) mod statement;
 pub(crate) mod truncate;
 pub(crate) mod unnest;

@@ -3,6 +3,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Outcome};
+use crate::pg::sql::maintenance::marked;
 use crate::pg::sql::names::{ident, object_name};
 use crate::pg::sql::scope::Source;
 use crate::pg::types::pg_type::Type;
@@ -63,6 +64,15 @@ impl Exec<'_> {
             Statement::CreateExtension(create) => self
                 .create_extension(&create.name, create.if_not_exists)
                 .map_or_else(|e| Err(e.into()), |_| tag("CREATE EXTENSION")),
+            Statement::Drop {
+                object_type,
+                if_exists,
+                names,
+                cascade,
+                ..
+            } if names.first().and_then(marked).is_some() => self
+                .marked_drop(object_type, names, *if_exists, *cascade)
+                .map_or_else(Err, tag),
             Statement::Drop {
                 object_type: ObjectType::Table,
                 if_exists,

@@ -89,6 +89,6 @@ impl Exec<'_> {
         if restart {
             t.sequence = 0;
         }
-        self.rebuild_vector_indexes(table)
+        self.rebuild_vector_indexes(table, None)
     }
 }

@@ -34,6 +34,8 @@ pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
             "statement longer than the model accepts",
         ));
     }
+    let rewritten = crate::pg::sql::maintenance::rewrite(sql)?;
+    let sql = rewritten.as_deref().unwrap_or(sql);
     let dialect = sqlparser::dialect::PostgreSqlDialect {};
     let parser = sqlparser::parser::Parser::new(&dialect).with_recursion_limit(64);
     let tokens = match sql.to_ascii_lowercase().contains("key") {
@@ -49,30 +51,7 @@ pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
     };
     parser
         .and_then(|mut parser| parser.parse_statements())
-        .map_err(|e| match unparsed_statement(sql) {
-            Some(what) => PgError::unsupported(what),
-            None => PgError::syntax(format!("syntax error: {e}")),
-        })
-}
-
-/// PostgreSQL statements sqlparser cannot read and the model does not run, refused as
-/// such (0A000) rather than as a syntax error.
-fn unparsed_statement(sql: &str) -> Option<&'static str> {
-    let words: Vec<String> = sql
-        .split_whitespace()
-        .take(3)
-        .map(str::to_ascii_lowercase)
-        .collect();
-    match words
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["reindex", ..] => Some("REINDEX"),
-        ["drop", "index", "concurrently"] => Some("DROP INDEX CONCURRENTLY"),
-        _ => None,
-    }
+        .map_err(|e| PgError::syntax(format!("syntax error: {e}")))
 }
 
 /// The `OF` name part that marks a rewritten `FOR KEY SHARE` / `FOR NO KEY UPDATE`: a

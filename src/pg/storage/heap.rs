@@ -54,6 +54,8 @@ pub(crate) struct IndexDef {
     pub method: String,
     pub opclass: Option<String>,
     pub options: Vec<(String, String)>,
+    /// A unique index: while valid, its constraint is among the table's uniques.
+    pub unique: bool,
     /// `pg_index.indisvalid`: false for an index CREATE INDEX CONCURRENTLY failed to
     /// build, which the planner does not use and writes do not maintain.
     pub valid: bool,
