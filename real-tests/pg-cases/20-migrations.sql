@@ -527,3 +527,42 @@ UPDATE posts SET slug = 'a';
 -- expect 2BP01
 ALTER TABLE users DROP CONSTRAINT users_pkey;
 SELECT * FROM posts ORDER BY id;
+
+-- case: a REPEATABLE READ snapshot from before a rewrite or a TRUNCATE sees the table empty, before a plain ADD COLUMN its default
+CREATE TABLE a (id int4 PRIMARY KEY, n int4, s varchar(5));
+CREATE TABLE b (id int4 PRIMARY KEY, n int4);
+CREATE TABLE c (id int4 PRIMARY KEY);
+CREATE TABLE d (id int4 PRIMARY KEY, s varchar(5));
+INSERT INTO a VALUES (1, 1, 'x');
+INSERT INTO b VALUES (1, 1);
+INSERT INTO c VALUES (1);
+INSERT INTO d VALUES (1, 'x');
+-- conn 2
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT 1;
+-- conn 1
+-- expect ALTER TABLE
+ALTER TABLE a ALTER COLUMN n TYPE int8;
+-- expect TRUNCATE TABLE
+TRUNCATE b;
+-- expect ALTER TABLE
+ALTER TABLE c ADD COLUMN k int4 DEFAULT 4;
+-- expect ALTER TABLE
+ALTER TABLE d ALTER COLUMN s TYPE text;
+-- conn 2
+-- expect SELECT 0
+SELECT * FROM a;
+-- expect SELECT 0
+SELECT * FROM b;
+-- expect SELECT 1
+SELECT * FROM c;
+-- expect SELECT 1
+SELECT * FROM d;
+COMMIT;
+-- expect SELECT 1
+SELECT * FROM a;
+
+-- case: a default that is no value of the column's type fails ADD COLUMN on an empty table
+CREATE TABLE e (id int4);
+-- expect 22P02
+ALTER TABLE e ADD COLUMN n int4 DEFAULT 'abc';

@@ -235,6 +235,7 @@ impl Exec<'_> {
             .into_iter()
             .map(|(tid, _)| tid)
             .collect();
+        self.rewrite_heap(table)?;
         let mut values = std::collections::BTreeMap::new();
         for tid in live {
             let value = cast(
@@ -248,6 +249,25 @@ impl Exec<'_> {
         self.fill_with(table, |tid| {
             values.get(&tid).cloned().unwrap_or(Value::Null)
         })
+    }
+
+    /// A rewrite (PostgreSQL's new relfilenode): the rows a snapshot taken now sees,
+    /// written again by this transaction, the rest gone. Not MVCC-safe, as PostgreSQL's
+    /// is not: a snapshot taken before sees the table empty.
+    pub(crate) fn rewrite_heap(&mut self, table: &str) -> FlowResult<()> {
+        let live: Vec<u64> = self
+            .scan_latest(table)?
+            .into_iter()
+            .map(|(tid, _)| tid)
+            .collect();
+        let (xid, cid) = (self.xid, self.cid);
+        let t = self.db.table_mut(table)?;
+        t.heap.retain(|tid, _| live.binary_search(tid).is_ok());
+        for version in t.heap.values_mut() {
+            (version.xmin, version.cmin, version.xmax, version.next) = (xid, cid, XID_NONE, None);
+            version.lockers.clear();
+        }
+        Ok(())
     }
 
     fn fill_with(&mut self, table: &str, value: impl Fn(u64) -> Value) -> FlowResult<()> {

@@ -97,8 +97,27 @@ impl Exec<'_> {
         for (_, row) in self.scan_latest(table)? {
             check_modifier(&row[at], to, modifier)?;
         }
+        let from_modifier = self.db.table(table)?.columns[at].modifier;
+        if rewrites((from, from_modifier), (to, modifier)) {
+            self.rewrite_heap(table)?;
+        }
         let column = &mut self.db.table_mut(table)?.columns[at];
         (column.ty, column.modifier) = (to, modifier);
         Ok(())
     }
+}
+
+/// Whether PostgreSQL rewrites the table for a change of type: a wider integer, or a
+/// length to check, does; a relabelling (to `text` or unlimited `varchar`, a longer
+/// `varchar`) does not.
+fn rewrites(from: (Type, Option<u32>), to: (Type, Option<u32>)) -> bool {
+    let text = |t: Type| matches!(t, Type::Text | Type::Varchar);
+    if text(from.0) && text(to.0) {
+        return match (from.1, to.1) {
+            (_, None) => false,
+            (Some(was), Some(now)) => now < was || from.0 == Type::Text,
+            (None, Some(_)) => true,
+        };
+    }
+    from.0 != to.0
 }
