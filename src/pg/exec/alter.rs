@@ -10,7 +10,6 @@ use crate::pg::exec::context::{Exec, Frame};
 use crate::pg::sql::names::{ident, table_name};
 use crate::pg::storage::db::{undefined_table, TableLockMode};
 use crate::pg::storage::heap::{Column, Table};
-use crate::pg::storage::schema::Kept;
 use crate::pg::storage::txn::XID_NONE;
 use crate::pg::types::cast::cast;
 use crate::pg::types::value::Value;
@@ -66,17 +65,7 @@ impl Exec<'_> {
         &mut self,
         statement: &sqlparser::ast::Statement,
     ) -> FlowResult<()> {
-        let changed: Vec<String> = self
-            .db
-            .altered
-            .iter()
-            .filter(|a| a.xid != self.xid)
-            .filter_map(|a| match &a.before {
-                Kept::Table(before) => Some([a.table.clone(), before.name.clone()]),
-                Kept::Keys(_) => None,
-            })
-            .flatten()
-            .collect();
+        let changed = self.db.altered.changed_by_others(self.xid);
         if changed.is_empty() {
             return Ok(());
         }
@@ -417,7 +406,7 @@ impl Exec<'_> {
         let mut t = self.db.tables.remove(table).expect("locked above");
         t.name = to.to_string();
         self.db.tables.insert(to.to_string(), t);
-        self.db.renamed(self.xid, table, to);
+        self.db.altered.renamed(self.xid, table, to);
         Ok(())
     }
 }

@@ -3,22 +3,23 @@
 //! transaction or a crash puts it back whole, as PostgreSQL's transactional catalog and
 //! new relfilenodes do. A change holds ACCESS EXCLUSIVE on its table until its transaction
 //! ends, so no other transaction wrote the table between the copy and its restoring.
+//! `db.rs` holds the log ([`SchemaLog`]) and the undo entries that call on it.
 
-use crate::pg::storage::db::{Db, Undo};
 use crate::pg::storage::heap::{ForeignKey, Table};
 use crate::pg::storage::txn::Xid;
+use std::collections::BTreeMap;
 
 /// A table as it was before a schema change of transaction `xid`; `table` is its name now.
 #[derive(Clone, Debug)]
-pub(crate) struct Altered {
-    pub xid: Xid,
-    pub table: String,
-    pub before: Kept,
+struct Altered {
+    xid: Xid,
+    table: String,
+    before: Kept,
 }
 
 /// What a change kept of a table.
 #[derive(Clone, Debug)]
-pub(crate) enum Kept {
+enum Kept {
     /// All of it: the table the change is on.
     Table(Box<Table>),
     /// Its foreign keys: a table referencing the one changed, whose keys' column numbers
@@ -26,35 +27,53 @@ pub(crate) enum Kept {
     Keys(Vec<ForeignKey>),
 }
 
-impl Db {
+/// The tables as they were before open transactions' changes, oldest first.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SchemaLog {
+    entries: Vec<Altered>,
+}
+
+impl SchemaLog {
     /// Transaction `xid` is about to change `table`'s schema or storage: keep the table
-    /// as it is. The undo entry that puts it back.
-    pub(crate) fn keep_schema(&mut self, xid: Xid, table: &str) -> Option<Undo> {
-        let before = Kept::Table(Box::new(self.tables.get(table)?.clone()));
-        self.altered.push(Altered {
-            xid,
-            table: table.to_string(),
-            before,
-        });
-        Some(Undo::Schema { xid })
+    /// as it is. False when there is no such table.
+    pub(crate) fn keep_table(
+        &mut self,
+        tables: &BTreeMap<String, Table>,
+        xid: Xid,
+        table: &str,
+    ) -> bool {
+        let Some(t) = tables.get(table) else {
+            return false;
+        };
+        let before = Kept::Table(Box::new(t.clone()));
+        self.push(xid, table, before);
+        true
     }
 
     /// Transaction `xid` is about to renumber the columns `table`'s foreign keys
     /// reference: keep the keys.
-    pub(crate) fn keep_keys(&mut self, xid: Xid, table: &str) -> Option<Undo> {
-        let before = Kept::Keys(self.tables.get(table)?.foreign_keys.clone());
-        self.altered.push(Altered {
-            xid,
-            table: table.to_string(),
-            before,
-        });
-        Some(Undo::Schema { xid })
+    pub(crate) fn keep_keys(
+        &mut self,
+        tables: &BTreeMap<String, Table>,
+        xid: Xid,
+        table: &str,
+    ) -> bool {
+        let Some(t) = tables.get(table) else {
+            return false;
+        };
+        self.push(xid, table, Kept::Keys(t.foreign_keys.clone()));
+        true
+    }
+
+    fn push(&mut self, xid: Xid, table: &str, before: Kept) {
+        let table = table.to_string();
+        self.entries.push(Altered { xid, table, before });
     }
 
     /// The table `xid` kept as `from` now goes by `to` (ALTER TABLE … RENAME TO).
     pub(crate) fn renamed(&mut self, xid: Xid, from: &str, to: &str) {
         let kept = self
-            .altered
+            .entries
             .iter_mut()
             .rev()
             .find(|a| a.xid == xid && a.table == from && matches!(a.before, Kept::Table(_)));
@@ -62,17 +81,17 @@ impl Db {
     }
 
     /// Put back the table `xid` kept last (a statement's or a savepoint's undo).
-    pub(crate) fn restore_schema(&mut self, xid: Xid) {
-        let at = self.altered.iter().rposition(|a| a.xid == xid);
-        let kept = self.altered.remove(at.expect("kept by this transaction"));
+    pub(crate) fn restore(&mut self, tables: &mut BTreeMap<String, Table>, xid: Xid) {
+        let at = self.entries.iter().rposition(|a| a.xid == xid);
+        let kept = self.entries.remove(at.expect("kept by this transaction"));
         match kept.before {
             Kept::Table(before) => {
-                self.tables.remove(&kept.table);
-                self.tables.insert(before.name.clone(), *before);
+                tables.remove(&kept.table);
+                tables.insert(before.name.clone(), *before);
             }
             Kept::Keys(keys) => {
                 // DROP TABLE is not transactional in the model: the table may be gone.
-                if let Some(table) = self.tables.get_mut(&kept.table) {
+                if let Some(table) = tables.get_mut(&kept.table) {
                     table.foreign_keys = keys;
                 }
             }
@@ -81,19 +100,35 @@ impl Db {
 
     /// Transaction `xid` ended: a commit keeps its changes, an abort puts every table it
     /// changed back, newest change first.
-    pub(crate) fn end_schema(&mut self, xid: Xid, commit: bool) {
-        while self.altered.iter().any(|a| a.xid == xid) {
-            match commit {
-                true => self.altered.retain(|a| a.xid != xid),
-                false => self.restore_schema(xid),
+    pub(crate) fn end(&mut self, tables: &mut BTreeMap<String, Table>, xid: Xid, commit: bool) {
+        match commit {
+            true => self.entries.retain(|a| a.xid != xid),
+            false => {
+                while self.entries.iter().any(|a| a.xid == xid) {
+                    self.restore(tables, xid);
+                }
             }
         }
     }
 
     /// A crash aborts every open transaction: every change kept goes back.
-    pub(crate) fn crash_schema(&mut self) {
-        while let Some(xid) = self.altered.last().map(|a| a.xid) {
-            self.restore_schema(xid);
+    pub(crate) fn crash(&mut self, tables: &mut BTreeMap<String, Table>) {
+        while let Some(xid) = self.entries.last().map(|a| a.xid) {
+            self.restore(tables, xid);
         }
+    }
+
+    /// The names (now and before) of the tables whose schema a transaction other than
+    /// `xid` changed and has not ended.
+    pub(crate) fn changed_by_others(&self, xid: Xid) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter(|a| a.xid != xid)
+            .filter_map(|a| match &a.before {
+                Kept::Table(before) => Some([a.table.clone(), before.name.clone()]),
+                Kept::Keys(_) => None,
+            })
+            .flatten()
+            .collect()
     }
 }
