@@ -42,12 +42,7 @@ impl SchemaLog {
         xid: Xid,
         table: &str,
     ) -> bool {
-        let Some(t) = tables.get(table) else {
-            return false;
-        };
-        let before = Kept::Table(Box::new(t.clone()));
-        self.push(xid, table, before);
-        true
+        self.keep(tables, xid, table, |t| Kept::Table(Box::new(t.clone())))
     }
 
     /// Transaction `xid` is about to renumber the columns `table`'s foreign keys
@@ -58,16 +53,22 @@ impl SchemaLog {
         xid: Xid,
         table: &str,
     ) -> bool {
-        let Some(t) = tables.get(table) else {
-            return false;
-        };
-        self.push(xid, table, Kept::Keys(t.foreign_keys.clone()));
-        true
+        self.keep(tables, xid, table, |t| Kept::Keys(t.foreign_keys.clone()))
     }
 
-    fn push(&mut self, xid: Xid, table: &str, before: Kept) {
+    fn keep(
+        &mut self,
+        tables: &BTreeMap<String, Table>,
+        xid: Xid,
+        table: &str,
+        what: impl Fn(&Table) -> Kept,
+    ) -> bool {
+        let Some(before) = tables.get(table).map(what) else {
+            return false;
+        };
         let table = table.to_string();
         self.entries.push(Altered { xid, table, before });
+        true
     }
 
     /// The table `xid` kept as `from` now goes by `to` (ALTER TABLE … RENAME TO).
