@@ -96,6 +96,7 @@ pub(crate) const CARDINALITY_VIOLATION: &str = "21000";
 pub(crate) const INVALID_PARAMETER_VALUE: &str = "22023";
 pub(crate) const UNIQUE_VIOLATION: &str = "23505";
 pub(crate) const NOT_NULL_VIOLATION: &str = "23502";
+pub(crate) const CHECK_VIOLATION: &str = "23514";
 pub(crate) const FOREIGN_KEY_VIOLATION: &str = "23503";
 pub(crate) const IN_FAILED_TRANSACTION: &str = "25P02";
 pub(crate) const ACTIVE_SQL_TRANSACTION: &str = "25001";

@@ -357,6 +357,7 @@ impl PgModel {
     pub(crate) fn crash(&self) -> Option<i64> {
         let mut db = self.db();
         let lost = db.txns.crash();
+        db.crash_schema();
         db.advisory.clear();
         db.waits.clear();
         db.row_queues.clear();

@@ -6,6 +6,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Outcome, Rows};
+use crate::pg::sql::maintenance::{marked, Marked};
 use crate::pg::sql::names::{ident, object_name};
 use crate::pg::storage::db::{roll_back_to, Db, Undo};
 use crate::pg::storage::txn::{Snapshot, Xid};
@@ -118,6 +119,10 @@ impl Session {
                 "LOCK TABLE can only be used in transaction blocks",
             )
             .into());
+        }
+        if let (false, Err(error)) = (implicit, refuse_in_block(statement)) {
+            self.fail(db, false, now);
+            return Err(error.into());
         }
         // An implicit transaction outlives its statement's waits.
         if implicit && self.txn.is_none() {
@@ -270,6 +275,7 @@ impl Session {
         let synchronous = self.settings.get("synchronous_commit") != "off";
         let at_us = now.clock_us + crate::pg::types::pg_type::PG_EPOCH_UNIX_US;
         db.txns.end(txn.xid, commit, synchronous, at_us);
+        db.end_schema(txn.xid, commit);
         db.release_advisory(self.backend, false);
         db.release_table_locks(txn.xid);
         self.settings.end_transaction(commit);
@@ -592,6 +598,24 @@ fn setting_value(e: &sqlparser::ast::Expr) -> String {
         sqlparser::ast::Expr::Identifier(i) => ident(i),
         other => other.to_string(),
     }
+}
+
+/// The statements PostgreSQL runs only outside a transaction block (25001).
+fn refuse_in_block(statement: &Statement) -> PgResult<()> {
+    let what = match statement {
+        Statement::CreateIndex(create) if create.concurrently => "CREATE INDEX CONCURRENTLY",
+        Statement::Vacuum(_) => "VACUUM",
+        Statement::Drop { names, .. } => match names.first().and_then(marked) {
+            Some((Marked::DropConcurrently, _)) => "DROP INDEX CONCURRENTLY",
+            Some((Marked::Reindex { concurrently: true }, _)) => "REINDEX CONCURRENTLY",
+            _ => return Ok(()),
+        },
+        _ => return Ok(()),
+    };
+    Err(PgError::new(
+        ACTIVE_SQL_TRANSACTION,
+        format!("{what} cannot run inside a transaction block"),
+    ))
 }
 
 /// What a failed transaction block answers to anything but its end or a savepoint's

@@ -1,7 +1,8 @@
-//! `CREATE EXTENSION`, `CREATE TABLE`, `CREATE INDEX`, `DROP TABLE`/`DROP INDEX`. The
-//! catalog is not transactional in the model: a table or index exists from its CREATE on,
+//! `CREATE EXTENSION`, `CREATE TABLE`, `CREATE INDEX`, `DROP TABLE`/`DROP INDEX`. These
+//! are not transactional in the model: a table or index exists from its CREATE on,
 //! whatever the transaction around it does (the stores create their schema in a
-//! transaction that commits); README lists this difference.
+//! transaction that commits); README lists this difference. ALTER TABLE and TRUNCATE
+//! are (`alter.rs`, `truncate.rs`, `storage/schema.rs`).
 
 use crate::pg::error::*;
 use crate::pg::exec::context::Exec;
@@ -35,7 +36,7 @@ impl Exec<'_> {
         Ok(())
     }
 
-    pub(crate) fn create_table(&mut self, create: &CreateTable) -> PgResult<()> {
+    pub(crate) fn create_table(&mut self, create: &CreateTable) -> FlowResult<()> {
         let name = table_name(&create.name)?;
         if self.db.tables.contains_key(&name) {
             return match create.if_not_exists {
@@ -43,20 +44,24 @@ impl Exec<'_> {
                 false => Err(PgError::new(
                     DUPLICATE_TABLE,
                     format!("relation \"{name}\" already exists"),
-                )),
+                )
+                .into()),
             };
         }
         if create.columns.is_empty() {
-            return Err(PgError::unsupported("a table without columns"));
+            return Err(PgError::unsupported("a table without columns").into());
         }
         if self.db.tables.len() >= TABLES_MAX || create.columns.len() > COLUMNS_MAX {
             return Err(PgError::new(
                 PROGRAM_LIMIT_EXCEEDED,
                 "the model holds at most 256 tables of 1 to 1600 columns",
-            ));
+            )
+            .into());
         }
         let mut table = Table::new(name.clone(), Vec::new());
         let mut constraints: Vec<TableConstraint> = create.constraints.clone();
+        // PostgreSQL names the columns' CHECKs before the table's.
+        let mut checks = Vec::new();
         for column in &create.columns {
             let (ty, modifier) = self.sql_type(&column.data_type)?;
             let serial = column
@@ -73,19 +78,34 @@ impl Exec<'_> {
                 modifier,
             };
             for option in &column.options {
+                if let ColumnOption::Check(check) = &option.option {
+                    let mut check = check.clone();
+                    check.name = check.name.or_else(|| option.name.clone());
+                    checks.push(check);
+                    continue;
+                }
                 self.column_option(&mut def, &option.option, &mut constraints)?;
             }
             if table.column(&def.name).is_some() {
                 return Err(PgError::new(
                     DUPLICATE_COLUMN,
                     format!("column \"{}\" specified more than once", def.name),
-                ));
+                )
+                .into());
             }
             table.columns.push(def);
         }
         for constraint in &constraints {
-            self.table_constraint(&mut table, constraint)?;
+            match constraint {
+                TableConstraint::Check(check) => checks.push(check.clone()),
+                other => self.table_constraint(&mut table, other)?,
+            }
         }
+        for check in &checks {
+            let check = self.check_definition(&table, check)?;
+            table.checks.push(check);
+        }
+        table.checks.sort_by(|a, b| a.name.cmp(&b.name));
         let keys = table.uniques.iter().flat_map(|u| &u.columns);
         crate::pg::exec::json_keys::refuse_json_index(keys.map(|c| table.columns[*c].ty), "btree")?;
         self.db.tables.insert(name, table);
@@ -93,7 +113,7 @@ impl Exec<'_> {
     }
 
     /// A column's own options; its inline keys become table constraints on it.
-    fn column_option(
+    pub(crate) fn column_option(
         &self,
         def: &mut Column,
         option: &ColumnOption,
@@ -125,7 +145,11 @@ impl Exec<'_> {
         Ok(())
     }
 
-    fn table_constraint(&self, table: &mut Table, constraint: &TableConstraint) -> PgResult<()> {
+    pub(crate) fn table_constraint(
+        &self,
+        table: &mut Table,
+        constraint: &TableConstraint,
+    ) -> PgResult<()> {
         let columns_of = |t: &Table, names: &[String]| -> PgResult<Vec<usize>> {
             names
                 .iter()
@@ -344,9 +368,21 @@ impl Exec<'_> {
             method,
             opclass,
             options,
+            unique: create.unique,
+            valid: true,
         };
         if create.unique {
-            self.check_unique_build(&table, &columns, &name)?;
+            let built = self.check_unique_build(&table, &columns, &name);
+            if built.is_err() && create.concurrently {
+                // CONCURRENTLY committed the index's catalog entry before its build
+                // failed: it stays, invalid, unused and not maintained.
+                let invalid = IndexDef {
+                    valid: false,
+                    ..index.clone()
+                };
+                self.db.table_mut(&table)?.indexes.push(invalid);
+            }
+            built?;
         }
         // Built first: an index that fails to build leaves no constraint behind.
         self.build_index(&table, index)?;
@@ -364,7 +400,12 @@ impl Exec<'_> {
     /// A unique index over rows that already repeat a key fails to build (23505), as
     /// PostgreSQL's does: among the versions not known dead (an aborted insert's, or one a
     /// committed transaction deleted), two with the same key and no NULL in it.
-    fn check_unique_build(&self, table: &str, columns: &[usize], name: &str) -> PgResult<()> {
+    pub(crate) fn check_unique_build(
+        &self,
+        table: &str,
+        columns: &[usize],
+        name: &str,
+    ) -> PgResult<()> {
         use crate::pg::storage::txn::{Status, XID_NONE};
         let t = self.db.table(table)?;
         let txns = &self.db.txns;

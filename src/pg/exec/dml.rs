@@ -367,6 +367,7 @@ impl Exec<'_> {
             new[at] = cast(value, ty, modifier)?.v;
         }
         self.check_row(table, &new)?;
+        self.check_constraints(table, &new)?;
         Ok(new)
     }
 
@@ -523,6 +524,7 @@ impl Exec<'_> {
             out.push(value);
         }
         self.check_row(table, &out)?;
+        self.check_constraints(table, &out)?;
         Ok(out)
     }
 

@@ -72,7 +72,7 @@ impl Exec<'_> {
 
     /// Every foreign key of `table` finds its parent row, for version `tid` if it is
     /// still live.
-    fn check_parents(&mut self, table: &str, tid: u64) -> FlowResult<()> {
+    pub(crate) fn check_parents(&mut self, table: &str, tid: u64) -> FlowResult<()> {
         let Some(row) = self
             .rows_after(table)?
             .into_iter()

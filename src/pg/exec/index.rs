@@ -45,6 +45,32 @@ impl Exec<'_> {
         Ok(())
     }
 
+    /// Every vector index of `table` (or the one named `only`) built again from the
+    /// versions its heap holds now (TRUNCATE's empty heap, REINDEX).
+    pub(crate) fn rebuild_vector_indexes(
+        &mut self,
+        table: &str,
+        only: Option<&str>,
+    ) -> PgResult<()> {
+        let vector: Vec<IndexDef> = self
+            .db
+            .table(table)?
+            .indexes
+            .iter()
+            .filter(|i| matches!(i.method.as_str(), "hnsw" | "ivfflat"))
+            .filter(|i| only.is_none_or(|name| name == i.name))
+            .cloned()
+            .collect();
+        for index in vector {
+            let built = self.vector_index(table, &index)?;
+            self.db
+                .table_mut(table)?
+                .vector_indexes
+                .insert(index.name.clone(), built);
+        }
+        Ok(())
+    }
+
     /// A vector index's structure, its checks in PostgreSQL's order: the options as
     /// `DefineIndex` validates them, the column's operator class, then pgvector's build
     /// checks (dimensions, `ef_construction` against `m`).
@@ -218,10 +244,12 @@ impl Exec<'_> {
         if self.settings.flag("enable_seqscan") && !big {
             return Ok(None);
         }
+        // The planner passes an invalid index by (pg_index.indisvalid).
+        let valid = |name: &str| t.indexes.iter().any(|i| i.name == name && i.valid);
         let found = t
             .vector_indexes
             .iter()
-            .find(|(_, i)| i.column == at && i.metric == metric)
+            .find(|(n, i)| i.column == at && i.metric == metric && valid(n))
             .map(|(n, _)| n.clone());
         let Some(index) = found else { return Ok(None) };
         let frame = parent.copied().unwrap_or(Frame::EMPTY);

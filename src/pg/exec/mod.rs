@@ -4,7 +4,10 @@
 //! each other file adds `Exec`'s methods for one concern: `statement` dispatches (after
 //! `fold` raised what PostgreSQL raises before reading a row),
 //! `query` (with `cte`, `distinct`, `unnest`, `aggregate`) selects, `dml` and
-//! `fk` write, `ddl`, `index` and `index_expr` define, `expr` and `functions`
+//! `fk` write, `ddl`, `check`, `index` and `index_expr` define, `alter`,
+//! `alter_column`, `alter_constraint` and `truncate` change a table's definition or
+//! storage, `maintenance` accepts VACUUM and ANALYZE, `reindex` runs REINDEX and DROP INDEX
+//! CONCURRENTLY, `expr` and `functions`
 //! evaluate, `infer` types a statement without running it (`Describe`), `catalog`
 //! answers the catalog queries clients send, `json_keys` refuses `json` as a key.
 //!
@@ -13,7 +16,11 @@
 //! subquery is evaluated through `Exec`'s methods, not through a file's items.
 
 pub(crate) mod aggregate;
+pub(crate) mod alter;
+pub(crate) mod alter_column;
+pub(crate) mod alter_constraint;
 pub(crate) mod catalog;
+pub(crate) mod check;
 pub(crate) mod context;
 pub(crate) mod cte;
 pub(crate) mod ddl;
@@ -27,6 +34,9 @@ pub(crate) mod index;
 pub(crate) mod index_expr;
 pub(crate) mod infer;
 pub(crate) mod json_keys;
+pub(crate) mod maintenance;
 pub(crate) mod query;
+pub(crate) mod reindex;
 pub(crate) mod statement;
+pub(crate) mod truncate;
 pub(crate) mod unnest;

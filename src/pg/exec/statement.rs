@@ -3,6 +3,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Outcome};
+use crate::pg::sql::maintenance::marked;
 use crate::pg::sql::names::{ident, object_name};
 use crate::pg::sql::scope::Source;
 use crate::pg::types::pg_type::Type;
@@ -17,6 +18,7 @@ impl Exec<'_> {
                 warning: None,
             })
         };
+        self.wait_for_schema_changes(statement)?;
         // What PostgreSQL raises while it parses and plans, before any row is read.
         self.check_constants(statement)?;
         match statement {
@@ -55,13 +57,22 @@ impl Exec<'_> {
             }
             Statement::CreateTable(create) => self
                 .create_table(create)
-                .map_or_else(|e| Err(e.into()), |_| tag("CREATE TABLE")),
+                .map_or_else(Err, |_| tag("CREATE TABLE")),
             Statement::CreateIndex(create) => self
                 .create_index(create)
                 .map_or_else(Err, |_| tag("CREATE INDEX")),
             Statement::CreateExtension(create) => self
                 .create_extension(&create.name, create.if_not_exists)
                 .map_or_else(|e| Err(e.into()), |_| tag("CREATE EXTENSION")),
+            Statement::Drop {
+                object_type,
+                if_exists,
+                names,
+                cascade,
+                ..
+            } if names.first().and_then(marked).is_some() => self
+                .marked_drop(object_type, names, *if_exists, *cascade)
+                .map_or_else(Err, tag),
             Statement::Drop {
                 object_type: ObjectType::Table,
                 if_exists,
@@ -78,6 +89,16 @@ impl Exec<'_> {
             } => self
                 .drop_index(names, *if_exists)
                 .map_or_else(Err, |_| tag("DROP INDEX")),
+            Statement::AlterTable(alter) => self
+                .alter_table(alter)
+                .map_or_else(Err, |_| tag("ALTER TABLE")),
+            Statement::Truncate(truncate) => self
+                .truncate(truncate)
+                .map_or_else(Err, |_| tag("TRUNCATE TABLE")),
+            Statement::Vacuum(vacuum) => self.vacuum(vacuum).map_or_else(Err, |_| tag("VACUUM")),
+            Statement::Analyze(analyze) => {
+                self.analyze(analyze).map_or_else(Err, |_| tag("ANALYZE"))
+            }
             Statement::Lock(lock) => self
                 .lock_tables(lock)
                 .map_or_else(Err, |_| tag("LOCK TABLE")),

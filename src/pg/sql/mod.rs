@@ -5,6 +5,7 @@
 //!
 //! May import: `types`, `vector`, `error`.
 
+pub(crate) mod maintenance;
 pub(crate) mod names;
 pub(crate) mod parse;
 pub(crate) mod scope;

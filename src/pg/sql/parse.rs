@@ -34,6 +34,8 @@ pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
             "statement longer than the model accepts",
         ));
     }
+    let rewritten = crate::pg::sql::maintenance::rewrite(sql)?;
+    let sql = rewritten.as_deref().unwrap_or(sql);
     let dialect = sqlparser::dialect::PostgreSqlDialect {};
     let parser = sqlparser::parser::Parser::new(&dialect).with_recursion_limit(64);
     let tokens = match sql.to_ascii_lowercase().contains("key") {

@@ -5,6 +5,7 @@
 
 use crate::pg::error::*;
 use crate::pg::storage::heap::{RowLock, RowLockMode, Table};
+use crate::pg::storage::schema::SchemaLog;
 use crate::pg::storage::txn::{Transactions, Xid};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -133,6 +134,8 @@ pub(crate) struct Db {
     pub uuid_draws: u64,
     /// The last `clock_timestamp()` handed out (µs since 2000-01-01): the next is later.
     pub clock_timestamp_last_us: i64,
+    /// The tables as they were before open transactions' schema changes.
+    pub altered: SchemaLog,
 }
 
 impl Db {
@@ -260,6 +263,33 @@ impl Db {
     }
 }
 
+/// Schema changes (`schema.rs`), as the executor and the session ask for them.
+impl Db {
+    /// Keep `table` before transaction `xid` changes it; the undo entry putting it back.
+    pub(crate) fn keep_schema(&mut self, xid: Xid, table: &str) -> Option<Undo> {
+        let kept = self.altered.keep_table(&self.tables, xid, table);
+        kept.then_some(Undo::Schema { xid })
+    }
+
+    /// Keep `table`'s foreign keys before `xid` renumbers their parent's columns.
+    pub(crate) fn keep_keys(&mut self, xid: Xid, table: &str) -> Option<Undo> {
+        let kept = self.altered.keep_keys(&self.tables, xid, table);
+        kept.then_some(Undo::Schema { xid })
+    }
+
+    pub(crate) fn restore_schema(&mut self, xid: Xid) {
+        self.altered.restore(&mut self.tables, xid);
+    }
+
+    pub(crate) fn end_schema(&mut self, xid: Xid, commit: bool) {
+        self.altered.end(&mut self.tables, xid, commit);
+    }
+
+    pub(crate) fn crash_schema(&mut self) {
+        self.altered.crash(&mut self.tables);
+    }
+}
+
 pub(crate) fn undefined_table(name: &str) -> PgError {
     PgError::new(
         UNDEFINED_TABLE,
@@ -292,6 +322,10 @@ pub(crate) enum Undo {
     TableLock {
         table: String,
         lock: TableLock,
+    },
+    /// A schema change of transaction `xid`: its table goes back as it was.
+    Schema {
+        xid: Xid,
     },
 }
 
@@ -333,6 +367,7 @@ pub(crate) fn roll_back_to(db: &mut Db, undo: &mut Vec<Undo>, keep: usize) {
                     }
                 }
             }
+            Undo::Schema { xid } => db.restore_schema(xid),
             Undo::Locked { table, tid, before } => {
                 let version = db.tables.get_mut(&table).and_then(|t| t.heap.get_mut(&tid));
                 if let Some(v) = version {

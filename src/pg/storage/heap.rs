@@ -54,6 +54,18 @@ pub(crate) struct IndexDef {
     pub method: String,
     pub opclass: Option<String>,
     pub options: Vec<(String, String)>,
+    /// A unique index: while valid, its constraint is among the table's uniques.
+    pub unique: bool,
+    /// `pg_index.indisvalid`: false for an index CREATE INDEX CONCURRENTLY failed to
+    /// build, which the planner does not use and writes do not maintain.
+    pub valid: bool,
+}
+
+/// A CHECK constraint: its name and its condition over the table's columns.
+#[derive(Clone, Debug)]
+pub(crate) struct Check {
+    pub name: String,
+    pub expr: sqlparser::ast::Expr,
 }
 
 /// A row lock's strength, weakest first (PostgreSQL's `LockTupleMode`): `FOR KEY SHARE`,
@@ -124,6 +136,8 @@ pub(crate) struct Table {
     pub uniques: Vec<Unique>,
     pub foreign_keys: Vec<ForeignKey>,
     pub indexes: Vec<IndexDef>,
+    /// CHECK constraints, by name (the order PostgreSQL checks them in).
+    pub checks: Vec<Check>,
     /// The search structures of the table's vector indexes, by index name: kept in the
     /// table so that dropping the table or the index leaves none behind.
     pub vector_indexes: BTreeMap<String, VectorIndex>,
@@ -151,6 +165,7 @@ impl Table {
             uniques: Vec::new(),
             foreign_keys: Vec::new(),
             indexes: Vec::new(),
+            checks: Vec::new(),
             vector_indexes: BTreeMap::new(),
             heap: BTreeMap::new(),
             next_tid: 1,

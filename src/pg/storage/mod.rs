@@ -8,5 +8,6 @@
 
 pub(crate) mod db;
 pub(crate) mod heap;
+pub(crate) mod schema;
 pub(crate) mod txn;
 pub(crate) mod vector_index;
