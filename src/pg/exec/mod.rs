@@ -29,4 +29,5 @@ pub(crate) mod infer;
 pub(crate) mod json_keys;
 pub(crate) mod query;
 pub(crate) mod statement;
+pub(crate) mod string_syntax;
 pub(crate) mod unnest;
