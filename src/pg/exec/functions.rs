@@ -137,9 +137,10 @@ impl Exec<'_> {
             (name, n) if crate::pg::types::text_fn::knows(name, n) => {
                 Ok(crate::pg::types::text_fn::call(name, args)?)
             }
-            ("lower" | "upper" | "length" | "char_length" | "character_length" | "octet_length", 1) => {
-                text_function(name, one(args))
-            }
+            (
+                "lower" | "upper" | "length" | "char_length" | "character_length" | "octet_length",
+                1,
+            ) => text_function(name, one(args)),
             (name, _) if crate::pg::types::tsearch_fn::knows(name) => {
                 Ok(crate::pg::types::tsearch_fn::call(name, args)?)
             }

@@ -192,7 +192,11 @@ fn substr(s: &str, start: i64, count: Option<i64>) -> PgResult<String> {
 
 fn trim(s: &str, chars: &str, leading: bool, trailing: bool) -> String {
     let set = |c: char| chars.contains(c);
-    let s = if leading { s.trim_start_matches(set) } else { s };
+    let s = if leading {
+        s.trim_start_matches(set)
+    } else {
+        s
+    };
     let s = if trailing { s.trim_end_matches(set) } else { s };
     s.to_string()
 }
@@ -227,7 +231,11 @@ fn split_part(s: &str, delimiter: &str, field: i64) -> PgResult<String> {
 /// the last `n` (all but the first `-n`).
 fn left_right(s: &str, n: i64, left: bool) -> String {
     let length = s.chars().count() as i64;
-    let kept = if n < 0 { (length + n).max(0) } else { n.min(length) };
+    let kept = if n < 0 {
+        (length + n).max(0)
+    } else {
+        n.min(length)
+    };
     match left {
         true => s.chars().take(kept as usize).collect(),
         false => s.chars().skip((length - kept) as usize).collect(),
