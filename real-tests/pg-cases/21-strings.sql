@@ -19,6 +19,8 @@ SELECT substr(12345, 2);
 SELECT substr('hello', 1::bigint);
 -- refused
 SELECT substring('hello' FROM 'l+');
+-- refused
+SELECT substr('abc'::bytea, 2), btrim('\x0001'::bytea, '\x00'::bytea);
 
 -- case: the trim forms
 SELECT trim('  hi  ') || '|', ltrim('  hi  ') || '|', rtrim('  hi  ') || '|', btrim('  hi  ') || '|';

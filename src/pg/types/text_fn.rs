@@ -127,6 +127,9 @@ fn text_arg(name: &str, arg: Typed) -> PgResult<Option<String>> {
     match (arg.t, arg.v) {
         (_, Value::Null) if string_type(arg.t) => Ok(None),
         (t, Value::Text(s)) if string_type(t) => Ok(Some(s)),
+        // PostgreSQL has bytea forms of several (`substr`, `btrim`, `position`): refused,
+        // not reported missing.
+        (Type::Bytea, _) => Err(PgError::unsupported(format!("{name} of a bytea"))),
         (t, _) => Err(no_function(name, t)),
     }
 }
