@@ -125,6 +125,7 @@ pub(crate) const NULL_VALUE_NOT_ALLOWED: &str = "22004";
 pub(crate) const DUPLICATE_ALIAS: &str = "42712";
 pub(crate) const INVALID_ROW_COUNT: &str = "2201W";
 pub(crate) const INVALID_ESCAPE_SEQUENCE: &str = "22025";
+pub(crate) const SUBSTRING_ERROR: &str = "22011";
 pub(crate) const INVALID_COLUMN_REFERENCE: &str = "42P10";
 pub(crate) const DATETIME_OVERFLOW: &str = "22008";
 pub(crate) const INVALID_DATETIME_FORMAT: &str = "22007";

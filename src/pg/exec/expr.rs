@@ -127,6 +127,11 @@ impl Exec<'_> {
                 self.aggregate_result(expr)
             }
             Expr::Function(function) => self.function(function, frame),
+            Expr::Substring { .. } | Expr::Trim { .. } | Expr::Position { .. } => {
+                let (name, args) = crate::pg::exec::string_syntax::lowered(expr)
+                    .expect("a standard string form")?;
+                self.standard_string_call(name, &args, frame)
+            }
             Expr::Exists { subquery, negated } => {
                 let rows = self.subquery(subquery, frame, Some(1))?;
                 Ok(Typed::bool(Some(rows.rows.is_empty() == *negated)))

@@ -541,7 +541,22 @@ impl Exec<'_> {
                     }
                     all_constant &= value.is_some_and(|v| simple(v.t));
                 }
-                match all_constant && plan && IMMUTABLE.contains(&name.as_str()) {
+                let immutable = IMMUTABLE.contains(&name.as_str())
+                    || crate::pg::types::text_fn::immutable(&name);
+                match all_constant && plan && immutable {
+                    true => self.evaluated(e),
+                    false => Ok(None),
+                }
+            }
+            Expr::Substring { .. } | Expr::Trim { .. } | Expr::Position { .. } => {
+                let Some(Ok((_, args))) = crate::pg::exec::string_syntax::lowered(e) else {
+                    return Ok(None);
+                };
+                let mut constant = true;
+                for arg in args {
+                    constant &= self.fold(w, arg, d)?.is_some_and(|v| simple(v.t));
+                }
+                match constant && plan {
                     true => self.evaluated(e),
                     false => Ok(None),
                 }

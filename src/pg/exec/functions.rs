@@ -134,9 +134,13 @@ impl Exec<'_> {
                     _ => Typed::null(Type::Int4),
                 })
             }
-            ("lower" | "upper" | "length" | "char_length" | "octet_length", 1) => {
-                text_function(name, one(args))
+            (name, n) if crate::pg::types::text_fn::knows(name, n) => {
+                Ok(crate::pg::types::text_fn::call(name, args)?)
             }
+            (
+                "lower" | "upper" | "length" | "char_length" | "character_length" | "octet_length",
+                1,
+            ) => text_function(name, one(args)),
             (name, _) if crate::pg::types::tsearch_fn::knows(name) => {
                 Ok(crate::pg::types::tsearch_fn::call(name, args)?)
             }
@@ -379,7 +383,7 @@ fn text_function(name: &str, arg: Typed) -> FlowResult<Typed> {
         // The C locale's case mapping: ASCII letters only (`ß`, `é` stay as they are).
         ("lower", Value::Text(s)) => Typed::new(Value::Text(s.to_ascii_lowercase()), Type::Text),
         ("upper", Value::Text(s)) => Typed::new(Value::Text(s.to_ascii_uppercase()), Type::Text),
-        ("length" | "char_length", Value::Text(s)) => {
+        ("length" | "char_length" | "character_length", Value::Text(s)) => {
             Typed::new(Value::Int(s.chars().count() as i64), Type::Int4)
         }
         ("octet_length", Value::Text(s)) => Typed::new(Value::Int(s.len() as i64), Type::Int4),

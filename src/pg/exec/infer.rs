@@ -116,6 +116,15 @@ impl Exec<'_> {
                 parent,
             )?,
             Expr::Function(f) => self.infer_function(f, sources, parent)?,
+            Expr::Substring { .. } | Expr::Trim { .. } | Expr::Position { .. } => {
+                let (name, args) =
+                    crate::pg::exec::string_syntax::lowered(e).expect("a standard string form")?;
+                let wants = crate::pg::types::text_fn::argument_types(name, args.len());
+                for (arg, t) in args.iter().zip(wants) {
+                    self.infer_as(arg, t.unwrap_or(Type::Text), sources, parent)?;
+                }
+                crate::pg::types::text_fn::return_type(name).expect("a string function")
+            }
             Expr::Exists { subquery, .. } => {
                 self.describe_query(subquery, &frame_of(sources, parent))?;
                 Type::Bool
@@ -563,8 +572,10 @@ fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
         _ => vec![Some(Type::Int4); count],
     };
     match name {
-        "hashtext" | "lower" | "upper" | "length" | "char_length" | "current_setting" => {
-            vec![Some(Type::Text)]
+        "hashtext" | "lower" | "upper" | "length" | "char_length" | "character_length"
+        | "current_setting" => vec![Some(Type::Text)],
+        n if crate::pg::types::text_fn::knows(n, count) => {
+            crate::pg::types::text_fn::argument_types(n, count)
         }
         "to_timestamp" => vec![Some(Type::Float8)],
         "jsonb_typeof" | "jsonb_array_length" => vec![Some(Type::Jsonb)],
@@ -592,8 +603,10 @@ fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
             crate::pg::types::cast::common_of(args.iter().copied())
         }
         "nullif" => first_known,
-        "hashtext" | "length" | "char_length" | "octet_length" | "array_length" | "cardinality" => {
-            Type::Int4
+        "hashtext" | "length" | "char_length" | "character_length" | "octet_length"
+        | "array_length" | "cardinality" => Type::Int4,
+        n if crate::pg::types::text_fn::return_type(n).is_some() => {
+            crate::pg::types::text_fn::return_type(n).expect("a string function")
         }
         "lower" | "upper" | "current_setting" | "version" => Type::Text,
         "gen_random_uuid" | "uuidv4" => Type::Uuid,

@@ -38,5 +38,6 @@ pub(crate) mod maintenance;
 pub(crate) mod query;
 pub(crate) mod reindex;
 pub(crate) mod statement;
+pub(crate) mod string_syntax;
 pub(crate) mod truncate;
 pub(crate) mod unnest;

@@ -944,7 +944,10 @@ fn named(e: &Expr) -> (String, Strength) {
         },
         Expr::Interval(_) => ("interval".into(), Strength::FromType),
         Expr::Extract { .. } => own("extract".into()),
-        _ => ("?column?".into(), Strength::None),
+        _ => match crate::pg::exec::string_syntax::column_name(e) {
+            Some(name) => own(name.into()),
+            None => ("?column?".into(), Strength::None),
+        },
     }
 }
 

@@ -34,6 +34,7 @@ pub(crate) mod ops;
 pub(crate) mod pg_type;
 pub(crate) mod regtype;
 pub(crate) mod text;
+pub(crate) mod text_fn;
 pub(crate) mod tsearch;
 pub(crate) mod tsearch_fn;
 pub(crate) mod uuid;
