@@ -108,3 +108,22 @@ SET LOCAL ivfflat.probes = 2;
 SELECT ((SELECT count(*) AS hits FROM (SELECT id FROM items ORDER BY embedding <=> '[-0.65,-0.86,0.9,-0.02,-0.01,0.66,0.17,0.52]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[-0.65,-0.86,0.9,-0.02,-0.01,0.66,0.17,0.52]') + 0 LIMIT 10)) + (SELECT count(*) AS hits FROM (SELECT id FROM items ORDER BY embedding <=> '[-0.31,0.56,-0.04,0.5,0.62,0.52,0.58,-0.52]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[-0.31,0.56,-0.04,0.5,0.62,0.52,0.58,-0.52]') + 0 LIMIT 10)) + (SELECT count(*) AS hits FROM (SELECT id FROM items ORDER BY embedding <=> '[-0.03,0.28,-0.37,0.2,-0.1,0.85,-0.51,0.86]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[-0.03,0.28,-0.37,0.2,-0.1,0.85,-0.51,0.86]') + 0 LIMIT 10)) + (SELECT count(*) AS hits FROM (SELECT id FROM items ORDER BY embedding <=> '[0.89,-0.18,0.78,0.96,0.76,0.83,0.04,-0.76]' LIMIT 10) ann WHERE id IN (SELECT id FROM items ORDER BY (embedding <=> '[0.89,-0.18,0.78,0.96,0.76,0.83,0.04,-0.76]') + 0 LIMIT 10)))::float8 / 40 AS recall;
 COMMIT;
 
+
+-- case: vector arithmetic element by element, its overflow and underflow; names PostgreSQL has and the model lacks are refused, not reported missing
+CREATE EXTENSION IF NOT EXISTS vector;
+SELECT ('[1,2,3]'::vector + '[4,5,6]')::text, ('[1,2,3]'::vector - '[4,5,6]')::text, ('[1,2,3]'::vector * '[4,5,6]')::text;
+-- expect 22003
+SELECT '[3e38]'::vector + '[3e38]';
+-- expect 22003
+SELECT '[1e-37]'::vector * '[1e-37]';
+-- expect 22000
+SELECT '[1,2]'::vector - '[3]';
+SELECT (NULL::vector + '[1]')::text;
+-- refused
+SELECT hamming_distance('111', '101');
+-- refused
+SELECT '[1,2]'::halfvec::text;
+-- expect 42883
+SELECT no_such_function_anywhere(1);
+-- expect 42704
+SELECT 1::no_such_type_anywhere;

@@ -6,6 +6,7 @@
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame};
 use crate::pg::sql::names::{ident, is_comparison};
+use crate::pg::types::builtin_names;
 use crate::pg::types::cast::{cast, coerce_pair, compare_values, number_literal};
 use crate::pg::types::pg_type::{fit_integer, Type};
 use crate::pg::types::text;
@@ -222,6 +223,9 @@ impl Exec<'_> {
             )),
             (UnaryOperator::Plus, v) => Ok(Typed::new(v, value.t)),
             (_, Value::Null) => Ok(Typed::null(value.t)),
+            (op, _) if builtin_names::is_operator(&op.to_string(), None, value.t) => {
+                Err(PgError::unsupported(format!("the operator {op} {}", value.t.name())).into())
+            }
             (op, _) => Err(PgError::new(
                 UNDEFINED_FUNCTION,
                 format!("operator does not exist: {op} {}", value.t.name()),

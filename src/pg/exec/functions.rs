@@ -182,6 +182,9 @@ impl Exec<'_> {
             (name, _) if crate::pg::types::vector_fn::knows(name) => {
                 Ok(crate::pg::types::vector_fn::call(name, args)?)
             }
+            (name, _) if crate::pg::types::builtin_names::is_function(name) => {
+                Err(PgError::unsupported(format!("the function {name}")).into())
+            }
             (name, n) => Err(PgError::new(
                 UNDEFINED_FUNCTION,
                 format!(

@@ -4,8 +4,9 @@
 //! `CREATE INDEX` and fed every row written after, dead versions included, as pgvector's
 //! are until a vacuum. The planner's rule for using one: an `ORDER BY column <op> value
 //! LIMIT n` over one table, the operator the index's opclass orders by, with
-//! `enable_indexscan` on and either `enable_seqscan` off or the table over
-//! [`INDEX_ROWS_MIN`] rows (PostgreSQL's cost model picks the index at that size).
+//! `enable_indexscan` on and either `enable_seqscan` off (then with or without the
+//! LIMIT) or the table over [`INDEX_ROWS_MIN`] rows (PostgreSQL's cost model picks the
+//! index at that size).
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame};
@@ -204,7 +205,9 @@ impl Exec<'_> {
     ) -> FlowResult<Option<(String, String, Vec<f32>)>> {
         let use_index = self.settings.flag("enable_indexscan");
         let one_table = select.from.len() == 1 && select.from[0].joins.is_empty();
-        if !use_index || !one_table || query.limit_clause.is_none() || !query.locks.is_empty() {
+        // With `enable_seqscan` off PostgreSQL takes the index even without a LIMIT.
+        let limited = query.limit_clause.is_some() || !self.settings.flag("enable_seqscan");
+        if !use_index || !one_table || !limited || !query.locks.is_empty() {
             return Ok(None);
         }
         let sqlparser::ast::TableFactor::Table { name, .. } = &select.from[0].relation else {
@@ -255,7 +258,11 @@ impl Exec<'_> {
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
         let value = crate::pg::types::cast::cast(self.eval(right, &frame)?, Type::Vector, None)?;
         let Value::Vector(vector) = value.v else {
-            return Ok(None);
+            // pgvector scans with a NULL query at distance zero to everything, in the
+            // graph's or the lists' order.
+            return Err(
+                PgError::unsupported("a vector index scan ordered by distance to NULL").into(),
+            );
         };
         if vector.len() != dimensions {
             return Err(PgError::new(

@@ -51,7 +51,17 @@ pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
     };
     parser
         .and_then(|mut parser| parser.parse_statements())
-        .map_err(|e| PgError::syntax(format!("syntax error: {e}")))
+        .map_err(|e| syntax_error(sql, e))
+}
+
+/// A parse failure as PostgreSQL's class, unless the text holds an operator PostgreSQL
+/// parses and sqlparser does not (pgvector's `<+>`, `<~>`, `<%>`): then a refusal, as
+/// PostgreSQL would not have failed it.
+fn syntax_error(sql: &str, e: sqlparser::parser::ParserError) -> PgError {
+    match ["<+>", "<~>", "<%>"].iter().find(|op| sql.contains(**op)) {
+        Some(op) => PgError::unsupported(format!("the operator {op}")),
+        None => PgError::syntax(format!("syntax error: {e}")),
+    }
 }
 
 /// The `OF` name part that marks a rewritten `FOR KEY SHARE` / `FOR NO KEY UPDATE`: a

@@ -291,6 +291,9 @@ impl Db {
 }
 
 pub(crate) fn undefined_table(name: &str) -> PgError {
+    if crate::pg::types::builtin_names::is_relation(name) {
+        return PgError::unsupported(format!("the catalog relation {name}"));
+    }
     PgError::new(
         UNDEFINED_TABLE,
         format!("relation \"{name}\" does not exist"),

@@ -11,6 +11,7 @@
 
 pub(crate) mod array_recv;
 pub(crate) mod binary;
+pub(crate) mod builtin_names;
 pub(crate) mod cast;
 pub(crate) mod datetime;
 pub(crate) mod datetime_cast;

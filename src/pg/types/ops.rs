@@ -39,6 +39,11 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         (BinaryOperator::StringConcat, Value::Vector(a), Value::Vector(b)) => {
             Value::Vector(crate::pg::types::vector_fn::concat(&a, &b)?)
         }
+        (
+            op @ (BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply),
+            Value::Vector(a),
+            Value::Vector(b),
+        ) => Value::Vector(crate::pg::types::vector_fn::elementwise(op, &a, &b)?),
         (BinaryOperator::StringConcat, a, b) => {
             let text =
                 |v: Value, t: Type| crate::pg::types::text::format(&v, t).unwrap_or_default();
@@ -73,6 +78,9 @@ fn as_f64(v: &Value) -> f64 {
 }
 
 fn no_operator(op: &BinaryOperator, l: Type, r: Type) -> PgError {
+    if crate::pg::types::builtin_names::is_operator(&op.to_string(), Some(l), r) {
+        return PgError::unsupported(format!("the operator {} {op} {}", l.name(), r.name()));
+    }
     PgError::new(
         UNDEFINED_FUNCTION,
         format!("operator does not exist: {} {op} {}", l.name(), r.name()),
@@ -127,7 +135,7 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
     }
     let t = match (op, l, r) {
         (StringConcat, Type::Jsonb, Type::Jsonb) => Type::Jsonb,
-        (StringConcat, Type::Vector, Type::Vector) => Type::Vector,
+        (StringConcat | Plus | Minus | Multiply, Type::Vector, Type::Vector) => Type::Vector,
         // Array concatenation (`anyarray || anyelement` and its kin) is not modelled.
         (StringConcat, a, b) if a.element().is_some() || b.element().is_some() => {
             return Err(PgError::unsupported(format!(

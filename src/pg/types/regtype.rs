@@ -158,7 +158,11 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
         other => other.to_string(),
     };
     let unknown = || PgError::new(UNDEFINED_OBJECT, format!("type \"{name}\" does not exist"));
-    let (t, serial) = Type::from_sql_name(&name).ok_or_else(unknown)?;
+    let lacking = || match crate::pg::types::builtin_names::is_type(&name) {
+        true => PgError::unsupported(format!("the type {name}")),
+        false => unknown(),
+    };
+    let (t, serial) = Type::from_sql_name(&name).ok_or_else(lacking)?;
     if serial && array {
         return Err(unknown());
     }

@@ -72,6 +72,21 @@ pub(crate) fn call(name: &str, args: Vec<Typed>) -> PgResult<Typed> {
     Ok(Typed::new(value, t))
 }
 
+/// `vector + vector`, `-` and `*` (`vector_add`, `vector_sub`, `vector_mul`).
+pub(crate) fn elementwise(
+    op: &sqlparser::ast::BinaryOperator,
+    a: &[f32],
+    b: &[f32],
+) -> PgResult<Vec<f32>> {
+    use sqlparser::ast::BinaryOperator::{Minus, Multiply};
+    let result = match op {
+        Minus => vector::elementwise(a, b, |x, y| x - y, false),
+        Multiply => vector::elementwise(a, b, |x, y| x * y, true),
+        _ => vector::elementwise(a, b, |x, y| x + y, false),
+    };
+    result.map_err(|e| PgError::new(e.sqlstate, e.message))
+}
+
 /// `vector || vector` (`vector_concat`).
 pub(crate) fn concat(a: &[f32], b: &[f32]) -> PgResult<Vec<f32>> {
     vector::concat(a, b).map_err(|e| PgError::new(e.sqlstate, e.message))

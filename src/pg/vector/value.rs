@@ -551,6 +551,34 @@ pub(crate) fn l2_distance(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
     Ok(f64::from(l2_squared_f32(a, b)).sqrt())
 }
 
+/// `+`, `-` and `*` of two vectors, element by element in `f32` (`vector_add`,
+/// `vector_sub`, `vector_mul`): an infinite element is an overflow, and a product of two
+/// non-zero elements that rounds to zero an underflow, as pgvector checks them.
+pub(crate) fn elementwise(
+    a: &[f32],
+    b: &[f32],
+    apply: fn(f32, f32) -> f32,
+    checks_underflow: bool,
+) -> Result<Vec<f32>, VectorError> {
+    check_same_dimensions(a, b)?;
+    let out: Vec<f32> = a.iter().zip(b).map(|(x, y)| apply(*x, *y)).collect();
+    let range = |what: &str| {
+        VectorError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("value out of range: {what}"),
+        )
+    };
+    for ((r, x), y) in out.iter().zip(a).zip(b) {
+        if r.is_infinite() {
+            return Err(range("overflow"));
+        }
+        if checks_underflow && *r == 0.0 && *x != 0.0 && *y != 0.0 {
+            return Err(range("underflow"));
+        }
+    }
+    Ok(out)
+}
+
 /// `inner_product(a, b)`.
 pub(crate) fn inner_product(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
     check_same_dimensions(a, b)?;
