@@ -415,6 +415,9 @@ impl Exec<'_> {
         query: &Query,
         parent: &Frame<'_>,
     ) -> FlowResult<Vec<(String, Type)>> {
+        if let Some(statement) = crate::pg::exec::dml_cte::statement_of(&query.body) {
+            return Ok(self.describe(statement)?.unwrap_or_default());
+        }
         let SetExpr::Select(select) = &*query.body else {
             return Ok(self.query(query, Some(parent))?.columns);
         };

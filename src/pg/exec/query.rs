@@ -45,6 +45,12 @@ impl Exec<'_> {
             SetExpr::Query(inner) if query.order_by.is_none() && query.limit_clause.is_none() => {
                 self.query(inner, parent)
             }
+            SetExpr::SetOperation { .. } | SetExpr::Query(_) | SetExpr::Values(_) => {
+                self.set_query(query, parent)
+            }
+            SetExpr::Insert(_) | SetExpr::Update(_) | SetExpr::Delete(_) => {
+                self.cte_dml(&query.body)
+            }
             other => Err(PgError::unsupported(format!("the query form `{other}`")).into()),
         }
     }
@@ -120,7 +126,7 @@ impl Exec<'_> {
         Ok(out)
     }
 
-    fn select(
+    pub(crate) fn select(
         &mut self,
         select: &Select,
         query: &Query,
@@ -267,7 +273,7 @@ impl Exec<'_> {
     }
 
     /// The FROM clause's rows (a cross product of its items), with their sources.
-    fn from(
+    pub(crate) fn from(
         &mut self,
         from: &[TableWithJoins],
         parent: Option<&Frame<'_>>,
@@ -313,6 +319,7 @@ impl Exec<'_> {
                 ..
             } => {
                 if let Some(cte) = self.cte(&object_name(name)) {
+                    cte.check_readable()?;
                     let rows = cte.rows.clone();
                     return Ok(catalog_factor(name, alias.as_ref(), rows, offset));
                 }

@@ -22,6 +22,9 @@ impl Exec<'_> {
         // What PostgreSQL raises while it parses and plans, before any row is read.
         self.check_constants(statement)?;
         match statement {
+            Statement::Query(query) if crate::pg::exec::dml_cte::writes(&query.body).is_some() => {
+                self.with_dml(query)
+            }
             Statement::Query(query) => {
                 let rows = self.query(query, None)?;
                 let tag = format!("SELECT {}", rows.rows.len());
@@ -115,7 +118,12 @@ impl Exec<'_> {
         statement: &Statement,
     ) -> FlowResult<Option<Vec<(String, Type)>>> {
         match statement {
-            Statement::Query(query) => Ok(Some(self.describe_query(query, &Frame::EMPTY)?)),
+            Statement::Query(query) => match crate::pg::exec::dml_cte::statement_of(&query.body) {
+                Some(inner) => self.with_ctes(query, Some(&Frame::EMPTY), true, |exec| {
+                    exec.describe(inner)
+                }),
+                None => Ok(Some(self.describe_query(query, &Frame::EMPTY)?)),
+            },
             Statement::Insert(insert) => self.describe_insert(insert),
             Statement::Update(update) => {
                 let (table, alias) = crate::pg::exec::dml::target(&update.table.relation)?;
