@@ -419,14 +419,10 @@ impl Exec<'_> {
             return Ok(self.describe(statement)?.unwrap_or_default());
         }
         let SetExpr::Select(select) = &*query.body else {
-            return Ok(self.query(query, Some(parent))?.columns);
+            return self.describe_set(query, parent);
         };
-        let sources = self.describe_from(&select.from, parent)?;
+        let (sources, columns) = self.describe_select(select, parent)?;
         let parent = Some(parent);
-        for e in select.selection.iter().chain(&select.having) {
-            self.infer_as(e, Type::Bool, &sources, parent)?;
-        }
-        let columns = self.output_columns(&select.projection, &sources, parent)?;
         if let Some(sqlparser::ast::OrderBy {
             kind: sqlparser::ast::OrderByKind::Expressions(keys),
             ..
@@ -449,7 +445,21 @@ impl Exec<'_> {
         Ok(columns)
     }
 
-    fn describe_from(
+    /// A SELECT's sources and output columns, its WHERE and HAVING typed.
+    pub(crate) fn describe_select(
+        &mut self,
+        select: &sqlparser::ast::Select,
+        parent: &Frame<'_>,
+    ) -> FlowResult<(Vec<Source>, Vec<(String, Type)>)> {
+        let sources = self.describe_from(&select.from, parent)?;
+        for e in select.selection.iter().chain(&select.having) {
+            self.infer_as(e, Type::Bool, &sources, Some(parent))?;
+        }
+        let columns = self.output_columns(&select.projection, &sources, Some(parent))?;
+        Ok((sources, columns))
+    }
+
+    pub(crate) fn describe_from(
         &mut self,
         from: &[sqlparser::ast::TableWithJoins],
         parent: &Frame<'_>,
@@ -522,7 +532,14 @@ impl Exec<'_> {
             sqlparser::ast::TableFactor::Derived {
                 subquery, alias, ..
             } => {
-                let columns = self.describe_query(subquery, parent)?;
+                let mut columns = self.describe_query(subquery, parent)?;
+                if let Some(alias) = alias {
+                    let rows = crate::pg::exec::context::Rows {
+                        columns,
+                        rows: Vec::new(),
+                    };
+                    columns = crate::pg::exec::cte::renamed_by(alias, "table", rows)?.columns;
+                }
                 let alias = alias
                     .as_ref()
                     .map_or("subquery".to_string(), |a| ident(&a.name));

@@ -7,9 +7,10 @@
 //!
 //! PostgreSQL has no bound: a recursion that never ends runs until a statement timeout
 //! (or forever). The simulator must not stall on hostile input, so the model stops a
-//! recursion after [`RECURSION_ROUNDS_MAX`] rounds or [`RECURSION_ROWS_MAX`] rows with
-//! 54000 (program_limit_exceeded) — also where PostgreSQL would stop early because the
-//! reading query's LIMIT needs only the first rows (the model computes the whole CTE).
+//! recursion after [`RECURSION_ROUNDS_MAX`] rounds or [`RECURSION_ROWS_MAX`] rows and
+//! refuses the statement (0A000: beyond what the model computes) — also where PostgreSQL
+//! would stop early because the reading query's LIMIT needs only the first rows (the
+//! model computes the whole CTE first). The statement's work bound applies as well.
 //!
 //! The recursive term is held to what the model checks: one reference to the CTE, in its
 //! own FROM list (a reference in a subquery or an outer join, aggregates, DISTINCT or
@@ -145,8 +146,10 @@ impl Exec<'_> {
     }
 }
 
+/// The bound is where the model stops modelling (PostgreSQL would go on, or stop at
+/// its reader's LIMIT): a refusal, 0A000, not an answer.
 fn limit(message: String) -> Flow {
-    PgError::new(PROGRAM_LIMIT_EXCEEDED, message).into()
+    PgError::new(FEATURE_NOT_SUPPORTED, message).into()
 }
 
 /// A row as a set member: ordered as a sort with NULLs equal (UNION's duplicates).
@@ -230,8 +233,14 @@ fn terms<'q>(query: &'q Query, name: &str) -> PgResult<Option<Terms<'q>>> {
             ));
         }
     }
-    // The name may be a column's too: a mention is refused, not taken for PostgreSQL's
-    // 42P19.
+    if direct_refs(left, name) > 0 {
+        return Err(PgError::new(
+            INVALID_RECURSION,
+            format!("recursive reference to query \"{name}\" must not appear within its non-recursive term"),
+        ));
+    }
+    // The name may be a column's too: any other mention is refused, not taken for
+    // PostgreSQL's 42P19.
     if mentions(&left.to_string(), name) {
         return Err(PgError::unsupported(format!(
             "the name \"{name}\" in a recursive query's non-recursive term"
@@ -290,16 +299,23 @@ fn check_recursive_term(select: &Select, name: &str) -> PgResult<()> {
     let subqueries = text.to_ascii_uppercase().matches("SELECT").count() > 1;
     let elsewhere = mentions(&text, name) && (direct.len() != 1 || subqueries);
     let outer = factors.iter().any(|(_, outer)| *outer);
+    let aggregated = select.projection.iter().any(|item| match item {
+        sqlparser::ast::SelectItem::UnnamedExpr(e)
+        | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+            crate::pg::exec::aggregate::contains(e)
+        }
+        _ => false,
+    });
+    if aggregated && direct.len() == 1 {
+        return Err(PgError::new(
+            INVALID_RECURSION,
+            "aggregate functions are not allowed in a recursive query's recursive term",
+        ));
+    }
     let grouped = matches!(&select.group_by, GroupByExpr::Expressions(e, _) if !e.is_empty())
         || select.having.is_some()
         || select.distinct.is_some()
-        || select.projection.iter().any(|item| match item {
-            sqlparser::ast::SelectItem::UnnamedExpr(e)
-            | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-                crate::pg::exec::aggregate::contains(e)
-            }
-            _ => false,
-        });
+        || aggregated;
     let nested = factors
         .iter()
         .any(|(f, _)| !matches!(f, TableFactor::Table { .. }) && mentions(&f.to_string(), name));
@@ -309,6 +325,24 @@ fn check_recursive_term(select: &Select, name: &str) -> PgResult<()> {
         ));
     }
     Ok(())
+}
+
+/// How many items of the FROM lists of `body`'s SELECTs (outside subqueries) are the
+/// table `name`.
+fn direct_refs(body: &SetExpr, name: &str) -> usize {
+    match body {
+        SetExpr::Select(select) => select
+            .from
+            .iter()
+            .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)))
+            .filter(|f| matches!(f, TableFactor::Table { name: n, .. } if object_name(n) == [name.to_string()]))
+            .count(),
+        SetExpr::SetOperation { left, right, .. } => {
+            direct_refs(left, name) + direct_refs(right, name)
+        }
+        SetExpr::Query(q) => direct_refs(&q.body, name),
+        _ => 0,
+    }
 }
 
 /// Whether `text` holds `name` as a word (an identifier, quoted or not, in any case;

@@ -65,6 +65,79 @@ impl Exec<'_> {
         Ok(rows)
     }
 
+    /// The columns a set operation (or a parenthesised query, or VALUES, under its own
+    /// ORDER BY / LIMIT) returns, typed as [`Exec::set_query`] types them, nothing run
+    /// but VALUES; LIMIT and OFFSET's parameters are bigint.
+    pub(crate) fn describe_set(
+        &mut self,
+        query: &Query,
+        parent: &Frame<'_>,
+    ) -> FlowResult<Vec<(String, Type)>> {
+        let mut columns = self.describe_operand(&query.body, parent)?;
+        for (_, t) in &mut columns {
+            if *t == Type::Unknown {
+                *t = Type::Text;
+            }
+        }
+        if let Some(sqlparser::ast::LimitClause::LimitOffset { limit, offset, .. }) =
+            &query.limit_clause
+        {
+            for e in limit.iter().chain(offset.iter().map(|o| &o.value)) {
+                self.infer_as(e, Type::Int8, &[], Some(parent))?;
+            }
+        }
+        Ok(columns)
+    }
+
+    fn describe_operand(
+        &mut self,
+        body: &SetExpr,
+        parent: &Frame<'_>,
+    ) -> FlowResult<Vec<(String, Type)>> {
+        match body {
+            SetExpr::Select(select) => {
+                let (_, columns) = self.describe_select(select, parent)?;
+                let rows = Rows {
+                    columns,
+                    rows: Vec::new(),
+                };
+                Ok(unknown_literals(&select.projection, rows)?.columns)
+            }
+            SetExpr::Query(inner) if plain(inner) => self.describe_operand(&inner.body, parent),
+            SetExpr::Query(inner) => {
+                let columns = self.describe_query(inner, parent)?;
+                let rows = Rows {
+                    columns,
+                    rows: Vec::new(),
+                };
+                match &*inner.body {
+                    SetExpr::Select(select) => Ok(unknown_literals(&select.projection, rows)?.columns),
+                    _ => Ok(rows.columns),
+                }
+            }
+            SetExpr::SetOperation {
+                left, op, right, ..
+            } => {
+                let name = op_name(*op)?;
+                let left = self.describe_operand(left, parent)?;
+                let right = self.describe_operand(right, parent)?;
+                if left.len() != right.len() {
+                    return Err(PgError::syntax(format!(
+                        "each {name} query must have the same number of columns"
+                    ))
+                    .into());
+                }
+                let mut columns = Vec::with_capacity(left.len());
+                for ((n, l), (_, r)) in left.into_iter().zip(right) {
+                    columns.push((n, common_type(name, l, r)?));
+                }
+                Ok(columns)
+            }
+            SetExpr::Values(values) => Ok(self.set_values(values, Some(parent))?.columns),
+            other => Err(PgError::unsupported(format!("`{other}` in a set operation")).into()),
+        }
+    }
+
     /// A SELECT as a set operation's leaf: its rows, a bare literal's column of unknown
     /// type.
     pub(crate) fn set_leaf(
@@ -418,6 +491,16 @@ pub(crate) fn common_type(op: &str, left: Type, right: Type) -> PgResult<Type> {
             }
             // text, varchar and name cast to each other implicitly: the left one stays.
             (Some(Category::String), Some(_)) => Ok(left),
+            // No implicit cast joins two of these: the left one stays and the right one
+            // cannot be converted to it.
+            (Some(Category::User), Some(_)) => Err(PgError::new(
+                CANNOT_COERCE,
+                format!(
+                    "{op} could not convert type {} to {}",
+                    right.name(),
+                    left.name()
+                ),
+            )),
             _ => Err(PgError::unsupported(format!(
                 "{op} of types {} and {}",
                 left.name(),
