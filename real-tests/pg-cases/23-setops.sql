@@ -19,6 +19,12 @@ SELECT * FROM (SELECT id, 'live' AS src FROM messages UNION ALL SELECT id, 'arch
 SELECT id AS n FROM messages UNION SELECT id FROM archive ORDER BY n DESC;
 -- expect 42703
 SELECT id AS n FROM messages UNION SELECT id FROM archive ORDER BY id;
+(SELECT id, body FROM messages WHERE session = 's2') ORDER BY body;
+(SELECT id FROM messages UNION SELECT id FROM archive) ORDER BY id DESC LIMIT 2;
+-- expect 42601
+(SELECT id FROM messages ORDER BY id) ORDER BY id DESC;
+-- refused
+(SELECT id AS n FROM messages) ORDER BY created_at;
 -- expect 0A000
 SELECT id FROM messages UNION SELECT id FROM archive ORDER BY id + 1;
 -- expect 42P10
@@ -105,6 +111,10 @@ CREATE TABLE messages (id int4 PRIMARY KEY, parent_id int4, body text NOT NULL);
 INSERT INTO messages VALUES (1, NULL, 'root'), (2, 1, 'reply a'), (3, 1, 'reply b'), (4, 2, 'reply a.1'), (5, 4, 'reply a.1.1'), (6, NULL, 'other root'), (7, 6, 'other reply');
 -- expect SELECT 5
 WITH RECURSIVE thread AS (SELECT id, parent_id, body, 0 AS depth FROM messages WHERE id = 1 UNION ALL SELECT m.id, m.parent_id, m.body, t.depth + 1 FROM messages m JOIN thread t ON m.parent_id = t.id) SELECT id, parent_id, body, depth FROM thread ORDER BY depth, id;
+-- params int4:2
+WITH RECURSIVE thread AS (SELECT id, parent_id, body FROM messages WHERE id = $1 UNION ALL SELECT m.id, m.parent_id, m.body FROM messages m JOIN thread t ON m.parent_id = t.id) SELECT id, body FROM thread ORDER BY id;
+-- params int4:1 int4:2
+WITH RECURSIVE thread(id, depth) AS (SELECT id, 0 FROM messages WHERE id = $1 UNION ALL SELECT m.id, t.depth + 1 FROM messages m JOIN thread t ON m.parent_id = t.id WHERE t.depth < $2) SELECT id, depth FROM thread ORDER BY id;
 WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM messages WHERE id = 5 UNION SELECT m.id, m.parent_id FROM messages m, up WHERE m.id = up.parent_id) SELECT id FROM up ORDER BY id;
 WITH RECURSIVE thread AS (SELECT id, body FROM messages WHERE parent_id IS NULL UNION ALL SELECT m.id, m.body FROM thread t JOIN messages m ON m.parent_id = t.id) SELECT count(*) FROM thread;
 WITH RECURSIVE path(id, trail) AS (SELECT id, body FROM messages WHERE id = 1 UNION ALL SELECT m.id, p.trail || ' > ' || m.body FROM messages m JOIN path p ON m.parent_id = p.id) SELECT id, trail FROM path ORDER BY id;

@@ -55,6 +55,10 @@ impl Exec<'_> {
             let rows = self.cte_rows(cte, parent, describe)?;
             return Ok(crate::pg::exec::cte::renamed_by(&cte.alias, "WITH query", rows)?);
         };
+        if describe {
+            let frame = parent.copied().unwrap_or(Frame::EMPTY);
+            return self.describe_recursive(cte, &name, &terms, &frame);
+        }
         let mut first = self.set_operand(terms.non_recursive, parent)?;
         for (_, t) in &mut first.columns {
             if *t == Type::Unknown {
@@ -63,6 +67,37 @@ impl Exec<'_> {
         }
         let first = crate::pg::exec::cte::renamed_by(&cte.alias, "WITH query", first)?;
         self.recurse(&name, &terms, first, parent)
+    }
+
+    /// The CTE's columns, both terms typed (parameters included), nothing run.
+    fn describe_recursive(
+        &mut self,
+        cte: &Cte,
+        name: &str,
+        terms: &Terms<'_>,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Rows> {
+        let mut columns = self.describe_operand(terms.non_recursive, frame)?;
+        for (_, t) in &mut columns {
+            if *t == Type::Unknown {
+                *t = Type::Text;
+            }
+        }
+        let rows = Rows {
+            columns,
+            rows: Vec::new(),
+        };
+        let rows = crate::pg::exec::cte::renamed_by(&cte.alias, "WITH query", rows)?;
+        let depth = self.ctes.len();
+        self.ctes.push(Named {
+            name: name.to_string(),
+            rows: rows.clone(),
+            without_returning: false,
+        });
+        let described = self.describe_select(terms.recursive, frame);
+        self.leave_ctes(depth);
+        described?;
+        Ok(rows)
     }
 
     /// The rounds of the recursive term, from the non-recursive term's rows.

@@ -49,6 +49,7 @@ impl Exec<'_> {
             )
             .into());
         }
+        check_single_clauses(query)?;
         let mut rows = self.set_operand(&query.body, parent)?;
         for (_, t) in &mut rows.columns {
             if *t == Type::Unknown {
@@ -89,7 +90,7 @@ impl Exec<'_> {
         Ok(columns)
     }
 
-    fn describe_operand(
+    pub(crate) fn describe_operand(
         &mut self,
         body: &SetExpr,
         parent: &Frame<'_>,
@@ -327,8 +328,18 @@ impl Exec<'_> {
         };
         let mut at = Vec::with_capacity(keys.len());
         let mut directions = Vec::with_capacity(keys.len());
+        // A parenthesised SELECT's ORDER BY may read its input columns too: the model
+        // sorts only by output columns there, and refuses the rest.
+        let set_operation = matches!(&*query.body, SetExpr::SetOperation { .. });
         for key in keys {
-            at.push(output_position(&key.expr, columns)?);
+            let position = match output_position(&key.expr, columns) {
+                Err(e) if !set_operation => Err(PgError::unsupported(format!(
+                    "ORDER BY {} over a parenthesised query ({})",
+                    key.expr, e.message
+                ))),
+                other => other,
+            };
+            at.push(position?);
             let descending = matches!(key.options.sort, Some(sqlparser::ast::OrderBySort::Desc));
             directions.push((descending, key.options.nulls_first.unwrap_or(descending)));
         }
@@ -341,6 +352,21 @@ impl Exec<'_> {
         keyed.sort_by(|(a, _), (b, _)| sort_order(a, b, &directions));
         Ok(keyed.into_iter().map(|(_, row)| row).collect())
     }
+}
+
+/// PostgreSQL's 42601 for a parenthesised query with its own ORDER BY or LIMIT under
+/// another.
+fn check_single_clauses(query: &Query) -> PgResult<()> {
+    let SetExpr::Query(inner) = &*query.body else {
+        return Ok(());
+    };
+    if query.order_by.is_some() && inner.order_by.is_some() {
+        return Err(PgError::syntax("multiple ORDER BY clauses not allowed"));
+    }
+    if query.limit_clause.is_some() && inner.limit_clause.is_some() {
+        return Err(PgError::unsupported("LIMIT over a parenthesised query's LIMIT"));
+    }
+    Ok(())
 }
 
 /// The output column an ORDER BY key of a set operation names.
