@@ -335,7 +335,10 @@ impl Named {
             false => Ok(()),
             true => Err(PgError::new(
                 FEATURE_NOT_SUPPORTED,
-                format!("WITH query \"{}\" does not have a RETURNING clause", self.name),
+                format!(
+                    "WITH query \"{}\" does not have a RETURNING clause",
+                    self.name
+                ),
             )),
         }
     }

@@ -180,7 +180,11 @@ impl Exec<'_> {
     /// key column (of a unique constraint), else `FOR NO KEY UPDATE`. PostgreSQL's
     /// `heap_update` compares the key's values, so `SET id = id` keeps the weaker lock
     /// there; the model decides by the columns named, as PostgreSQL's ON CONFLICT does.
-    pub(crate) fn update_mode(&self, table: &str, assignments: &[Assignment]) -> PgResult<RowLockMode> {
+    pub(crate) fn update_mode(
+        &self,
+        table: &str,
+        assignments: &[Assignment],
+    ) -> PgResult<RowLockMode> {
         let t = self.db.table(table)?;
         let keyed = assignments.iter().any(|a| match &a.target {
             AssignmentTarget::ColumnName(name) => {

@@ -450,7 +450,7 @@ impl Exec<'_> {
         &mut self,
         select: &sqlparser::ast::Select,
         parent: &Frame<'_>,
-    ) -> FlowResult<(Vec<Source>, Vec<(String, Type)>)> {
+    ) -> FlowResult<(Vec<Source>, Columns)> {
         let sources = self.describe_from(&select.from, parent)?;
         for e in select.selection.iter().chain(&select.having) {
             self.infer_as(e, Type::Bool, &sources, Some(parent))?;
@@ -553,6 +553,9 @@ impl Exec<'_> {
         }
     }
 }
+
+/// Result columns: names and types.
+type Columns = Vec<(String, Type)>;
 
 /// A frame of `sources` (no values: only their types are read) inside `parent`.
 fn frame_of<'f>(sources: &'f [Source], parent: Option<&'f Frame<'f>>) -> Frame<'f> {

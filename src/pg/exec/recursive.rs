@@ -23,8 +23,7 @@ use crate::pg::sql::names::{ident, object_name};
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::Value;
 use sqlparser::ast::{
-    Cte, GroupByExpr, JoinOperator, Query, Select, SetExpr, SetOperator, SetQuantifier,
-    TableFactor,
+    Cte, GroupByExpr, JoinOperator, Query, Select, SetExpr, SetOperator, SetQuantifier, TableFactor,
 };
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
@@ -53,7 +52,11 @@ impl Exec<'_> {
         let name = ident(&cte.alias.name);
         let Some(terms) = terms(&cte.query, &name)? else {
             let rows = self.cte_rows(cte, parent, describe)?;
-            return Ok(crate::pg::exec::cte::renamed_by(&cte.alias, "WITH query", rows)?);
+            return Ok(crate::pg::exec::cte::renamed_by(
+                &cte.alias,
+                "WITH query",
+                rows,
+            )?);
         };
         if describe {
             let frame = parent.copied().unwrap_or(Frame::EMPTY);
@@ -158,7 +161,9 @@ impl Exec<'_> {
         self.leave_ctes(depth);
         let produced = produced?;
         if produced.columns.len() != columns.len() {
-            return Err(PgError::syntax("each UNION query must have the same number of columns").into());
+            return Err(
+                PgError::syntax("each UNION query must have the same number of columns").into(),
+            );
         }
         let mut types = Vec::with_capacity(columns.len());
         for (at, ((_, ours), (_, theirs))) in columns.iter().zip(&produced.columns).enumerate() {
@@ -282,7 +287,9 @@ fn terms<'q>(query: &'q Query, name: &str) -> PgResult<Option<Terms<'q>>> {
         )));
     }
     let SetExpr::Select(recursive) = &**right else {
-        return Err(PgError::unsupported("a recursive term that is not one SELECT"));
+        return Err(PgError::unsupported(
+            "a recursive term that is not one SELECT",
+        ));
     };
     check_recursive_term(recursive, name)?;
     Ok(Some(Terms {
@@ -386,4 +393,58 @@ fn direct_refs(body: &SetExpr, name: &str) -> usize {
 fn mentions(text: &str, name: &str) -> bool {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
         .any(|word| word.eq_ignore_ascii_case(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::pg::error::{PgResult, FEATURE_NOT_SUPPORTED};
+    use crate::pg::exec::context::Outcome;
+    use crate::pg::server::PgModel;
+    use crate::pg::session::Session;
+    use crate::pg::types::value::Value;
+    use std::sync::Arc;
+
+    fn run(model: &PgModel, session: &mut Session, sql: &str) -> PgResult<Outcome> {
+        let statement = model.parse(sql).expect("parses").statements[0].clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(model.run(session, &statement, &[]))
+    }
+
+    fn firsts(outcome: Outcome) -> Vec<Value> {
+        let rows = outcome.rows.expect("rows").rows;
+        rows.into_iter().map(|mut row| row.remove(0)).collect()
+    }
+
+    #[test]
+    fn an_endless_recursion_stops_at_the_models_bound_with_a_refusal() {
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let mut session = Session::new(1_000, 1);
+        let endless = "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT count(*) FROM t";
+        let error = run(&model, &mut session, endless).unwrap_err();
+        assert_eq!(error.code, FEATURE_NOT_SUPPORTED);
+        assert!(error.message.contains("rounds"), "{}", error.message);
+        // The same shape under the bound runs to the end.
+        let bounded = "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 9999) SELECT count(*) FROM t";
+        let count = firsts(run(&model, &mut session, bounded).expect("runs"));
+        assert_eq!(count, [Value::Int(9_999)]);
+    }
+
+    #[test]
+    fn a_cycle_ends_under_union_and_each_node_comes_once() {
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let mut session = Session::new(1_000, 1);
+        run(&model, &mut session, "CREATE TABLE e (a int4, b int4)").unwrap();
+        run(
+            &model,
+            &mut session,
+            "INSERT INTO e VALUES (1, 2), (2, 1), (2, 3)",
+        )
+        .unwrap();
+        let walk = "WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT e.b FROM e JOIN r ON e.a = r.n) SELECT n FROM r ORDER BY n";
+        let nodes = firsts(run(&model, &mut session, walk).expect("runs"));
+        assert_eq!(nodes, [Value::Int(1), Value::Int(2), Value::Int(3)]);
+    }
 }

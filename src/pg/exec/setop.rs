@@ -40,9 +40,15 @@ enum Category {
 impl Exec<'_> {
     /// A query whose body is a set operation, a parenthesised query or VALUES, under an
     /// ORDER BY / OFFSET / LIMIT of its own: the body's rows, then those clauses.
-    pub(crate) fn set_query(&mut self, query: &Query, parent: Option<&Frame<'_>>) -> FlowResult<Rows> {
+    pub(crate) fn set_query(
+        &mut self,
+        query: &Query,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Rows> {
         if !query.locks.is_empty() {
-            let clause = crate::pg::exec::query::lock_clauses(&query.locks)?.0.clause();
+            let clause = crate::pg::exec::query::lock_clauses(&query.locks)?
+                .0
+                .clause();
             return Err(PgError::new(
                 FEATURE_NOT_SUPPORTED,
                 format!("{clause} is not allowed with UNION/INTERSECT/EXCEPT"),
@@ -112,7 +118,9 @@ impl Exec<'_> {
                     rows: Vec::new(),
                 };
                 match &*inner.body {
-                    SetExpr::Select(select) => Ok(unknown_literals(&select.projection, rows)?.columns),
+                    SetExpr::Select(select) => {
+                        Ok(unknown_literals(&select.projection, rows)?.columns)
+                    }
                     _ => Ok(rows.columns),
                 }
             }
@@ -151,7 +159,11 @@ impl Exec<'_> {
     }
 
     /// One operand's rows; a column of a leaf's bare literal stays of unknown type.
-    pub(crate) fn set_operand(&mut self, body: &SetExpr, parent: Option<&Frame<'_>>) -> FlowResult<Rows> {
+    pub(crate) fn set_operand(
+        &mut self,
+        body: &SetExpr,
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Rows> {
         match body {
             SetExpr::Select(select) => self.set_leaf(select, parent),
             SetExpr::Query(inner) if plain(inner) => self.set_operand(&inner.body, parent),
@@ -193,7 +205,9 @@ impl Exec<'_> {
     ) -> FlowResult<Rows> {
         let cells: Vec<Vec<Expr>> = values.rows.iter().map(|r| r.content.clone()).collect();
         if cells.iter().flatten().any(is_unknown_literal) {
-            return Err(PgError::unsupported("an untyped literal in VALUES of a set operation").into());
+            return Err(
+                PgError::unsupported("an untyped literal in VALUES of a set operation").into(),
+            );
         }
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
         let mut out = Rows::default();
@@ -296,7 +310,9 @@ impl Exec<'_> {
             let end = at
                 + tagged[at..]
                     .iter()
-                    .take_while(|(r, _)| sort_order(r, &tagged[at].0, &directions) == Ordering::Equal)
+                    .take_while(|(r, _)| {
+                        sort_order(r, &tagged[at].0, &directions) == Ordering::Equal
+                    })
                     .count();
             let in_left = tagged[at..end].iter().filter(|(_, left)| *left).count();
             let in_right = end - at - in_left;
@@ -364,7 +380,9 @@ fn check_single_clauses(query: &Query) -> PgResult<()> {
         return Err(PgError::syntax("multiple ORDER BY clauses not allowed"));
     }
     if query.limit_clause.is_some() && inner.limit_clause.is_some() {
-        return Err(PgError::unsupported("LIMIT over a parenthesised query's LIMIT"));
+        return Err(PgError::unsupported(
+            "LIMIT over a parenthesised query's LIMIT",
+        ));
     }
     Ok(())
 }
@@ -399,8 +417,11 @@ fn output_position(key: &Expr, columns: &[(String, Type)]) -> PgResult<usize> {
                 )),
             }
         }
-        _ => Err(PgError::new(FEATURE_NOT_SUPPORTED, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause")
-            .with_detail("Only result column names can be used, not expressions or functions.")),
+        _ => Err(PgError::new(
+            FEATURE_NOT_SUPPORTED,
+            "invalid UNION/INTERSECT/EXCEPT ORDER BY clause",
+        )
+        .with_detail("Only result column names can be used, not expressions or functions.")),
     }
 }
 
@@ -458,7 +479,11 @@ fn unknown_literals(projection: &[SelectItem], mut rows: Rows) -> FlowResult<Row
     if starred {
         return Err(PgError::unsupported("a bare literal beside * in a set operation").into());
     }
-    assert_eq!(unknown.len(), rows.columns.len(), "one column per select item");
+    assert_eq!(
+        unknown.len(),
+        rows.columns.len(),
+        "one column per select item"
+    );
     for ((_, t), unknown) in rows.columns.iter_mut().zip(unknown) {
         if unknown {
             *t = Type::Unknown;
@@ -559,4 +584,31 @@ fn category(t: Type) -> Option<Category> {
         | DateArray => Category::Array,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::common_type;
+    use crate::pg::error::{CANNOT_COERCE, DATATYPE_MISMATCH, FEATURE_NOT_SUPPORTED};
+    use crate::pg::types::pg_type::Type::*;
+
+    #[test]
+    fn column_types_resolve_as_select_common_type_does() {
+        let resolved = |l, r| common_type("UNION", l, r).map_err(|e| e.code);
+        assert_eq!(resolved(Int4, Int8), Ok(Int8));
+        assert_eq!(resolved(Int8, Numeric), Ok(Numeric));
+        assert_eq!(resolved(Numeric, Float4), Ok(Float4));
+        assert_eq!(resolved(Unknown, Int2), Ok(Int2));
+        assert_eq!(resolved(Unknown, Unknown), Ok(Text));
+        // Text and varchar cast to each other implicitly: the left one stays.
+        assert_eq!(resolved(Varchar, Text), Ok(Varchar));
+        assert_eq!(resolved(Text, Varchar), Ok(Text));
+        assert_eq!(resolved(Date, Timestamptz), Ok(Timestamptz));
+        assert_eq!(resolved(Timestamp, Date), Ok(Timestamp));
+        assert_eq!(resolved(Int4, Text), Err(DATATYPE_MISMATCH));
+        assert_eq!(resolved(Bool, Int4), Err(DATATYPE_MISMATCH));
+        assert_eq!(resolved(Jsonb, Json), Err(CANNOT_COERCE));
+        assert_eq!(resolved(Int4Array, Int8Array), Err(FEATURE_NOT_SUPPORTED));
+        assert_eq!(resolved(Int4, Oid), Err(FEATURE_NOT_SUPPORTED));
+    }
 }
