@@ -278,3 +278,17 @@ DELETE FROM memories USING boosts b WHERE b.id = memories.id AND memories.score 
 COMMIT;
 -- conn 2
 SELECT id, score FROM memories ORDER BY id;
+
+-- case: the latest messages of each session with LATERAL
+CREATE TABLE sessions (id text PRIMARY KEY, title text);
+CREATE TABLE messages (id int4 PRIMARY KEY, session text NOT NULL, body text, created_at int8 NOT NULL);
+INSERT INTO sessions VALUES ('s1', 'first'), ('s2', 'second'), ('s3', 'empty');
+INSERT INTO messages VALUES (1, 's1', 'a', 10), (2, 's1', 'b', 20), (3, 's1', 'c', 30), (4, 's2', 'd', 40), (5, 's2', 'e', 50);
+-- expect SELECT 4
+SELECT s.id, last.body, last.created_at FROM sessions s, LATERAL (SELECT m.body, m.created_at FROM messages m WHERE m.session = s.id ORDER BY m.created_at DESC LIMIT 2) last ORDER BY s.id, last.created_at;
+SELECT s.id, last.body FROM sessions s LEFT JOIN LATERAL (SELECT body FROM messages m WHERE m.session = s.id ORDER BY created_at DESC LIMIT 1) last ON true ORDER BY s.id;
+SELECT s.id, c.n FROM sessions s CROSS JOIN LATERAL (SELECT count(*) AS n FROM messages m WHERE m.session = s.id) c ORDER BY s.id;
+SELECT s.id, x.doubled FROM sessions s JOIN LATERAL (SELECT created_at * 2 AS doubled FROM messages m WHERE m.session = s.id) x ON x.doubled > 50 ORDER BY s.id, x.doubled;
+SELECT s.id, t.k FROM sessions s, LATERAL (SELECT s.title AS k) t WHERE s.id <> 's3' ORDER BY s.id;
+-- params int4:1
+SELECT s.id, last.body FROM sessions s, LATERAL (SELECT body FROM messages m WHERE m.session = s.id ORDER BY created_at DESC LIMIT $1) last ORDER BY s.id;

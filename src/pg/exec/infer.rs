@@ -472,6 +472,11 @@ impl Exec<'_> {
                 let offset = sources.iter().map(|s: &Source| s.columns.len()).sum();
                 let source = match crate::pg::exec::unnest::Unnest::of(factor) {
                     Some(unnest) => self.describe_unnest(&unnest?, parent, &sources)?,
+                    // A LATERAL subquery reads the items before it.
+                    None if crate::pg::exec::lateral::is_lateral(factor) => {
+                        let frame = frame_of(&sources, Some(parent));
+                        self.describe_factor(factor, &frame, offset)?
+                    }
                     None => self.describe_factor(factor, parent, offset)?,
                 };
                 sources.push(source);

@@ -3,7 +3,7 @@
 //! work bound) and the shapes every statement shares (rows, a row's frame, an outcome);
 //! each other file adds `Exec`'s methods for one concern: `statement` dispatches (after
 //! `fold` raised what PostgreSQL raises before reading a row),
-//! `query` (with `cte`, `recursive`, `setop`, `distinct`, `unnest`, `aggregate`)
+//! `query` (with `cte`, `recursive`, `setop`, `lateral`, `distinct`, `unnest`, `aggregate`)
 //! selects, `dml` (with `dml_join` for UPDATE … FROM and DELETE … USING, `dml_cte` for
 //! data-modifying WITH) and `fk` write, `ddl`, `check`, `index` and `index_expr` define, `alter`,
 //! `alter_column`, `alter_constraint` and `truncate` change a table's definition or
@@ -37,6 +37,7 @@ pub(crate) mod index;
 pub(crate) mod index_expr;
 pub(crate) mod infer;
 pub(crate) mod json_keys;
+pub(crate) mod lateral;
 pub(crate) mod maintenance;
 pub(crate) mod query;
 pub(crate) mod recursive;

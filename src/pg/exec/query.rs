@@ -283,15 +283,24 @@ impl Exec<'_> {
             values: Vec::new(),
             tids: Vec::new(),
         }];
+        use crate::pg::exec::lateral::is_lateral;
         for item in from {
-            let (source, right) = match crate::pg::exec::unnest::Unnest::of(&item.relation) {
-                Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
-                None => self.factor(&item.relation, parent, sources_width(&sources))?,
-            };
-            check_alias(&sources, &source)?;
-            sources.push(source);
-            rows = self.cross(rows, right)?;
+            if is_lateral(&item.relation) {
+                rows = self.lateral(rows, &item.relation, None, &mut sources, parent)?;
+            } else {
+                let (source, right) = match crate::pg::exec::unnest::Unnest::of(&item.relation) {
+                    Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
+                    None => self.factor(&item.relation, parent, sources_width(&sources))?,
+                };
+                check_alias(&sources, &source)?;
+                sources.push(source);
+                rows = self.cross(rows, right)?;
+            }
             for join in &item.joins {
+                if is_lateral(&join.relation) {
+                    rows = self.lateral(rows, &join.relation, Some(join), &mut sources, parent)?;
+                    continue;
+                }
                 let (source, right) = match crate::pg::exec::unnest::Unnest::of(&join.relation) {
                     Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
                     None => self.factor(&join.relation, parent, sources_width(&sources))?,
