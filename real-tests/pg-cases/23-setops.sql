@@ -292,3 +292,55 @@ SELECT s.id, x.doubled FROM sessions s JOIN LATERAL (SELECT created_at * 2 AS do
 SELECT s.id, t.k FROM sessions s, LATERAL (SELECT s.title AS k) t WHERE s.id <> 's3' ORDER BY s.id;
 -- params int4:1
 SELECT s.id, last.body FROM sessions s, LATERAL (SELECT body FROM messages m WHERE m.session = s.id ORDER BY created_at DESC LIMIT $1) last ORDER BY s.id;
+
+-- case: VALUES as an operand resolves its own column types first
+VALUES (1, 'a'), (2, 'b') UNION SELECT 3, 'c' ORDER BY 1;
+VALUES (NULL), (1) UNION SELECT 2 ORDER BY 1;
+VALUES (NULL), (NULL) UNION SELECT 'x' ORDER BY 1;
+VALUES (1), (2.5) UNION ALL SELECT 3 ORDER BY 1;
+VALUES (2), (1) ORDER BY 1 DESC LIMIT 1;
+-- expect 22P02
+VALUES (1), ('a') UNION ALL SELECT 3;
+-- expect 42804
+VALUES ('a') UNION SELECT 1;
+-- expect 42804
+VALUES (1), (true) UNION SELECT 1;
+
+-- case: deduplicating a table with DELETE … USING itself; CTEs feeding a data-modifying CTE
+CREATE TABLE t (id int4 PRIMARY KEY, x int4);
+CREATE TABLE archive (id int4 PRIMARY KEY, x int4);
+INSERT INTO t VALUES (1, 1), (2, 1), (3, 2), (4, 2), (5, 3);
+-- expect DELETE 2
+DELETE FROM t USING t t2 WHERE t.x = t2.x AND t.id > t2.id RETURNING t.id;
+SELECT id FROM t ORDER BY id;
+WITH src AS (SELECT id + 100 AS id, x FROM t), ins AS (INSERT INTO archive SELECT * FROM src RETURNING *) SELECT count(*) FROM ins;
+WITH a AS (INSERT INTO t VALUES (10, 10) RETURNING id), b AS (DELETE FROM archive WHERE id = 101 RETURNING id) SELECT (SELECT id FROM a), (SELECT id FROM b);
+SELECT id FROM t WHERE id IN (SELECT id FROM t UNION SELECT id - 100 FROM archive) ORDER BY id;
+SELECT * FROM t INTERSECT SELECT id - 100, x FROM archive ORDER BY 1;
+WITH RECURSIVE fib(a, b) AS (SELECT 0::int8, 1::int8 UNION ALL SELECT b, a + b FROM fib WHERE b < 100) SELECT a FROM fib ORDER BY a;
+
+-- case: a data-modifying CTE's statement waits, and its CTE's work is redone once
+CREATE TABLE m (id int4 PRIMARY KEY, body text);
+CREATE TABLE archive (id int4 PRIMARY KEY, body text);
+INSERT INTO m VALUES (1, 'a'), (2, 'b');
+BEGIN;
+INSERT INTO archive VALUES (1, 'held');
+-- conn 2
+-- expect blocked, then INSERT 0 1
+WITH moved AS (DELETE FROM m WHERE id = 1 RETURNING *) INSERT INTO archive SELECT * FROM moved;
+-- conn 1
+ROLLBACK;
+-- conn 2
+SELECT id FROM m ORDER BY id;
+SELECT id, body FROM archive ORDER BY id;
+-- conn 1
+BEGIN;
+UPDATE m SET body = 'z' WHERE id = 2;
+-- conn 2
+-- expect blocked, then INSERT 0 0
+WITH moved AS (DELETE FROM m WHERE body = 'b' RETURNING *) INSERT INTO archive SELECT * FROM moved;
+-- conn 1
+COMMIT;
+-- conn 2
+SELECT id, body FROM m ORDER BY id;
+SELECT id, body FROM archive ORDER BY id;

@@ -196,38 +196,54 @@ impl Exec<'_> {
         }
     }
 
-    /// VALUES as an operand, when every cell has a type of its own and each column one
-    /// type (PostgreSQL resolves a VALUES list's columns first; the model does not).
+    /// VALUES as an operand: each column's type resolved over its rows first, as
+    /// PostgreSQL's `transformValuesClause` does (a column of bare literals only is text).
     fn set_values(
         &mut self,
         values: &sqlparser::ast::Values,
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Rows> {
-        let cells: Vec<Vec<Expr>> = values.rows.iter().map(|r| r.content.clone()).collect();
-        if cells.iter().flatten().any(is_unknown_literal) {
-            return Err(
-                PgError::unsupported("an untyped literal in VALUES of a set operation").into(),
-            );
-        }
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
-        let mut out = Rows::default();
-        for row in &cells {
-            let mut values = Vec::with_capacity(row.len());
-            for (at, e) in row.iter().enumerate() {
-                let typed = self.eval(e, &frame)?;
-                match out.columns.get(at) {
-                    None => out.columns.push((format!("column{}", at + 1), typed.t)),
-                    Some((_, t)) if *t != typed.t && !typed.v.is_null() => {
-                        return Err(PgError::unsupported("VALUES rows of different types").into())
-                    }
-                    Some(_) => {}
-                }
-                values.push(typed.v);
-            }
-            if values.len() != out.columns.len() {
+        let width = values.rows.first().map_or(0, |r| r.content.len());
+        let mut cells = Vec::with_capacity(values.rows.len());
+        for row in &values.rows {
+            if row.content.len() != width {
                 return Err(PgError::syntax("VALUES lists must all be the same length").into());
             }
-            out.rows.push(values);
+            let mut typed = Vec::with_capacity(width);
+            for e in &row.content {
+                typed.push(self.eval(e, &frame)?);
+            }
+            cells.push(typed);
+        }
+        let mut types = vec![Type::Unknown; width];
+        for row in &cells {
+            for (t, cell) in types.iter_mut().zip(row) {
+                *t = match (*t, cell.t) {
+                    (Type::Unknown, found) => found,
+                    (known, Type::Unknown) => known,
+                    (known, found) => common_type("VALUES", known, found)?,
+                };
+            }
+        }
+        for t in &mut types {
+            if *t == Type::Unknown {
+                *t = Type::Text;
+            }
+        }
+        let mut out = Rows {
+            columns: (1..=width)
+                .map(|at| format!("column{at}"))
+                .zip(types.iter().copied())
+                .collect(),
+            rows: Vec::with_capacity(cells.len()),
+        };
+        for row in cells {
+            let mut cast_row = Vec::with_capacity(width);
+            for (cell, t) in row.into_iter().zip(&types) {
+                cast_row.push(cast(cell, *t, None)?.v);
+            }
+            out.rows.push(cast_row);
         }
         Ok(out)
     }
