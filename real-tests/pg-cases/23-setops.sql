@@ -31,6 +31,8 @@ SELECT id FROM messages UNION SELECT id FROM archive ORDER BY id + 1;
 SELECT id FROM messages UNION SELECT id FROM archive ORDER BY 2;
 -- expect 0A000
 SELECT id FROM messages UNION SELECT id FROM archive FOR UPDATE;
+-- expect 0A000
+(SELECT id FROM messages FOR UPDATE) UNION SELECT id FROM archive;
 
 -- case: INTERSECT binds tighter than UNION and EXCEPT; parentheses regroup
 CREATE TABLE a (x int4);
@@ -124,6 +126,7 @@ WITH RECURSIVE s(x) AS (SELECT 'a' UNION ALL SELECT x || 'b' FROM s WHERE length
 WITH RECURSIVE n(v) AS (SELECT 1.0 UNION ALL SELECT v + 1 FROM n WHERE v < 3) SELECT v FROM n ORDER BY v;
 WITH RECURSIVE a(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM a WHERE x < 3), b AS (SELECT x * 10 AS y FROM a) SELECT y FROM b ORDER BY y;
 WITH RECURSIVE plain AS (SELECT 1 AS one UNION ALL SELECT 2) SELECT one FROM plain ORDER BY one;
+WITH RECURSIVE x AS (SELECT 1 AS x UNION ALL SELECT 2) SELECT x FROM x ORDER BY x;
 -- expect SELECT 0
 WITH RECURSIVE none(id) AS (SELECT id FROM messages WHERE id < 0 UNION ALL SELECT m.id FROM messages m JOIN none ON m.parent_id = none.id) SELECT id FROM none;
 

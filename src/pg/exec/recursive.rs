@@ -250,6 +250,11 @@ fn terms<'q>(query: &'q Query, name: &str) -> PgResult<Option<Terms<'q>>> {
             "a recursive query \"{name}\" not of the form non-recursive-term UNION recursive-term"
         )));
     };
+    // Only a column shares the name: an ordinary CTE.
+    let unread = direct_refs(left, name) == 0 && !mentions(&right.to_string(), name);
+    if unread {
+        return Ok(None);
+    }
     let all = match set_quantifier {
         SetQuantifier::All => true,
         SetQuantifier::None | SetQuantifier::Distinct => false,

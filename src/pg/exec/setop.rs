@@ -167,6 +167,16 @@ impl Exec<'_> {
         match body {
             SetExpr::Select(select) => self.set_leaf(select, parent),
             SetExpr::Query(inner) if plain(inner) => self.set_operand(&inner.body, parent),
+            SetExpr::Query(inner) if !inner.locks.is_empty() => {
+                let clause = crate::pg::exec::query::lock_clauses(&inner.locks)?
+                    .0
+                    .clause();
+                Err(PgError::new(
+                    FEATURE_NOT_SUPPORTED,
+                    format!("{clause} is not allowed with UNION/INTERSECT/EXCEPT"),
+                )
+                .into())
+            }
             SetExpr::Query(inner) => {
                 let rows = self.query(inner, parent)?;
                 match &*inner.body {
