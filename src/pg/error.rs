@@ -130,6 +130,7 @@ pub(crate) const INVALID_COLUMN_REFERENCE: &str = "42P10";
 pub(crate) const DATETIME_OVERFLOW: &str = "22008";
 pub(crate) const INVALID_DATETIME_FORMAT: &str = "22007";
 pub(crate) const CANNOT_COERCE: &str = "42846";
+pub(crate) const INVALID_RECURSION: &str = "42P19";
 pub(crate) const INTERNAL_ERROR: &str = "XX000";
 
 /// How a statement's execution ends when it does not complete.

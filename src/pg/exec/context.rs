@@ -324,6 +324,24 @@ pub(crate) struct Joined {
 pub(crate) struct Named {
     pub name: String,
     pub rows: Rows,
+    /// A data-modifying CTE without RETURNING: reading it is PostgreSQL's 0A000.
+    pub without_returning: bool,
+}
+
+impl Named {
+    /// 0A000 when the CTE writes and returns nothing a query could read.
+    pub(crate) fn check_readable(&self) -> PgResult<()> {
+        match self.without_returning {
+            false => Ok(()),
+            true => Err(PgError::new(
+                FEATURE_NOT_SUPPORTED,
+                format!(
+                    "WITH query \"{}\" does not have a RETURNING clause",
+                    self.name
+                ),
+            )),
+        }
+    }
 }
 
 /// A row change whose foreign keys the statement's end deals with.

@@ -2,7 +2,7 @@
 //! CTE runs once, before the query's body, and its rows stand in for a table of its name
 //! in the body and in the CTEs after it (a nested query sees the CTEs around it). The
 //! model runs every CTE as if MATERIALIZED: a CTE that only reads gives the same rows
-//! either way. `WITH RECURSIVE` and data-modifying CTEs are refused.
+//! either way. `WITH RECURSIVE` runs in `recursive`, data-modifying CTEs in `dml_cte`.
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Named, Rows};
@@ -21,9 +21,6 @@ impl Exec<'_> {
         parent: Option<&Frame<'_>>,
         describe: bool,
     ) -> FlowResult<()> {
-        if with.recursive {
-            return Err(PgError::unsupported("WITH RECURSIVE").into());
-        }
         for cte in &with.cte_tables {
             if self.ctes.len() >= CTES_MAX {
                 return Err(PgError::new(
@@ -32,17 +29,22 @@ impl Exec<'_> {
                 )
                 .into());
             }
-            let rows = self.cte_rows(cte, parent, describe)?;
+            let without_returning = self.check_cte_writes(cte, parent)?;
+            let rows = match with.recursive {
+                true => self.recursive_cte(cte, parent, describe)?,
+                false => renamed(cte, self.cte_rows(cte, parent, describe)?)?,
+            };
             let name = ident(&cte.alias.name);
             self.ctes.push(Named {
                 name,
-                rows: renamed(cte, rows)?,
+                rows,
+                without_returning,
             });
         }
         Ok(())
     }
 
-    fn cte_rows(
+    pub(crate) fn cte_rows(
         &mut self,
         cte: &Cte,
         parent: Option<&Frame<'_>>,

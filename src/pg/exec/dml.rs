@@ -180,7 +180,11 @@ impl Exec<'_> {
     /// key column (of a unique constraint), else `FOR NO KEY UPDATE`. PostgreSQL's
     /// `heap_update` compares the key's values, so `SET id = id` keeps the weaker lock
     /// there; the model decides by the columns named, as PostgreSQL's ON CONFLICT does.
-    fn update_mode(&self, table: &str, assignments: &[Assignment]) -> PgResult<RowLockMode> {
+    pub(crate) fn update_mode(
+        &self,
+        table: &str,
+        assignments: &[Assignment],
+    ) -> PgResult<RowLockMode> {
         let t = self.db.table(table)?;
         let keyed = assignments.iter().any(|a| match &a.target {
             AssignmentTarget::ColumnName(name) => {
@@ -197,25 +201,18 @@ impl Exec<'_> {
     }
 
     pub(crate) fn update(&mut self, update: &Update) -> FlowResult<Written> {
-        if update.from.is_some() || !update.table.joins.is_empty() {
-            return Err(PgError::unsupported("UPDATE … FROM").into());
+        match (&update.from, update.table.joins.is_empty()) {
+            (None, true) => {}
+            (Some(sqlparser::ast::UpdateTableFromKind::AfterSet(items)), true) => {
+                return self.update_from(update, items);
+            }
+            _ => return Err(PgError::unsupported("this UPDATE … FROM form").into()),
         }
         let (table, alias) = target(&update.table.relation)?;
         let sources = vec![self.source_of(&table, alias)?];
         self.lock_table(&table, TableLockMode::RowExclusive)?;
-        self.assign(
-            &table,
-            &update.assignments,
-            &vec![Value::Null; sources[0].columns.len()],
-            &sources,
-        )
-        .map(|_| ())
-        .or_else(|flow| match flow {
-            Flow::Error(e) if [UNDEFINED_COLUMN, DATATYPE_MISMATCH].contains(&e.code) => {
-                Err(Flow::Error(e))
-            }
-            _ => Ok(()),
-        })?;
+        let nulls = vec![Value::Null; sources[0].columns.len()];
+        self.check_assignments(&table, &update.assignments, &nulls, &sources)?;
         let candidates = self.matching(&table, update.selection.as_ref(), &sources)?;
         let mode = self.update_mode(&table, &update.assignments)?;
         let mut written = Vec::new();
@@ -237,8 +234,12 @@ impl Exec<'_> {
         let from = match &delete.from {
             FromTable::WithFromKeyword(f) | FromTable::WithoutKeyword(f) => f,
         };
-        let ([item], None) = (from.as_slice(), &delete.using) else {
-            return Err(PgError::unsupported("DELETE of several tables or with USING").into());
+        let item = match (from.as_slice(), &delete.using) {
+            ([item], None) if delete.tables.is_empty() && item.joins.is_empty() => item,
+            ([item], Some(using)) if delete.tables.is_empty() && item.joins.is_empty() => {
+                return self.delete_using(delete, item, using);
+            }
+            _ => return Err(PgError::unsupported("DELETE of several tables").into()),
         };
         let (table, alias) = target(&item.relation)?;
         let sources = vec![self.source_of(&table, alias)?];
@@ -279,6 +280,7 @@ impl Exec<'_> {
             .ok_or_else(|| PgError::unsupported("INSERT without VALUES or SELECT"))?;
         // Without a column list, fewer values fill the first columns (the rest take
         // their defaults), as PostgreSQL's target list is cut to the values given.
+        crate::pg::exec::dml_cte::refuse_nested_writes(source)?;
         let implicit = insert.columns.is_empty();
         let rows = self.insert_rows(source, columns.len(), implicit)?;
         let conflict = match &insert.on {
@@ -300,7 +302,26 @@ impl Exec<'_> {
         self.written(&table, &sources, insert.returning.as_deref(), written)
     }
 
-    fn source_of(&self, table: &str, alias: Option<String>) -> PgResult<Source> {
+    /// What PostgreSQL's parse analysis raises about `assignments` before any row is
+    /// read (an unknown column, a type that cannot be assigned), tried on a row of NULLs.
+    pub(crate) fn check_assignments(
+        &mut self,
+        table: &str,
+        assignments: &[Assignment],
+        nulls: &[Value],
+        sources: &[Source],
+    ) -> FlowResult<()> {
+        self.assign(table, assignments, nulls, sources)
+            .map(|_| ())
+            .or_else(|flow| match flow {
+                Flow::Error(e) if [UNDEFINED_COLUMN, DATATYPE_MISMATCH].contains(&e.code) => {
+                    Err(Flow::Error(e))
+                }
+                _ => Ok(()),
+            })
+    }
+
+    pub(crate) fn source_of(&self, table: &str, alias: Option<String>) -> PgResult<Source> {
         let t = self.db.table(table)?;
         let columns = t.columns.iter().map(|c| (c.name.clone(), c.ty)).collect();
         Ok(Source {
@@ -331,7 +352,7 @@ impl Exec<'_> {
     }
 
     /// The row `assignments` make of `old`.
-    fn assign(
+    pub(crate) fn assign(
         &mut self,
         table: &str,
         assignments: &[Assignment],
@@ -373,7 +394,7 @@ impl Exec<'_> {
 
     /// Replace version `tid` by `new`, holding the old one with `mode`: unique keys
     /// checked, the new version at the end.
-    fn replace(
+    pub(crate) fn replace(
         &mut self,
         table: &str,
         tid: u64,
@@ -783,7 +804,7 @@ impl Exec<'_> {
         Ok(None)
     }
 
-    fn written(
+    pub(crate) fn written(
         &mut self,
         table: &str,
         sources: &[Source],

@@ -415,15 +415,14 @@ impl Exec<'_> {
         query: &Query,
         parent: &Frame<'_>,
     ) -> FlowResult<Vec<(String, Type)>> {
-        let SetExpr::Select(select) = &*query.body else {
-            return Ok(self.query(query, Some(parent))?.columns);
-        };
-        let sources = self.describe_from(&select.from, parent)?;
-        let parent = Some(parent);
-        for e in select.selection.iter().chain(&select.having) {
-            self.infer_as(e, Type::Bool, &sources, parent)?;
+        if let Some(statement) = crate::pg::exec::dml_cte::statement_of(&query.body) {
+            return Ok(self.describe(statement)?.unwrap_or_default());
         }
-        let columns = self.output_columns(&select.projection, &sources, parent)?;
+        let SetExpr::Select(select) = &*query.body else {
+            return self.describe_set(query, parent);
+        };
+        let (sources, columns) = self.describe_select(select, parent)?;
+        let parent = Some(parent);
         if let Some(sqlparser::ast::OrderBy {
             kind: sqlparser::ast::OrderByKind::Expressions(keys),
             ..
@@ -446,7 +445,21 @@ impl Exec<'_> {
         Ok(columns)
     }
 
-    fn describe_from(
+    /// A SELECT's sources and output columns, its WHERE and HAVING typed.
+    pub(crate) fn describe_select(
+        &mut self,
+        select: &sqlparser::ast::Select,
+        parent: &Frame<'_>,
+    ) -> FlowResult<(Vec<Source>, Columns)> {
+        let sources = self.describe_from(&select.from, parent)?;
+        for e in select.selection.iter().chain(&select.having) {
+            self.infer_as(e, Type::Bool, &sources, Some(parent))?;
+        }
+        let columns = self.output_columns(&select.projection, &sources, Some(parent))?;
+        Ok((sources, columns))
+    }
+
+    pub(crate) fn describe_from(
         &mut self,
         from: &[sqlparser::ast::TableWithJoins],
         parent: &Frame<'_>,
@@ -459,6 +472,11 @@ impl Exec<'_> {
                 let offset = sources.iter().map(|s: &Source| s.columns.len()).sum();
                 let source = match crate::pg::exec::unnest::Unnest::of(factor) {
                     Some(unnest) => self.describe_unnest(&unnest?, parent, &sources)?,
+                    // A LATERAL subquery reads the items before it.
+                    None if crate::pg::exec::lateral::is_lateral(factor) => {
+                        let frame = frame_of(&sources, Some(parent));
+                        self.describe_factor(factor, &frame, offset)?
+                    }
                     None => self.describe_factor(factor, parent, offset)?,
                 };
                 sources.push(source);
@@ -519,7 +537,14 @@ impl Exec<'_> {
             sqlparser::ast::TableFactor::Derived {
                 subquery, alias, ..
             } => {
-                let columns = self.describe_query(subquery, parent)?;
+                let mut columns = self.describe_query(subquery, parent)?;
+                if let Some(alias) = alias {
+                    let rows = crate::pg::exec::context::Rows {
+                        columns,
+                        rows: Vec::new(),
+                    };
+                    columns = crate::pg::exec::cte::renamed_by(alias, "table", rows)?.columns;
+                }
                 let alias = alias
                     .as_ref()
                     .map_or("subquery".to_string(), |a| ident(&a.name));
@@ -533,6 +558,9 @@ impl Exec<'_> {
         }
     }
 }
+
+/// Result columns: names and types.
+type Columns = Vec<(String, Type)>;
 
 /// A frame of `sources` (no values: only their types are read) inside `parent`.
 fn frame_of<'f>(sources: &'f [Source], parent: Option<&'f Frame<'f>>) -> Frame<'f> {

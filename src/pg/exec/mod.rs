@@ -3,8 +3,9 @@
 //! work bound) and the shapes every statement shares (rows, a row's frame, an outcome);
 //! each other file adds `Exec`'s methods for one concern: `statement` dispatches (after
 //! `fold` raised what PostgreSQL raises before reading a row),
-//! `query` (with `cte`, `distinct`, `unnest`, `aggregate`) selects, `dml` and
-//! `fk` write, `ddl`, `check`, `index` and `index_expr` define, `alter`,
+//! `query` (with `cte`, `recursive`, `setop`, `lateral`, `distinct`, `unnest`, `aggregate`)
+//! selects, `dml` (with `dml_join` for UPDATE … FROM and DELETE … USING, `dml_cte` for
+//! data-modifying WITH) and `fk` write, `ddl`, `check`, `index` and `index_expr` define, `alter`,
 //! `alter_column`, `alter_constraint` and `truncate` change a table's definition or
 //! storage, `maintenance` accepts VACUUM and ANALYZE, `reindex` runs REINDEX and DROP INDEX
 //! CONCURRENTLY, `expr` and `functions`
@@ -26,6 +27,8 @@ pub(crate) mod cte;
 pub(crate) mod ddl;
 pub(crate) mod distinct;
 pub(crate) mod dml;
+pub(crate) mod dml_cte;
+pub(crate) mod dml_join;
 pub(crate) mod expr;
 pub(crate) mod fk;
 pub(crate) mod fold;
@@ -34,9 +37,12 @@ pub(crate) mod index;
 pub(crate) mod index_expr;
 pub(crate) mod infer;
 pub(crate) mod json_keys;
+pub(crate) mod lateral;
 pub(crate) mod maintenance;
 pub(crate) mod query;
+pub(crate) mod recursive;
 pub(crate) mod reindex;
+pub(crate) mod setop;
 pub(crate) mod statement;
 pub(crate) mod string_syntax;
 pub(crate) mod truncate;

@@ -45,6 +45,12 @@ impl Exec<'_> {
             SetExpr::Query(inner) if query.order_by.is_none() && query.limit_clause.is_none() => {
                 self.query(inner, parent)
             }
+            SetExpr::SetOperation { .. } | SetExpr::Query(_) | SetExpr::Values(_) => {
+                self.set_query(query, parent)
+            }
+            SetExpr::Insert(_) | SetExpr::Update(_) | SetExpr::Delete(_) => {
+                self.cte_dml(&query.body)
+            }
             other => Err(PgError::unsupported(format!("the query form `{other}`")).into()),
         }
     }
@@ -120,7 +126,7 @@ impl Exec<'_> {
         Ok(out)
     }
 
-    fn select(
+    pub(crate) fn select(
         &mut self,
         select: &Select,
         query: &Query,
@@ -267,7 +273,7 @@ impl Exec<'_> {
     }
 
     /// The FROM clause's rows (a cross product of its items), with their sources.
-    fn from(
+    pub(crate) fn from(
         &mut self,
         from: &[TableWithJoins],
         parent: Option<&Frame<'_>>,
@@ -277,15 +283,24 @@ impl Exec<'_> {
             values: Vec::new(),
             tids: Vec::new(),
         }];
+        use crate::pg::exec::lateral::is_lateral;
         for item in from {
-            let (source, right) = match crate::pg::exec::unnest::Unnest::of(&item.relation) {
-                Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
-                None => self.factor(&item.relation, parent, sources_width(&sources))?,
-            };
-            check_alias(&sources, &source)?;
-            sources.push(source);
-            rows = self.cross(rows, right)?;
+            if is_lateral(&item.relation) {
+                rows = self.lateral(rows, &item.relation, None, &mut sources, parent)?;
+            } else {
+                let (source, right) = match crate::pg::exec::unnest::Unnest::of(&item.relation) {
+                    Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
+                    None => self.factor(&item.relation, parent, sources_width(&sources))?,
+                };
+                check_alias(&sources, &source)?;
+                sources.push(source);
+                rows = self.cross(rows, right)?;
+            }
             for join in &item.joins {
+                if is_lateral(&join.relation) {
+                    rows = self.lateral(rows, &join.relation, Some(join), &mut sources, parent)?;
+                    continue;
+                }
                 let (source, right) = match crate::pg::exec::unnest::Unnest::of(&join.relation) {
                     Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
                     None => self.factor(&join.relation, parent, sources_width(&sources))?,
@@ -313,6 +328,7 @@ impl Exec<'_> {
                 ..
             } => {
                 if let Some(cte) = self.cte(&object_name(name)) {
+                    cte.check_readable()?;
                     let rows = cte.rows.clone();
                     return Ok(catalog_factor(name, alias.as_ref(), rows, offset));
                 }

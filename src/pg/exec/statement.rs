@@ -22,6 +22,9 @@ impl Exec<'_> {
         // What PostgreSQL raises while it parses and plans, before any row is read.
         self.check_constants(statement)?;
         match statement {
+            Statement::Query(query) if crate::pg::exec::dml_cte::writes(&query.body).is_some() => {
+                self.with_dml(query)
+            }
             Statement::Query(query) => {
                 let rows = self.query(query, None)?;
                 let tag = format!("SELECT {}", rows.rows.len());
@@ -115,11 +118,19 @@ impl Exec<'_> {
         statement: &Statement,
     ) -> FlowResult<Option<Vec<(String, Type)>>> {
         match statement {
-            Statement::Query(query) => Ok(Some(self.describe_query(query, &Frame::EMPTY)?)),
+            Statement::Query(query) => match crate::pg::exec::dml_cte::statement_of(&query.body) {
+                Some(inner) => self.with_ctes(query, Some(&Frame::EMPTY), true, |exec| {
+                    exec.describe(inner)
+                }),
+                None => Ok(Some(self.describe_query(query, &Frame::EMPTY)?)),
+            },
             Statement::Insert(insert) => self.describe_insert(insert),
             Statement::Update(update) => {
                 let (table, alias) = crate::pg::exec::dml::target(&update.table.relation)?;
-                let sources = vec![self.describe_source(&table, alias)?];
+                let mut sources = vec![self.describe_source(&table, alias)?];
+                if let Some(sqlparser::ast::UpdateTableFromKind::AfterSet(items)) = &update.from {
+                    self.describe_joined(&mut sources, items)?;
+                }
                 self.describe_assignments(&table, &update.assignments, &sources)?;
                 if let Some(e) = &update.selection {
                     self.infer_as(e, Type::Bool, &sources, None)?;
@@ -135,7 +146,10 @@ impl Exec<'_> {
                     return Ok(None);
                 };
                 let (table, alias) = crate::pg::exec::dml::target(&item.relation)?;
-                let sources = vec![self.describe_source(&table, alias)?];
+                let mut sources = vec![self.describe_source(&table, alias)?];
+                if let Some(items) = &delete.using {
+                    self.describe_joined(&mut sources, items)?;
+                }
                 if let Some(e) = &delete.selection {
                     self.infer_as(e, Type::Bool, &sources, None)?;
                 }
@@ -147,6 +161,20 @@ impl Exec<'_> {
             }
             _ => Ok(None),
         }
+    }
+
+    /// UPDATE … FROM's and DELETE … USING's items, after the target's source.
+    fn describe_joined(
+        &mut self,
+        sources: &mut Vec<Source>,
+        items: &[sqlparser::ast::TableWithJoins],
+    ) -> FlowResult<()> {
+        let width: usize = sources.iter().map(|s| s.columns.len()).sum();
+        for mut source in self.describe_from(items, &Frame::EMPTY)? {
+            source.offset += width;
+            sources.push(source);
+        }
+        Ok(())
     }
 
     fn describe_source(&self, table: &str, alias: Option<String>) -> PgResult<Source> {
