@@ -131,6 +131,15 @@ SELECT g, v, sum(v) OVER (ORDER BY v) AS peers_included, sum(v) OVER (ORDER BY v
 SELECT DISTINCT g, count(*) OVER (PARTITION BY g) FROM e ORDER BY g;
 SELECT g, first_value(v) OVER (PARTITION BY g ORDER BY v DESC NULLS LAST) FROM e ORDER BY g, v;
 SELECT v, row_number() OVER (ORDER BY v DESC NULLS FIRST) FROM e WHERE g IS NOT NULL ORDER BY 2 LIMIT 2;
+SELECT v, (SELECT max(v) FROM e) AS top, row_number() OVER (ORDER BY v NULLS FIRST) AS n, (SELECT count(*) FROM e) AS rows FROM e WHERE g IS NOT NULL ORDER BY n;
+SELECT g, (SELECT count(*) FROM e) AS rows, count(*) AS here, sum(count(*)) OVER (ORDER BY g) FROM e GROUP BY g ORDER BY g NULLS FIRST;
+SELECT v, sum(v) OVER w, count(*) OVER w FROM e WHERE g = 1 OR g IS NULL WINDOW w AS (ORDER BY v ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) ORDER BY v;
+SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS n FROM e) numbered WHERE n = 1 ORDER BY g NULLS LAST;
+WITH ranked AS (SELECT g, v, rank() OVER (ORDER BY v DESC NULLS LAST) AS r FROM e) SELECT r, count(*) FROM ranked GROUP BY r ORDER BY r;
+CREATE TABLE nothing (s text, n int);
+-- expect 0A000
+SELECT count(*) OVER (ORDER BY s RANGE 1 PRECEDING) FROM nothing;
+SELECT percent_rank() OVER (ORDER BY n), cume_dist() OVER (ORDER BY n), string_agg(s, ',') OVER () FROM nothing;
 
 -- case: what PostgreSQL refuses, and what the model refuses
 CREATE TABLE w (x int, s text, t timestamptz);

@@ -66,10 +66,16 @@ impl Exec<'_> {
         }
         let key = query as *const Query as usize;
         let cached = self.subqueries.rows.iter().find(|(at, _)| *at == key);
+        // The subquery's own groups and windows must not replace the outer row's.
+        let outer = RowState {
+            aggregates: std::mem::take(&mut self.aggregates),
+            windows: std::mem::take(&mut self.windows),
+        };
         let result = match cached {
             Some((_, rows)) => Ok(rows.clone()),
             None => self.uncached_subquery(query, frame, key),
         };
+        self.restore(&outer);
         self.nesting -= 1;
         result
     }
@@ -136,8 +142,10 @@ impl Exec<'_> {
             Some(sqlparser::ast::Distinct::Distinct | sqlparser::ast::Distinct::On(_))
         );
         // DISTINCT sorts every row, so it reads the table, never an index's nearest rows;
-        // a CTE is no table and has no index.
-        let ann = match distinct || self.reads_cte(&select.from) {
+        // so do window functions, which run over every row before ORDER BY and LIMIT; a
+        // CTE is no table and has no index.
+        let windowed = !crate::pg::exec::window::calls(select, query).is_empty();
+        let ann = match distinct || windowed || self.reads_cte(&select.from) {
             true => None,
             false => self.ann_scan(select, query, parent)?,
         };

@@ -364,23 +364,24 @@ fn function_name(f: &Function) -> String {
 /// The call's kind, its arguments checked against it.
 fn classify(f: &Function) -> PgResult<Kind> {
     let name = function_name(f);
-    let kind =
-        match kind(&name) {
-            Some(kind) => kind,
-            None if crate::pg::exec::aggregate::is_aggregate(&Expr::Function(Function {
-                over: None,
-                ..f.clone()
-            })) =>
-            {
-                Kind::Aggregate
-            }
-            None => return Err(PgError::new(
+    let kind = match kind(&name) {
+        Some(kind) => kind,
+        None if crate::pg::exec::aggregate::is_aggregate(&Expr::Function(Function {
+            over: None,
+            ..f.clone()
+        })) =>
+        {
+            Kind::Aggregate
+        }
+        None => {
+            return Err(PgError::new(
                 WRONG_OBJECT_TYPE,
                 format!(
                     "OVER specified, but {name} is not a window function nor an aggregate function"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     if f.null_treatment.is_some() || !f.within_group.is_empty() {
         return Err(PgError::unsupported(format!(
             "IGNORE NULLS or WITHIN GROUP in {name}"
@@ -512,6 +513,9 @@ impl Exec<'_> {
             &select.named_window,
         )?;
         let frame = self.frame_spec(&spec)?;
+        if frame.units == Units::Range && frame.has_offset() {
+            self.refuse_range_key(&spec, sources, parent)?;
+        }
         let mut evaluated = self.evaluate_keys(&spec, kept, sources, parent)?;
         self.evaluate_args(f, kept, sources, parent, &mut evaluated)?;
         let name = function_name(f);
@@ -603,6 +607,26 @@ impl Exec<'_> {
             WindowFrameBound::Preceding(Some(e)) => Bound::Preceding(offset(self, e)?),
             WindowFrameBound::Following(Some(e)) => Bound::Following(offset(self, e)?),
         })
+    }
+
+    /// A RANGE offset measures an integer key only here (PostgreSQL also measures
+    /// numeric, float, date and time keys): refused before any row is read, as PostgreSQL
+    /// refuses a key type it cannot measure.
+    fn refuse_range_key(
+        &mut self,
+        spec: &Spec<'_>,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<()> {
+        let t = self.infer(spec.order[0].expr, sources, parent)?;
+        match t.is_integer() {
+            true => Ok(()),
+            false => Err(PgError::unsupported(format!(
+                "RANGE with offset PRECEDING/FOLLOWING over type {}",
+                t.name()
+            ))
+            .into()),
+        }
     }
 
     /// Each row's partition and order keys (its group's aggregates in reach).
