@@ -189,3 +189,7 @@ SELECT x, sum(x) OVER (ORDER BY x::float8 RANGE 1 PRECEDING) FROM w ORDER BY x;
 SELECT stddev(x) OVER () FROM w;
 -- refused
 SELECT string_agg(x::bytea, ','::bytea) FROM w;
+-- refused
+SELECT json_agg(w ORDER BY x) FROM w;
+-- refused
+SELECT x, to_jsonb(w) FROM w ORDER BY x;

@@ -306,6 +306,9 @@ impl Frame<'_> {
     /// the frame that holds it.
     pub(crate) fn column(&self, parts: &[String]) -> PgResult<(Typed, u32)> {
         let found = resolve(self.sources, parts)?;
+        if found.is_none() {
+            crate::pg::sql::scope::refuse_whole_row(self.sources, parts)?;
+        }
         match (found, self.parent) {
             (Some((at, t)), _) => Ok((Typed::new(self.values[at].clone(), t), self.depth)),
             (None, Some(parent)) => parent.column(parts),

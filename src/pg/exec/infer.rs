@@ -562,6 +562,7 @@ pub(crate) fn column_type(
     if let Some((_, t)) = resolve(sources, parts)? {
         return Ok(t);
     }
+    crate::pg::sql::scope::refuse_whole_row(sources, parts)?;
     match parent {
         Some(frame) => column_type(frame.sources, frame.parent, parts),
         None => Err(crate::pg::sql::scope::undefined_column(parts)),
