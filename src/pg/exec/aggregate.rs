@@ -384,7 +384,7 @@ fn one(
     }
     let input = exec.aggregate_input(call, group, sources, parent)?;
     let zone = exec.settings.get("timezone");
-    Ok(fold(&call.name, input, &zone)?)
+    Ok(fold(&call.name, input, zone)?)
 }
 
 /// `name` over its input rows.

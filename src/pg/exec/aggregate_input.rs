@@ -293,7 +293,7 @@ impl Exec<'_> {
 
 /// DISTINCT needs an equality: json has none (PostgreSQL's 42883).
 fn refuse_unequal_types(name: &str, types: &[Type]) -> PgResult<()> {
-    match types.iter().any(|t| *t == Type::Json) {
+    match types.contains(&Type::Json) {
         true => Err(PgError::new(
             UNDEFINED_FUNCTION,
             format!("could not identify an equality operator for type json in {name}"),

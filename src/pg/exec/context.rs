@@ -332,6 +332,12 @@ pub(crate) struct RowState {
     pub windows: Vec<(usize, Typed)>,
 }
 
+/// A query's output rows, each with its FROM row and what evaluating it read.
+pub(crate) struct Projected {
+    pub rows: Vec<(Vec<Value>, Joined)>,
+    pub states: Vec<RowState>,
+}
+
 impl Exec<'_> {
     /// Make `state` the row being evaluated's.
     pub(crate) fn restore(&mut self, state: &RowState) {

@@ -5,7 +5,7 @@
 //! choice there is arbitrary, so such a query has no single right answer to compare.
 
 use crate::pg::error::*;
-use crate::pg::exec::context::{Exec, Frame, Joined, RowState};
+use crate::pg::exec::context::{Exec, Frame, Projected};
 use crate::pg::sql::names::ident;
 use crate::pg::sql::scope::Source;
 use crate::pg::types::pg_type::Type;
@@ -41,8 +41,7 @@ impl Exec<'_> {
         &mut self,
         select: &Select,
         query: &Query,
-        rows: Vec<(Vec<Value>, Joined)>,
-        states: &[RowState],
+        Projected { rows, states }: Projected,
         columns: &[(String, Type)],
         sources: &[Source],
         parent: Option<&Frame<'_>>,

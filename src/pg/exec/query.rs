@@ -3,7 +3,7 @@
 //! order), OFFSET/LIMIT, FOR UPDATE with READ COMMITTED's re-check of a changed row.
 
 use crate::pg::error::*;
-use crate::pg::exec::context::{Exec, Frame, Joined, LockWait, RowState, Rows};
+use crate::pg::exec::context::{Exec, Frame, Joined, LockWait, Projected, RowState, Rows};
 use crate::pg::exec::window::Kept;
 use crate::pg::sql::names::{ident, object_name, table_name};
 use crate::pg::sql::scope::Source;
@@ -172,15 +172,14 @@ impl Exec<'_> {
             true => self.groups(select, &rows, &sources, parent)?,
             false => rows.iter().map(|row| vec![row.clone()]).collect(),
         };
-        let (projected, states) =
-            self.project_all(select, query, &groups, &sources, parent, &columns)?;
+        let projected = self.project_all(select, query, &groups, &sources, parent, &columns)?;
         // An index scan returns its rows in the index's order, as PostgreSQL's does.
         let projected = match (ordered, distinct) {
-            (true, _) => projected.into_iter().map(|(out, _)| out).collect(),
-            (false, true) => self.distinct_rows(
-                select, query, projected, &states, &columns, &sources, parent,
-            )?,
-            (false, false) => self.order(query, projected, &states, &columns, &sources, parent)?,
+            (true, _) => projected.rows.into_iter().map(|(out, _)| out).collect(),
+            (false, true) => {
+                self.distinct_rows(select, query, projected, &columns, &sources, parent)?
+            }
+            (false, false) => self.order(query, projected, &columns, &sources, parent)?,
         };
         let rows = self.limit(query, projected, parent)?;
         if rows.is_empty() && crate::pg::exec::catalog::reads_pg_type(&select.from) {
@@ -540,7 +539,7 @@ impl Exec<'_> {
         sources: &[Source],
         parent: Option<&Frame<'_>>,
         columns: &[(String, Type)],
-    ) -> FlowResult<(Vec<(Vec<Value>, Joined)>, Vec<RowState>)> {
+    ) -> FlowResult<Projected> {
         let mut kept = Vec::with_capacity(groups.len());
         for group in groups {
             if let Some(k) = self.group_row(select, query, group, sources, parent)? {
@@ -567,7 +566,10 @@ impl Exec<'_> {
             projected.push(self.project_row(select, &kept[at].row, sources, parent, columns)?);
             states.push(state);
         }
-        Ok((projected, states))
+        Ok(Projected {
+            rows: projected,
+            states,
+        })
     }
 
     /// A group's row and aggregates (a single input row when not grouping); `None` when
@@ -662,13 +664,12 @@ impl Exec<'_> {
     fn order(
         &mut self,
         query: &Query,
-        rows: Vec<(Vec<Value>, Joined)>,
-        states: &[RowState],
+        Projected { rows, states }: Projected,
         columns: &[(String, Type)],
         sources: &[Source],
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Vec<Vec<Value>>> {
-        let ordered = self.order_pairs(query, rows, states, columns, sources, parent)?;
+        let ordered = self.order_pairs(query, rows, &states, columns, sources, parent)?;
         Ok(ordered.into_iter().map(|(out, _)| out).collect())
     }
 

@@ -784,7 +784,7 @@ impl Exec<'_> {
                     rows,
                 };
                 let zone = self.settings.get("timezone");
-                Ok(crate::pg::exec::aggregate::fold(job.name, input, &zone)?)
+                Ok(crate::pg::exec::aggregate::fold(job.name, input, zone)?)
             }
             _ => Ok(Typed::null(job.result_type)),
         }
