@@ -178,6 +178,8 @@ SELECT count(DISTINCT x) OVER () FROM w;
 SELECT array_agg(x ORDER BY x) OVER () FROM w;
 -- expect 42704
 SELECT sum(x) OVER nowhere FROM w;
+-- expect 0A000
+SELECT x, row_number() OVER (ORDER BY x) FROM w FOR UPDATE;
 -- expect 42P20
 SELECT sum(x) OVER (base ORDER BY x) FROM w WINDOW base AS (ORDER BY s);
 SELECT x, sum(x) OVER (base ORDER BY x DESC) FROM w WINDOW base AS (PARTITION BY s) ORDER BY x;

@@ -222,6 +222,9 @@ impl Exec<'_> {
         if self.grouped(select) {
             return refusal("aggregate functions");
         }
+        if !crate::pg::exec::window::calls(select, query).is_empty() {
+            return refusal("window functions");
+        }
         let columns = self.output_columns(&select.projection, sources, parent)?;
         self.refuse_json_keys(select, query, &columns, sources, parent)?;
         let mut projected = Vec::with_capacity(rows.len());
