@@ -1,32 +1,26 @@
 -- Answers the model gave wrongly until this file (the categories of "The PostgreSQL
 -- model answers wrongly in places"): each is now PostgreSQL's answer, or refused.
 
--- case: a window function is refused, never computed as a plain aggregate
+-- case: a window function is computed as one, never as a plain aggregate of the whole input
 CREATE TABLE w (x int);
 INSERT INTO w VALUES (1), (2), (3);
--- refused
 SELECT x, sum(x) OVER (ORDER BY x) FROM w;
--- refused
 SELECT count(*) OVER () FROM w;
--- refused
 SELECT x, row_number() OVER (ORDER BY x) FROM w ORDER BY x;
--- refused
 SELECT rank() OVER (ORDER BY x) FROM w;
 SELECT sum(x), count(*) FROM w;
 DELETE FROM w;
--- refused
 SELECT sum(x) OVER () FROM w;
 
--- case: an aggregate the model does not compute is refused, even over no rows
+-- case: an aggregate over no rows answers one row; one not modelled is refused
+-- (A NULL, or a count of 0: never no row at all.)
 CREATE TABLE s (t text);
--- refused
-SELECT string_agg(t, ',') FROM s;
--- refused
-SELECT jsonb_agg(t) FROM s;
--- refused
-SELECT every(t = 'a') FROM s;
--- refused
+SELECT string_agg(t, ','), jsonb_agg(t), every(t = 'a'), array_agg(t) FROM s;
 SELECT count(*) FILTER (WHERE t = 'a') FROM s;
+-- refused
+SELECT stddev(length(t)) FROM s;
+-- refused
+SELECT mode() WITHIN GROUP (ORDER BY t) FROM s;
 SELECT count(*), max(t) FROM s;
 
 -- case: a partial unique index is refused; a partial plain index changes no answer

@@ -167,6 +167,7 @@ impl PgModel {
             undo: &mut undo,
             work: 0,
             aggregates: Vec::new(),
+            windows: Vec::new(),
             nesting: 0,
             param_hints: Vec::new(),
             seed: 0,

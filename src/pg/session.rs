@@ -210,6 +210,7 @@ impl Session {
             undo: &mut txn.undo,
             work: 0,
             aggregates: Vec::new(),
+            windows: Vec::new(),
             nesting: 0,
             param_hints: Vec::new(),
             seed: self.seed,

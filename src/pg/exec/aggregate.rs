@@ -1,9 +1,11 @@
 //! The aggregates (`count`, `min`, `max`, `sum`, `avg`, `array_agg`, `bool_and`,
-//! `bool_or`): each call in a grouped query's projection, HAVING or ORDER BY is computed
-//! over the group's rows before the projection is evaluated; evaluation then reads it
-//! back by the call's address.
+//! `bool_or`, `every`, `string_agg`, and the JSON ones of `types/json_agg.rs`): each call
+//! in a grouped query's projection, HAVING or ORDER BY is computed over the group's rows
+//! (its FILTER, DISTINCT and ORDER BY applied by `aggregate_input.rs`) before the
+//! projection is evaluated; evaluation then reads it back by the call's address.
 
 use crate::pg::error::*;
+use crate::pg::exec::aggregate_input::{Call, Input};
 use crate::pg::exec::context::{Exec, Frame, Joined};
 use crate::pg::sql::names::object_name;
 use crate::pg::sql::scope::Source;
@@ -12,7 +14,7 @@ use crate::pg::types::value::{compare, Typed, Value};
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Select, SelectItem};
 use std::cmp::Ordering;
 
-const AGGREGATES: [&str; 8] = [
+const AGGREGATES: [&str; 14] = [
     "count",
     "min",
     "max",
@@ -21,12 +23,18 @@ const AGGREGATES: [&str; 8] = [
     "array_agg",
     "bool_and",
     "bool_or",
+    "every",
+    "string_agg",
+    "json_agg",
+    "jsonb_agg",
+    "json_object_agg",
+    "jsonb_object_agg",
 ];
 
 /// PostgreSQL's other aggregates. The model computes none of them, but it must know them
 /// as aggregates: evaluated as ordinary functions they would answer no row over no input,
 /// where PostgreSQL answers one (a NULL); as aggregates they are refused when computed.
-const AGGREGATES_UNMODELLED: [&str; 37] = [
+const AGGREGATES_UNMODELLED: [&str; 31] = [
     "any_value",
     "bit_and",
     "bit_or",
@@ -34,16 +42,11 @@ const AGGREGATES_UNMODELLED: [&str; 37] = [
     "corr",
     "covar_pop",
     "covar_samp",
-    "every",
-    "json_agg",
     "json_agg_strict",
     "json_arrayagg",
-    "json_object_agg",
     "json_object_agg_strict",
     "json_objectagg",
-    "jsonb_agg",
     "jsonb_agg_strict",
-    "jsonb_object_agg",
     "jsonb_object_agg_strict",
     "mode",
     "percentile_cont",
@@ -62,31 +65,17 @@ const AGGREGATES_UNMODELLED: [&str; 37] = [
     "stddev",
     "stddev_pop",
     "stddev_samp",
-    "string_agg",
     "variance",
 ];
 
 /// Whether `e` calls an aggregate as an aggregate. A call with `OVER` is a window
-/// function's, which the model refuses where it evaluates or types the call
-/// ([`refuse_window`]), never computed as a plain aggregate of the whole input.
+/// function's (`window.rs`), never computed as a plain aggregate of the whole input.
 pub(crate) fn is_aggregate(e: &Expr) -> bool {
     match e {
         Expr::Function(f) if f.over.is_none() => object_name(&f.name).last().is_some_and(|n| {
             AGGREGATES.contains(&n.as_str()) || AGGREGATES_UNMODELLED.contains(&n.as_str())
         }),
         _ => false,
-    }
-}
-
-/// Window functions (`… OVER (…)`) are not modelled: refused, with PostgreSQL's class for
-/// a feature not supported.
-pub(crate) fn refuse_window(f: &sqlparser::ast::Function) -> PgResult<()> {
-    match f.over {
-        Some(_) => Err(PgError::unsupported(format!(
-            "the window function {}",
-            f.name
-        ))),
-        None => Ok(()),
     }
 }
 
@@ -116,6 +105,11 @@ fn calls<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
                         calls(inner, out);
                     }
                 }
+            }
+            // A window's keys are evaluated per group: `rank() OVER (ORDER BY count(*))`.
+            if let Some(sqlparser::ast::WindowType::WindowSpec(spec)) = &f.over {
+                spec.partition_by.iter().for_each(|e| calls(e, out));
+                spec.order_by.iter().for_each(|k| calls(&k.expr, out));
             }
         }
         Expr::Case {
@@ -259,15 +253,21 @@ impl Grouping<'_> {
             Expr::Between {
                 expr, low, high, ..
             } => each(&mut [&**expr, &**low, &**high].into_iter()),
-            Expr::Function(f) => match &f.args {
-                FunctionArguments::List(list) => {
-                    each(&mut list.args.iter().filter_map(|arg| match arg {
-                        FunctionArg::Unnamed(FunctionArgExpr::Expr(inner)) => Some(inner),
-                        _ => None,
-                    }))
+            Expr::Function(f) => {
+                if let Some(sqlparser::ast::WindowType::WindowSpec(spec)) = &f.over {
+                    each(&mut spec.partition_by.iter())?;
+                    each(&mut spec.order_by.iter().map(|k| &k.expr))?;
                 }
-                _ => Ok(()),
-            },
+                match &f.args {
+                    FunctionArguments::List(list) => {
+                        each(&mut list.args.iter().filter_map(|arg| match arg {
+                            FunctionArg::Unnamed(FunctionArgExpr::Expr(inner)) => Some(inner),
+                            _ => None,
+                        }))
+                    }
+                    _ => Ok(()),
+                }
+            }
             Expr::Case {
                 operand,
                 conditions,
@@ -319,14 +319,40 @@ impl Grouping<'_> {
     }
 }
 
-/// Every aggregate call of `select`, computed over `group`.
+/// Every aggregate call of `select`, computed over `group` (sorted first as the planner
+/// presorts it for the calls that ask for an order).
 pub(crate) fn compute(
     exec: &mut Exec<'_>,
     select: &Select,
+    query: &sqlparser::ast::Query,
     group: &[Joined],
     sources: &[Source],
     parent: Option<&Frame<'_>>,
 ) -> FlowResult<Vec<(usize, Typed)>> {
+    let found = select_calls(select, query);
+    let mut parsed = Vec::with_capacity(found.len());
+    for call in &found {
+        let Expr::Function(f) = call else {
+            unreachable!("an aggregate call")
+        };
+        parsed.push(crate::pg::exec::aggregate_input::call(f)?);
+    }
+    let presort = crate::pg::exec::aggregate_input::presort_keys(&parsed);
+    let sorted = exec.sorted_group(&presort, group, sources, parent)?;
+    let mut results = Vec::with_capacity(found.len());
+    for (expr, call) in found.iter().zip(&parsed) {
+        let value = one(exec, call, &sorted, sources, parent)?;
+        results.push((*expr as *const Expr as usize, value));
+    }
+    Ok(results)
+}
+
+/// The aggregate calls of `select`'s projection, HAVING and `query`'s ORDER BY, in the
+/// order written.
+pub(crate) fn select_calls<'q>(
+    select: &'q Select,
+    query: &'q sqlparser::ast::Query,
+) -> Vec<&'q Expr> {
     let mut found = Vec::new();
     for item in &select.projection {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
@@ -336,69 +362,84 @@ pub(crate) fn compute(
     if let Some(having) = &select.having {
         calls(having, &mut found);
     }
-    let mut results = Vec::with_capacity(found.len());
-    for call in found {
-        let value = one(exec, call, group, sources, parent)?;
-        results.push((call as *const Expr as usize, value));
+    if let Some(sqlparser::ast::OrderBy {
+        kind: sqlparser::ast::OrderByKind::Expressions(keys),
+        ..
+    }) = &query.order_by
+    {
+        keys.iter().for_each(|k| calls(&k.expr, &mut found));
     }
-    Ok(results)
+    found
 }
 
 fn one(
     exec: &mut Exec<'_>,
-    call: &Expr,
+    call: &Call<'_>,
     group: &[Joined],
     sources: &[Source],
     parent: Option<&Frame<'_>>,
 ) -> FlowResult<Typed> {
-    let Expr::Function(f) = call else {
-        unreachable!("an aggregate call")
-    };
-    let name = object_name(&f.name).last().cloned().unwrap_or_default();
-    if !AGGREGATES.contains(&name.as_str()) {
-        return Err(PgError::unsupported(format!("the aggregate {name}")).into());
+    if !AGGREGATES.contains(&call.name.as_str()) {
+        return Err(PgError::unsupported(format!("the aggregate {}", call.name)).into());
     }
-    let FunctionArguments::List(list) = &f.args else {
-        return Err(PgError::syntax(format!("syntax error in {name}()")).into());
-    };
-    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() || f.filter.is_some() {
-        return Err(PgError::unsupported("DISTINCT, ORDER BY or FILTER in an aggregate").into());
-    }
-    let arg = match list.args.as_slice() {
-        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if name == "count" => None,
-        [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => Some(e),
-        _ => {
-            return Err(PgError::new(
-                UNDEFINED_FUNCTION,
-                format!("function {name} with these arguments does not exist"),
-            )
-            .into())
-        }
-    };
-    let Some(arg) = arg else {
-        return Ok(Typed::new(Value::Int(group.len() as i64), Type::Int8));
-    };
-    let mut values = Vec::with_capacity(group.len());
-    let mut t = exec.infer(arg, sources, parent)?;
-    for row in group {
-        let frame = Frame {
-            sources,
-            values: &row.values,
-            parent,
-            depth: exec.nesting,
-        };
-        let value = exec.eval(arg, &frame)?;
-        t = if t == Type::Unknown { value.t } else { t };
-        values.push(value.v);
-    }
-    Ok(fold(&name, t, values)?)
+    let input = exec.aggregate_input(call, group, sources, parent)?;
+    let zone = exec.settings.get("timezone");
+    Ok(fold(&call.name, input, zone)?)
 }
 
-fn fold(name: &str, t: Type, values: Vec<Value>) -> PgResult<Typed> {
+/// `name` over its input rows.
+pub(crate) fn fold(name: &str, input: Input, zone: &str) -> PgResult<Typed> {
+    let result_type = result_type(name, &input.types)?;
+    let Input { types, rows } = input;
+    if name == "count" {
+        let counted = match types.is_empty() {
+            true => rows.len(),
+            false => rows.iter().filter(|r| !r[0].is_null()).count(),
+        };
+        return Ok(Typed::new(Value::Int(counted as i64), Type::Int8));
+    }
+    if rows.is_empty() {
+        return Ok(Typed::null(result_type));
+    }
+    if crate::pg::types::json_agg::knows(name) {
+        return crate::pg::types::json_agg::fold(name, &types, rows, zone);
+    }
+    if name == "string_agg" {
+        return Ok(Typed::new(string_agg(rows), result_type));
+    }
+    let values: Vec<Value> = rows
+        .into_iter()
+        .map(|r| r.into_iter().next().expect("one argument"))
+        .collect();
+    Ok(Typed::new(
+        fold_values(name, types[0], result_type, values)?,
+        result_type,
+    ))
+}
+
+/// `string_agg(value, delimiter)`: the non-NULL values, each after the first preceded by
+/// its own row's delimiter (a NULL delimiter adds nothing); NULL when every value is.
+fn string_agg(rows: Vec<Vec<Value>>) -> Value {
+    let mut out: Option<String> = None;
+    for row in rows {
+        let [value, delimiter] = <[Value; 2]>::try_from(row).expect("two arguments");
+        let Value::Text(value) = value else { continue };
+        match &mut out {
+            None => out = Some(value),
+            Some(text) => {
+                if let Value::Text(d) = delimiter {
+                    text.push_str(&d);
+                }
+                text.push_str(&value);
+            }
+        }
+    }
+    out.map_or(Value::Null, Value::Text)
+}
+
+fn fold_values(name: &str, t: Type, result_type: Type, values: Vec<Value>) -> PgResult<Value> {
     let present: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
-    let result_type = result_type(name, t)?;
     let v = match name {
-        "count" => Value::Int(present.len() as i64),
         "array_agg" => Value::Array(values),
         _ if present.is_empty() => Value::Null,
         // Of equal values PostgreSQL keeps the later one (`float8smaller`, `numeric_smaller`:
@@ -430,15 +471,60 @@ fn fold(name: &str, t: Type, values: Vec<Value>) -> PgResult<Typed> {
                 total
             })
         }
-        "bool_and" => Value::Bool(present.iter().all(|v| *v == Value::Bool(true))),
+        "bool_and" | "every" => Value::Bool(present.iter().all(|v| *v == Value::Bool(true))),
         "bool_or" => Value::Bool(present.contains(&Value::Bool(true))),
         other => return Err(PgError::unsupported(format!("the aggregate {other}"))),
     };
-    Ok(Typed::new(v, result_type))
+    Ok(v)
 }
 
-/// An aggregate's result type over `t`.
-pub(crate) fn result_type(name: &str, t: Type) -> PgResult<Type> {
+/// An aggregate's result type over arguments of `types` (none: `count(*)`).
+pub(crate) fn result_type(name: &str, types: &[Type]) -> PgResult<Type> {
+    if !AGGREGATES.contains(&name) {
+        return Err(PgError::unsupported(format!("the aggregate {name}")));
+    }
+    let arity = match name {
+        "count" if types.is_empty() => return Ok(Type::Int8),
+        "string_agg" | "json_object_agg" | "jsonb_object_agg" => 2,
+        _ => 1,
+    };
+    if types.len() != arity {
+        let listed: Vec<&str> = types.iter().map(|t| t.name()).collect();
+        return Err(PgError::new(
+            UNDEFINED_FUNCTION,
+            format!("function {name}({}) does not exist", listed.join(", ")),
+        ));
+    }
+    if crate::pg::types::json_agg::knows(name) {
+        return Ok(crate::pg::types::json_agg::result_type(name));
+    }
+    if name == "string_agg" {
+        return string_agg_type(types);
+    }
+    single_result_type(name, types[0])
+}
+
+/// `string_agg(text, text)`: any text type or untyped literal; `bytea` is not modelled.
+fn string_agg_type(types: &[Type]) -> PgResult<Type> {
+    let texty = |t: &Type| t.is_text() || *t == Type::Unknown;
+    if types.iter().all(texty) {
+        return Ok(Type::Text);
+    }
+    if types
+        .iter()
+        .all(|t| *t == Type::Bytea || *t == Type::Unknown)
+    {
+        return Err(PgError::unsupported("string_agg(bytea, bytea)"));
+    }
+    let listed: Vec<&str> = types.iter().map(|t| t.name()).collect();
+    Err(PgError::new(
+        UNDEFINED_FUNCTION,
+        format!("function string_agg({}) does not exist", listed.join(", ")),
+    ))
+}
+
+/// A one-argument aggregate's result type over `t`.
+fn single_result_type(name: &str, t: Type) -> PgResult<Type> {
     let refused = || PgError::unsupported(format!("{name}({}) (numeric)", t.name()));
     Ok(match (name, t) {
         ("count", _) => Type::Int8,
@@ -480,7 +566,13 @@ pub(crate) fn result_type(name: &str, t: Type) -> PgResult<Type> {
         ("sum" | "avg", Type::Float4 | Type::Float8) => Type::Float8,
         ("sum" | "avg", _) => return Err(refused()),
         ("array_agg", t) => t.array_of().ok_or_else(refused)?,
-        ("bool_and" | "bool_or", _) => Type::Bool,
+        ("bool_and" | "bool_or" | "every", Type::Bool | Type::Unknown) => Type::Bool,
+        ("bool_and" | "bool_or" | "every", t) => {
+            return Err(PgError::new(
+                UNDEFINED_FUNCTION,
+                format!("function {name}({}) does not exist", t.name()),
+            ))
+        }
         _ => return Err(refused()),
     })
 }

@@ -48,6 +48,8 @@ pub(crate) struct Exec<'a> {
     pub work: u64,
     /// Aggregate results of the group being projected, by the aggregate call's address.
     pub aggregates: Vec<(usize, Typed)>,
+    /// Window function results of the row being projected, by the call's address.
+    pub windows: Vec<(usize, Typed)>,
     /// Subqueries open around the expression being evaluated.
     pub nesting: u32,
     /// Per-parameter types the statement's context gave (Describe's answer).
@@ -304,6 +306,9 @@ impl Frame<'_> {
     /// the frame that holds it.
     pub(crate) fn column(&self, parts: &[String]) -> PgResult<(Typed, u32)> {
         let found = resolve(self.sources, parts)?;
+        if found.is_none() {
+            crate::pg::sql::scope::refuse_whole_row(self.sources, parts)?;
+        }
         match (found, self.parent) {
             (Some((at, t)), _) => Ok((Typed::new(self.values[at].clone(), t), self.depth)),
             (None, Some(parent)) => parent.column(parts),
@@ -317,6 +322,28 @@ impl Frame<'_> {
 pub(crate) struct Joined {
     pub values: Vec<Value>,
     pub tids: Vec<Option<(String, u64)>>,
+}
+
+/// What evaluating one output row read besides its FROM row: its group's aggregates and
+/// its window function values, by call address (ORDER BY and DISTINCT read them again).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RowState {
+    pub aggregates: Vec<(usize, Typed)>,
+    pub windows: Vec<(usize, Typed)>,
+}
+
+/// A query's output rows, each with its FROM row and what evaluating it read.
+pub(crate) struct Projected {
+    pub rows: Vec<(Vec<Value>, Joined)>,
+    pub states: Vec<RowState>,
+}
+
+impl Exec<'_> {
+    /// Make `state` the row being evaluated's.
+    pub(crate) fn restore(&mut self, state: &RowState) {
+        self.aggregates.clone_from(&state.aggregates);
+        self.windows.clone_from(&state.windows);
+    }
 }
 
 /// One CTE in scope: its name, its columns and, when run (not only described), its rows.

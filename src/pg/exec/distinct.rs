@@ -5,12 +5,11 @@
 //! choice there is arbitrary, so such a query has no single right answer to compare.
 
 use crate::pg::error::*;
-use crate::pg::exec::context::{Exec, Frame, Joined};
-use crate::pg::exec::query::sort_order;
+use crate::pg::exec::context::{Exec, Frame, Projected};
 use crate::pg::sql::names::ident;
 use crate::pg::sql::scope::Source;
 use crate::pg::types::pg_type::Type;
-use crate::pg::types::value::{compare, Value};
+use crate::pg::types::value::{compare, sort_order, Value};
 use sqlparser::ast::{Distinct, Expr, OrderByExpr, OrderByKind, Query, Select, SelectItem};
 use std::cmp::Ordering;
 
@@ -42,7 +41,7 @@ impl Exec<'_> {
         &mut self,
         select: &Select,
         query: &Query,
-        rows: Vec<(Vec<Value>, Joined)>,
+        Projected { rows, states }: Projected,
         columns: &[(String, Type)],
         sources: &[Source],
         parent: Option<&Frame<'_>>,
@@ -54,7 +53,10 @@ impl Exec<'_> {
         };
         let directions: Vec<(bool, bool)> = sort.iter().map(|k| k.direction).collect();
         let mut keyed = Vec::with_capacity(rows.len());
-        for (out, row) in rows {
+        for (at, (out, row)) in rows.into_iter().enumerate() {
+            if let Some(state) = states.get(at) {
+                self.restore(state);
+            }
             let mut values = Vec::with_capacity(sort.len());
             for key in &sort {
                 self.tick()?;

@@ -124,6 +124,7 @@ impl Exec<'_> {
                 else_result.as_deref(),
                 frame,
             ),
+            Expr::Function(f) if f.over.is_some() => self.window_result(expr),
             Expr::Function(_) if crate::pg::exec::aggregate::is_aggregate(expr) => {
                 self.aggregate_result(expr)
             }

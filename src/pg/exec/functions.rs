@@ -22,7 +22,7 @@ impl Exec<'_> {
         if let FunctionArguments::Subquery(query) = &f.args {
             return self.array_subquery(&name, query, frame);
         }
-        crate::pg::exec::aggregate::refuse_window(f)?;
+        crate::pg::exec::window::refuse_without_over(f, &name)?;
         if name == "coalesce" {
             return self.coalesce_lazily(f, frame);
         }
@@ -52,6 +52,20 @@ impl Exec<'_> {
             evaluated.push(Typed::null(t));
         }
         self.call("coalesce", evaluated)
+    }
+
+    /// A window function call's result for the row being projected; PostgreSQL allows
+    /// window functions only in a SELECT list and ORDER BY, where they were computed.
+    pub(crate) fn window_result(&self, call: &Expr) -> FlowResult<Typed> {
+        let address = call as *const Expr as usize;
+        match self.windows.iter().find(|(at, _)| *at == address) {
+            Some((_, value)) => Ok(value.clone()),
+            None => Err(PgError::new(
+                WINDOWING_ERROR,
+                format!("window functions are not allowed here: {call}"),
+            )
+            .into()),
+        }
     }
 
     /// An aggregate call's result for the group being projected.

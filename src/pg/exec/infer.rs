@@ -353,7 +353,10 @@ impl Exec<'_> {
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Type> {
         let name = object_name(&f.name).last().cloned().unwrap_or_default();
-        aggregate::refuse_window(f)?;
+        if f.over.is_some() {
+            return self.infer_window(f, sources, parent);
+        }
+        crate::pg::exec::window::refuse_without_over(f, &name)?;
         if let FunctionArguments::Subquery(q) = &f.args {
             let t = single(&self.describe_query(q, &frame_of(sources, parent))?)?;
             return Ok(t
@@ -372,11 +375,11 @@ impl Exec<'_> {
             _ => Vec::new(),
         };
         if aggregate::is_aggregate(&Expr::Function(f.clone())) {
-            let t = match args.first() {
-                Some(arg) => self.infer(arg, sources, parent)?,
-                None => Type::Int8,
-            };
-            return Ok(aggregate::result_type(&name, t)?);
+            let mut types = Vec::with_capacity(args.len());
+            for arg in &args {
+                types.push(self.infer(arg, sources, parent)?);
+            }
+            return Ok(aggregate::result_type(&name, &types)?);
         }
         let wants = argument_types(&name, args.len());
         let mut types = Vec::with_capacity(args.len());
@@ -587,6 +590,7 @@ pub(crate) fn column_type(
     if let Some((_, t)) = resolve(sources, parts)? {
         return Ok(t);
     }
+    crate::pg::sql::scope::refuse_whole_row(sources, parts)?;
     match parent {
         Some(frame) => column_type(frame.sources, frame.parent, parts),
         None => Err(crate::pg::sql::scope::undefined_column(parts)),

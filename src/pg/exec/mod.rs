@@ -17,6 +17,7 @@
 //! subquery is evaluated through `Exec`'s methods, not through a file's items.
 
 pub(crate) mod aggregate;
+pub(crate) mod aggregate_input;
 pub(crate) mod alter;
 pub(crate) mod alter_column;
 pub(crate) mod alter_constraint;
@@ -47,3 +48,5 @@ pub(crate) mod statement;
 pub(crate) mod string_syntax;
 pub(crate) mod truncate;
 pub(crate) mod unnest;
+pub(crate) mod window;
+pub(crate) mod window_frame;

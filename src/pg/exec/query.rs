@@ -3,12 +3,13 @@
 //! order), OFFSET/LIMIT, FOR UPDATE with READ COMMITTED's re-check of a changed row.
 
 use crate::pg::error::*;
-use crate::pg::exec::context::{Exec, Frame, Joined, LockWait, Rows};
+use crate::pg::exec::context::{Exec, Frame, Joined, LockWait, Projected, RowState, Rows};
+use crate::pg::exec::window::Kept;
 use crate::pg::sql::names::{ident, object_name, table_name};
 use crate::pg::sql::scope::Source;
 use crate::pg::storage::heap::RowLockMode;
 use crate::pg::types::pg_type::Type;
-use crate::pg::types::value::{compare, Value};
+use crate::pg::types::value::{compare, sort_order, Value};
 use sqlparser::ast::{
     Expr, GroupByExpr, Join, JoinConstraint, JoinOperator, OrderByKind, Query, Select, SelectItem,
     SetExpr, TableFactor, TableWithJoins,
@@ -71,10 +72,16 @@ impl Exec<'_> {
         }
         let key = query as *const Query as usize;
         let cached = self.subqueries.rows.iter().find(|(at, _)| *at == key);
+        // The subquery's own groups and windows must not replace the outer row's.
+        let outer = RowState {
+            aggregates: std::mem::take(&mut self.aggregates),
+            windows: std::mem::take(&mut self.windows),
+        };
         let result = match cached {
             Some((_, rows)) => Ok(rows.clone()),
             None => self.uncached_subquery(query, frame, key),
         };
+        self.restore(&outer);
         self.nesting -= 1;
         result
     }
@@ -135,13 +142,16 @@ impl Exec<'_> {
         if select.having.is_some() && !self.grouped(select) {
             return Err(PgError::unsupported("HAVING without GROUP BY").into());
         }
+        crate::pg::exec::window::check_placement(select)?;
         let distinct = matches!(
             select.distinct,
             Some(sqlparser::ast::Distinct::Distinct | sqlparser::ast::Distinct::On(_))
         );
         // DISTINCT sorts every row, so it reads the table, never an index's nearest rows;
-        // a CTE is no table and has no index.
-        let ann = match distinct || self.reads_cte(&select.from) {
+        // so do window functions, which run over every row before ORDER BY and LIMIT; a
+        // CTE is no table and has no index.
+        let windowed = !crate::pg::exec::window::calls(select, query).is_empty();
+        let ann = match distinct || windowed || self.reads_cte(&select.from) {
             true => None,
             false => self.ann_scan(select, query, parent)?,
         };
@@ -168,15 +178,10 @@ impl Exec<'_> {
             true => self.groups(select, &rows, &sources, parent)?,
             false => rows.iter().map(|row| vec![row.clone()]).collect(),
         };
-        let mut projected = Vec::with_capacity(groups.len());
-        for group in &groups {
-            if let Some(row) = self.project_group(select, group, &sources, parent, &columns)? {
-                projected.push(row);
-            }
-        }
+        let projected = self.project_all(select, query, &groups, &sources, parent, &columns)?;
         // An index scan returns its rows in the index's order, as PostgreSQL's does.
         let projected = match (ordered, distinct) {
-            (true, _) => projected.into_iter().map(|(out, _)| out).collect(),
+            (true, _) => projected.rows.into_iter().map(|(out, _)| out).collect(),
             (false, true) => {
                 self.distinct_rows(select, query, projected, &columns, &sources, parent)?
             }
@@ -223,16 +228,21 @@ impl Exec<'_> {
         if self.grouped(select) {
             return refusal("aggregate functions");
         }
+        if !crate::pg::exec::window::calls(select, query).is_empty() {
+            return refusal("window functions");
+        }
         let columns = self.output_columns(&select.projection, sources, parent)?;
         self.refuse_json_keys(select, query, &columns, sources, parent)?;
         let mut projected = Vec::with_capacity(rows.len());
         for row in &rows {
             let group = std::slice::from_ref(row);
-            if let Some(row) = self.project_group(select, group, sources, parent, &columns)? {
+            if let Some(row) =
+                self.project_group(select, query, group, sources, parent, &columns)?
+            {
                 projected.push(row);
             }
         }
-        let ordered = self.order_pairs(query, projected, &columns, sources, parent)?;
+        let ordered = self.order_pairs(query, projected, &[], &columns, sources, parent)?;
         let (limit, offset) = self.limit_offset(query, parent)?;
         let wanted = limit.map_or(usize::MAX, |limit| limit.saturating_add(offset));
         let mut locked = Vec::new();
@@ -249,7 +259,7 @@ impl Exec<'_> {
                 false => out,
                 true => {
                     let group = std::slice::from_ref(&row);
-                    match self.project_group(select, group, sources, parent, &columns)? {
+                    match self.project_group(select, query, group, sources, parent, &columns)? {
                         Some((out, _)) => out,
                         None => continue,
                     }
@@ -537,37 +547,111 @@ impl Exec<'_> {
         Ok(columns)
     }
 
-    /// One output row of a group (a single input row when not grouping); `None` when
-    /// HAVING rejects the group.
-    fn project_group(
+    /// Every group's output row with what evaluating it read (its aggregates, its window
+    /// values), for ORDER BY and DISTINCT to read again: groups HAVING keeps, then the
+    /// window functions over them, then the projection.
+    fn project_all(
         &mut self,
         select: &Select,
-        group: &[Joined],
+        query: &Query,
+        groups: &[Vec<Joined>],
         sources: &[Source],
         parent: Option<&Frame<'_>>,
         columns: &[(String, Type)],
-    ) -> FlowResult<Option<(Vec<Value>, Joined)>> {
-        let grouped = self.grouped(select);
-        if grouped {
-            self.aggregates =
-                crate::pg::exec::aggregate::compute(self, select, group, sources, parent)?;
-        }
-        let null_row;
-        let row = match group.first() {
-            Some(row) => row,
-            None => {
-                null_row = Joined {
-                    values: vec![Value::Null; sources_width(sources)],
-                    tids: Vec::new(),
-                };
-                &null_row
+    ) -> FlowResult<Projected> {
+        let mut kept = Vec::with_capacity(groups.len());
+        for group in groups {
+            if let Some(k) = self.group_row(select, query, group, sources, parent)? {
+                kept.push(k);
             }
+        }
+        let calls = crate::pg::exec::window::calls(select, query);
+        let (windows, order) = match calls.is_empty() {
+            true => (Vec::new(), (0..kept.len()).collect()),
+            false => (
+                self.window_values(select, &calls, &kept, sources, parent)?,
+                self.window_output_order(select, &calls, &kept, sources, parent)?,
+            ),
+        };
+        let mut projected = Vec::with_capacity(kept.len());
+        let mut states = Vec::with_capacity(kept.len());
+        for at in order {
+            let state = RowState {
+                aggregates: std::mem::take(&mut kept[at].aggregates),
+                windows: windows.get(at).cloned().unwrap_or_default(),
+            };
+            self.aggregates = state.aggregates.clone();
+            self.windows = state.windows.clone();
+            projected.push(self.project_row(select, &kept[at].row, sources, parent, columns)?);
+            states.push(state);
+        }
+        Ok(Projected {
+            rows: projected,
+            states,
+        })
+    }
+
+    /// A group's row and aggregates (a single input row when not grouping); `None` when
+    /// HAVING rejects the group.
+    fn group_row(
+        &mut self,
+        select: &Select,
+        query: &Query,
+        group: &[Joined],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Option<Kept>> {
+        self.aggregates = match self.grouped(select) {
+            true => {
+                crate::pg::exec::aggregate::compute(self, select, query, group, sources, parent)?
+            }
+            false => Vec::new(),
+        };
+        let row = match group.first() {
+            Some(row) => row.clone(),
+            None => Joined {
+                values: vec![Value::Null; sources_width(sources)],
+                tids: Vec::new(),
+            },
         };
         if let Some(having) = &select.having {
             if !self.holds(having, &row.values, sources, parent)? {
                 return Ok(None);
             }
         }
+        let aggregates = std::mem::take(&mut self.aggregates);
+        Ok(Some(Kept { row, aggregates }))
+    }
+
+    /// One output row of a group (a single input row when not grouping); `None` when
+    /// HAVING rejects the group.
+    fn project_group(
+        &mut self,
+        select: &Select,
+        query: &Query,
+        group: &[Joined],
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+        columns: &[(String, Type)],
+    ) -> FlowResult<Option<(Vec<Value>, Joined)>> {
+        let Some(kept) = self.group_row(select, query, group, sources, parent)? else {
+            return Ok(None);
+        };
+        self.aggregates = kept.aggregates;
+        Ok(Some(self.project_row(
+            select, &kept.row, sources, parent, columns,
+        )?))
+    }
+
+    /// The projection on `row`, its aggregates and window values already in place.
+    fn project_row(
+        &mut self,
+        select: &Select,
+        row: &Joined,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+        columns: &[(String, Type)],
+    ) -> FlowResult<(Vec<Value>, Joined)> {
         let frame = Frame {
             sources,
             values: &row.values,
@@ -593,26 +677,29 @@ impl Exec<'_> {
                 _ => unreachable!("refused in output_columns"),
             }
         }
-        Ok(Some((out, row.clone())))
+        Ok((out, row.clone()))
     }
 
     fn order(
         &mut self,
         query: &Query,
-        rows: Vec<(Vec<Value>, Joined)>,
+        Projected { rows, states }: Projected,
         columns: &[(String, Type)],
         sources: &[Source],
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Vec<Vec<Value>>> {
-        let ordered = self.order_pairs(query, rows, columns, sources, parent)?;
+        let ordered = self.order_pairs(query, rows, &states, columns, sources, parent)?;
         Ok(ordered.into_iter().map(|(out, _)| out).collect())
     }
 
-    /// The projected rows with their input rows, in ORDER BY's order (ties keep theirs).
+    /// The projected rows with their input rows, in ORDER BY's order (ties keep theirs);
+    /// `states` (one per row, or none) are what each row's keys read of aggregates and
+    /// window functions.
     fn order_pairs(
         &mut self,
         query: &Query,
         rows: Vec<(Vec<Value>, Joined)>,
+        states: &[RowState],
         columns: &[(String, Type)],
         sources: &[Source],
         parent: Option<&Frame<'_>>,
@@ -624,7 +711,10 @@ impl Exec<'_> {
             return Err(PgError::unsupported("ORDER BY ALL").into());
         };
         let mut keyed = Vec::with_capacity(rows.len());
-        for (out, row) in rows {
+        for (at, (out, row)) in rows.into_iter().enumerate() {
+            if let Some(state) = states.get(at) {
+                self.restore(state);
+            }
             let mut values = Vec::with_capacity(keys.len());
             for key in keys {
                 values.push(self.sort_key(&key.expr, &out, &row, columns, sources, parent)?);
@@ -797,35 +887,6 @@ fn concat(l: &Joined, r: &Joined) -> Joined {
     let mut tids = l.tids.clone();
     tids.extend(r.tids.iter().cloned());
     Joined { values, tids }
-}
-
-/// ASC sorts NULLs last, DESC first (unless NULLS FIRST/LAST says otherwise).
-pub(crate) fn sort_order(a: &[Value], b: &[Value], directions: &[(bool, bool)]) -> Ordering {
-    for ((x, y), (descending, nulls_first)) in a.iter().zip(b).zip(directions) {
-        let order = match (x.is_null(), y.is_null()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => {
-                if *nulls_first {
-                    Ordering::Less
-                } else {
-                    Ordering::Greater
-                }
-            }
-            (false, true) => {
-                if *nulls_first {
-                    Ordering::Greater
-                } else {
-                    Ordering::Less
-                }
-            }
-            (false, false) if *descending => compare(y, x),
-            (false, false) => compare(x, y),
-        };
-        if order != Ordering::Equal {
-            return order;
-        }
-    }
-    Ordering::Equal
 }
 
 /// The FROM item `alias.*` names (its alias folded as any identifier).

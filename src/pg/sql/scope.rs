@@ -26,6 +26,17 @@ pub(crate) fn undefined_column(parts: &[String]) -> PgError {
     }
 }
 
+/// A name no column has but a FROM item's (`json_agg(m)`, `to_jsonb(t)`): PostgreSQL
+/// reads it as the whole row, a composite value the model does not have (0A000).
+pub(crate) fn refuse_whole_row(sources: &[Source], parts: &[String]) -> PgResult<()> {
+    match parts {
+        [name] if sources.iter().any(|s| &s.alias == name) => Err(PgError::unsupported(format!(
+            "the whole-row reference {name}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Where `parts` is in a row of `sources`: `None` if no source has it.
 pub(crate) fn resolve(sources: &[Source], parts: &[String]) -> PgResult<Option<(usize, Type)>> {
     let (qualifier, name) = match parts {

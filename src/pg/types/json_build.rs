@@ -57,7 +57,7 @@ pub(crate) fn call(name: &str, args: Vec<Typed>, zone: &str) -> PgResult<Typed> 
 }
 
 /// A made json text as a SQL value, once it is within the model's bound.
-fn json(text: String) -> PgResult<Typed> {
+pub(crate) fn json(text: String) -> PgResult<Typed> {
     if text.len() > VALUE_BYTES_MAX {
         return Err(PgError::new(
             PROGRAM_LIMIT_EXCEEDED,
@@ -98,7 +98,7 @@ fn build_object(args: Vec<Typed>, zone: &str) -> PgResult<Typed> {
     json(out)
 }
 
-fn key_text(key: Typed, zone: &str) -> PgResult<String> {
+pub(crate) fn key_text(key: Typed, zone: &str) -> PgResult<String> {
     if key.v.is_null() {
         return Err(PgError::new(
             NULL_VALUE_NOT_ALLOWED,
@@ -127,7 +127,7 @@ fn scalar_text(v: &Value, t: Type, zone: &str) -> PgResult<String> {
 }
 
 /// A non-NULL value of type `t` as `to_json` writes it.
-fn value_text(v: Value, t: Type, zone: &str) -> PgResult<String> {
+pub(crate) fn value_text(v: Value, t: Type, zone: &str) -> PgResult<String> {
     let text = match (v, t) {
         (Value::Text(text), Type::Json) => text,
         (Value::Jsonb(json), _) => crate::pg::types::jsonb::format(&json),

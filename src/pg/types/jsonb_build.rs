@@ -46,7 +46,7 @@ pub(crate) fn return_type(name: &str) -> Type {
 }
 
 /// A made jsonb as a SQL value, once it is within the model's bounds.
-fn jsonb(json: Json) -> PgResult<Typed> {
+pub(crate) fn jsonb(json: Json) -> PgResult<Typed> {
     let json = crate::pg::types::jsonb::bounded(json)?;
     Ok(Typed::new(Value::Jsonb(Box::new(json)), Type::Jsonb))
 }
@@ -84,7 +84,7 @@ fn build_object(args: Vec<Typed>, zone: &str) -> PgResult<Typed> {
 }
 
 /// An object key: any scalar's text output.
-fn key_text(position: usize, key: Typed, zone: &str) -> PgResult<String> {
+pub(crate) fn key_text(position: usize, key: Typed, zone: &str) -> PgResult<String> {
     if key.v.is_null() {
         // PostgreSQL 18 raises this with invalid_parameter_value, not null_value_not_allowed.
         return Err(PgError::new(
@@ -107,7 +107,7 @@ fn key_text(position: usize, key: Typed, zone: &str) -> PgResult<String> {
 }
 
 /// A non-NULL-typed value of type `t` as `to_jsonb` makes it.
-fn value_to_json(v: Value, t: Type, zone: &str) -> PgResult<Json> {
+pub(crate) fn value_to_json(v: Value, t: Type, zone: &str) -> PgResult<Json> {
     let json = match v {
         Value::Null => Json::Null,
         Value::Text(text) if t == Type::Json => crate::pg::types::jsonb_parse::parse(&text)?,

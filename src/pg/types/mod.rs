@@ -19,6 +19,7 @@ pub(crate) mod datetime_fn;
 pub(crate) mod datetime_ops;
 pub(crate) mod hash;
 pub(crate) mod json;
+pub(crate) mod json_agg;
 pub(crate) mod json_build;
 pub(crate) mod json_number;
 pub(crate) mod json_time;

@@ -154,3 +154,32 @@ impl Typed {
         Typed::new(b.map_or(Value::Null, Value::Bool), Type::Bool)
     }
 }
+
+/// ASC sorts NULLs last, DESC first (unless NULLS FIRST/LAST says otherwise).
+pub(crate) fn sort_order(a: &[Value], b: &[Value], directions: &[(bool, bool)]) -> Ordering {
+    for ((x, y), (descending, nulls_first)) in a.iter().zip(b).zip(directions) {
+        let order = match (x.is_null(), y.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => {
+                if *nulls_first {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                }
+            }
+            (false, true) => {
+                if *nulls_first {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                }
+            }
+            (false, false) if *descending => compare(y, x),
+            (false, false) => compare(x, y),
+        };
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+    Ordering::Equal
+}
