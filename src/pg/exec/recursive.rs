@@ -18,9 +18,9 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Named, Rows};
-use crate::pg::exec::query::sort_order;
 use crate::pg::sql::names::{ident, object_name};
 use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::sort_order;
 use crate::pg::types::value::Value;
 use sqlparser::ast::{
     Cte, GroupByExpr, JoinOperator, Query, Select, SetExpr, SetOperator, SetQuantifier, TableFactor,

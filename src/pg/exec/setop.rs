@@ -14,10 +14,10 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Rows};
-use crate::pg::exec::query::sort_order;
 use crate::pg::sql::names::ident;
 use crate::pg::types::cast::cast;
 use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::sort_order;
 use crate::pg::types::value::{Typed, Value};
 use sqlparser::ast::{
     Expr, OrderByKind, Query, SelectItem, SetExpr, SetOperator, SetQuantifier, Value as Literal,

@@ -36,8 +36,7 @@ pub(crate) fn is_function(name: &str) -> bool {
 /// Whether PostgreSQL 18.3 (with pgvector) has a type of this name (`pg_type.typname` or
 /// an SQL spelling of one).
 pub(crate) fn is_type(name: &str) -> bool {
-    // A quoted name (`"char"`) is the type of that spelling.
-    contains(TYPES, name.trim_matches('"'))
+    contains(TYPES, name)
 }
 
 /// Whether PostgreSQL 18.3 has a catalog table or view of this name.
@@ -68,15 +67,12 @@ fn spellings(t: Type) -> Vec<String> {
     names.extend(["anyelement", "anycompatible", "any"].map(String::from));
     let family: &[&str] = match t {
         _ if t.element().is_some() => &["anyarray", "anycompatiblearray"],
-        _ if t.is_numeric() => &[
-            "int2",
-            "int4",
-            "int8",
-            "numeric",
-            "float4",
-            "float8",
-            "anynonarray",
-        ],
+        // Implicit casts only widen: int2 → int4 → int8 → numeric → float4 → float8.
+        Type::Int2 => &["int4", "int8", "numeric", "float4", "float8", "anynonarray"],
+        Type::Int4 => &["int8", "numeric", "float4", "float8", "anynonarray"],
+        Type::Int8 => &["numeric", "float4", "float8", "anynonarray"],
+        Type::Numeric => &["float4", "float8", "anynonarray"],
+        Type::Float4 => &["float8", "anynonarray"],
         _ if t.is_text() => &["text", "varchar", "bpchar", "name", "anynonarray"],
         Type::Unknown => &["unknown"],
         _ => &["anynonarray", "anycompatiblenonarray"],
@@ -125,5 +121,9 @@ mod tests {
         assert!(is_operator("<<", Some(Type::Int8), Type::Int4));
         assert!(is_operator("|/", None, Type::Float8));
         assert!(!is_operator("<<", Some(Type::Text), Type::Bool));
+        assert!(
+            !is_operator("->", Some(Type::Jsonb), Type::Int8),
+            "int8 does not narrow"
+        );
     }
 }

@@ -158,7 +158,13 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
         other => other.to_string(),
     };
     let unknown = || PgError::new(UNDEFINED_OBJECT, format!("type \"{name}\" does not exist"));
-    let lacking = || match crate::pg::types::builtin_names::is_type(&name) {
+    // A quoted name keeps its case: `"char"` is PostgreSQL's, `"INT4"` no type's.
+    let written = data_type.to_string();
+    let as_named = match written.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next().unwrap_or_default().to_string(),
+        None => name.clone(),
+    };
+    let lacking = || match crate::pg::types::builtin_names::is_type(&as_named) {
         true => PgError::unsupported(format!("the type {name}")),
         false => unknown(),
     };
