@@ -22,7 +22,8 @@
 //!
 //! prints one line per file and each suite's totals; `AMNESIA_PG_REGRESS_ONLY=<text>` runs
 //! only the files whose name holds the text, and `AMNESIA_PG_REGRESS_SHOW=<n>` prints up
-//! to n disagreements per file of every kind (wrong ones are always printed).
+//! to n disagreements per file of every kind (wrong ones are always printed);
+//! `AMNESIA_PG_REGRESS_TRACE=1` prints each statement's verdict as it comes.
 
 // The differential's harness, of which this test uses the running of steps only.
 #[allow(dead_code)]
@@ -43,6 +44,12 @@ use std::sync::Arc;
 
 /// Files run at once (each mostly waits on the two servers).
 const PARALLEL: usize = 4;
+/// One connection, so no statement waits on a lock: a reply slower than this (on either
+/// side) is a stall, never compared as a wait.
+const WAITS: pgdiff::session::Waits = pgdiff::session::Waits {
+    blocked_ms: 5_000,
+    busy_ms: 5_000,
+};
 /// Wrong statements printed per file.
 const WRONG_SHOWN_MAX: usize = 10;
 
@@ -123,8 +130,9 @@ struct Count {
     following: usize,
     wrong: usize,
     skipped: usize,
-    /// Statements the model had not answered within the harness's wait where PostgreSQL
-    /// had (the file stops there: its later statements would queue behind it).
+    /// Statements not answered within [`WAITS`] (the file stops there: its later
+    /// statements would queue behind it). The model's stall is a bug; PostgreSQL's, a
+    /// statement the harness cannot time (both are listed).
     stalled: usize,
     /// Statements not run after a stall.
     unrun: usize,
@@ -200,7 +208,7 @@ async fn run_file(
     statements: Vec<String>,
     show: usize,
 ) -> Result<(Count, Vec<String>), String> {
-    let mut pair = Pair::open(pg, model, pgdiff::session::WAITS).await?;
+    let mut pair = Pair::open(pg, model, WAITS).await?;
     let (mut judge, mut count, mut report) = (Judge::default(), Count::default(), Vec::new());
     let mut oids = Vec::new();
     let counted_from = setup.len();
@@ -210,20 +218,31 @@ async fn run_file(
             oids = extension_oids(&mut pair, index).await;
         }
         let at = index + usize::from(index >= counted_from);
+        if std::env::var_os("AMNESIA_PG_REGRESS_TRACE").is_some() {
+            eprintln!("{index}: running");
+        }
         pair.run(at, &Step::simple(1, sql.clone())).await;
         let (Some(a), Some(b)) = pair.observed(at) else {
             return Err(format!("statement {index} was not observed: {sql}"));
         };
         let a = with_model_oids(a.clone(), &oids);
         if matches!(b.first.outcome, Outcome::Blocked)
-            && !matches!(a.first.outcome, Outcome::Blocked)
+            || matches!(a.first.outcome, Outcome::Blocked)
         {
             count.stalled += 1;
             count.unrun = total - index - 1;
-            report.push(format!("Stalled: {sql}\n      postgres: {a}"));
+            report.push(format!(
+                "Stalled: {sql}\n      postgres: {a}\n      model:    {b}"
+            ));
             break;
         }
         let verdict = judge.judge(&sql, &a, b);
+        if std::env::var_os("AMNESIA_PG_REGRESS_TRACE").is_some() {
+            eprintln!(
+                "{index}: {verdict:?}: {}",
+                sql.lines().last().unwrap_or_default()
+            );
+        }
         if index < counted_from {
             continue;
         }

@@ -3,7 +3,8 @@
 //! comments and parentheses; psql's meta-commands are not SQL. Of those, the harness
 //! follows the ones the suites use to build statements (`\set`, `\getenv`, and `:name`,
 //! `:'name'`, `:"name"` substituted outside quotes, as psql does) and skips the others,
-//! counted. A `COPY … FROM '<file>'` of the suite's data files becomes plain INSERTs
+//! counted. A `COPY … FROM '<file>'` of the suite's data files, and a `COPY … FROM
+//! STDIN` with its data lines (up to `\.`), become plain INSERTs
 //! (see [`copy_as_inserts`]): the model has no server-side files, and the rows, not the
 //! loading, are what later statements read.
 
@@ -43,14 +44,29 @@ pub fn split(text: &str, getenv: &dyn Fn(&str) -> Option<String>) -> Script {
     let mut script = Script::default();
     let mut variables: BTreeMap<String, String> = BTreeMap::new();
     let mut cutter = Cutter::default();
+    // A `COPY … FROM STDIN`'s target and the data lines read so far (until `\.`).
+    let mut copying: Option<(String, Vec<String>)> = None;
     for line in text.lines() {
+        if let Some((target, rows)) = &mut copying {
+            match line {
+                "\\." => {
+                    script.statements.extend(rows_as_inserts(target, rows));
+                    copying = None;
+                }
+                _ => rows.push(line.to_string()),
+            }
+            continue;
+        }
         let meta = cutter.at_start() && line.trim_start().starts_with('\\');
         let (sql, command) = match meta {
             true => ("", Some(line.trim_start())),
             false => cutter.meta_at(line),
         };
         for statement in cutter.feed(&substitute(sql, &variables)) {
-            script.statements.push(statement);
+            match copy_from_stdin(&statement) {
+                Some(target) => copying = Some((target, Vec::new())),
+                None => script.statements.push(statement),
+            }
         }
         if let Some(command) = command {
             if !follow(command, &mut variables, getenv) {
@@ -374,6 +390,37 @@ fn only_comments(text: &str) -> bool {
         .all(|line| line.trim().is_empty() || line.trim_start().starts_with("--"))
 }
 
+/// `COPY <table> [(<columns>)] FROM STDIN` (text format): its target, as an INSERT names it.
+fn copy_from_stdin(statement: &str) -> Option<String> {
+    let upper = statement.to_ascii_uppercase();
+    let target = upper.strip_prefix("COPY ")?.strip_suffix(" FROM STDIN")?;
+    let target_at = "COPY ".len();
+    Some(
+        statement[target_at..target_at + target.len()]
+            .trim()
+            .to_string(),
+    )
+}
+
+/// COPY text-format lines as INSERTs into `target`.
+fn rows_as_inserts(target: &str, lines: &[String]) -> Vec<String> {
+    let rows: Vec<String> = lines
+        .iter()
+        .map(|line| {
+            format!(
+                "({})",
+                line.split('\t')
+                    .map(copy_literal)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect();
+    rows.chunks(INSERT_ROWS_MAX)
+        .map(|chunk| format!("INSERT INTO {target} VALUES {}", chunk.join(", ")))
+        .collect()
+}
+
 /// `COPY <table> FROM '<file>'` (text format, the suites' data files) as INSERTs of the
 /// file's rows; `None` for any other statement or an unreadable file.
 pub fn copy_as_inserts(statement: &str) -> Option<Vec<String>> {
@@ -386,24 +433,12 @@ pub fn copy_as_inserts(statement: &str) -> Option<Vec<String>> {
         return None;
     }
     let text = std::fs::read_to_string(Path::new(quoted)).ok()?;
-    let rows: Vec<String> = text
+    let lines: Vec<String> = text
         .lines()
         .take_while(|line| *line != "\\.")
-        .map(|line| {
-            format!(
-                "({})",
-                line.split('\t')
-                    .map(copy_literal)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })
+        .map(String::from)
         .collect();
-    let inserts = rows
-        .chunks(INSERT_ROWS_MAX)
-        .map(|chunk| format!("INSERT INTO {table} VALUES {}", chunk.join(", ")))
-        .collect();
-    Some(inserts)
+    Some(rows_as_inserts(table, &lines))
 }
 
 /// One field of COPY's text format as an SQL literal: `\N` is NULL; backslash escapes
@@ -466,6 +501,21 @@ mod tests {
     #[test]
     fn an_escape_string_keeps_its_quote_open_past_a_backslash_quote() {
         assert_eq!(statements("SELECT E'a\\';b';"), vec!["SELECT E'a\\';b'"]);
+    }
+
+    #[test]
+    fn copy_from_stdin_becomes_inserts_of_its_lines() {
+        let script = split(
+            "COPY t (a, b) FROM STDIN;\n1\tx\n2\t\\N\n\\.\nSELECT 1;",
+            &|_| None,
+        );
+        assert_eq!(
+            script.statements,
+            vec![
+                "INSERT INTO t (a, b) VALUES ('1', 'x'), ('2', NULL)",
+                "SELECT 1"
+            ]
+        );
     }
 
     #[test]
