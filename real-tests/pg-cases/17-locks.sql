@@ -510,3 +510,20 @@ LOCK TABLE nowhere;
 ROLLBACK;
 -- conn 1
 COMMIT;
+
+-- case: a key share lock that waited on a transaction which changed the key re-checks the newest version (isolation spec lock-update-delete)
+CREATE TABLE foo (key int PRIMARY KEY, value int);
+INSERT INTO foo VALUES (1, 1);
+-- conn 2
+SELECT pg_advisory_lock(0);
+BEGIN;
+-- conn 1
+-- expect blocked, then SELECT 0
+SELECT * FROM foo WHERE pg_advisory_xact_lock(0) IS NOT NULL AND key = 1 FOR KEY SHARE;
+-- conn 2
+UPDATE foo SET value = 2 WHERE key = 1;
+UPDATE foo SET key = 2 WHERE key = 1;
+SELECT pg_advisory_unlock(0);
+COMMIT;
+-- conn 1
+SELECT * FROM foo ORDER BY key;

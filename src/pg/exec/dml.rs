@@ -94,7 +94,14 @@ impl Exec<'_> {
                 }
                 Some((_, _)) => match next {
                     None => return Ok(Locked::Gone),
-                    Some(next) => (tid, moved) = (next, true),
+                    Some(next) => {
+                        // A committed update past the kept-key ones changed the key (or
+                        // the lock is stronger): the version found first no longer
+                        // stands; the newest is re-checked, as PostgreSQL's
+                        // EvalPlanQual does (isolation spec `lock-update-delete`).
+                        found = None;
+                        (tid, moved) = (next, true);
+                    }
                 },
             }
         }
