@@ -63,7 +63,7 @@ pub(crate) fn is_operator(name: &str, left: Option<Type>, right: Type) -> bool {
 
 /// The `typname`s an operand of type `t` matches in `pg_operator`.
 fn spellings(t: Type) -> Vec<String> {
-    let mut names = vec![crate::pg::types::regtype::typname(t)];
+    let mut names = vec![t.typname().to_string()];
     names.extend(["anyelement", "anycompatible", "any"].map(String::from));
     let family: &[&str] = match t {
         _ if t.element().is_some() => &["anyarray", "anycompatiblearray"],
