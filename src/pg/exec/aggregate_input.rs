@@ -14,12 +14,11 @@ use crate::pg::exec::context::{Exec, Frame, Joined};
 use crate::pg::sql::names::object_name;
 use crate::pg::sql::scope::Source;
 use crate::pg::types::pg_type::Type;
-use crate::pg::types::value::{compare, sort_order, Value};
+use crate::pg::types::value::{not_distinct, sort_order, Value};
 use sqlparser::ast::{
     DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentClause,
     FunctionArguments, OrderByExpr,
 };
-use std::cmp::Ordering;
 
 /// An aggregate call, its modifiers read.
 pub(crate) struct Call<'e> {
@@ -248,7 +247,7 @@ impl Exec<'_> {
         keyed.sort_by(|(a, _), (b, _)| sort_order(a, b, &directions));
         let mut rows: Vec<Vec<Value>> = Vec::with_capacity(keyed.len());
         for (_, values) in keyed {
-            let repeated = call.distinct && rows.last().is_some_and(|last| equal(last, &values));
+            let repeated = call.distinct && rows.last().is_some_and(|last| not_distinct(last, &values));
             if !repeated {
                 rows.push(values);
             }
@@ -302,16 +301,6 @@ fn refuse_unequal_types(name: &str, types: &[Type]) -> PgResult<()> {
     }
 }
 
-/// Equal as DISTINCT compares: NULL equals NULL.
-fn equal(a: &[Value], b: &[Value]) -> bool {
-    a.iter()
-        .zip(b)
-        .all(|(x, y)| match (x.is_null(), y.is_null()) {
-            (true, true) => true,
-            (false, false) => compare(x, y) == Ordering::Equal,
-            _ => false,
-        })
-}
 
 #[cfg(test)]
 mod tests {

@@ -9,9 +9,8 @@ use crate::pg::exec::context::{Exec, Frame, Projected};
 use crate::pg::sql::names::ident;
 use crate::pg::sql::scope::Source;
 use crate::pg::types::pg_type::Type;
-use crate::pg::types::value::{compare, sort_order, Value};
+use crate::pg::types::value::{not_distinct, sort_order, Value};
 use sqlparser::ast::{Distinct, Expr, OrderByExpr, OrderByKind, Query, Select, SelectItem};
-use std::cmp::Ordering;
 
 /// Where a sort key's value comes from.
 #[derive(Clone, Copy)]
@@ -73,8 +72,8 @@ impl Exec<'_> {
             let same = kept
                 .last()
                 .is_some_and(|(last, last_out)| match distinct_len {
-                    Some(n) => equal(&last[..n], &values[..n]),
-                    None => equal(last_out, &out),
+                    Some(n) => not_distinct(&last[..n], &values[..n]),
+                    None => not_distinct(last_out, &out),
                 });
             if !same {
                 kept.push((values, out));
@@ -84,16 +83,6 @@ impl Exec<'_> {
     }
 }
 
-/// Equal as DISTINCT compares: NULL equals NULL.
-fn equal(a: &[Value], b: &[Value]) -> bool {
-    a.iter()
-        .zip(b)
-        .all(|(x, y)| match (x.is_null(), y.is_null()) {
-            (true, true) => true,
-            (false, false) => compare(x, y) == Ordering::Equal,
-            _ => false,
-        })
-}
 
 fn order_keys<'q>(
     query: &'q Query,

@@ -20,13 +20,12 @@ use crate::pg::sql::names::{ident, object_name};
 use crate::pg::sql::scope::Source;
 use crate::pg::types::cast::{cast, common_type};
 use crate::pg::types::pg_type::Type;
-use crate::pg::types::value::{compare, sort_order, Typed, Value};
+use crate::pg::types::value::{not_distinct, sort_order, Typed, Value};
 use sqlparser::ast::{
     Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
     NamedWindowDefinition, NamedWindowExpr, OrderByKind, Query, Select, SelectItem,
     WindowFrameBound, WindowFrameUnits, WindowSpec, WindowType,
 };
-use std::cmp::Ordering;
 
 /// Named windows one may copy through (`WINDOW b AS (a …)`), deeper refused.
 const NAMED_WINDOW_DEPTH_MAX: usize = 16;
@@ -531,7 +530,7 @@ impl Exec<'_> {
             let len = order[at..]
                 .iter()
                 .take_while(|i| {
-                    same_keys(&evaluated.partition[**i], &evaluated.partition[order[at]])
+                    not_distinct(&evaluated.partition[**i], &evaluated.partition[order[at]])
                 })
                 .count();
             let partition = &order[at..at + len];
@@ -702,7 +701,7 @@ impl Exec<'_> {
 
     fn partition_values(&mut self, kind: &Kind, job: &Partition<'_>) -> FlowResult<Vec<Typed>> {
         let n = job.rows.len();
-        let peers = Peers::new(n, |i| same_keys(job.order_of(i), job.order_of(i - 1)));
+        let peers = Peers::new(n, |i| not_distinct(job.order_of(i), job.order_of(i - 1)));
         let t = job.result_type;
         let int = |v: usize| Typed::new(Value::Int(v as i64), t);
         let float = |v: f64| Typed::new(Value::Float(v), t);
@@ -911,16 +910,6 @@ fn window_order(spec: &Spec<'_>, evaluated: &Evaluated) -> Vec<usize> {
     order
 }
 
-/// Equal as peers and partitions compare: NULL equals NULL.
-fn same_keys(a: &[Value], b: &[Value]) -> bool {
-    a.iter()
-        .zip(b)
-        .all(|(x, y)| match (x.is_null(), y.is_null()) {
-            (true, true) => true,
-            (false, false) => compare(x, y) == Ordering::Equal,
-            _ => false,
-        })
-}
 
 /// `ntile(k)`: `k` read on the partition's first row; the first `rows % k` buckets hold
 /// one row more than the rest.

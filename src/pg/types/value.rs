@@ -155,6 +155,19 @@ impl Typed {
     }
 }
 
+/// Rows equal as DISTINCT, GROUP BY, window partitions and peers compare them: NULL
+/// equals NULL (`IS NOT DISTINCT FROM`, column by column).
+pub(crate) fn not_distinct(a: &[Value], b: &[Value]) -> bool {
+    debug_assert_eq!(a.len(), b.len(), "rows compared column by column");
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| match (x.is_null(), y.is_null()) {
+            (true, true) => true,
+            (false, false) => compare(x, y) == Ordering::Equal,
+            _ => false,
+        })
+}
+
 /// ASC sorts NULLs last, DESC first (unless NULLS FIRST/LAST says otherwise).
 pub(crate) fn sort_order(a: &[Value], b: &[Value], directions: &[(bool, bool)]) -> Ordering {
     for ((x, y), (descending, nulls_first)) in a.iter().zip(b).zip(directions) {
