@@ -52,4 +52,4 @@ UPDATE kv SET nope = 1;
 -- expect 42601
 SELEC 1;
 -- expect 42601
-SELECT FROM WHERE;
+FROM kv SELECT 1;

@@ -439,6 +439,16 @@ impl Session {
         Ok(Outcome::tag("ROLLBACK"))
     }
 
+    /// `SET name TO DEFAULT`: a RESET; `SET LOCAL … TO DEFAULT` is refused (the model keeps
+    /// no local default apart from the session's value).
+    fn set_default(&mut self, name: &str, local: bool) -> FlowResult<Outcome> {
+        if local {
+            return Err(PgError::unsupported("SET LOCAL … TO DEFAULT").into());
+        }
+        self.settings.reset(Some(name))?;
+        Ok(Outcome::tag("SET"))
+    }
+
     /// SET, SET LOCAL, SET TRANSACTION, SHOW, RESET; `None` for any other statement.
     fn setting(&mut self, statement: &Statement) -> FlowResult<Option<Outcome>> {
         use sqlparser::ast::{ContextModifier, Reset, Set};
@@ -456,6 +466,11 @@ impl Session {
                     .collect::<Vec<_>>()
                     .join(", ");
                 let local = matches!(scope, Some(ContextModifier::Local));
+                if let [sqlparser::ast::Expr::Identifier(word)] = values.as_slice() {
+                    if word.quote_style.is_none() && word.value.eq_ignore_ascii_case("default") {
+                        return self.set_default(&name, local).map(Some);
+                    }
+                }
                 if name.eq_ignore_ascii_case("transaction_isolation") {
                     let isolation = level(&value.to_lowercase()).ok_or_else(|| {
                         PgError::new(
@@ -523,7 +538,7 @@ impl Session {
                     _ => self.settings.show(&name)?,
                 };
                 let rows = Rows {
-                    columns: vec![(name, Type::Text)],
+                    columns: vec![(Settings::column_name(&name), Type::Text)],
                     rows: vec![vec![crate::pg::types::value::Value::Text(value)]],
                 };
                 Outcome {

@@ -54,14 +54,109 @@ pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
         .map_err(|e| syntax_error(sql, e))
 }
 
-/// A parse failure as PostgreSQL's class, unless the text holds an operator PostgreSQL
-/// parses and sqlparser does not (pgvector's `<+>`, `<~>`, `<%>`): then a refusal, as
-/// PostgreSQL would not have failed it.
+/// A parse failure: PostgreSQL's syntax error where PostgreSQL certainly fails the text
+/// too (a token it cannot read, or a first word that begins none of its statements);
+/// otherwise a refusal, since sqlparser does not read all of PostgreSQL's grammar and
+/// answering 42601 to a statement PostgreSQL runs would fail a correct store.
 fn syntax_error(sql: &str, e: sqlparser::parser::ParserError) -> PgError {
-    match ["<+>", "<~>", "<%>"].iter().find(|op| sql.contains(**op)) {
-        Some(op) => PgError::unsupported(format!("the operator {op}")),
-        None => PgError::syntax(format!("syntax error: {e}")),
+    use sqlparser::parser::ParserError;
+    if let Some(op) = ["<+>", "<~>", "<%>"].iter().find(|op| sql.contains(**op)) {
+        return PgError::unsupported(format!("the operator {op}"));
     }
+    match e {
+        ParserError::TokenizerError(_) => PgError::syntax(format!("syntax error: {e}")),
+        _ if !begins_a_statement(sql) => PgError::syntax(format!("syntax error: {e}")),
+        _ => PgError::unsupported(format!(
+            "a statement amnesia's SQL parser cannot read ({e}); PostgreSQL may run it or \
+             fail it as a syntax error"
+        )),
+    }
+}
+
+/// The words PostgreSQL's grammar (`gram.y`'s `stmt`) begins a statement with.
+const STATEMENT_WORDS: [&str; 53] = [
+    "abort",
+    "alter",
+    "analyse",
+    "analyze",
+    "begin",
+    "call",
+    "checkpoint",
+    "close",
+    "cluster",
+    "comment",
+    "commit",
+    "copy",
+    "create",
+    "deallocate",
+    "declare",
+    "delete",
+    "discard",
+    "do",
+    "drop",
+    "end",
+    "execute",
+    "explain",
+    "fetch",
+    "grant",
+    "import",
+    "insert",
+    "listen",
+    "load",
+    "lock",
+    "merge",
+    "move",
+    "notify",
+    "prepare",
+    "reassign",
+    "refresh",
+    "reindex",
+    "release",
+    "reset",
+    "revoke",
+    "rollback",
+    "savepoint",
+    "security",
+    "select",
+    "set",
+    "show",
+    "start",
+    "table",
+    "truncate",
+    "unlisten",
+    "update",
+    "vacuum",
+    "values",
+    "with",
+];
+
+/// True when `sql` (past blank space, comments and opening parentheses) begins with a
+/// word that can begin a PostgreSQL statement, or holds nothing but blank space.
+fn begins_a_statement(sql: &str) -> bool {
+    let mut rest = sql.trim_start();
+    loop {
+        if let Some(after) = rest.strip_prefix("--") {
+            rest = after
+                .split_once('\n')
+                .map_or("", |(_, next)| next)
+                .trim_start();
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after
+                .split_once("*/")
+                .map_or("", |(_, next)| next)
+                .trim_start();
+        } else if let Some(after) = rest.strip_prefix('(') {
+            rest = after.trim_start();
+        } else {
+            break;
+        }
+    }
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    rest.is_empty() || STATEMENT_WORDS.binary_search(&word.as_str()).is_ok()
 }
 
 /// The `OF` name part that marks a rewritten `FOR KEY SHARE` / `FOR NO KEY UPDATE`: a
@@ -185,5 +280,20 @@ mod tests {
             ["FOR SHARE OF t"]
         );
         assert!(parse("SELECT 1 FROM t FOR KEY UPDATE").is_err());
+    }
+
+    #[test]
+    fn a_parse_failure_is_a_syntax_error_only_where_postgresql_fails_it_too() {
+        let code = |sql: &str| parse(sql).map(|_| ()).unwrap_err().code;
+        assert_eq!(code("SELEC 1"), error::SYNTAX_ERROR);
+        assert_eq!(code("/* c */ -- d\n FROM t SELECT 1"), error::SYNTAX_ERROR);
+        assert_eq!(code("SELECT 'open"), error::SYNTAX_ERROR);
+        assert_eq!(code("SELECT FROM WHERE"), error::FEATURE_NOT_SUPPORTED);
+        assert_eq!(
+            code("((select 33 * any ('{1,2,3}')))"),
+            error::FEATURE_NOT_SUPPORTED
+        );
+        let sorted = STATEMENT_WORDS.windows(2).all(|pair| pair[0] < pair[1]);
+        assert!(sorted, "STATEMENT_WORDS is sorted for its binary search");
     }
 }

@@ -4,6 +4,9 @@
 //! one (`app.user_id`) is a custom option, as applications set for row-level security:
 //! taken as text, unchecked, and known to the session from its first `SET` on.
 
+mod catalog;
+mod value;
+
 use crate::pg::error::{PgError, PgResult, UNDEFINED_PARAMETER};
 use std::collections::BTreeMap;
 
@@ -48,12 +51,23 @@ pub(crate) struct Settings {
     saved: Vec<(BTreeMap<String, String>, BTreeMap<String, String>)>,
 }
 
-fn known(name: &str) -> PgResult<&'static str> {
+/// The default of a setting the model acts on (`DEFAULTS`).
+fn modelled(name: &str) -> Option<&'static str> {
     DEFAULTS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, default)| *default)
-        .ok_or_else(|| unrecognized(name))
+}
+
+/// What `SHOW` prints for a setting never set: the model's own settings' default, else
+/// PostgreSQL's (the catalogue's).
+fn default_of(name: &str) -> PgResult<&'static str> {
+    match modelled(name) {
+        Some(default) => Ok(default),
+        None => catalog::lookup(name)
+            .ok_or_else(|| unrecognized(name))?
+            .shown_default(),
+    }
 }
 
 fn unrecognized(name: &str) -> PgError {
@@ -69,7 +83,7 @@ fn custom(name: &str) -> PgResult<bool> {
     let Some((prefix, _)) = name.split_once('.') else {
         return Ok(false);
     };
-    if known(name).is_ok() {
+    if modelled(name).is_some() {
         return Ok(false);
     }
     match prefix {
@@ -83,7 +97,7 @@ fn custom(name: &str) -> PgResult<bool> {
 impl Settings {
     /// The value in force.
     pub(crate) fn get(&self, name: &str) -> &str {
-        let default = known(name).expect("a setting the model reads is known");
+        let default = modelled(name).expect("a setting the model reads is one of DEFAULTS");
         self.local
             .get(name)
             .or(self.session.get(name))
@@ -96,8 +110,19 @@ impl Settings {
             let value = self.local.get(&name).or(self.session.get(&name));
             return value.cloned().ok_or_else(|| unrecognized(&name));
         }
-        known(&name)?;
-        Ok(self.get(&name).to_string())
+        let default = default_of(&name)?;
+        let value = self.local.get(&name).or(self.session.get(&name));
+        Ok(value.map_or(default, String::as_str).to_string())
+    }
+
+    /// The column `SHOW name` answers in: the setting's own name, with the capitals of
+    /// PostgreSQL's three mixed-case ones.
+    pub(crate) fn column_name(name: &str) -> String {
+        let lower = name.to_lowercase();
+        let canonical = ["DateStyle", "IntervalStyle", "TimeZone"]
+            .into_iter()
+            .find(|known| known.to_lowercase() == lower);
+        canonical.map_or(lower, str::to_string)
     }
 
     /// A boolean setting's value.
@@ -107,7 +132,7 @@ impl Settings {
 
     /// A time setting's value in milliseconds (0: none).
     pub(crate) fn duration_ms(&self, name: &str) -> u64 {
-        duration_ms(self.get(name)).unwrap_or(0).max(0) as u64
+        value::duration_ms(self.get(name)).unwrap_or(0).max(0) as u64
     }
 
     pub(crate) fn number(&self, name: &str) -> u64 {
@@ -123,9 +148,11 @@ impl Settings {
             ));
         }
         let custom = custom(&name)?;
-        let value = match custom {
-            true => value,
-            false => known(&name).and_then(|_| check_value(&name, value))?,
+        let value = match (custom, modelled(&name), catalog::lookup(&name)) {
+            (true, _, _) => value,
+            (false, Some(_), _) => check_value(&name, value)?,
+            (false, None, Some(guc)) => guc.check(&value)?,
+            (false, None, None) => return Err(unrecognized(&name)),
         };
         if local && custom && !self.session.contains_key(&name) {
             // The option exists for the session from now on; after the transaction it
@@ -144,7 +171,7 @@ impl Settings {
         match name {
             None => {
                 self.session
-                    .retain(|name, _| name.contains('.') && known(name).is_err());
+                    .retain(|name, _| name.contains('.') && modelled(name).is_none());
                 self.session.values_mut().for_each(String::clear);
             }
             Some(name) => {
@@ -153,7 +180,11 @@ impl Settings {
                     self.session.insert(name, String::new());
                     return Ok(());
                 }
-                known(&name)?;
+                match (modelled(&name), catalog::lookup(&name)) {
+                    (Some(_), _) => {}
+                    (None, Some(guc)) => guc.settable()?,
+                    (None, None) => return Err(unrecognized(&name)),
+                }
                 self.session.remove(&name);
             }
         }
@@ -250,11 +281,11 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
             "off" | "relaxed_order" => Ok(lower),
             _ => Err(invalid("")),
         },
-        "hnsw.ef_search" => integer(name, &value, 1, 1000),
+        "hnsw.ef_search" => value::integer(name, &value, "", 1, 1000),
         "lock_timeout" | "statement_timeout" | "idle_in_transaction_session_timeout" => {
-            milliseconds(name, &value, 0)
+            value::integer(name, &value, "ms", 0, i32::MAX as i64)
         }
-        "deadlock_timeout" => milliseconds(name, &value, 1),
+        "deadlock_timeout" => value::integer(name, &value, "ms", 1, i32::MAX as i64),
         "default_transaction_isolation" => match lower.trim() {
             // Refused, never run as another level: the model has no predicate locks.
             "serializable" => Err(serializable_refused()),
@@ -263,15 +294,82 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
             }
             _ => Err(invalid("")),
         },
-        "ivfflat.probes" | "ivfflat.max_probes" => integer(name, &value, 1, 32768),
-        "hnsw.max_scan_tuples" => integer(name, &value, 1, i32::MAX as i64),
-        "hnsw.scan_mem_multiplier" => real(name, &value, 1.0, 1000.0),
+        "ivfflat.probes" | "ivfflat.max_probes" => value::integer(name, &value, "", 1, 32768),
+        "hnsw.max_scan_tuples" => value::integer(name, &value, "", 1, i32::MAX as i64),
+        "hnsw.scan_mem_multiplier" => value::real(name, &value, "", 1.0, 1000.0),
         // Timestamps print in UTC only: another zone would print them wrongly.
         "timezone" if !UTC_NAMES.contains(&lower.as_str()) => Err(PgError::unsupported(format!(
             "TimeZone {value} (the model prints timestamps in UTC only)"
         ))),
-        _ => Ok(value),
+        "application_name" | "timezone" => Ok(value),
+        _ => printing(name, &value),
     }
+}
+
+/// The settings that decide how answers print, which the model prints one way only: the
+/// value that way is taken (as `SHOW` prints it), any other valid one refused.
+fn printing(name: &str, value: &str) -> PgResult<String> {
+    let lower = value.trim().to_ascii_lowercase();
+    let only = |default: &str, taken: bool| match taken {
+        true => Ok(default.to_string()),
+        false => Err(PgError::unsupported(format!(
+            "{name} = '{value}' (the model prints answers as under {default} only)"
+        ))),
+    };
+    match name {
+        "client_encoding" => only(
+            "UTF8",
+            matches!(lower.as_str(), "utf8" | "utf-8" | "unicode"),
+        ),
+        "datestyle" => {
+            let words = lower.split([',', ' ']).filter(|w| !w.is_empty());
+            let iso_mdy = words
+                .into_iter()
+                .all(|w| matches!(w, "iso" | "mdy" | "us" | "noneuropean"));
+            only("ISO, MDY", iso_mdy && !lower.trim().is_empty())
+        }
+        // Output is shortest-exact for every positive value, as PostgreSQL 12+ prints it.
+        "extra_float_digits" => {
+            let digits = value::integer(name, value, "", -15, 3)?;
+            only(&digits, digits.parse::<i64>().is_ok_and(|d| d > 0))
+        }
+        "intervalstyle" => {
+            let styles = ["postgres", "postgres_verbose", "sql_standard", "iso_8601"];
+            let style = value::enumerated(name, value, &styles)?;
+            only("postgres", style == "postgres")
+        }
+        "standard_conforming_strings" => {
+            let on = value::boolean(name, value)?;
+            only("on", on == "on")
+        }
+        "search_path" => search_path(value),
+        _ => unreachable!("every setting of DEFAULTS is checked: {name}"),
+    }
+}
+
+/// `search_path`: the model has the one schema `public`; a path naming it resolves as
+/// PostgreSQL resolves it (schemas that do not exist are skipped), one without it is
+/// refused. Printed with each name quoted as `quote_ident` would.
+fn search_path(value: &str) -> PgResult<String> {
+    let names: Vec<&str> = value
+        .split(',')
+        .map(|n| n.trim().trim_matches('"'))
+        .collect();
+    if !names.contains(&"public") {
+        return Err(PgError::unsupported(format!(
+            "search_path = '{value}' (the model has the schema public only)"
+        )));
+    }
+    let plain = |n: &str| {
+        n.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            && n.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '$')
+    };
+    let quoted = names.iter().map(|n| match plain(n) {
+        true => n.to_string(),
+        false => format!("\"{n}\""),
+    });
+    Ok(quoted.collect::<Vec<_>>().join(", "))
 }
 
 /// The refusal of SERIALIZABLE in each of its spellings: the model runs no serializable
@@ -282,146 +380,6 @@ pub(crate) fn serializable_refused() -> PgError {
         "the SERIALIZABLE isolation level (the model has no serializable snapshot \
          isolation; use REPEATABLE READ or READ COMMITTED)",
     )
-}
-
-/// The units of a time setting, in milliseconds, largest first (`guc.c`'s table).
-const TIME_UNITS_MS: [(&str, f64); 6] = [
-    ("d", 86_400_000.0),
-    ("h", 3_600_000.0),
-    ("min", 60_000.0),
-    ("s", 1_000.0),
-    ("ms", 1.0),
-    ("us", 0.001),
-];
-
-/// A time setting kept in milliseconds, read as `parse_int` with `GUC_UNIT_MS` reads it
-/// (a number, perhaps fractional, then an optional unit: `100`, `1.5s`, `2 min`), within
-/// `0 ..= INT_MAX`, printed as `SHOW` prints it: in the largest unit that divides it.
-fn milliseconds(name: &str, value: &str, min_ms: i64) -> PgResult<String> {
-    let ms = duration_ms(value).ok_or_else(|| invalid_value(name, value))?;
-    if !(min_ms..=i32::MAX as i64).contains(&ms) {
-        let min = format!("{min_ms} ms");
-        return Err(outside(name, &format!("{ms} ms"), &min, "2147483647 ms"));
-    }
-    if ms == 0 {
-        return Ok("0".into());
-    }
-    let (unit, size) = TIME_UNITS_MS
-        .iter()
-        .find(|(_, size)| *size >= 1.0 && ms % (*size as i64) == 0)
-        .expect("every count of milliseconds divides by one");
-    Ok(format!("{}{unit}", ms / *size as i64))
-}
-
-/// A time value in milliseconds (`None`: no number, or an unknown unit).
-fn duration_ms(value: &str) -> Option<i64> {
-    let text = value.trim();
-    let split = text
-        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let number: f64 = number.trim().parse().ok().filter(|n: &f64| n.is_finite())?;
-    let size = match unit.trim() {
-        "" => 1.0,
-        unit => TIME_UNITS_MS.iter().find(|(u, _)| *u == unit)?.1,
-    };
-    let ms = (number * size).round_ties_even();
-    (ms.abs() < 1e15).then_some(ms as i64)
-}
-
-/// An integer setting's value as `guc.c`'s `parse_int` reads it (a decimal integer, or
-/// a number rounded half to even) within `min ..= max`, printed as `SHOW` prints it.
-fn integer(name: &str, value: &str, min: i64, max: i64) -> PgResult<String> {
-    let text = value.trim();
-    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
-    // `strtol` with base 0 reads `010` as octal and `0x10` as hex: refused, not misread.
-    if digits.len() > 1 && digits.starts_with('0') && !digits.contains(['.', 'e', 'E']) {
-        return Err(PgError::unsupported(format!(
-            "the value \"{value}\" of \"{name}\" (an octal or hexadecimal integer)"
-        )));
-    }
-    let number = match text.parse::<i64>() {
-        Ok(n) => n as f64,
-        Err(_) => text
-            .parse::<f64>()
-            .ok()
-            .filter(|f| !f.is_nan())
-            .ok_or_else(|| invalid_value(name, value))?
-            .round_ties_even(),
-    };
-    if number > i32::MAX as f64 || number < i32::MIN as f64 {
-        return Err(invalid_value(name, value));
-    }
-    let number = number as i64;
-    if number < min || number > max {
-        return Err(outside(
-            name,
-            &number.to_string(),
-            &min.to_string(),
-            &max.to_string(),
-        ));
-    }
-    Ok(number.to_string())
-}
-
-/// A real setting's value as `parse_real` reads it, within `min ..= max`, printed `%g`.
-fn real(name: &str, value: &str, min: f64, max: f64) -> PgResult<String> {
-    let number = value
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|f| !f.is_nan())
-        .ok_or_else(|| invalid_value(name, value))?;
-    if number < min || number > max {
-        return Err(outside(
-            name,
-            &format_g(number),
-            &format_g(min),
-            &format_g(max),
-        ));
-    }
-    Ok(format_g(number))
-}
-
-/// PostgreSQL's error for a value that is no number (its hint, "Value exceeds integer
-/// range." for one past `int`, is not sent: the model's errors carry none).
-fn invalid_value(name: &str, value: &str) -> PgError {
-    PgError::new(
-        crate::pg::error::INVALID_PARAMETER_VALUE,
-        format!("invalid value for parameter \"{name}\": \"{value}\""),
-    )
-}
-
-fn outside(name: &str, value: &str, min: &str, max: &str) -> PgError {
-    PgError::new(
-        crate::pg::error::INVALID_PARAMETER_VALUE,
-        format!("{value} is outside the valid range for parameter \"{name}\" ({min} .. {max})"),
-    )
-}
-
-/// C's `%g`: six significant digits, trailing zeros dropped, scientific notation for an
-/// exponent below -4 or from 6 on.
-fn format_g(value: f64) -> String {
-    if value == 0.0 || !value.is_finite() {
-        return match value {
-            v if v.is_nan() => "nan".into(),
-            v if v.is_infinite() => if v > 0.0 { "inf" } else { "-inf" }.into(),
-            _ => "0".into(),
-        };
-    }
-    let scientific = format!("{value:.5e}");
-    let (mantissa, exponent) = scientific.split_once('e').expect("an exponent");
-    let exponent: i32 = exponent.parse().expect("an integer exponent");
-    let trim = |s: String| match s.contains('.') {
-        true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
-        false => s,
-    };
-    if !(-4..6).contains(&exponent) {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        return format!("{}e{sign}{:02}", trim(mantissa.to_string()), exponent.abs());
-    }
-    let decimals = (5 - exponent).max(0) as usize;
-    trim(format!("{value:.decimals$}"))
 }
 
 /// The version the model reports (`server_version`, `SHOW server_version`).
@@ -468,71 +426,6 @@ mod tests {
             UNDEFINED_PARAMETER
         );
         assert!(settings.set("hnsw.nonesuch", "1".into(), false).is_err());
-    }
-
-    #[test]
-    fn numbers_print_as_c_prints_them_with_percent_g() {
-        for (value, printed) in [
-            (0.0, "0"),
-            (1.0, "1"),
-            (2.5, "2.5"),
-            (1000.0, "1000"),
-            (123456.0, "123456"),
-            (1234567.0, "1.23457e+06"),
-            (0.0001, "0.0001"),
-            (0.00001, "1e-05"),
-            (-0.5, "-0.5"),
-        ] {
-            assert_eq!(format_g(value), printed, "{value}");
-        }
-    }
-
-    #[test]
-    fn integer_settings_round_half_to_even_and_refuse_out_of_range() {
-        let ef = |v: &str| integer("hnsw.ef_search", v, 1, 1000);
-        assert_eq!(ef("10.5").unwrap(), "10");
-        assert_eq!(ef("11.5").unwrap(), "12");
-        assert_eq!(ef(" 1e2 ").unwrap(), "100");
-        let outside = ef("0").unwrap_err();
-        assert_eq!(
-            outside.message,
-            "0 is outside the valid range for parameter \"hnsw.ef_search\" (1 .. 1000)"
-        );
-        for invalid in ["many", "3000000000", "NaN", ""] {
-            let error = ef(invalid).unwrap_err();
-            assert!(error.message.starts_with("invalid value"), "{invalid}");
-        }
-        assert_eq!(
-            ef("010").unwrap_err().code,
-            crate::pg::error::FEATURE_NOT_SUPPORTED
-        );
-    }
-
-    #[test]
-    fn time_settings_read_units_and_print_the_largest_that_divides() {
-        let ms = |v: &str| milliseconds("lock_timeout", v, 0);
-        for (value, printed) in [
-            ("0", "0"),
-            ("100", "100ms"),
-            ("1000", "1s"),
-            ("1.5s", "1500ms"),
-            ("2 min", "2min"),
-            ("90s", "90s"),
-            ("3600000", "1h"),
-            ("2d", "2d"),
-            ("1500us", "2ms"),
-        ] {
-            let got = ms(value).unwrap_or_else(|_| "invalid".into());
-            assert_eq!(got, printed, "{value}");
-        }
-        for refused in ["-1", "abc", "5 weeks", "5S", "3000000000"] {
-            let error = ms(refused).unwrap_err();
-            assert_eq!(error.code, crate::pg::error::INVALID_PARAMETER_VALUE);
-        }
-        let mut settings = Settings::default();
-        settings.set("lock_timeout", "250".into(), false).unwrap();
-        assert_eq!(settings.duration_ms("lock_timeout"), 250);
-        assert_eq!(settings.show("lock_timeout").unwrap(), "250ms");
     }
 
     #[test]
