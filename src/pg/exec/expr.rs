@@ -5,7 +5,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame};
-use crate::pg::sql::names::{ident, is_comparison};
+use crate::pg::sql::names::{ident, is_comparison, is_unknown_literal};
 use crate::pg::types::builtin_names;
 use crate::pg::types::cast::{cast, coerce_pair, compare_values, number_literal};
 use crate::pg::types::pg_type::{fit_integer, Type};
@@ -331,7 +331,17 @@ impl Exec<'_> {
         frame: &Frame<'_>,
     ) -> FlowResult<Typed> {
         let needle = self.eval(left, frame)?;
-        let array = self.eval(right, frame)?;
+        let mut array = self.eval(right, frame)?;
+        if is_unknown_literal(right) {
+            // An untyped string is an array of the left side's type (text for unknown).
+            let element = Some(needle.t)
+                .filter(|t| *t != Type::Unknown)
+                .unwrap_or(Type::Text);
+            let array_t = element
+                .array_of()
+                .ok_or_else(|| PgError::unsupported(format!("= ANY over {}[]", element.name())))?;
+            array = cast(array, array_t, None)?;
+        }
         let element = array.t.element().unwrap_or(needle.t);
         let items = match array.v {
             Value::Null => return Ok(Typed::bool(None)),
@@ -364,6 +374,14 @@ impl Exec<'_> {
         (negated, insensitive): (bool, bool),
         frame: &Frame<'_>,
     ) -> FlowResult<Typed> {
+        if let Expr::Function(f) = pattern {
+            let name = f.name.to_string().to_lowercase();
+            if matches!(name.as_str(), "all" | "any" | "some") {
+                return Err(
+                    PgError::unsupported(format!("LIKE {} (array)", name.to_uppercase())).into(),
+                );
+            }
+        }
         let (value, pattern) = (self.eval(expr, frame)?, self.eval(pattern, frame)?);
         let escape = match escape {
             None => Value::Text("\\".into()),

@@ -178,7 +178,8 @@ impl Exec<'_> {
                 Value::Text(crate::pg::settings::SERVER_VERSION_TEXT.into()),
                 Type::Text,
             )),
-            ("array_length", 2) | ("cardinality", 1) => array_length(args),
+            ("array_length", 2) => array_length(args),
+            ("cardinality", 1) => cardinality(args),
             ("gen_random_uuid" | "uuidv4", 0) => {
                 let draw = self.db.uuid_draws;
                 self.db.uuid_draws += 1;
@@ -442,17 +443,37 @@ fn abs(arg: Typed) -> FlowResult<Typed> {
     }
 }
 
+/// `array_length(a, d)`: the length of dimension `d` of `a`, NULL for an empty array or
+/// a dimension it lacks (the model's arrays have the one).
 fn array_length(args: Vec<Typed>) -> FlowResult<Typed> {
+    let mut args = args.into_iter();
+    let (array, dimension) = (
+        args.next().expect("an array"),
+        args.next().expect("a dimension"),
+    );
+    let length = match (array.v, dimension.v) {
+        (Value::Array(items), Value::Int(1)) if !items.is_empty() => Value::Int(items.len() as i64),
+        (Value::Array(_) | Value::Null, _) => Value::Null,
+        _ => return Err(non_array("array_length")),
+    };
+    Ok(Typed::new(length, Type::Int4))
+}
+
+/// `cardinality(a)`: how many elements `a` has (0 for an empty array).
+fn cardinality(args: Vec<Typed>) -> FlowResult<Typed> {
     let array = args.into_iter().next().expect("an argument");
-    match array.v {
-        Value::Array(items) if !items.is_empty() => {
-            Ok(Typed::new(Value::Int(items.len() as i64), Type::Int4))
-        }
-        Value::Array(_) | Value::Null => Ok(Typed::null(Type::Int4)),
-        _ => Err(PgError::new(
-            UNDEFINED_FUNCTION,
-            "function array_length(non-array) does not exist",
-        )
-        .into()),
-    }
+    let count = match array.v {
+        Value::Array(items) => Value::Int(items.len() as i64),
+        Value::Null => Value::Null,
+        _ => return Err(non_array("cardinality")),
+    };
+    Ok(Typed::new(count, Type::Int4))
+}
+
+fn non_array(name: &str) -> Flow {
+    PgError::new(
+        UNDEFINED_FUNCTION,
+        format!("function {name}(non-array) does not exist"),
+    )
+    .into()
 }

@@ -506,6 +506,9 @@ impl Exec<'_> {
         offset: usize,
     ) -> FlowResult<Source> {
         match factor {
+            sqlparser::ast::TableFactor::Table { args: Some(_), .. } => {
+                Err(PgError::unsupported(format!("the FROM item `{factor}`")).into())
+            }
             sqlparser::ast::TableFactor::Table { name, alias, .. } => {
                 let parts = crate::pg::sql::names::object_name(name);
                 let cte = self.cte(&parts).map(|c| c.rows.columns.clone());

@@ -995,7 +995,7 @@ fn named(e: &Expr) -> (String, Strength) {
         } => match named(expr) {
             (name, Strength::Own) => own(name),
             (name, weak) => match crate::pg::types::regtype::sql_type(data_type) {
-                Ok((t, _)) => (t.typname().to_string(), Strength::FromType),
+                Ok((t, _)) => (type_named(t), Strength::FromType),
                 Err(_) => (name, weak),
             },
         },
@@ -1016,7 +1016,7 @@ fn named(e: &Expr) -> (String, Strength) {
             _ => own("?column?".into()),
         },
         Expr::TypedString(t) => match crate::pg::types::regtype::sql_type(&t.data_type) {
-            Ok((t, _)) => (t.typname().to_string(), Strength::FromType),
+            Ok((t, _)) => (type_named(t), Strength::FromType),
             Err(_) => ("?column?".into(), Strength::None),
         },
         Expr::Interval(_) => ("interval".into(), Strength::FromType),
@@ -1026,6 +1026,12 @@ fn named(e: &Expr) -> (String, Strength) {
             None => ("?column?".into(), Strength::None),
         },
     }
+}
+
+/// The name a cast to `t` gives its column: the type's last name as written, which for
+/// an array type (`int[]`) is its element's (`int4`).
+fn type_named(t: crate::pg::types::pg_type::Type) -> String {
+    t.element().unwrap_or(t).typname().to_string()
 }
 
 /// The lock a query's locking clauses ask for: the strongest strength and the strictest

@@ -14,7 +14,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Rows};
-use crate::pg::sql::names::ident;
+use crate::pg::sql::names::{ident, is_unknown_literal};
 use crate::pg::types::cast::cast;
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::sort_order;
@@ -516,22 +516,6 @@ fn unknown_literals(projection: &[SelectItem], mut rows: Rows) -> FlowResult<Row
         }
     }
     Ok(rows)
-}
-
-/// A literal PostgreSQL types `unknown` until its context decides: a quoted string or
-/// NULL.
-pub(crate) fn is_unknown_literal(e: &Expr) -> bool {
-    match e {
-        Expr::Nested(inner) => is_unknown_literal(inner),
-        Expr::Value(v) => matches!(
-            v.value,
-            Literal::Null
-                | Literal::SingleQuotedString(_)
-                | Literal::DollarQuotedString(_)
-                | Literal::EscapedStringLiteral(_)
-        ),
-        _ => false,
-    }
 }
 
 fn op_name(op: SetOperator) -> PgResult<&'static str> {

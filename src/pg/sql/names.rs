@@ -1,6 +1,7 @@
 //! Names as PostgreSQL reads them from the syntax tree: identifiers folded to lower case
 //! unless quoted, qualified object names, a table's name (`public.` allowed), a SQL type's
-//! spelling made one of the model's types, the comparison operators.
+//! spelling made one of the model's types, the comparison operators, the literals typed
+//! `unknown`.
 
 use crate::pg::error::*;
 use sqlparser::ast::BinaryOperator;
@@ -50,5 +51,21 @@ pub(crate) fn negated_number(
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// A literal PostgreSQL types `unknown` until its context decides: a quoted string or
+/// NULL.
+pub(crate) fn is_unknown_literal(e: &sqlparser::ast::Expr) -> bool {
+    match e {
+        sqlparser::ast::Expr::Nested(inner) => is_unknown_literal(inner),
+        sqlparser::ast::Expr::Value(v) => matches!(
+            v.value,
+            sqlparser::ast::Value::Null
+                | sqlparser::ast::Value::SingleQuotedString(_)
+                | sqlparser::ast::Value::DollarQuotedString(_)
+                | sqlparser::ast::Value::EscapedStringLiteral(_)
+        ),
+        _ => false,
     }
 }

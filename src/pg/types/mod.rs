@@ -10,6 +10,7 @@
 //! beside its type, and is dispatched by name from `exec/functions.rs`.
 
 pub(crate) mod array_recv;
+pub(crate) mod array_text;
 pub(crate) mod binary;
 pub(crate) mod builtin_names;
 pub(crate) mod cast;

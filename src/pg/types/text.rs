@@ -404,47 +404,7 @@ fn add_unit(interval: &mut Interval, amount: f64, unit: &str) -> Option<()> {
 
 /// `{a,b,"c d",NULL}` of a one-dimensional array.
 fn parse_array(text: &str, t: Type) -> PgResult<Value> {
-    let element = t.element().ok_or_else(|| invalid_input(t, text))?;
-    let inner = text
-        .trim()
-        .strip_prefix('{')
-        .and_then(|s| s.strip_suffix('}'))
-        .ok_or_else(|| invalid_input(t, text))?;
-    let mut items = Vec::new();
-    for raw in split_array_items(inner) {
-        match raw {
-            None => items.push(Value::Null),
-            Some(item) => items.push(parse(&item, element)?),
-        }
-    }
-    Ok(Value::Array(items))
-}
-
-fn split_array_items(inner: &str) -> Vec<Option<String>> {
-    let mut items = Vec::new();
-    if inner.trim().is_empty() {
-        return items;
-    }
-    let (mut current, mut quoted, mut was_quoted) = (String::new(), false, false);
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', _) => (quoted = !quoted, was_quoted = true).1,
-            ('\\', _) => current.extend(chars.next()),
-            (',', false) => {
-                items.push(array_item(&current, was_quoted));
-                (current.clear(), was_quoted = false).1
-            }
-            (c, _) => current.push(c),
-        }
-    }
-    items.push(array_item(&current, was_quoted));
-    items
-}
-
-fn array_item(text: &str, quoted: bool) -> Option<String> {
-    let text = if quoted { text } else { text.trim() };
-    (quoted || !text.eq_ignore_ascii_case("null")).then(|| text.to_string())
+    crate::pg::types::array_text::parse(text, t, parse)
 }
 
 #[cfg(test)]
