@@ -48,6 +48,7 @@ impl Exec<'_> {
                 .into()),
             };
         }
+        refuse_unmodelled(create)?;
         if create.columns.is_empty() {
             return Err(PgError::unsupported("a table without columns").into());
         }
@@ -448,32 +449,53 @@ impl Exec<'_> {
         }
     }
 
+    /// DROP TABLE: every table named goes, or none (a missing one fails the statement
+    /// before any is dropped). A table another one references (one not dropped with it)
+    /// fails with 2BP01; with CASCADE PostgreSQL drops the referencing constraints, which
+    /// the model refuses.
     pub(crate) fn drop_table(
         &mut self,
         names: &[sqlparser::ast::ObjectName],
         if_exists: bool,
+        cascade: bool,
     ) -> FlowResult<()> {
+        let names = names.iter().map(table_name).collect::<PgResult<Vec<_>>>()?;
+        let mut dropped = Vec::with_capacity(names.len());
         for name in names {
-            let name = table_name(name)?;
+            match self.db.tables.contains_key(&name) {
+                true if !dropped.contains(&name) => dropped.push(name),
+                true => {}
+                false if if_exists => {}
+                false => return Err(crate::pg::storage::db::undefined_table(&name).into()),
+            }
+        }
+        for name in &dropped {
             // DROP waits for every open reader and writer of the table (ACCESS EXCLUSIVE).
-            if self.db.tables.contains_key(&name) {
-                self.lock_table(&name, TableLockMode::AccessExclusive)?;
+            self.lock_table(name, TableLockMode::AccessExclusive)?;
+        }
+        for name in &dropped {
+            let referenced = self.db.tables.values().any(|t| {
+                !dropped.contains(&t.name) && t.foreign_keys.iter().any(|fk| fk.parent == *name)
+            });
+            match (referenced, cascade) {
+                (false, _) => {}
+                (true, true) => {
+                    return Err(PgError::unsupported(
+                        "DROP TABLE … CASCADE of a table another table references",
+                    )
+                    .into())
+                }
+                (true, false) => {
+                    return Err(PgError::new(
+                        DEPENDENT_OBJECTS_STILL_EXIST,
+                        format!("cannot drop table {name} because other objects depend on it"),
+                    )
+                    .into())
+                }
             }
-            if self
-                .db
-                .tables
-                .values()
-                .any(|t| t.name != name && t.foreign_keys.iter().any(|fk| fk.parent == name))
-            {
-                return Err(PgError::new(
-                    DEPENDENT_OBJECTS_STILL_EXIST,
-                    format!("cannot drop table {name} because other objects depend on it"),
-                )
-                .into());
-            }
-            if self.db.tables.remove(&name).is_none() && !if_exists {
-                return Err(crate::pg::storage::db::undefined_table(&name).into());
-            }
+        }
+        for name in &dropped {
+            self.db.tables.remove(name);
         }
         Ok(())
     }
@@ -602,4 +624,24 @@ fn index_option(e: &Expr) -> PgResult<(String, String)> {
             "syntax error at or near \"{other}\""
         ))),
     }
+}
+
+/// The parts of CREATE TABLE the model has no table for: inheritance, partitioning, a
+/// copied definition, ON COMMIT. Refused, never created as a plain table that answers
+/// otherwise.
+fn refuse_unmodelled(create: &CreateTable) -> PgResult<()> {
+    let what = if create.inherits.is_some() {
+        "INHERITS"
+    } else if create.partition_by.is_some() {
+        "PARTITION BY"
+    } else if create.partition_of.is_some() {
+        "PARTITION OF"
+    } else if create.like.is_some() || create.clone.is_some() {
+        "LIKE"
+    } else if create.on_commit.is_some() {
+        "ON COMMIT"
+    } else {
+        return Ok(());
+    };
+    Err(PgError::unsupported(format!("CREATE TABLE … {what}")))
 }

@@ -105,30 +105,47 @@ impl Exec<'_> {
         Ok(rows)
     }
 
-    /// `VALUES (…), (…)` as rows named column1, column2, …
+    /// `VALUES (…), (…)` as rows named column1, column2, …, each column of the type
+    /// PostgreSQL's `select_common_type` gives its rows (an untyped literal read as it).
     pub(crate) fn values(
         &mut self,
         rows: &[Vec<Expr>],
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Rows> {
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
-        let mut out = Rows::default();
+        let mut typed_rows = Vec::with_capacity(rows.len());
+        let mut types: Vec<Type> = Vec::new();
         for row in rows {
-            let mut values = Vec::with_capacity(row.len());
+            let mut typed = Vec::with_capacity(row.len());
             for (i, e) in row.iter().enumerate() {
-                let typed = self.eval(e, &frame)?;
-                if out.columns.len() <= i {
-                    out.columns.push((format!("column{}", i + 1), typed.t));
+                let value = self.eval(e, &frame)?;
+                match types.get_mut(i) {
+                    Some(t) => *t = crate::pg::exec::setop::common_type("VALUES", *t, value.t)?,
+                    None => types.push(value.t),
                 }
-                values.push(typed.v);
+                typed.push(value);
             }
-            out.rows.push(values);
+            typed_rows.push(typed);
         }
-        for (name, t) in &mut out.columns {
-            if *t == Type::Unknown {
-                *t = Type::Text;
-            }
-            let _ = name;
+        let types: Vec<Type> = types
+            .into_iter()
+            .map(|t| if t == Type::Unknown { Type::Text } else { t })
+            .collect();
+        let mut out = Rows {
+            columns: (types.iter().enumerate())
+                .map(|(i, t)| (format!("column{}", i + 1), *t))
+                .collect(),
+            rows: Vec::with_capacity(typed_rows.len()),
+        };
+        for row in typed_rows {
+            let values = row
+                .into_iter()
+                .zip(&types)
+                .map(|(value, t)| match value.t == *t {
+                    true => Ok(value.v),
+                    false => crate::pg::types::cast::cast(value, *t, None).map(|typed| typed.v),
+                });
+            out.rows.push(values.collect::<PgResult<Vec<_>>>()?);
         }
         Ok(out)
     }

@@ -80,9 +80,10 @@ impl Exec<'_> {
                 object_type: ObjectType::Table,
                 if_exists,
                 names,
+                cascade,
                 ..
             } => self
-                .drop_table(names, *if_exists)
+                .drop_table(names, *if_exists, *cascade)
                 .map_or_else(Err, |_| tag("DROP TABLE")),
             Statement::Drop {
                 object_type: ObjectType::Index,

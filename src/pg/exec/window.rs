@@ -372,6 +372,10 @@ fn classify(f: &Function) -> PgResult<Kind> {
         {
             Kind::Aggregate
         }
+        // PostgreSQL's own aggregates the model lacks are refused, not called no aggregate.
+        None if crate::pg::types::builtin_names::is_function(&name) => {
+            return Err(PgError::unsupported(format!("{name}(…) OVER (…)")))
+        }
         None => {
             return Err(PgError::new(
                 WRONG_OBJECT_TYPE,
