@@ -266,6 +266,10 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
         "ivfflat.probes" | "ivfflat.max_probes" => integer(name, &value, 1, 32768),
         "hnsw.max_scan_tuples" => integer(name, &value, 1, i32::MAX as i64),
         "hnsw.scan_mem_multiplier" => real(name, &value, 1.0, 1000.0),
+        "intervalstyle" => match lower.as_str() {
+            "postgres" | "postgres_verbose" | "sql_standard" | "iso_8601" => Ok(lower),
+            _ => Err(invalid("")),
+        },
         // Timestamps print in UTC only: another zone would print them wrongly.
         "timezone" if !UTC_NAMES.contains(&lower.as_str()) => Err(PgError::unsupported(format!(
             "TimeZone {value} (the model prints timestamps in UTC only)"

@@ -37,6 +37,11 @@ pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
     let rewritten = crate::pg::sql::maintenance::rewrite(sql)?;
     let sql = rewritten.as_deref().unwrap_or(sql);
     let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    if sql.to_ascii_lowercase().contains("interval") && interval_precision_literal(sql) {
+        return Err(PgError::unsupported(
+            "an interval(p) '…' literal (its precision would be lost)",
+        ));
+    }
     let parser = sqlparser::parser::Parser::new(&dialect).with_recursion_limit(64);
     let tokens = match sql.to_ascii_lowercase().contains("key") {
         true => sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
@@ -132,6 +137,30 @@ fn key_locks(
         }
     }
     Some(out)
+}
+
+/// Whether `sql` holds `interval(p) '…'`: sqlparser reads the literal and drops the
+/// precision written before it.
+fn interval_precision_literal(sql: &str) -> bool {
+    use sqlparser::tokenizer::Token;
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let Ok(tokens) = sqlparser::tokenizer::Tokenizer::new(&dialect, sql).tokenize() else {
+        return false;
+    };
+    let tokens: Vec<&Token> = tokens
+        .iter()
+        .filter(|t| !matches!(t, Token::Whitespace(_)))
+        .collect();
+    tokens.windows(5).any(|w| {
+        matches!(w[0], Token::Word(word) if word.value.eq_ignore_ascii_case("interval"))
+            && matches!(w[1], Token::LParen)
+            && matches!(w[2], Token::Number(..))
+            && matches!(w[3], Token::RParen)
+            && matches!(
+                w[4],
+                Token::SingleQuotedString(_) | Token::EscapedStringLiteral(_) | Token::DollarQuotedString(_)
+            )
+    })
 }
 
 /// The highest `$n` in `sql`, outside strings, quoted names and comments.
