@@ -153,19 +153,24 @@ impl Session {
 
     /// Under an `IntervalStyle` other than `postgres` (the only one the model prints and
     /// reads), a statement that spells an interval, or answers one, is refused.
-    fn interval_style_refusal(&self, statement: &Statement, outcome: Option<&Outcome>) -> PgResult<()> {
+    fn interval_style_refusal(
+        &self,
+        statement: &Statement,
+        outcome: Option<&Outcome>,
+    ) -> PgResult<()> {
         let style = self.settings.get("intervalstyle");
         if style.eq_ignore_ascii_case("postgres") {
             return Ok(());
         }
-        let spells = statement.to_string().to_ascii_lowercase().contains("interval");
-        let answers = outcome
-            .and_then(|o| o.rows.as_ref())
-            .is_some_and(|rows| {
-                rows.columns
-                    .iter()
-                    .any(|(_, t)| *t == Type::Interval || t.element() == Some(Type::Interval))
-            });
+        let spells = statement
+            .to_string()
+            .to_ascii_lowercase()
+            .contains("interval");
+        let answers = outcome.and_then(|o| o.rows.as_ref()).is_some_and(|rows| {
+            rows.columns
+                .iter()
+                .any(|(_, t)| *t == Type::Interval || t.element() == Some(Type::Interval))
+        });
         match spells || answers {
             true => Err(PgError::unsupported(format!(
                 "intervals under IntervalStyle {style} (the model has the postgres style only)"

@@ -523,7 +523,11 @@ fn interval_typmod(
         (Some("second"), None, Some(p)) if interval.fractional_seconds_precision.is_none() => {
             Some(p)
         }
-        _ => return Err(PgError::unsupported("an interval's leading field precision")),
+        _ => {
+            return Err(PgError::unsupported(
+                "an interval's leading field precision",
+            ))
+        }
     };
     crate::pg::types::interval::typmod(leading, last, precision)
 }

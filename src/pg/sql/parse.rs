@@ -158,7 +158,9 @@ fn interval_precision_literal(sql: &str) -> bool {
             && matches!(w[3], Token::RParen)
             && matches!(
                 w[4],
-                Token::SingleQuotedString(_) | Token::EscapedStringLiteral(_) | Token::DollarQuotedString(_)
+                Token::SingleQuotedString(_)
+                    | Token::EscapedStringLiteral(_)
+                    | Token::DollarQuotedString(_)
             )
     })
 }

@@ -96,9 +96,12 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             crate::pg::types::cast::convert(v, from, to)?
         }
         // A literal reads with the typmod's fields (`'1'::interval year` is a year).
-        (Value::Text(s), Type::Unknown, Type::Interval) => Value::Interval(
-            crate::pg::types::interval::parse(&s, crate::pg::types::interval::Typmod::of(modifier))?,
-        ),
+        (Value::Text(s), Type::Unknown, Type::Interval) => {
+            Value::Interval(crate::pg::types::interval::parse(
+                &s,
+                crate::pg::types::interval::Typmod::of(modifier),
+            )?)
+        }
         (Value::Text(s), _, t) if from == Type::Unknown || from.is_text() => text::parse(&s, t)?,
         (v, f, t) if is_datetime(f) && is_datetime(t) => {
             crate::pg::types::datetime_cast::convert(v, t)?
@@ -161,9 +164,12 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
     let v = crate::pg::types::numeric_cast::apply_modifier(v, to, modifier)?;
     let v = crate::pg::types::datetime_cast::apply_precision(v, to, modifier)?;
     let v = match (v, to) {
-        (Value::Interval(i), Type::Interval) if modifier.is_some() => Value::Interval(
-            crate::pg::types::interval::adjust(i, crate::pg::types::interval::Typmod::of(modifier))?,
-        ),
+        (Value::Interval(i), Type::Interval) if modifier.is_some() => {
+            Value::Interval(crate::pg::types::interval::adjust(
+                i,
+                crate::pg::types::interval::Typmod::of(modifier),
+            )?)
+        }
         (v, _) => v,
     };
     check_modifier(&v, to, modifier)?;

@@ -114,8 +114,20 @@ pub(crate) fn adjust(mut i: Interval, typmod: Typmod) -> PgResult<Interval> {
     }
     let truncate = |us: i64, unit: i64| us / unit * unit;
     match typmod.range {
-        YEAR => i = Interval { months: i.months / 12 * 12, days: 0, us: 0 },
-        MONTH | 3 => i = Interval { days: 0, us: 0, ..i },
+        YEAR => {
+            i = Interval {
+                months: i.months / 12 * 12,
+                days: 0,
+                us: 0,
+            }
+        }
+        MONTH | 3 => {
+            i = Interval {
+                days: 0,
+                us: 0,
+                ..i
+            }
+        }
         DAY => i.us = 0,
         HOUR | 12 => i.us = truncate(i.us, HOUR_US),
         MINUTE | 28 | 24 => i.us = truncate(i.us, MINUTE_US),
@@ -136,7 +148,11 @@ pub(crate) fn adjust(mut i: Interval, typmod: Typmod) -> PgResult<Interval> {
 
 /// The typmod of `INTERVAL leading [TO last] [(precision)]`; the field pairs PostgreSQL's
 /// grammar lacks, and precisions above 6 (which it reduces with a warning), refused.
-pub(crate) fn typmod(leading: Option<&str>, last: Option<&str>, precision: Option<u64>) -> PgResult<Typmod> {
+pub(crate) fn typmod(
+    leading: Option<&str>,
+    last: Option<&str>,
+    precision: Option<u64>,
+) -> PgResult<Typmod> {
     let bit = |name: &str| match name.to_ascii_lowercase().as_str() {
         "year" => Some(YEAR),
         "month" => Some(MONTH),
@@ -152,13 +168,18 @@ pub(crate) fn typmod(leading: Option<&str>, last: Option<&str>, precision: Optio
         (Some(Some(l)), None) => l,
         (Some(Some(l)), Some(Some(t))) if l < t && (l != MONTH) && !(l == YEAR && t != MONTH) => {
             // Every field from the leading one to the last.
-            (l..=t).filter(|b| b.is_power_of_two()).fold(0, |m, b| m | b)
+            (l..=t)
+                .filter(|b| b.is_power_of_two())
+                .fold(0, |m, b| m | b)
         }
         _ => return Err(refused()),
     };
     match precision {
         Some(p) if p > 6 || (range != 0 && range & SECOND == 0) => Err(refused()),
-        p => Ok(Typmod { range, precision: p.map(|p| p as u8) }),
+        p => Ok(Typmod {
+            range,
+            precision: p.map(|p| p as u8),
+        }),
     }
 }
 
@@ -306,7 +327,9 @@ fn signed_field(chars: &[char], at: &mut usize) -> Decoded<Kind> {
     take(chars, at, |c| c.is_ascii_whitespace());
     match chars.get(*at) {
         Some(c) if c.is_ascii_digit() => {
-            take(chars, at, |c| c.is_ascii_digit() || matches!(c, ':' | '.' | '-'));
+            take(chars, at, |c| {
+                c.is_ascii_digit() || matches!(c, ':' | '.' | '-')
+            });
             Ok(Kind::Signed)
         }
         Some(c) if c.is_ascii_alphabetic() => {
@@ -320,12 +343,69 @@ fn signed_field(chars: &[char], at: &mut usize) -> Decoded<Kind> {
 /// The words of PostgreSQL's `datetktbl` (a word followed by a digit is a date unless it
 /// is one of these).
 const DATE_WORDS: [&str; 63] = [
-    "-infinity", "ad", "allballs", "am", "apr", "april", "at", "aug", "august", "bc", "d",
-    "dec", "december", "dow", "doy", "dst", "epoch", "feb", "february", "fri", "friday", "h",
-    "infinity", "isodow", "isoyear", "j", "jan", "january", "jd", "jul", "julian", "july",
-    "jun", "june", "m", "mar", "march", "may", "mm", "mon", "monday", "nov", "november",
-    "now", "oct", "october", "on", "pm", "s", "sat", "saturday", "sep", "sept", "september",
-    "sun", "sunday", "t", "thu", "thur", "thurs", "thursday", "today", "tomorrow",
+    "-infinity",
+    "ad",
+    "allballs",
+    "am",
+    "apr",
+    "april",
+    "at",
+    "aug",
+    "august",
+    "bc",
+    "d",
+    "dec",
+    "december",
+    "dow",
+    "doy",
+    "dst",
+    "epoch",
+    "feb",
+    "february",
+    "fri",
+    "friday",
+    "h",
+    "infinity",
+    "isodow",
+    "isoyear",
+    "j",
+    "jan",
+    "january",
+    "jd",
+    "jul",
+    "julian",
+    "july",
+    "jun",
+    "june",
+    "m",
+    "mar",
+    "march",
+    "may",
+    "mm",
+    "mon",
+    "monday",
+    "nov",
+    "november",
+    "now",
+    "oct",
+    "october",
+    "on",
+    "pm",
+    "s",
+    "sat",
+    "saturday",
+    "sep",
+    "sept",
+    "september",
+    "sun",
+    "sunday",
+    "t",
+    "thu",
+    "thur",
+    "thurs",
+    "thursday",
+    "today",
+    "tomorrow",
 ];
 
 /// A unit of `deltatktbl`.
@@ -590,9 +670,7 @@ fn add(parts: &mut Parts, unit: Unit, value: i64, fraction: f64) -> Decoded<u32>
         Unit::Hour => add_us(parts, value, fraction, HOUR_US),
         Unit::Day => add_days(parts, value, 1) && add_fraction_us(parts, fraction, DAY_US),
         Unit::Week => add_days(parts, value, 7) && add_fraction_days(parts, fraction, 7),
-        Unit::Month => {
-            add_months(parts, value) && add_fraction_days(parts, fraction, MONTH_DAYS)
-        }
+        Unit::Month => add_months(parts, value) && add_fraction_days(parts, fraction, MONTH_DAYS),
         Unit::Year => add_years(parts, value, fraction, 1),
         Unit::Decade => add_years(parts, value, fraction, 10),
         Unit::Century => add_years(parts, value, fraction, 100),
@@ -609,7 +687,9 @@ fn add(parts: &mut Parts, unit: Unit, value: i64, fraction: f64) -> Decoded<u32>
 }
 
 fn add_us(parts: &mut Parts, value: i64, fraction: f64, scale: i64) -> bool {
-    let whole = value.checked_mul(scale).and_then(|v| v.checked_add(parts.us));
+    let whole = value
+        .checked_mul(scale)
+        .and_then(|v| v.checked_add(parts.us));
     match whole {
         Some(us) => {
             parts.us = us;
@@ -808,12 +888,12 @@ fn iso_date_field<'a>(
         Some('M') => overflow_unless(
             add_months(parts, whole) && add_fraction_days(parts, fraction, MONTH_DAYS),
         )?,
-        Some('W') => overflow_unless(
-            add_days(parts, whole, 7) && add_fraction_days(parts, fraction, 7),
-        )?,
-        Some('D') => overflow_unless(
-            add_days(parts, whole, 1) && add_fraction_us(parts, fraction, DAY_US),
-        )?,
+        Some('W') => {
+            overflow_unless(add_days(parts, whole, 7) && add_fraction_days(parts, fraction, 7))?
+        }
+        Some('D') => {
+            overflow_unless(add_days(parts, whole, 1) && add_fraction_us(parts, fraction, DAY_US))?
+        }
         Some('T') | None if integer_width(start) == 8 && !have_field => {
             overflow_unless(
                 add_years(parts, whole / 10000, 0.0, 1)
@@ -980,7 +1060,9 @@ fn strtod(text: &str) -> Decoded<(f64, &str)> {
             at = e;
         }
     }
-    let value: f64 = with_point_digits(&text[..at]).parse().map_err(|_| Fail::Bad)?;
+    let value: f64 = with_point_digits(&text[..at])
+        .parse()
+        .map_err(|_| Fail::Bad)?;
     Ok((value, &text[at..]))
 }
 

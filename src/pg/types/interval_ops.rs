@@ -77,7 +77,11 @@ pub(crate) fn negate(i: Interval) -> PgResult<Interval> {
     match i {
         INFINITY => Ok(NEG_INFINITY),
         NEG_INFINITY => Ok(INFINITY),
-        i => finite(i.months.checked_neg(), i.days.checked_neg(), i.us.checked_neg()),
+        i => finite(
+            i.months.checked_neg(),
+            i.days.checked_neg(),
+            i.us.checked_neg(),
+        ),
     }
 }
 
@@ -184,7 +188,9 @@ fn scaled(i: Interval, by: impl Fn(f64) -> f64) -> PgResult<Interval> {
     );
     if sec_remainder.abs() >= 86_400.0 {
         let extra_days = (sec_remainder / 86_400.0) as i32;
-        whole_days = whole_days.checked_add(extra_days).ok_or_else(out_of_range)?;
+        whole_days = whole_days
+            .checked_add(extra_days)
+            .ok_or_else(out_of_range)?;
         sec_remainder -= f64::from(extra_days) * 86_400.0;
     }
     let whole_days = whole_days

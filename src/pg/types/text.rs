@@ -304,8 +304,6 @@ fn parse_integer(text: &str) -> Option<Option<i64>> {
     Some(i64::try_from(value).ok())
 }
 
-}
-
 /// `{a,b,"c d",NULL}` of a one-dimensional array.
 fn parse_array(text: &str, t: Type) -> PgResult<Value> {
     let element = t.element().ok_or_else(|| invalid_input(t, text))?;
@@ -412,7 +410,7 @@ mod tests {
         );
     }
 
-        #[test]
+    #[test]
     fn byteas_and_arrays() {
         assert_eq!(
             parse("\\x0aff", Type::Bytea).unwrap(),
