@@ -63,10 +63,14 @@ pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
 /// parses and sqlparser does not (pgvector's `<+>`, `<~>`, `<%>`): then a refusal, as
 /// PostgreSQL would not have failed it.
 fn syntax_error(sql: &str, e: sqlparser::parser::ParserError) -> PgError {
-    match ["<+>", "<~>", "<%>"].iter().find(|op| sql.contains(**op)) {
-        Some(op) => PgError::unsupported(format!("the operator {op}")),
-        None => PgError::syntax(format!("syntax error: {e}")),
+    if let Some(op) = ["<+>", "<~>", "<%>"].iter().find(|op| sql.contains(**op)) {
+        return PgError::unsupported(format!("the operator {op}"));
     }
+    // `f(VARIADIC array)`: PostgreSQL's call syntax sqlparser lacks.
+    if names_word(sql, "variadic") {
+        return PgError::unsupported("VARIADIC arguments");
+    }
+    PgError::syntax(format!("syntax error: {e}"))
 }
 
 /// The `OF` name part that marks a rewritten `FOR KEY SHARE` / `FOR NO KEY UPDATE`: a
@@ -137,6 +141,18 @@ fn key_locks(
         }
     }
     Some(out)
+}
+
+/// Whether `sql` holds the unquoted word `word`, outside strings and comments.
+fn names_word(sql: &str, word: &str) -> bool {
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let Ok(tokens) = sqlparser::tokenizer::Tokenizer::new(&dialect, sql).tokenize() else {
+        return false;
+    };
+    tokens.iter().any(|t| {
+        matches!(t, sqlparser::tokenizer::Token::Word(w)
+            if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
+    })
 }
 
 /// Whether `sql` holds `interval(p) '…'`: sqlparser reads the literal and drops the

@@ -147,6 +147,13 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
                 b.name()
             )))
         }
+        // `anynonarray || text` wants a string on one side at least.
+        (StringConcat, a, b)
+            if ![a, b].iter().any(|t| t.is_text() || *t == Type::Unknown)
+                && !(a == b && matches!(a, Type::Bytea | Type::Tsvector | Type::Tsquery)) =>
+        {
+            return Err(no_operator(op, l, r))
+        }
         (StringConcat, _, _) => Type::Text,
         (Arrow, Type::Jsonb, k) if k.is_text() || matches!(k, Type::Int2 | Type::Int4) => {
             Type::Jsonb
