@@ -129,11 +129,11 @@ impl Session {
             self.begin(db, now, false);
         }
         let ran = self
-            .interval_style_refusal(statement, None)
+            .output_style_refusal(statement, None)
             .map_err(Flow::from)
             .and_then(|()| self.run(db, statement, params, now))
             .and_then(|outcome| {
-                self.interval_style_refusal(statement, Some(&outcome))?;
+                self.output_style_refusal(statement, Some(&outcome))?;
                 Ok(outcome)
             });
         match ran {
@@ -151,32 +151,36 @@ impl Session {
         }
     }
 
-    /// Under an `IntervalStyle` other than `postgres` (the only one the model prints and
-    /// reads), a statement that spells an interval, or answers one, is refused.
-    fn interval_style_refusal(
+    /// Under an output style the model does not print (an `IntervalStyle` other than
+    /// `postgres`, `bytea_output` `escape`), a statement that spells a value of the type,
+    /// or answers one, is refused: the model would print (or read) it in the default style.
+    fn output_style_refusal(
         &self,
         statement: &Statement,
         outcome: Option<&Outcome>,
     ) -> PgResult<()> {
-        let style = self.settings.get("intervalstyle");
-        if style.eq_ignore_ascii_case("postgres") {
-            return Ok(());
+        const STYLES: [(&str, &str, Type, &str); 2] = [
+            ("intervalstyle", "postgres", Type::Interval, "interval"),
+            ("bytea_output", "hex", Type::Bytea, "bytea"),
+        ];
+        for (setting, modelled, t, word) in STYLES {
+            let style = self.settings.get(setting);
+            if style.eq_ignore_ascii_case(modelled) {
+                continue;
+            }
+            let spells = statement.to_string().to_ascii_lowercase().contains(word);
+            let answers = outcome.and_then(|o| o.rows.as_ref()).is_some_and(|rows| {
+                rows.columns
+                    .iter()
+                    .any(|(_, c)| *c == t || c.element() == Some(t))
+            });
+            if spells || answers {
+                return Err(PgError::unsupported(format!(
+                    "{word} values under {setting} {style} (the model prints {modelled} only)"
+                )));
+            }
         }
-        let spells = statement
-            .to_string()
-            .to_ascii_lowercase()
-            .contains("interval");
-        let answers = outcome.and_then(|o| o.rows.as_ref()).is_some_and(|rows| {
-            rows.columns
-                .iter()
-                .any(|(_, t)| *t == Type::Interval || t.element() == Some(Type::Interval))
-        });
-        match spells || answers {
-            true => Err(PgError::unsupported(format!(
-                "intervals under IntervalStyle {style} (the model has the postgres style only)"
-            ))),
-            false => Ok(()),
-        }
+        Ok(())
     }
 
     /// A statement failed: an implicit transaction ends; an explicit one is aborted and

@@ -8,13 +8,15 @@ use crate::pg::error::{PgError, PgResult, UNDEFINED_PARAMETER};
 use std::collections::BTreeMap;
 
 /// Each setting and its default, as PostgreSQL 18 with pgvector 0.8 loaded prints it.
-const DEFAULTS: [(&str, &str); 26] = [
+const DEFAULTS: [(&str, &str); 28] = [
     ("application_name", ""),
+    ("bytea_output", "hex"),
     ("client_encoding", "UTF8"),
     ("datestyle", "ISO, MDY"),
     ("deadlock_timeout", "1s"),
     ("default_transaction_isolation", "read committed"),
     ("enable_bitmapscan", "on"),
+    ("escape_string_warning", "on"),
     ("enable_indexscan", "on"),
     ("enable_seqscan", "on"),
     ("enable_sort", "on"),
@@ -236,12 +238,17 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
     };
     let lower = value.to_lowercase();
     match name {
-        n if n.starts_with("enable_") || n == "synchronous_commit" => match lower.as_str() {
-            "on" | "true" | "yes" | "1" => Ok("on".into()),
-            "off" | "false" | "no" | "0" => Ok("off".into()),
-            "local" | "remote_write" | "remote_apply" if n == "synchronous_commit" => Ok(lower),
-            _ => Err(invalid("")),
-        },
+        n if n.starts_with("enable_")
+            || n == "synchronous_commit"
+            || n == "escape_string_warning" =>
+        {
+            match lower.as_str() {
+                "on" | "true" | "yes" | "1" => Ok("on".into()),
+                "off" | "false" | "no" | "0" => Ok("off".into()),
+                "local" | "remote_write" | "remote_apply" if n == "synchronous_commit" => Ok(lower),
+                _ => Err(invalid("")),
+            }
+        }
         "hnsw.iterative_scan" => match lower.as_str() {
             "off" | "strict_order" | "relaxed_order" => Ok(lower),
             _ => Err(invalid("")),
@@ -266,6 +273,10 @@ fn check_value(name: &str, value: String) -> PgResult<String> {
         "ivfflat.probes" | "ivfflat.max_probes" => integer(name, &value, 1, 32768),
         "hnsw.max_scan_tuples" => integer(name, &value, 1, i32::MAX as i64),
         "hnsw.scan_mem_multiplier" => real(name, &value, 1.0, 1000.0),
+        "bytea_output" => match lower.as_str() {
+            "hex" | "escape" => Ok(lower),
+            _ => Err(invalid("")),
+        },
         "intervalstyle" => match lower.as_str() {
             "postgres" | "postgres_verbose" | "sql_standard" | "iso_8601" => Ok(lower),
             _ => Err(invalid("")),

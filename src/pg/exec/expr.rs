@@ -361,6 +361,9 @@ impl Exec<'_> {
             None => Value::Text("\\".into()),
             Some(e) => self.eval(e, frame)?.v,
         };
+        if value.t == Type::Bytea || pattern.t == Type::Bytea {
+            return Err(PgError::unsupported("LIKE on bytea").into());
+        }
         match (value.v, pattern.v, escape) {
             (Value::Text(s), Value::Text(p), Value::Text(e)) => {
                 let escape = crate::pg::types::like::escape_char(&e)?;

@@ -220,7 +220,7 @@ fn parse_float(text: &str) -> Option<f64> {
 
 fn parse_bytea(text: &str) -> PgResult<Vec<u8>> {
     let Some(hex) = text.strip_prefix("\\x") else {
-        return Ok(parse_bytea_escape(text));
+        return parse_bytea_escape(text).ok_or_else(|| invalid_input(Type::Bytea, text));
     };
     let digits: Vec<u8> = hex.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     if digits.len() % 2 == 1 {
@@ -243,25 +243,27 @@ fn parse_bytea(text: &str) -> PgResult<Vec<u8>> {
         .collect()
 }
 
-/// The escape format: bytes as they are, `\\` for a backslash, `\ooo` in octal.
-fn parse_bytea_escape(text: &str) -> Vec<u8> {
+/// The escape format: bytes as they are, `\\` for a backslash, `\ooo` in octal (the first
+/// digit 0 to 3); any other backslash is no bytea (`None`).
+fn parse_bytea_escape(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let octal = bytes
-            .get(i + 1..i + 4)
-            .filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        let octal = bytes.get(i + 1..i + 4).filter(|d| {
+            (b'0'..=b'3').contains(&d[0]) && d[1..].iter().all(|b| (b'0'..=b'7').contains(b))
+        });
         match (bytes[i], bytes.get(i + 1), octal) {
             (b'\\', Some(b'\\'), _) => (out.push(b'\\'), i += 2).1,
             (b'\\', _, Some(d)) => {
                 out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
                 i += 4;
             }
+            (b'\\', _, None) => return None,
             (byte, _, _) => (out.push(byte), i += 1).1,
         }
     }
-    out
+    Some(out)
 }
 
 /// An integer as PostgreSQL's `pg_strtoint64` reads one (trimmed): an optional sign, then
