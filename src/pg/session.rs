@@ -131,7 +131,13 @@ impl Session {
         let ran = self
             .output_style_refusal(statement, None)
             .map_err(Flow::from)
-            .and_then(|()| self.run(db, statement, params, now))
+            .and_then(|()| {
+                // The SQL standard's sign rule of interval input follows the session's style.
+                let sql_standard = self.settings.get("intervalstyle") == "sql_standard";
+                crate::pg::types::interval::reading_sql_standard(sql_standard, || {
+                    self.run(db, statement, params, now)
+                })
+            })
             .and_then(|outcome| {
                 self.output_style_refusal(statement, Some(&outcome))?;
                 Ok(outcome)
@@ -168,7 +174,15 @@ impl Session {
             if style.eq_ignore_ascii_case(modelled) {
                 continue;
             }
-            let spells = statement.to_string().to_ascii_lowercase().contains(word);
+            // Definitions print and read no values: their defaults are read when used.
+            let defines = matches!(
+                statement,
+                Statement::CreateTable { .. }
+                    | Statement::AlterTable { .. }
+                    | Statement::Drop { .. }
+                    | Statement::CreateIndex { .. }
+            );
+            let spells = !defines && statement.to_string().to_ascii_lowercase().contains(word);
             let answers = outcome.and_then(|o| o.rows.as_ref()).is_some_and(|rows| {
                 rows.columns
                     .iter()

@@ -72,6 +72,20 @@ enum Found {
     Infinite(Interval),
 }
 
+thread_local! {
+    /// Whether the statement running on this thread reads intervals under the
+    /// `sql_standard` `IntervalStyle` (set around one statement's run by the session).
+    static SQL_STANDARD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `run` with interval input read under the `sql_standard` style's sign rule or not.
+pub(crate) fn reading_sql_standard<T>(sql_standard: bool, run: impl FnOnce() -> T) -> T {
+    let before = SQL_STANDARD.with(|s| s.replace(sql_standard));
+    let result = run();
+    SQL_STANDARD.with(|s| s.set(before));
+    result
+}
+
 /// `text` as an interval of the typmod `typmod`.
 pub(crate) fn parse(text: &str, typmod: Typmod) -> PgResult<Interval> {
     let found = match fields(text).and_then(|f| decode(&f, typmod.range)) {
@@ -489,8 +503,13 @@ fn decode(fields: &[(Kind, String)], range: u8) -> Decoded<Found> {
         range,
     };
     let last = fields.len().wrapping_sub(1);
+    // The SQL standard reads `-1 2:03:04` as all negative: a leading `-` signs every
+    // field when no other field carries a sign of its own.
+    let force_negative = SQL_STANDARD.with(|s| s.get())
+        && fields.first().is_some_and(|(_, f)| f.starts_with('-'))
+        && !fields[1..].iter().any(|(_, f)| f.starts_with(['-', '+']));
     for (at, (kind, field)) in fields.iter().enumerate().rev() {
-        let bits = r.field(*kind, field, at == last)?;
+        let bits = r.field(*kind, field, at == last, force_negative)?;
         if bits & r.mask != 0 {
             return Err(Fail::Bad);
         }
@@ -519,7 +538,21 @@ fn negate_parts(p: Parts) -> Decoded<Parts> {
 
 impl Reader {
     /// One field; the mask bits it claims.
-    fn field(&mut self, kind: Kind, field: &str, last: bool) -> Decoded<u32> {
+    fn field(&mut self, kind: Kind, field: &str, last: bool, negative: bool) -> Decoded<u32> {
+        let bits = self.unsigned_field(kind, field, last, negative)?;
+        if negative && matches!(kind, Kind::Time | Kind::Signed) && self.parts.us > 0 {
+            self.parts.us = -self.parts.us;
+        }
+        Ok(bits)
+    }
+
+    fn unsigned_field(
+        &mut self,
+        kind: Kind,
+        field: &str,
+        last: bool,
+        negative: bool,
+    ) -> Decoded<u32> {
         match kind {
             Kind::Time => {
                 let bits = self.time(field)?;
@@ -536,9 +569,9 @@ impl Reader {
                     self.pending = false;
                     Ok(bits)
                 }
-                Err(_) => self.number(field),
+                Err(_) => self.number(field, negative),
             },
-            Kind::Signed | Kind::Date | Kind::Number => self.number(field),
+            Kind::Signed | Kind::Date | Kind::Number => self.number(field, negative),
             Kind::Word | Kind::Special => self.word(field, last),
         }
     }
@@ -558,7 +591,7 @@ impl Reader {
     }
 
     /// A number in the pending unit, or in the one the typmod's last field implies.
-    fn number(&mut self, field: &str) -> Decoded<u32> {
+    fn number(&mut self, field: &str, force_negative: bool) -> Decoded<u32> {
         let unit = match self.unit {
             Some(unit) => unit,
             None => rightmost_unit(self.range),
@@ -591,6 +624,10 @@ impl Reader {
             return Err(Fail::Bad);
         };
         self.pending = false;
+        let (value, fraction) = match force_negative {
+            true => (if value > 0 { -value } else { value }, -fraction.abs()),
+            false => (value, fraction),
+        };
         let bits = add(&mut self.parts, unit, value, fraction)?;
         if unit == Unit::Hour {
             self.unit = Some(Unit::Day);
