@@ -105,7 +105,9 @@ SELECT E'De\\678dBeEf'::bytea;
 SELECT length(42);
 -- expect 42883
 SELECT 3 || 4.0;
-SELECT 3 || 'x' AS number_text, 'x' || 4.0 AS text_number, length('abc'::varchar) AS varchar_length;
+SELECT 3 || 'x' AS number_text;
+SELECT 'x' || 4.0 AS text_number;
+SELECT length('abc'::varchar) AS varchar_length;
 -- refused
 SELECT concat(VARIADIC array[1, 2, 3]);
 -- refused

@@ -26,6 +26,9 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         let v = crate::pg::types::numeric_fn::arithmetic(op, &l.v, &r.v)?;
         return Ok(Typed::new(v, result_type));
     }
+    // `||` prints a numeric as itself (`'x' || 4.0` is `x4.0`), not as the float the
+    // other operators compute in.
+    let concatenated = (*op == BinaryOperator::StringConcat).then(|| (l.v.clone(), r.v.clone()));
     let (lv, rv) = (as_float(l.v)?, as_float(r.v)?);
     let v = match (op, lv, rv) {
         (BinaryOperator::AtAt, a, b) => crate::pg::types::tsearch_fn::match_operator(a, b)?,
@@ -45,6 +48,7 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
             Value::Vector(b),
         ) => Value::Vector(crate::pg::types::vector_fn::elementwise(op, &a, &b)?),
         (BinaryOperator::StringConcat, a, b) => {
+            let (a, b) = concatenated.unwrap_or((a, b));
             let text =
                 |v: Value, t: Type| crate::pg::types::text::format(&v, t).unwrap_or_default();
             Value::Text(text(a, l.t) + &text(b, r.t))
