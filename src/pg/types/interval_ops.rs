@@ -125,7 +125,7 @@ pub(crate) fn multiply(i: Interval, factor: f64) -> PgResult<Interval> {
     }
     if is_infinite(&i) {
         return match factor {
-            f if f == 0.0 => Err(out_of_range()),
+            0.0 => Err(out_of_range()),
             f if f < 0.0 => negate(i),
             _ => Ok(i),
         };

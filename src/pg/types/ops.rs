@@ -152,12 +152,7 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
             )))
         }
         // `anynonarray || text` wants a string on one side at least.
-        (StringConcat, a, b)
-            if ![a, b].iter().any(|t| t.is_text() || *t == Type::Unknown)
-                && !(a == b && matches!(a, Type::Bytea | Type::Tsvector | Type::Tsquery)) =>
-        {
-            return Err(no_operator(op, l, r))
-        }
+        (StringConcat, a, b) if !concatenates(a, b) => return Err(no_operator(op, l, r)),
         (StringConcat, _, _) => Type::Text,
         (Arrow, Type::Jsonb, k) if k.is_text() || matches!(k, Type::Int2 | Type::Int4) => {
             Type::Jsonb
@@ -192,6 +187,13 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
         (op, l, r) => return Err(no_operator(op, l, r)),
     };
     Ok(t)
+}
+
+/// Whether PostgreSQL has a `||` for the operand types (neither an array): a string on
+/// one side, or two of bytea, tsvector or tsquery.
+fn concatenates(a: Type, b: Type) -> bool {
+    let string = |t: Type| t.is_text() || t == Type::Unknown;
+    string(a) || string(b) || (a == b && matches!(a, Type::Bytea | Type::Tsvector | Type::Tsquery))
 }
 
 fn integer(op: &BinaryOperator, a: i64, b: i64, t: Type) -> PgResult<i64> {

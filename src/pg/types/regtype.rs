@@ -228,6 +228,21 @@ fn typmod_integer(text: &str) -> PgResult<i64> {
     })
 }
 
+/// `interval [fields] [(p)]`: its typmod as a type modifier.
+fn interval_type(
+    fields: Option<sqlparser::ast::IntervalFields>,
+    precision: Option<u64>,
+) -> PgResult<(Type, Option<u32>)> {
+    let spelled = fields.map(|f| f.to_string().to_lowercase());
+    let (leading, last) = match spelled.as_deref().map(|s| s.split_once(" to ")) {
+        None => (None, None),
+        Some(Some((l, t))) => (Some(l), Some(t)),
+        Some(None) => (spelled.as_deref(), None),
+    };
+    let typmod = crate::pg::types::interval::typmod(leading, last, precision)?;
+    Ok((Type::Interval, typmod.modifier()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,19 +306,4 @@ mod tests {
         assert_eq!(format(0), "-");
         assert_eq!(format(99_999), "99999");
     }
-}
-
-/// `interval [fields] [(p)]`: its typmod as a type modifier.
-fn interval_type(
-    fields: Option<sqlparser::ast::IntervalFields>,
-    precision: Option<u64>,
-) -> PgResult<(Type, Option<u32>)> {
-    let spelled = fields.map(|f| f.to_string().to_lowercase());
-    let (leading, last) = match spelled.as_deref().map(|s| s.split_once(" to ")) {
-        None => (None, None),
-        Some(Some((l, t))) => (Some(l), Some(t)),
-        Some(None) => (spelled.as_deref(), None),
-    };
-    let typmod = crate::pg::types::interval::typmod(leading, last, precision)?;
-    Ok((Type::Interval, typmod.modifier()))
 }
