@@ -267,3 +267,37 @@ SELECT $1::timestamp AS past_the_end;
 -- params date:2147483647
 -- refused
 SELECT $1::date AS infinity;
+
+-- case: interval input as interval_in reads it: units, `@ … ago`, year-month, signed times, ISO 8601, infinities, typmods; its errors' classes
+SELECT interval '@ 1 minute' AS at_form, interval '14 seconds ago' AS ago, interval '1.5 weeks' AS fractional_weeks, interval '1.5 months' AS fractional_months, interval '-1 +02:03' AS signed_time, interval '1-2' AS year_month;
+SELECT interval 'P1Y2M3DT4H5M6.7S' AS iso, interval 'P0002-10-15T10:30:20' AS iso_alternative, interval 'PT-0.1S' AS iso_negative, interval 'infinity' AS inf, interval '-infinity' AS neg_inf;
+SELECT interval '1 2:03:04' day to second AS day_second, interval '1 2:03' hour to minute AS hour_minute, interval '1.234' second(2) AS second_precision, interval '999' month AS months, '1 day 01:23:45.6789'::interval(2) AS cast_precision;
+SELECT interval '4 millenniums 5 centuries 4 decades 1 year 4 months 4 days 17 minutes 31 seconds' AS long_units, interval '-9223372036854775807 us' AS smallest_time;
+-- expect 22007
+SELECT interval '1 day 1 day';
+-- expect 22007
+SELECT interval 'infinity years';
+-- expect 22015
+SELECT interval '2147483648 days';
+-- expect 22008
+SELECT interval '2147483647 years';
+
+-- case: interval arithmetic, comparison and justify_* with PostgreSQL's cascades, overflow checks and infinities
+SELECT interval '4 mon' * 0.3 AS product, interval '41 mon 12 days 360:00' / 10 AS quotient, interval '5 days' * 'infinity'::float8 AS to_infinity, -interval '1 day 02:03:04' AS negated;
+SELECT interval '1 day' < interval '25 hours' AS shorter, interval 'infinity' > interval '2147483647 months' AS infinite_longest, interval '30 days' = interval '1 month' AS month_is_30_days;
+SELECT justify_hours(interval '6 months 3 days 52 hours 3 minutes 2 seconds') AS hours, justify_days(interval '6 months 36 days 5 hours') AS days, justify_interval(interval '1 month -1 hour') AS both_ways;
+-- expect 22008
+SELECT -interval '-2147483648 days';
+-- expect 22008
+SELECT interval 'infinity' - interval 'infinity';
+-- expect 22008
+SELECT interval '3000000 months' * 1000;
+-- expect 22012
+SELECT interval '1 day' / 0;
+
+-- case: another IntervalStyle is refused, never printed in the postgres style
+-- refused
+SET IntervalStyle TO sql_standard;
+SELECT 1 AS untouched;
+RESET IntervalStyle;
+SELECT interval '1 day' AS back_to_postgres;

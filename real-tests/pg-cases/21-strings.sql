@@ -93,3 +93,32 @@ SELECT id, substr(body, 1, $2), starts_with(body, $1), replace(body, $1, 'A') FR
 SELECT id FROM notes WHERE strpos(body, $1) > 0 OR position($1 IN body) = 1;
 -- params text:x int4:-1
 SELECT substr($1, 1, $2);
+
+-- case: bytea to integers (PostgreSQL 18), bytea's escape input, and no implicit text for other types (regress strings and text)
+SELECT ''::bytea::int2 AS empty, '\x1234'::bytea::int2 AS two_bytes, '\x8000'::bytea::int2 AS smallest, '\x80000000'::bytea::int4 AS int4_smallest, '\x1122334455667788'::bytea::int8 AS eight_bytes;
+SELECT E'De\\123dBeEf'::bytea AS octal, E'a\\\\b'::bytea AS backslash;
+-- expect 22003
+SELECT '\x123456'::bytea::int2;
+-- expect 22P02
+SELECT E'De\\678dBeEf'::bytea;
+-- expect 42883
+SELECT length(42);
+-- expect 42883
+SELECT 3 || 4.0;
+SELECT 3 || 'x' AS number_text;
+SELECT 'x' || 4.0 AS text_number;
+SELECT length('abc'::varchar) AS varchar_length;
+-- refused
+SELECT concat(VARIADIC array[1, 2, 3]);
+-- refused
+SELECT 'abc'::bytea LIKE '_b_'::bytea;
+
+-- case: bytea_output escape is refused, escape_string_warning is a setting
+SET escape_string_warning = off;
+SHOW escape_string_warning;
+RESET escape_string_warning;
+-- refused
+SET bytea_output TO escape;
+SELECT length('\xdeadbeef'::text) AS untouched;
+RESET bytea_output;
+SELECT '\xdeadbeef'::bytea AS back_to_hex;

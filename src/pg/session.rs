@@ -128,7 +128,8 @@ impl Session {
         if implicit && self.txn.is_none() {
             self.begin(db, now, false);
         }
-        match self.run(db, statement, params, now) {
+        let ran = self.run(db, statement, params, now);
+        match ran {
             Ok(outcome) => {
                 if implicit {
                     self.finish(db, true, now);

@@ -9,8 +9,7 @@ use crate::pg::sql::names::{ident, is_comparison, is_unknown_literal};
 use crate::pg::types::builtin_names;
 use crate::pg::types::cast::{cast, coerce_pair, compare_values, number_literal};
 use crate::pg::types::pg_type::{fit_integer, Type};
-use crate::pg::types::text;
-use crate::pg::types::value::{compare, Interval, Typed, Value};
+use crate::pg::types::value::{compare, Typed, Value};
 use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator, Value as Literal};
 use std::cmp::Ordering;
 
@@ -184,14 +183,11 @@ impl Exec<'_> {
         frame: &Frame<'_>,
     ) -> FlowResult<Typed> {
         let value = self.eval(&interval.value, frame)?;
-        let Value::Text(mut spelled) = value.v else {
+        let Value::Text(spelled) = value.v else {
             return Err(PgError::unsupported("an interval of a non-text value").into());
         };
-        if let Some(field) = &interval.leading_field {
-            spelled = format!("{spelled} {field}");
-        }
-        let parsed = text::parse_interval(&spelled)
-            .ok_or_else(|| crate::pg::types::pg_type::invalid_input(Type::Interval, &spelled))?;
+        let typmod = interval_typmod(interval)?;
+        let parsed = crate::pg::types::interval::parse(&spelled, typmod)?;
         Ok(Typed::new(Value::Interval(parsed), Type::Interval))
     }
 
@@ -215,11 +211,7 @@ impl Exec<'_> {
                 Ok(Typed::new(Value::Numeric(Box::new(n.neg())), value.t))
             }
             (UnaryOperator::Minus, Value::Interval(i)) => Ok(Typed::new(
-                Value::Interval(Interval {
-                    months: -i.months,
-                    days: -i.days,
-                    us: -i.us,
-                }),
+                Value::Interval(crate::pg::types::interval_ops::negate(i)?),
                 Type::Interval,
             )),
             (UnaryOperator::Plus, v) => Ok(Typed::new(v, value.t)),
@@ -387,6 +379,9 @@ impl Exec<'_> {
             None => Value::Text("\\".into()),
             Some(e) => self.eval(e, frame)?.v,
         };
+        if value.t == Type::Bytea || pattern.t == Type::Bytea {
+            return Err(PgError::unsupported("LIKE on bytea").into());
+        }
         match (value.v, pattern.v, escape) {
             (Value::Text(s), Value::Text(p), Value::Text(e)) => {
                 let escape = crate::pg::types::like::escape_char(&e)?;
@@ -525,4 +520,35 @@ fn truncate_varchar(value: Typed, to: Type, modifier: Option<u32>) -> Typed {
         }
         (v, _, _) => Typed::new(v, value.t),
     }
+}
+
+/// The typmod of `INTERVAL '…' DAY TO SECOND(2)`: `SECOND(p)` alone holds its precision
+/// where sqlparser keeps a leading field's.
+fn interval_typmod(
+    interval: &sqlparser::ast::Interval,
+) -> PgResult<crate::pg::types::interval::Typmod> {
+    use sqlparser::ast::DateTimeField;
+    let name = |field: &DateTimeField| match field {
+        DateTimeField::Year => Ok("year"),
+        DateTimeField::Month => Ok("month"),
+        DateTimeField::Day => Ok("day"),
+        DateTimeField::Hour => Ok("hour"),
+        DateTimeField::Minute => Ok("minute"),
+        DateTimeField::Second => Ok("second"),
+        other => Err(PgError::unsupported(format!("the interval field {other}"))),
+    };
+    let leading = interval.leading_field.as_ref().map(name).transpose()?;
+    let last = interval.last_field.as_ref().map(name).transpose()?;
+    let precision = match (leading, last, interval.leading_precision) {
+        (_, _, None) => interval.fractional_seconds_precision,
+        (Some("second"), None, Some(p)) if interval.fractional_seconds_precision.is_none() => {
+            Some(p)
+        }
+        _ => {
+            return Err(PgError::unsupported(
+                "an interval's leading field precision",
+            ))
+        }
+    };
+    crate::pg::types::interval::typmod(leading, last, precision)
 }

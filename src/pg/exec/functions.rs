@@ -384,6 +384,16 @@ fn extreme(greatest: bool, args: Vec<Typed>) -> FlowResult<Typed> {
 }
 
 fn text_function(name: &str, arg: Typed) -> FlowResult<Typed> {
+    // Only the string types reach text implicitly (`length(42)` has no function).
+    let stringish =
+        arg.t.is_text() || matches!(arg.t, Type::Unknown | Type::Bytea | Type::Tsvector);
+    if !stringish {
+        return Err(PgError::new(
+            UNDEFINED_FUNCTION,
+            format!("function {name}({}) does not exist", arg.t.name()),
+        )
+        .into());
+    }
     let t = if arg.t == Type::Bytea {
         Type::Bytea
     } else {

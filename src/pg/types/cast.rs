@@ -95,6 +95,13 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
         (v, Type::Json, Type::Jsonb) | (v, Type::Jsonb, Type::Json) => {
             crate::pg::types::cast::convert(v, from, to)?
         }
+        // A literal reads with the typmod's fields (`'1'::interval year` is a year).
+        (Value::Text(s), Type::Unknown, Type::Interval) => {
+            Value::Interval(crate::pg::types::interval::parse(
+                &s,
+                crate::pg::types::interval::Typmod::of(modifier),
+            )?)
+        }
         (Value::Text(s), _, t) if from == Type::Unknown || from.is_text() => text::parse(&s, t)?,
         (v, f, t) if is_datetime(f) && is_datetime(t) => {
             crate::pg::types::datetime_cast::convert(v, t)?
@@ -132,6 +139,7 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             }
             Value::Int(fit_integer(f.round_ties_even() as i64, t)?)
         }
+        (Value::Bytea(bytes), Type::Bytea, t) if t.is_integer() => bytea_integer(&bytes, t)?,
         (Value::Int(i), _, Type::Bool) if from == Type::Int4 => Value::Bool(i != 0),
         // `bool_int4`, the only cast from boolean to a number PostgreSQL has.
         (Value::Bool(b), Type::Bool, Type::Int4) => Value::Int(i64::from(b)),
@@ -156,6 +164,15 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
     };
     let v = crate::pg::types::numeric_cast::apply_modifier(v, to, modifier)?;
     let v = crate::pg::types::datetime_cast::apply_precision(v, to, modifier)?;
+    let v = match (v, to) {
+        (Value::Interval(i), Type::Interval) if modifier.is_some() => {
+            Value::Interval(crate::pg::types::interval::adjust(
+                i,
+                crate::pg::types::interval::Typmod::of(modifier),
+            )?)
+        }
+        (v, _) => v,
+    };
     check_modifier(&v, to, modifier)?;
     Ok(Typed::new(v, to))
 }
@@ -216,6 +233,29 @@ pub(crate) fn assignable(from: Type, to: Type) -> bool {
         || (casts_to_vector(from) && to == Type::Vector)
         || (is_datetime(from) && is_datetime(to))
         || matches!((from.element(), to.element()), (Some(f), Some(t)) if assignable(f, t))
+}
+
+/// `bytea::int2` and its kin (PostgreSQL 18): the bytes big-endian as the integer's
+/// two's complement, no more of them than it is wide.
+fn bytea_integer(bytes: &[u8], t: Type) -> PgResult<Value> {
+    let width = match t {
+        Type::Int2 => 2,
+        Type::Int4 => 4,
+        _ => 8,
+    };
+    if bytes.len() > width {
+        return Err(PgError::new(
+            NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("{} out of range", t.name()),
+        ));
+    }
+    let bits = bytes.iter().fold(0u64, |acc, b| acc << 8 | u64::from(*b));
+    let value = match width {
+        2 => i64::from(bits as u16 as i16),
+        4 => i64::from(bits as u32 as i32),
+        _ => bits as i64,
+    };
+    Ok(Value::Int(value))
 }
 
 /// `vector(n)` and `varchar(n)`.

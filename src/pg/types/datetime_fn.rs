@@ -15,7 +15,7 @@ use crate::pg::types::pg_type::PG_EPOCH_UNIX_US;
 use crate::pg::types::value::{Interval, Typed, Value};
 
 /// The date/time functions PostgreSQL has and the model leaves out.
-const REFUSED: [&str; 17] = [
+const REFUSED: [&str; 14] = [
     "to_char",
     "to_date",
     "make_date",
@@ -23,9 +23,6 @@ const REFUSED: [&str; 17] = [
     "make_timestamptz",
     "make_interval",
     "make_time",
-    "justify_days",
-    "justify_hours",
-    "justify_interval",
     "date_bin",
     "isfinite",
     "timeofday",
@@ -45,6 +42,7 @@ pub(crate) fn knows(name: &str, count: usize) -> bool {
                 | ("age", 1 | 2)
                 | ("date_trunc", 2 | 3)
                 | ("date_part", 2)
+                | ("justify_days" | "justify_hours" | "justify_interval", 1)
         )
 }
 
@@ -53,7 +51,7 @@ pub(crate) fn return_type(name: &str, args: &[Type]) -> Option<Type> {
     let t = match name {
         "current_date" | "date" => Type::Date,
         "localtimestamp" => Type::Timestamp,
-        "age" => Type::Interval,
+        "age" | "justify_days" | "justify_hours" | "justify_interval" => Type::Interval,
         "date_part" => Type::Float8,
         "date_trunc" => match args.get(1) {
             Some(Type::Timestamp) => Type::Timestamp,
@@ -85,6 +83,7 @@ pub(crate) fn call(name: &str, args: Vec<Typed>, now_us: i64) -> PgResult<Typed>
         "age" => age(next(), next()),
         "date_trunc" => date_trunc(next(), next()),
         "date_part" => date_part(next(), next()),
+        "justify_days" | "justify_hours" | "justify_interval" => justify(name, next()),
         other => unreachable!("{other} is not a date/time function"),
     }
 }
@@ -540,4 +539,23 @@ fn age_of(a_us: i64, b_us: i64) -> Interval {
         days: (sign * days) as i32,
         us: sign * us,
     }
+}
+
+/// `justify_days`, `justify_hours` and `justify_interval` of an interval (an untyped
+/// literal read as one).
+fn justify(name: &str, arg: Typed) -> PgResult<Typed> {
+    let arg = match arg.t {
+        Type::Unknown => crate::pg::types::cast::cast(arg, Type::Interval, None)?,
+        Type::Interval => arg,
+        from => return Err(no_function(from)),
+    };
+    let Value::Interval(i) = arg.v else {
+        return Ok(Typed::null(Type::Interval));
+    };
+    let justified = match name {
+        "justify_days" => crate::pg::types::interval_ops::justify_days(i)?,
+        "justify_hours" => crate::pg::types::interval_ops::justify_hours(i)?,
+        _ => crate::pg::types::interval_ops::justify_interval(i)?,
+    };
+    Ok(Typed::new(Value::Interval(justified), Type::Interval))
 }

@@ -100,6 +100,11 @@ fn shift(op: &BinaryOperator, t: i64, i: Interval) -> PgResult<i64> {
         BinaryOperator::Minus => -1,
         _ => 1,
     };
+    if crate::pg::types::interval::is_infinite(&i) {
+        return Err(PgError::unsupported(
+            "a timestamp shifted by an infinite interval",
+        ));
+    }
     let out_of_range = || PgError::new(DATETIME_OVERFLOW, "timestamp out of range");
     let shifted = check_timestamp(add_months(t, sign * i.months)).map_err(|_| out_of_range())?;
     (sign as i64 * i.days as i64)

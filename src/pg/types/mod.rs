@@ -1,7 +1,8 @@
 //! The types room: every type's values, as PostgreSQL's `utils/adt` has them. A value and
 //! its type (`value`: `Type`, `Value`, the sort order; `typed`: a value with its type,
 //! casts and coercions), the text and binary forms (`text`, `binary`, `array_recv`),
-//! and each type's own files: `datetime*` (date, timestamp, timestamptz), `numeric*`,
+//! and each type's own files: `datetime*` (date, timestamp, timestamptz), `interval*`
+//! (its input; its output and arithmetic), `numeric*`,
 //! `json*`/`jsonb*`, `uuid`, `tsearch`, `regtype`, `like`, the binary operators (`ops`),
 //! `hash` (`hashtext`), and pgvector's SQL functions (`vector_fn`).
 //!
@@ -19,6 +20,8 @@ pub(crate) mod datetime_cast;
 pub(crate) mod datetime_fn;
 pub(crate) mod datetime_ops;
 pub(crate) mod hash;
+pub(crate) mod interval;
+pub(crate) mod interval_ops;
 pub(crate) mod json;
 pub(crate) mod json_agg;
 pub(crate) mod json_build;

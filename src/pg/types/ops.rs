@@ -9,7 +9,7 @@ use crate::pg::types::pg_type::{fit_integer, Type};
 use crate::pg::types::value::{Interval, Typed, Value};
 use sqlparser::ast::BinaryOperator;
 
-use crate::pg::types::datetime::DAY_US;
+use crate::pg::types::interval_ops;
 
 /// `l op r` for every operator but the comparisons and the logical ones.
 pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Typed> {
@@ -26,6 +26,9 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         let v = crate::pg::types::numeric_fn::arithmetic(op, &l.v, &r.v)?;
         return Ok(Typed::new(v, result_type));
     }
+    // `||` prints a numeric as itself (`'x' || 4.0` is `x4.0`), not as the float the
+    // other operators compute in.
+    let concatenated = (*op == BinaryOperator::StringConcat).then(|| (l.v.clone(), r.v.clone()));
     let (lv, rv) = (as_float(l.v)?, as_float(r.v)?);
     let v = match (op, lv, rv) {
         (BinaryOperator::AtAt, a, b) => crate::pg::types::tsearch_fn::match_operator(a, b)?,
@@ -45,6 +48,7 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
             Value::Vector(b),
         ) => Value::Vector(crate::pg::types::vector_fn::elementwise(op, &a, &b)?),
         (BinaryOperator::StringConcat, a, b) => {
+            let (a, b) = concatenated.unwrap_or((a, b));
             let text =
                 |v: Value, t: Type| crate::pg::types::text::format(&v, t).unwrap_or_default();
             Value::Text(text(a, l.t) + &text(b, r.t))
@@ -58,10 +62,13 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         }
         (op, Value::Interval(a), Value::Interval(b)) => Value::Interval(add_intervals(op, a, b)?),
         (BinaryOperator::Multiply, Value::Interval(i), b @ (Value::Float(_) | Value::Int(_))) => {
-            Value::Interval(scale(i, as_f64(&b)))
+            Value::Interval(interval_ops::multiply(i, as_f64(&b))?)
         }
         (BinaryOperator::Multiply, a @ (Value::Float(_) | Value::Int(_)), Value::Interval(i)) => {
-            Value::Interval(scale(i, as_f64(&a)))
+            Value::Interval(interval_ops::multiply(i, as_f64(&a))?)
+        }
+        (BinaryOperator::Divide, Value::Interval(i), b @ (Value::Float(_) | Value::Int(_))) => {
+            Value::Interval(interval_ops::divide(i, as_f64(&b))?)
         }
         (op, Value::Vector(a), Value::Vector(b)) => Value::Float(vector_op(op, &a, &b)?),
         (op, _, _) => return Err(no_operator(op, l.t, r.t)),
@@ -144,6 +151,8 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
                 b.name()
             )))
         }
+        // `anynonarray || text` wants a string on one side at least.
+        (StringConcat, a, b) if !concatenates(a, b) => return Err(no_operator(op, l, r)),
         (StringConcat, _, _) => Type::Text,
         (Arrow, Type::Jsonb, k) if k.is_text() || matches!(k, Type::Int2 | Type::Int4) => {
             Type::Jsonb
@@ -174,9 +183,17 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
         (Multiply, Type::Interval, n) | (Multiply, n, Type::Interval) if n.is_numeric() => {
             Type::Interval
         }
+        (Divide, Type::Interval, n) if n.is_numeric() => Type::Interval,
         (op, l, r) => return Err(no_operator(op, l, r)),
     };
     Ok(t)
+}
+
+/// Whether PostgreSQL has a `||` for the operand types (neither an array): a string on
+/// one side, or two of bytea, tsvector or tsquery.
+fn concatenates(a: Type, b: Type) -> bool {
+    let string = |t: Type| t.is_text() || t == Type::Unknown;
+    string(a) || string(b) || (a == b && matches!(a, Type::Bytea | Type::Tsvector | Type::Tsquery))
 }
 
 fn integer(op: &BinaryOperator, a: i64, b: i64, t: Type) -> PgResult<i64> {
@@ -246,30 +263,10 @@ fn check_float(op: &BinaryOperator, a: f64, b: f64, result: f64) -> PgResult<()>
 }
 
 fn add_intervals(op: &BinaryOperator, a: Interval, b: Interval) -> PgResult<Interval> {
-    let sign = match op {
-        BinaryOperator::Plus => 1,
-        BinaryOperator::Minus => -1,
-        other => return Err(no_operator(other, Type::Interval, Type::Interval)),
-    };
-    Ok(Interval {
-        months: a.months + sign * b.months,
-        days: a.days + sign * b.days,
-        us: a.us + sign as i64 * b.us,
-    })
-}
-
-/// interval * float8 as PostgreSQL's interval_mul: fractional months spill into days,
-/// fractional days into time.
-fn scale(i: Interval, f: f64) -> Interval {
-    let months = i.months as f64 * f;
-    let whole_months = months.trunc();
-    let days = i.days as f64 * f + (months - whole_months) * 30.0;
-    let whole_days = days.trunc();
-    let us = i.us as f64 * f + (days - whole_days) * DAY_US as f64;
-    Interval {
-        months: whole_months as i32,
-        days: whole_days as i32,
-        us: us.round() as i64,
+    match op {
+        BinaryOperator::Plus => interval_ops::add(a, b),
+        BinaryOperator::Minus => interval_ops::subtract(a, b),
+        other => Err(no_operator(other, Type::Interval, Type::Interval)),
     }
 }
 

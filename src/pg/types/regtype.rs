@@ -134,6 +134,9 @@ pub(crate) fn regconfig(name: &str) -> PgResult<Value> {
 
 /// The type a SQL type name spells (`bigint`, `vector(64)`, `text[]`).
 pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, Option<u32>)> {
+    if let sqlparser::ast::DataType::Interval { fields, precision } = data_type {
+        return interval_type(*fields, *precision);
+    }
     let spelled = data_type.to_string().to_lowercase();
     let (base, array) = match spelled.strip_suffix("[]") {
         Some(base) => (base.to_string(), true),
@@ -223,6 +226,21 @@ fn typmod_integer(text: &str) -> PgResult<i64> {
             format!("value \"{text}\" is out of range for type integer"),
         )
     })
+}
+
+/// `interval [fields] [(p)]`: its typmod as a type modifier.
+fn interval_type(
+    fields: Option<sqlparser::ast::IntervalFields>,
+    precision: Option<u64>,
+) -> PgResult<(Type, Option<u32>)> {
+    let spelled = fields.map(|f| f.to_string().to_lowercase());
+    let (leading, last) = match spelled.as_deref().map(|s| s.split_once(" to ")) {
+        None => (None, None),
+        Some(Some((l, t))) => (Some(l), Some(t)),
+        Some(None) => (spelled.as_deref(), None),
+    };
+    let typmod = crate::pg::types::interval::typmod(leading, last, precision)?;
+    Ok((Type::Interval, typmod.modifier()))
 }
 
 #[cfg(test)]

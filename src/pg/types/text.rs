@@ -4,7 +4,7 @@
 
 use crate::pg::error::{PgError, PgResult, NUMERIC_VALUE_OUT_OF_RANGE};
 use crate::pg::types::pg_type::{fit_integer, invalid_input, Type, VALUE_BYTES_MAX};
-use crate::pg::types::value::{Interval, Value};
+use crate::pg::types::value::Value;
 
 /// `value` (of type `t`) as PostgreSQL prints it; `None` for NULL.
 pub(crate) fn format(value: &Value, t: Type) -> Option<String> {
@@ -24,7 +24,7 @@ pub(crate) fn format(value: &Value, t: Type) -> Option<String> {
         Value::Timestamptz(us) => format_timestamptz(*us),
         Value::Timestamp(us) => crate::pg::types::datetime::format_timestamp(*us, ' ', ""),
         Value::Date(days) => crate::pg::types::datetime::format_date(i64::from(*days)),
-        Value::Interval(i) => format_interval(i),
+        Value::Interval(i) => crate::pg::types::interval_ops::format(i),
         Value::Vector(v) => crate::pg::vector::value::format_text(v),
         Value::Uuid(u) => crate::pg::types::uuid::format(u),
         Value::Jsonb(j) => crate::pg::types::jsonb::format(j),
@@ -97,34 +97,6 @@ fn format_bytea(bytes: &[u8]) -> String {
 /// `YYYY-MM-DD HH:MM:SS[.ffffff]+00`, trailing zeros of the fraction dropped.
 pub(crate) fn format_timestamptz(pg_us: i64) -> String {
     crate::pg::types::datetime::format_timestamp(pg_us, ' ', "+00")
-}
-
-/// The `postgres` interval style: `1 year 2 mons 3 days 04:05:06.5`, as PostgreSQL's
-/// `EncodeInterval` writes it: a unit plural unless its count is exactly 1, and a field
-/// after a negative one signed with `+` when positive (`-1 days +02:00:00`).
-pub(crate) fn format_interval(i: &Interval) -> String {
-    let mut parts = Vec::new();
-    let (years, months) = (i.months / 12, i.months % 12);
-    let mut before_negative = false;
-    for (n, unit) in [(years, "year"), (months, "mon"), (i.days, "day")] {
-        if n == 0 {
-            continue;
-        }
-        let sign = if before_negative && n > 0 { "+" } else { "" };
-        let plural = if n == 1 { "" } else { "s" };
-        parts.push(format!("{sign}{n} {unit}{plural}"));
-        before_negative = n < 0;
-    }
-    if i.us != 0 || parts.is_empty() {
-        let sign = match (i.us < 0, before_negative && !parts.is_empty()) {
-            (true, _) => "-",
-            (false, true) => "+",
-            (false, false) => "",
-        };
-        let clock = crate::pg::types::datetime::format_time_of_day(i.us.abs());
-        parts.push(format!("{sign}{clock}"));
-    }
-    parts.join(" ")
 }
 
 fn format_array(items: &[Value], element: Type) -> String {
@@ -204,9 +176,9 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
         Type::Date => {
             crate::pg::types::datetime::parse(text, t).map(|days| Value::Date(days as i32))
         }
-        Type::Interval => parse_interval(trimmed)
-            .map(Value::Interval)
-            .ok_or_else(|| invalid_datetime(t, text)),
+        Type::Interval => {
+            crate::pg::types::interval::parse(text, Default::default()).map(Value::Interval)
+        }
         Type::Vector => crate::pg::vector::value::parse_text(text)
             .map(Value::Vector)
             .map_err(|e| PgError::new(e.sqlstate, e.message)),
@@ -248,7 +220,7 @@ fn parse_float(text: &str) -> Option<f64> {
 
 fn parse_bytea(text: &str) -> PgResult<Vec<u8>> {
     let Some(hex) = text.strip_prefix("\\x") else {
-        return Ok(parse_bytea_escape(text));
+        return parse_bytea_escape(text).ok_or_else(|| invalid_input(Type::Bytea, text));
     };
     let digits: Vec<u8> = hex.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     if digits.len() % 2 == 1 {
@@ -271,25 +243,27 @@ fn parse_bytea(text: &str) -> PgResult<Vec<u8>> {
         .collect()
 }
 
-/// The escape format: bytes as they are, `\\` for a backslash, `\ooo` in octal.
-fn parse_bytea_escape(text: &str) -> Vec<u8> {
+/// The escape format: bytes as they are, `\\` for a backslash, `\ooo` in octal (the first
+/// digit 0 to 3); any other backslash is no bytea (`None`).
+fn parse_bytea_escape(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let octal = bytes
-            .get(i + 1..i + 4)
-            .filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        let octal = bytes.get(i + 1..i + 4).filter(|d| {
+            (b'0'..=b'3').contains(&d[0]) && d[1..].iter().all(|b| (b'0'..=b'7').contains(b))
+        });
         match (bytes[i], bytes.get(i + 1), octal) {
             (b'\\', Some(b'\\'), _) => (out.push(b'\\'), i += 2).1,
             (b'\\', _, Some(d)) => {
                 out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
                 i += 4;
             }
+            (b'\\', _, None) => return None,
             (byte, _, _) => (out.push(byte), i += 1).1,
         }
     }
-    out
+    Some(out)
 }
 
 /// An integer as PostgreSQL's `pg_strtoint64` reads one (trimmed): an optional sign, then
@@ -330,76 +304,6 @@ fn parse_integer(text: &str) -> Option<Option<i64>> {
         false => magnitude as i128,
     };
     Some(i64::try_from(value).ok())
-}
-
-/// `invalid input syntax` for a date or time type: PostgreSQL's class for those is 22007.
-fn invalid_datetime(t: Type, text: &str) -> PgError {
-    PgError {
-        code: crate::pg::error::INVALID_DATETIME_FORMAT,
-        ..invalid_input(t, text)
-    }
-}
-
-/// An interval's `HH:MM[:SS[.ffffff]]` in microseconds (hours unbounded).
-fn parse_clock(text: &str) -> Option<i64> {
-    let mut parts = text.splitn(3, ':');
-    let hours: i64 = parts.next()?.parse().ok()?;
-    let minutes: i64 = parts.next()?.parse().ok()?;
-    let seconds: f64 = parts.next().map_or(Some(0.0), |s| s.parse().ok())?;
-    if minutes >= 60 || !(0.0..61.0).contains(&seconds) {
-        return None;
-    }
-    Some((hours * 3600 + minutes * 60) * 1_000_000 + (seconds * 1e6).round() as i64)
-}
-
-/// `1 day 2 hours`, `1 millisecond`, `00:00:01.5`, `-3 seconds`: PostgreSQL's units.
-pub(crate) fn parse_interval(text: &str) -> Option<Interval> {
-    let mut interval = Interval::default();
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let mut i = 0;
-    while i < words.len() {
-        if words[i].contains(':') {
-            let negative = words[i].starts_with('-');
-            let us = parse_clock(words[i].trim_start_matches(['-', '+']))?;
-            interval.us += if negative { -us } else { us };
-            i += 1;
-            continue;
-        }
-        let amount: f64 = words[i].parse().ok()?;
-        let unit = words.get(i + 1)?.to_ascii_lowercase();
-        add_unit(&mut interval, amount, unit.trim_end_matches('s'))?;
-        i += 2;
-    }
-    (!words.is_empty()).then_some(interval)
-}
-
-fn add_unit(interval: &mut Interval, amount: f64, unit: &str) -> Option<()> {
-    let us_per = match unit {
-        "microsecond" | "usec" | "u" => 1.0,
-        "millisecond" | "msec" | "m" if unit != "m" => 1e3,
-        "second" | "sec" => 1e6,
-        "minute" | "min" => 60e6,
-        "hour" | "hr" | "h" => 3600e6,
-        "day" | "d" => {
-            interval.days += amount as i32;
-            return Some(());
-        }
-        "week" | "w" => {
-            interval.days += (amount * 7.0) as i32;
-            return Some(());
-        }
-        "month" | "mon" => {
-            interval.months += amount as i32;
-            return Some(());
-        }
-        "year" | "yr" | "y" => {
-            interval.months += (amount * 12.0) as i32;
-            return Some(());
-        }
-        _ => return None,
-    };
-    interval.us += (amount * us_per).round() as i64;
-    Some(())
 }
 
 /// `{a,b,"c d",NULL}` of a one-dimensional array.
@@ -466,16 +370,6 @@ mod tests {
             format_timestamptz(crate::pg::types::datetime::add_months(0, 1) - 1),
             "2000-01-31 23:59:59.999999+00"
         );
-    }
-
-    #[test]
-    fn intervals_parse_and_print() {
-        let i = parse_interval("1 millisecond").expect("parses");
-        assert_eq!(i.us, 1_000);
-        assert_eq!(format_interval(&i), "00:00:00.001");
-        let i = parse_interval("1 day 2 hours").expect("parses");
-        assert_eq!(format_interval(&i), "1 day 02:00:00");
-        assert!(parse_interval("soon").is_none());
     }
 
     #[test]
