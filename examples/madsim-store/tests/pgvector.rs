@@ -1,0 +1,398 @@
+//! The team's pgvector memory store on amnesia's madsim engine, unchanged: on sqlx 0.8 (a
+//! `PgPool` from `StoreContext::postgres_url`) and on tokio-postgres
+//! (`tokio_postgres::connect(url, NoTls)`), each behind an adapter to amnesia's contract
+//! and swept against the PostgreSQL model; and amnesia's own pgvector stores (the
+//! reference, the catalogue's pgvector variants, the migration from Redis) judged alike on
+//! both engines.
+#![cfg(madsim)]
+
+use amnesia::sweep::{Replay, SeedResult, SweepConfig};
+use amnesia::{
+    Backend, Builder, Durability, EngineKind, IndexedEmbedding, Memory, MemoryAudit, MemoryStore,
+    Message, Policy, Role, ScenarioConfig, SeedRange, SessionKey, Store, StoreContext,
+    StoreError, SweepReport, TtlPolicy, UserKey, ViolationClass,
+};
+use madsim_store::pg_schema::{Failure, StoredMemory, StoredMessage, DIMENSIONS};
+use madsim_store::pg_sqlx::SqlxMemory;
+use madsim_store::pg_tokio::TokioPgMemory;
+
+/// What the adapter needs of either client's store.
+#[async_trait::async_trait]
+trait MemoryDb: Send + Sync + 'static {
+    fn open(url: &str) -> Self;
+    async fn append(&self, conversation: &str, message: &StoredMessage) -> Result<(), StoreError>;
+    async fn recent(&self, conversation: &str, limit: usize)
+        -> Result<Vec<StoredMessage>, StoreError>;
+    async fn clear(&self, conversation: &str) -> Result<(), StoreError>;
+    async fn delete(&self, conversation: &str, id: &str) -> Result<(), StoreError>;
+    async fn remember(&self, owner: &str, memory: &Memory, embedding: &[f32])
+        -> Result<(), StoreError>;
+    async fn recall(&self, owner: &str, embedding: &[f32], k: usize)
+        -> Result<Vec<(String, String)>, StoreError>;
+    async fn forget(&self, owner: &str, id: &str) -> Result<(), StoreError>;
+    async fn memories(&self, owner: &str) -> Result<Vec<StoredMemory>, StoreError>;
+}
+
+/// A SQLSTATE of the connection classes (08: connection exception, 57: operator
+/// intervention, a server shutting down): the statement's outcome is unknown.
+fn is_connection_class(code: &str) -> bool {
+    code.starts_with("08") || code.starts_with("57")
+}
+
+/// sqlx's error as amnesia's: an error reply was not applied; no connection from the pool
+/// sent nothing; a broken connection leaves the outcome unknown.
+fn sqlx_error(failure: Failure<sqlx::Error>) -> StoreError {
+    let error = match failure {
+        Failure::TimedOut => return StoreError::Timeout,
+        Failure::Client(error) => error,
+    };
+    match &error {
+        sqlx::Error::Database(db) if !db.code().is_some_and(|c| is_connection_class(&c)) => {
+            StoreError::Server(error.to_string())
+        }
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => {
+            StoreError::Unavailable(error.to_string())
+        }
+        sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) | sqlx::Error::TypeNotFound { .. } => {
+            StoreError::Server(error.to_string())
+        }
+        _ => StoreError::ConnectionLost(error.to_string()),
+    }
+}
+
+/// tokio-postgres's error as amnesia's: an error reply was not applied; anything else
+/// (a broken or refused connection) may have happened after it was.
+fn tokio_pg_error(failure: Failure<tokio_postgres::Error>) -> StoreError {
+    let error = match failure {
+        Failure::TimedOut => return StoreError::Timeout,
+        Failure::Client(error) => error,
+    };
+    match error.as_db_error() {
+        Some(db) if !is_connection_class(db.code().code()) => StoreError::Server(error.to_string()),
+        _ => StoreError::ConnectionLost(error.to_string()),
+    }
+}
+
+macro_rules! impl_memory_db {
+    ($db:ty, $open:expr, $error:path) => {
+        #[async_trait::async_trait]
+        impl MemoryDb for $db {
+            fn open(url: &str) -> Self {
+                ($open)(url)
+            }
+            async fn append(
+                &self,
+                conversation: &str,
+                message: &StoredMessage,
+            ) -> Result<(), StoreError> {
+                <$db>::append(self, conversation, message).await.map_err($error)
+            }
+            async fn recent(
+                &self,
+                conversation: &str,
+                limit: usize,
+            ) -> Result<Vec<StoredMessage>, StoreError> {
+                <$db>::recent(self, conversation, limit).await.map_err($error)
+            }
+            async fn clear(&self, conversation: &str) -> Result<(), StoreError> {
+                <$db>::clear(self, conversation).await.map_err($error)
+            }
+            async fn delete(&self, conversation: &str, id: &str) -> Result<(), StoreError> {
+                <$db>::delete(self, conversation, id).await.map_err($error)
+            }
+            async fn remember(
+                &self,
+                owner: &str,
+                memory: &Memory,
+                embedding: &[f32],
+            ) -> Result<(), StoreError> {
+                <$db>::remember(self, owner, &memory.id, &memory.text, embedding)
+                    .await
+                    .map_err($error)
+            }
+            async fn recall(
+                &self,
+                owner: &str,
+                embedding: &[f32],
+                k: usize,
+            ) -> Result<Vec<(String, String)>, StoreError> {
+                <$db>::recall(self, owner, embedding, k).await.map_err($error)
+            }
+            async fn forget(&self, owner: &str, id: &str) -> Result<(), StoreError> {
+                <$db>::forget(self, owner, id).await.map_err($error)
+            }
+            async fn memories(&self, owner: &str) -> Result<Vec<StoredMemory>, StoreError> {
+                <$db>::memories(self, owner).await.map_err($error)
+            }
+        }
+    };
+}
+
+impl_memory_db!(
+    SqlxMemory,
+    |url: &str| SqlxMemory::connect_lazy(url).expect("a URL amnesia made parses"),
+    sqlx_error
+);
+impl_memory_db!(TokioPgMemory, TokioPgMemory::new, tokio_pg_error);
+
+/// The caller's embedding model: hashed words and character trigrams, normalised (a
+/// constant feature keeps every vector non-zero, so cosine distances are defined).
+fn embed(text: &str) -> Vec<f32> {
+    let mut vector = vec![0f32; DIMENSIONS];
+    vector[0] = 0.25;
+    let lower = text.to_lowercase();
+    let chars: Vec<char> = lower.chars().collect();
+    let trigrams = chars.windows(3).map(|w| (w.iter().collect::<String>(), 0.5));
+    let words = lower.split_whitespace().map(|w| (w.to_string(), 1.0));
+    for (feature, weight) in words.chain(trigrams) {
+        let hash = fnv1a(feature.as_bytes());
+        let sign = if hash >> 63 == 1 { -1.0 } else { 1.0 };
+        vector[1 + (hash % (DIMENSIONS as u64 - 1)) as usize] += sign * weight;
+    }
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    vector.iter_mut().for_each(|x| *x /= norm);
+    vector
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// amnesia's contract over the team's store.
+struct Adapter<D> {
+    db: D,
+}
+
+impl<D: MemoryDb> Adapter<D> {
+    fn new(context: StoreContext) -> Adapter<D> {
+        let url = context
+            .postgres_url
+            .expect("the madsim engine gives every client process a PostgreSQL URL");
+        Adapter { db: D::open(&url) }
+    }
+}
+
+/// One conversation per session, one owner per user; the tenant's length keeps `a:b` + `c`
+/// apart from `a` + `b:c`.
+fn scoped(tenant: &str, name: &str) -> String {
+    format!("{}:{tenant}:{name}", tenant.len())
+}
+
+fn conversation(session: &SessionKey) -> String {
+    scoped(&session.tenant, &session.session)
+}
+
+fn owner(user: &UserKey) -> String {
+    scoped(&user.tenant, &user.user)
+}
+
+fn stored(msg: &Message) -> StoredMessage {
+    let role = match msg.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    StoredMessage {
+        id: msg.id.clone(),
+        role: role.to_string(),
+        content: msg.content.clone(),
+        turn: msg.seq,
+    }
+}
+
+fn message_of(stored: StoredMessage) -> Message {
+    let role = match stored.role.as_str() {
+        "system" => Role::System,
+        "user" => Role::User,
+        _ => Role::Assistant,
+    };
+    Message {
+        id: stored.id,
+        role,
+        content: stored.content,
+        seq: stored.turn,
+    }
+}
+
+#[async_trait::async_trait]
+impl<D: MemoryDb> MemoryStore for Adapter<D> {
+    async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
+        self.db.append(&conversation(session), &stored(msg)).await
+    }
+
+    async fn context(
+        &self,
+        session: &SessionKey,
+        limit: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        let recent = self.db.recent(&conversation(session), limit).await?;
+        Ok(recent.into_iter().map(message_of).collect())
+    }
+
+    async fn clear(&self, session: &SessionKey) -> Result<(), StoreError> {
+        self.db.clear(&conversation(session)).await
+    }
+
+    async fn delete(&self, session: &SessionKey, id: &str) -> Result<(), StoreError> {
+        self.db.delete(&conversation(session), id).await
+    }
+
+    async fn remember(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
+        let embedding = embed(&memory.text);
+        self.db.remember(&owner(user), memory, &embedding).await
+    }
+
+    async fn recall(
+        &self,
+        user: &UserKey,
+        query: &str,
+        k: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        let found = self.db.recall(&owner(user), &embed(query), k).await?;
+        Ok(found
+            .into_iter()
+            .map(|(id, text)| Memory { id, text })
+            .collect())
+    }
+
+    async fn update_memory(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
+        // The upsert replaces text and embedding in one statement.
+        self.remember(user, memory).await
+    }
+
+    async fn forget(&self, user: &UserKey, id: &str) -> Result<(), StoreError> {
+        self.db.forget(&owner(user), id).await
+    }
+
+    /// The store keeps a memory and its vector in one row, indexed by PostgreSQL itself:
+    /// what is stored is what is indexed, and each vector is checked against its text.
+    async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
+        let memories = self.db.memories(&owner(user)).await?;
+        let ids: Vec<String> = memories.iter().map(|m| m.id.clone()).collect();
+        let embeddings = memories
+            .iter()
+            .map(|m| IndexedEmbedding::compare(&m.id, Some(&m.embedding), &embed(&m.text)))
+            .collect();
+        Ok(MemoryAudit {
+            stored: ids.clone(),
+            indexed: ids,
+            exact: None,
+            embeddings: Some(embeddings),
+        })
+    }
+
+    fn policy(&self) -> Policy {
+        Policy {
+            messages_max: None,
+            keep_first: false,
+            summarizes: false,
+            ttl: TtlPolicy::None,
+            // `synchronous_commit = on`: an acknowledged commit survives a crash.
+            durability: Durability::AsRedis,
+            appends_idempotent: true,
+            // A failed call costs the next one a pool acquire or a reconnect.
+            recovery_grace_ms: 1_000,
+        }
+    }
+}
+
+/// The team's store on sqlx.
+fn sqlx_store() -> Store {
+    Store::new("team-pgvector-sqlx", Adapter::<SqlxMemory>::new).with_backend(Backend::Pgvector)
+}
+
+/// The team's store on tokio-postgres.
+fn tokio_postgres_store() -> Store {
+    Store::new("team-pgvector-tokio-postgres", Adapter::<TokioPgMemory>::new)
+        .with_backend(Backend::Pgvector)
+}
+
+/// Seeds of a sweep: `AMNESIA_SEED=N` (the replay command a failing seed prints) runs
+/// that one, `AMNESIA_SEEDS=a..b` a range.
+fn seeds(default: std::ops::Range<u64>) -> SeedRange {
+    if let Ok(seed) = std::env::var("AMNESIA_SEED") {
+        let seed: u64 = seed.parse().expect("AMNESIA_SEED is a seed number");
+        return SeedRange {
+            start: seed,
+            end: seed + 1,
+        };
+    }
+    let text = std::env::var("AMNESIA_SEEDS")
+        .unwrap_or_else(|_| format!("{}..{}", default.start, default.end));
+    SeedRange::parse(&text).expect("AMNESIA_SEEDS is a..b")
+}
+
+/// The scenario a store of this backend runs in (as amnesia's own pgvector tests do): the
+/// replay of every memory at quiescence; and a deploy with a migration for one that moves
+/// from Redis to PostgreSQL.
+fn scenario_of(store: &Store) -> ScenarioConfig {
+    match store.backend() {
+        Backend::RedisThenPgvector => ScenarioConfig::migrate(),
+        _ => ScenarioConfig::replay(),
+    }
+}
+
+/// A sweep of `store` on `engine`, each seed replayable by this test's name.
+fn sweep(store: Store, engine: EngineKind, seeds: SeedRange, test: &str) -> SweepReport {
+    let config = SweepConfig {
+        engine,
+        scenario: scenario_of(&store),
+        replay: Replay::CargoTest {
+            test: test.to_string(),
+        },
+        ..SweepConfig::new(seeds, store)
+    };
+    SweepReport::sweep(&config, &|_| {})
+}
+
+/// Each failing seed: its status, classes and the command that replays it alone.
+fn failing(report: &SweepReport) -> Vec<String> {
+    let failing = report.results.iter().filter(|r| !r.is_pass());
+    let line = |r: &SeedResult| {
+        format!(
+            "seed {} {:?} {:?}: {}",
+            r.seed, r.status, r.classes, r.replay
+        )
+    };
+    failing.map(line).collect()
+}
+
+#[test]
+fn the_team_store_on_sqlx_passes_a_sweep_on_the_madsim_engine() {
+    let test = "the_team_store_on_sqlx_passes_a_sweep_on_the_madsim_engine";
+    let report = sweep(sqlx_store(), EngineKind::Madsim, seeds(0..200), test);
+    assert!(report.is_pass(), "failing seeds: {:?}", failing(&report));
+}
+
+#[test]
+fn the_team_store_on_tokio_postgres_passes_a_sweep_on_the_madsim_engine() {
+    let test = "the_team_store_on_tokio_postgres_passes_a_sweep_on_the_madsim_engine";
+    let report = sweep(tokio_postgres_store(), EngineKind::Madsim, seeds(0..100), test);
+    assert!(report.is_pass(), "failing seeds: {:?}", failing(&report));
+}
+
+#[test]
+fn debug_one_seed() {
+    let seed: u64 = std::env::var("DEBUG_SEED").map_or(1, |s| s.parse().unwrap());
+    for store in [sqlx_store(), tokio_postgres_store()] {
+        let report = Builder::new()
+            .store(store)
+            .scenario(ScenarioConfig::replay())
+            .engine(EngineKind::Madsim)
+            .run(seed);
+        let mut counts = std::collections::BTreeMap::new();
+        for op in &report.history.ops {
+            let key = match &op.outcome {
+                amnesia::history::Outcome::Ok(_) => "ok".to_string(),
+                amnesia::history::Outcome::Fail(e) => format!("fail {}", &e[..e.len().min(120)]),
+                amnesia::history::Outcome::Unknown(e) => format!("unknown {}", &e[..e.len().min(120)]),
+                amnesia::history::Outcome::Pending => "pending".into(),
+            };
+            *counts.entry(key).or_insert(0) += 1;
+        }
+        println!("{} {:?} {:#?}", report.store, report.verdict.classes(), counts);
+        let _ = ViolationClass::Lost;
+    }
+}
