@@ -247,7 +247,8 @@ impl Exec<'_> {
         keyed.sort_by(|(a, _), (b, _)| sort_order(a, b, &directions));
         let mut rows: Vec<Vec<Value>> = Vec::with_capacity(keyed.len());
         for (_, values) in keyed {
-            let repeated = call.distinct && rows.last().is_some_and(|last| not_distinct(last, &values));
+            let repeated =
+                call.distinct && rows.last().is_some_and(|last| not_distinct(last, &values));
             if !repeated {
                 rows.push(values);
             }
@@ -300,7 +301,6 @@ fn refuse_unequal_types(name: &str, types: &[Type]) -> PgResult<()> {
         false => Ok(()),
     }
 }
-
 
 #[cfg(test)]
 mod tests {

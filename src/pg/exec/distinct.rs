@@ -83,7 +83,6 @@ impl Exec<'_> {
     }
 }
 
-
 fn order_keys<'q>(
     query: &'q Query,
     select: &Select,

@@ -910,7 +910,6 @@ fn window_order(spec: &Spec<'_>, evaluated: &Evaluated) -> Vec<usize> {
     order
 }
 
-
 /// `ntile(k)`: `k` read on the partition's first row; the first `rows % k` buckets hold
 /// one row more than the rest.
 fn ntile(job: &Partition<'_>) -> PgResult<Vec<Typed>> {
