@@ -387,7 +387,10 @@ mod tests {
             .unwrap();
         assert_eq!(parse_host(host), Some((Service::Postgres, 3, 70_000)));
         let postgres = address_of(Service::Postgres, 3, 70_000, POSTGRES_PORT);
-        assert_eq!(parse_address(postgres), Some((Service::Postgres, 3, 70_000)));
+        assert_eq!(
+            parse_address(postgres),
+            Some((Service::Postgres, 3, 70_000))
+        );
         // Each name only at its own port: no address is both servers'.
         let crossed = [
             address_of(Service::Postgres, 3, 1, REDIS_PORT),

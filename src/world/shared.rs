@@ -137,7 +137,9 @@ impl World {
             Backend::Redis => self.plan.backend != Backend::Pgvector,
             _ => self.plan.backend != Backend::Redis,
         };
-        url_of.filter(|_| has).map(|url_of| url_of(client, generation))
+        url_of
+            .filter(|_| has)
+            .map(|url_of| url_of(client, generation))
     }
 
     /// A dialer to `node` from `generation` of `client`'s process: it refuses once that
