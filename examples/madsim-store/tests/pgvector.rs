@@ -50,6 +50,18 @@ fn is_connection_class(code: &str) -> bool {
     code.starts_with("08") || code.starts_with("57")
 }
 
+/// `error` and its sources, `: `-joined (tokio-postgres's "error connecting to server"
+/// keeps its cause there).
+fn with_sources(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
+    }
+    text
+}
+
 /// sqlx's error as amnesia's: an error reply was not applied; no connection from the pool
 /// sent nothing; a broken connection leaves the outcome unknown.
 fn sqlx_error(failure: Failure<sqlx::Error>) -> StoreError {
@@ -59,15 +71,15 @@ fn sqlx_error(failure: Failure<sqlx::Error>) -> StoreError {
     };
     match &error {
         sqlx::Error::Database(db) if !db.code().is_some_and(|c| is_connection_class(&c)) => {
-            StoreError::Server(error.to_string())
+            StoreError::Server(with_sources(&error))
         }
         sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => {
-            StoreError::Unavailable(error.to_string())
+            StoreError::Unavailable(with_sources(&error))
         }
         sqlx::Error::ColumnDecode { .. }
         | sqlx::Error::Decode(_)
-        | sqlx::Error::TypeNotFound { .. } => StoreError::Server(error.to_string()),
-        _ => StoreError::ConnectionLost(error.to_string()),
+        | sqlx::Error::TypeNotFound { .. } => StoreError::Server(with_sources(&error)),
+        _ => StoreError::ConnectionLost(with_sources(&error)),
     }
 }
 
@@ -79,8 +91,10 @@ fn tokio_pg_error(failure: Failure<tokio_postgres::Error>) -> StoreError {
         Failure::Client(error) => error,
     };
     match error.as_db_error() {
-        Some(db) if !is_connection_class(db.code().code()) => StoreError::Server(error.to_string()),
-        _ => StoreError::ConnectionLost(error.to_string()),
+        Some(db) if !is_connection_class(db.code().code()) => {
+            StoreError::Server(with_sources(&error))
+        }
+        _ => StoreError::ConnectionLost(with_sources(&error)),
     }
 }
 
@@ -513,5 +527,66 @@ fn the_migration_to_pgvector_passes_on_both_engines() {
             engine.name(),
             failing(&report)
         );
+    }
+}
+
+/// The store pointed where the simulation has no PostgreSQL (`url_of` the URL amnesia
+/// gives): every call fails, and the failure says why in the store's own error.
+fn misdirected<D: MemoryDb>(url_of: fn(&str) -> String) -> Store {
+    let store = move |context: StoreContext| {
+        assert_eq!(context.redis_url, None, "a pgvector run has no Redis");
+        let url = context
+            .postgres_url
+            .expect("a pgvector run has a PostgreSQL");
+        Adapter {
+            db: D::open(&url_of(&url)),
+        }
+    };
+    Store::new("misdirected", store).with_backend(Backend::Pgvector)
+}
+
+#[test]
+fn what_the_simulation_does_not_provide_fails_with_a_clear_error() {
+    // sqlx retries a refused connect until its acquire timeout and then reports only
+    // that; tokio-postgres reports the refusal itself.
+    let cases: [(Store, &str); 3] = [
+        (
+            misdirected::<SqlxMemory>(|_| "postgres://amnesia@db.internal:5432/postgres".into()),
+            "'db.internal' does not resolve in the simulation",
+        ),
+        // The process's own PostgreSQL name, at Redis's port: nothing listens there.
+        (
+            misdirected::<TokioPgMemory>(|url| url.replace(":5432/", ":6379/")),
+            "nothing listens at [fd00:1::",
+        ),
+        (
+            misdirected::<SqlxMemory>(|_| {
+                "postgres://amnesia@localhost/postgres?host=/run/postgresql".into()
+            }),
+            "a Unix socket is not simulated by amnesia's madsim engine",
+        ),
+    ];
+    for (store, expected) in cases {
+        let report = Builder::new()
+            .store(store)
+            .scenario(ScenarioConfig::replay())
+            .engine(EngineKind::Madsim)
+            .run(0);
+        let timeline: String = report
+            .trace
+            .events()
+            .iter()
+            .map(|e| format!("{}\n", e.text))
+            .collect();
+        assert!(
+            timeline.contains(expected),
+            "no '{expected}' in:\n{}",
+            &timeline[..timeline.len().min(2_000)]
+        );
+        assert!(report
+            .history
+            .ops
+            .iter()
+            .all(|op| !matches!(op.outcome, amnesia::history::Outcome::Ok(_))));
     }
 }
