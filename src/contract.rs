@@ -263,8 +263,15 @@ pub struct StoreContext {
     /// `ConnectionManager`) connects: on the madsim engine, a name only the simulation
     /// resolves, one per client process, reaching the same simulated link the connector
     /// does; `None` on engines and tiers where only [`StoreContext::connector`] reaches the
-    /// server.
+    /// server, and in a run without Redis (backend pgvector).
     pub redis_url: Option<String>,
+    /// Where a store that dials its own PostgreSQL (`sqlx::PgPool::connect(url)`,
+    /// `tokio_postgres::connect(url, NoTls)`, a pool) connects: on the madsim engine in a
+    /// run with a PostgreSQL (backend pgvector or redis-then-pgvector), a URL whose host
+    /// only the simulation resolves, one per client process, reaching the same simulated
+    /// link [`StoreContext::postgres`] does; `None` on other engines and tiers, and in a
+    /// run without PostgreSQL.
+    pub postgres_url: Option<String>,
     /// This host's wall clock (skewed and jumped by the simulator): read it instead of the
     /// OS clock.
     pub clock: crate::clock::Clock,

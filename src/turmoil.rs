@@ -160,6 +160,7 @@ impl RedisModel {
             connector: self.connector(addr),
             postgres: None,
             redis_url: None,
+            postgres_url: None,
             clock: Clock::from_fn(move || clock.unix_ms()),
             session_ttl_ms,
             code_version: 1,

@@ -13,7 +13,7 @@ pub enum BuildError {
     #[error("invalid scenario: {0}")]
     Scenario(String),
     /// The store needs a backend this build or engine does not simulate: PostgreSQL +
-    /// pgvector needs the `pg` feature and the event engine.
+    /// pgvector needs the `pg` feature and the event engine or the madsim engine.
     #[error("store '{store}' needs the {backend} backend, which {why}", backend = backend.name())]
     Backend {
         /// The store's label.
@@ -41,13 +41,12 @@ impl Builder {
     pub fn validate(&self) -> Result<(), BuildError> {
         self.scenario.validate().map_err(BuildError::Scenario)?;
         let backend = self.store.backend();
-        let simulated = cfg!(feature = "pg") && self.engine == crate::EngineKind::Event;
-        if backend == Backend::Redis || simulated {
+        if backend == Backend::Redis || (cfg!(feature = "pg") && self.engine.hosts_postgres()) {
             return Ok(());
         }
         let why = match cfg!(feature = "pg") {
             false => "this build does not simulate (amnesia's `pg` feature)",
-            true => "only the event engine simulates (--engine event)",
+            true => "only the event engine and the madsim engine simulate (--engine event)",
         };
         Err(BuildError::Backend {
             store: self.store.label().to_string(),

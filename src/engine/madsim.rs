@@ -6,13 +6,16 @@
 //! [`MadsimSimulator`], and madsim answers `clock_gettime` and `getrandom`, so
 //! `chrono::Utc::now()` and `uuid::Uuid::new_v4()` are the seed's.
 //!
-//! A store's URL names its client process (`redis://client-3-gen-1.redis.amnesia:6379`):
-//! the connect goes through that client's link, as the connector's dial does, and a URL
-//! of a crashed process refuses as its connector would.
+//! A store's URL names its client process (`redis://client-3-gen-1.redis.amnesia:6379`,
+//! and in a `pg` build `postgres://amnesia@client-3-gen-1.pg.amnesia:5432/postgres` for
+//! the world's PostgreSQL): the connect goes through that client's link, as the
+//! connector's dial does, and a URL of a crashed process refuses as its connector would.
 
 use crate::contract::StoreFactory;
+use crate::domain::Backend;
 use crate::plan::Plan;
 use crate::world::assemble::{WorldHooks, WorldOptions};
+use crate::world::node::ServerNode;
 use crate::world::shared::World;
 use crate::world::{Engine, SimOutput};
 use std::cell::RefCell;
@@ -25,11 +28,59 @@ use tokio::simulation::{BoxFuture, SimStream, SimTask, Simulator};
 
 /// The port of the simulated Redis.
 pub const REDIS_PORT: u16 = 6379;
-/// The domain of the names the simulation resolves.
-const DOMAIN: &str = ".redis.amnesia";
-/// The first segment of a simulated Redis address (a unique local IPv6 prefix); the
-/// client and generation follow.
+/// The port of the simulated PostgreSQL.
+pub const POSTGRES_PORT: u16 = 5432;
+/// The first segment of a simulated address (a unique local IPv6 prefix); the server, the
+/// client and the generation follow.
 const ADDRESS_PREFIX: u16 = 0xfd00;
+
+/// A server of the world a simulated name names: its domain, its port and its segment
+/// of the address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Service {
+    Redis,
+    Postgres,
+}
+
+impl Service {
+    const ALL: [Service; 2] = [Service::Redis, Service::Postgres];
+
+    fn domain(self) -> &'static str {
+        match self {
+            Service::Redis => ".redis.amnesia",
+            Service::Postgres => ".pg.amnesia",
+        }
+    }
+
+    fn port(self) -> u16 {
+        match self {
+            Service::Redis => REDIS_PORT,
+            Service::Postgres => POSTGRES_PORT,
+        }
+    }
+
+    /// The address segment after the prefix.
+    fn segment(self) -> u16 {
+        match self {
+            Service::Redis => 0,
+            Service::Postgres => 1,
+        }
+    }
+
+    fn of_segment(segment: u16) -> Option<Service> {
+        Service::ALL.into_iter().find(|s| s.segment() == segment)
+    }
+
+    /// The world's node of this service: nothing listens for a server the run lacks.
+    fn node(self, world: &World) -> Option<Arc<dyn ServerNode>> {
+        match (self, world.server.backend()) {
+            (Service::Redis, Backend::Pgvector) => None,
+            (Service::Redis, _) => Some(world.server.clone()),
+            (Service::Postgres, Backend::Pgvector) => Some(world.server.clone()),
+            (Service::Postgres, _) => world.postgres.clone(),
+        }
+    }
+}
 
 /// The engine of unmodified stores.
 #[derive(Clone, Copy, Debug, Default)]
@@ -77,6 +128,7 @@ fn run_on_this_thread(plan: Arc<Plan>, store: StoreFactory) -> SimOutput {
         runtime.block_on(async move {
             let hooks = WorldHooks {
                 redis_url_of: Some(redis_url),
+                postgres_url_of: postgres_url_of(),
                 on_world: Some(&|world: &Arc<World>| {
                     RUN_WORLD.with(|slot| *slot.borrow_mut() = Some(world.clone()))
                 }),
@@ -104,38 +156,63 @@ thread_local! {
 
 /// The Redis URL of `generation` of `client`'s process.
 pub fn redis_url(client: u32, generation: u64) -> String {
-    format!("redis://client-{client}-gen-{generation}{DOMAIN}:{REDIS_PORT}")
+    let host = host_of(Service::Redis, client, generation);
+    format!("redis://{host}:{REDIS_PORT}")
 }
 
-/// The (client, generation) a simulated host name names.
-fn parse_host(host: &str) -> Option<(u32, u64)> {
-    let rest = host.strip_suffix(DOMAIN)?.strip_prefix("client-")?;
-    let (client, generation) = rest.split_once("-gen-")?;
-    Some((client.parse().ok()?, generation.parse().ok()?))
+/// [`postgres_url`] in a build that simulates PostgreSQL (the `pg` feature).
+fn postgres_url_of() -> Option<fn(u32, u64) -> String> {
+    #[cfg(feature = "pg")]
+    return Some(postgres_url);
+    #[cfg(not(feature = "pg"))]
+    None
 }
 
-/// The address of (client, generation): the client in segments 4–5, the generation in 6–7.
-fn address_of(client: u32, generation: u64, port: u16) -> SocketAddr {
+/// The PostgreSQL URL of `generation` of `client`'s process: the role and database every
+/// amnesia PostgreSQL has (trust authentication).
+#[cfg(feature = "pg")]
+pub fn postgres_url(client: u32, generation: u64) -> String {
+    let host = host_of(Service::Postgres, client, generation);
+    let (user, database) = (crate::postgres::PG_USER, crate::postgres::PG_DATABASE);
+    format!("postgres://{user}@{host}:{POSTGRES_PORT}/{database}")
+}
+
+fn host_of(service: Service, client: u32, generation: u64) -> String {
+    format!("client-{client}-gen-{generation}{}", service.domain())
+}
+
+/// The server, client and generation a simulated host name names.
+fn parse_host(host: &str) -> Option<(Service, u32, u64)> {
+    let (service, rest) = Service::ALL
+        .into_iter()
+        .find_map(|service| Some((service, host.strip_suffix(service.domain())?)))?;
+    let (client, generation) = rest.strip_prefix("client-")?.split_once("-gen-")?;
+    Some((service, client.parse().ok()?, generation.parse().ok()?))
+}
+
+/// The address of (service, client, generation): the service in segment 2, the client in
+/// segments 4–5, the generation in 6–7.
+fn address_of(service: Service, client: u32, generation: u64, port: u16) -> SocketAddr {
     let [c0, c1] = [(client >> 16) as u16, client as u16];
     let [g0, g1] = [(generation >> 16) as u16, generation as u16];
-    SocketAddr::new(
-        IpAddr::V6(Ipv6Addr::new(ADDRESS_PREFIX, 0, 0, 0, c0, c1, g0, g1)),
-        port,
-    )
+    let ip = Ipv6Addr::new(ADDRESS_PREFIX, service.segment(), 0, 0, c0, c1, g0, g1);
+    SocketAddr::new(IpAddr::V6(ip), port)
 }
 
-/// The (client, generation) of a simulated address.
-fn parse_address(addr: SocketAddr) -> Option<(u32, u64)> {
+/// The (service, client, generation) of a simulated address: only at its service's port
+/// (a PostgreSQL name dialed at Redis's port reaches nothing).
+fn parse_address(addr: SocketAddr) -> Option<(Service, u32, u64)> {
     let IpAddr::V6(ip) = addr.ip() else {
         return None;
     };
     let s = ip.segments();
-    if s[0] != ADDRESS_PREFIX || s[1..4] != [0, 0, 0] || addr.port() != REDIS_PORT {
+    let service = Service::of_segment(s[1])?;
+    if s[0] != ADDRESS_PREFIX || s[2..4] != [0, 0] || addr.port() != service.port() {
         return None;
     }
     let client = (u32::from(s[4]) << 16) | u32::from(s[5]);
     let generation = (u64::from(s[6]) << 16) | u64::from(s[7]);
-    Some((client, generation))
+    Some((service, client, generation))
 }
 
 /// madsim behind `madsim/tokio`'s seam.
@@ -157,11 +234,14 @@ impl Simulator for MadsimSimulator {
 
     fn resolve(&self, host: &str, port: u16) -> io::Result<Vec<SocketAddr>> {
         match parse_host(host) {
-            Some((client, generation)) => Ok(vec![address_of(client, generation, port)]),
+            Some((service, client, generation)) => {
+                Ok(vec![address_of(service, client, generation, port)])
+            }
             None => Err(io::Error::new(
                 io::ErrorKind::NotFound,
                 format!(
-                    "'{host}' does not resolve in the simulation: dial StoreContext::redis_url"
+                    "'{host}' does not resolve in the simulation: dial StoreContext::redis_url \
+                     or StoreContext::postgres_url"
                 ),
             )),
         }
@@ -174,17 +254,20 @@ impl Simulator for MadsimSimulator {
                 format!("nothing listens at {addr} in the simulation"),
             )
         };
-        let Some((client, generation)) = parse_address(addr) else {
+        let Some((service, client, generation)) = parse_address(addr) else {
             return Box::pin(async move { Err(refused()) });
         };
         let world = RUN_WORLD.with(|slot| slot.borrow().clone());
         let dialer = world
             .filter(|world| client < world.plan.clients)
-            .map(|world| world.dialer(&world.server, client, generation));
+            .and_then(|world| {
+                let node = service.node(&world)?;
+                Some(world.dialer(&node, client, generation))
+            });
         Box::pin(async move {
             let dialer = dialer.ok_or_else(refused)?;
             let stream = dialer.dial().await?;
-            let local = address_of(client, generation, 0);
+            let local = address_of(service, client, generation, 0);
             Ok(Box::new(LinkStream {
                 stream: Mutex::new(stream),
                 local,
@@ -282,12 +365,41 @@ mod tests {
             .unwrap()
             .strip_suffix(":6379")
             .unwrap();
-        assert_eq!(parse_host(host), Some((3, 70_000)));
-        assert_eq!(
-            parse_address(address_of(3, 70_000, REDIS_PORT)),
-            Some((3, 70_000))
-        );
+        assert_eq!(parse_host(host), Some((Service::Redis, 3, 70_000)));
+        let redis = address_of(Service::Redis, 3, 70_000, REDIS_PORT);
+        assert_eq!(parse_address(redis), Some((Service::Redis, 3, 70_000)));
         assert_eq!(parse_host("redis"), None);
-        assert_eq!(parse_address(address_of(3, 1, 80)), None);
+        assert_eq!(parse_address(address_of(Service::Redis, 3, 1, 80)), None);
+    }
+
+    #[cfg(feature = "pg")]
+    #[test]
+    fn a_postgres_url_names_its_process_and_only_its_port_reaches_it() {
+        let url = postgres_url(3, 70_000);
+        assert_eq!(
+            url,
+            "postgres://amnesia@client-3-gen-70000.pg.amnesia:5432/postgres"
+        );
+        let host = url
+            .strip_prefix("postgres://amnesia@")
+            .unwrap()
+            .strip_suffix(":5432/postgres")
+            .unwrap();
+        assert_eq!(parse_host(host), Some((Service::Postgres, 3, 70_000)));
+        let postgres = address_of(Service::Postgres, 3, 70_000, POSTGRES_PORT);
+        assert_eq!(
+            parse_address(postgres),
+            Some((Service::Postgres, 3, 70_000))
+        );
+        // Each name only at its own port: no address is both servers'.
+        let crossed = [
+            address_of(Service::Postgres, 3, 1, REDIS_PORT),
+            address_of(Service::Redis, 3, 1, POSTGRES_PORT),
+        ];
+        assert_eq!(crossed.map(parse_address), [None, None]);
+        assert_ne!(
+            address_of(Service::Redis, 3, 1, 0),
+            address_of(Service::Postgres, 3, 1, 0)
+        );
     }
 }

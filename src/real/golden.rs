@@ -182,6 +182,7 @@ fn build(store: &Store, address: SocketAddr) -> Arc<dyn MemoryStore> {
         connector,
         postgres,
         redis_url: None,
+        postgres_url: None,
         clock: crate::clock::Clock::system(),
         session_ttl_ms: 60_000,
         code_version: 1,

@@ -40,6 +40,19 @@ impl EngineKind {
         }
     }
 
+    /// Whether this engine hosts the world's PostgreSQL for a store (in a `pg` build): the
+    /// event engine through amnesia's connector, the madsim engine by URL too; turmoil's
+    /// hosts serve Redis alone.
+    pub(crate) fn hosts_postgres(self) -> bool {
+        match self {
+            EngineKind::Event => true,
+            #[cfg(madsim)]
+            EngineKind::Madsim => true,
+            #[cfg(feature = "turmoil")]
+            EngineKind::Turmoil => false,
+        }
+    }
+
     /// The name `--engine` takes.
     pub fn name(self) -> &'static str {
         self.engine().name()

@@ -69,8 +69,9 @@ impl Store {
     }
 
     /// The same store, keeping its data in `backend` (default Redis). A pgvector store
-    /// reads [`StoreContext::postgres`]; it runs in the simulator on the PostgreSQL model
-    /// (amnesia's `pg` feature, the event engine) and in the real tier.
+    /// reads [`StoreContext::postgres`] (or, on the madsim engine, dials
+    /// [`StoreContext::postgres_url`] itself); it runs in the simulator on the PostgreSQL
+    /// model (amnesia's `pg` feature, the event and madsim engines) and in the real tier.
     ///
     /// ```
     /// use amnesia::{Backend, Store};

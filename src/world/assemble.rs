@@ -38,6 +38,9 @@ pub(crate) type OnWorld<'a> = &'a dyn Fn(&Arc<World>);
 pub(crate) struct WorldHooks<'a> {
     /// The Redis URL each client process's store is given (client, generation).
     pub redis_url_of: Option<fn(u32, u64) -> String>,
+    /// The PostgreSQL URL each client process's store is given (client, generation), in a
+    /// run with a PostgreSQL.
+    pub postgres_url_of: Option<fn(u32, u64) -> String>,
     /// Called with the world before it runs.
     pub on_world: Option<OnWorld<'a>>,
 }
@@ -69,6 +72,7 @@ pub(crate) async fn world(
     let mut world = World::new(plan, clock, trace.clone(), server, links, store);
     world.postgres = postgres;
     world.redis_url_of = hooks.redis_url_of;
+    world.postgres_url_of = hooks.postgres_url_of;
     let world = Arc::new(world);
     if let Some(on_world) = hooks.on_world {
         on_world(&world);

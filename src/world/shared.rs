@@ -6,6 +6,7 @@
 
 use crate::connect::ConnectorConfig;
 use crate::contract::{Policy, StoreContext, StoreFactory};
+use crate::domain::Backend;
 use crate::plan::Plan;
 use crate::trace::Trace;
 use crate::world::clock::WorldClock;
@@ -45,6 +46,9 @@ pub struct World {
     /// The Redis URL of a (client, generation) process, on an engine whose stores may dial
     /// their own Redis ([`StoreContext::redis_url`]); `None`: only the connector reaches it.
     pub redis_url_of: Option<fn(u32, u64) -> String>,
+    /// The PostgreSQL URL of a (client, generation) process, on an engine whose stores may
+    /// dial their own PostgreSQL ([`StoreContext::postgres_url`]).
+    pub postgres_url_of: Option<fn(u32, u64) -> String>,
 }
 
 impl World {
@@ -75,6 +79,7 @@ impl World {
             connector: ConnectorConfig::default(),
             grace_ms: crate::world::RUN_GRACE_MS,
             redis_url_of: None,
+            postgres_url_of: None,
         }
     }
 
@@ -102,7 +107,8 @@ impl World {
         let store = (self.store)(StoreContext {
             connector,
             postgres,
-            redis_url: self.redis_url_of.map(|url_of| url_of(client, generation)),
+            redis_url: self.url_of(self.redis_url_of, Backend::Redis, client, generation),
+            postgres_url: self.url_of(self.postgres_url_of, Backend::Pgvector, client, generation),
             clock: host.clock(),
             session_ttl_ms: self.plan.session_ttl_ms,
             code_version: self.code_version.load(std::sync::atomic::Ordering::Relaxed),
@@ -116,6 +122,24 @@ impl World {
         }
         let _ = self.policy.set(policy);
         host.start(store);
+    }
+
+    /// The URL `url_of` gives (client, generation), when the run has a `server` (Redis, or
+    /// PostgreSQL: `Backend::Pgvector`) to reach: a redis-then-pgvector run has both.
+    fn url_of(
+        &self,
+        url_of: Option<fn(u32, u64) -> String>,
+        server: Backend,
+        client: u32,
+        generation: u64,
+    ) -> Option<String> {
+        let has = match server {
+            Backend::Redis => self.plan.backend != Backend::Pgvector,
+            _ => self.plan.backend != Backend::Redis,
+        };
+        url_of
+            .filter(|_| has)
+            .map(|url_of| url_of(client, generation))
     }
 
     /// A dialer to `node` from `generation` of `client`'s process: it refuses once that

@@ -2,9 +2,13 @@
 //! opens its own `redis::Client` from a URL and keeps a `ConnectionManager`, stamps every
 //! entry with a `uuid` v4 and `chrono::Utc::now()`, and appends through a Lua script so a
 //! retried message (its first reply lost) is stored once. `tests/madsim.rs` runs it,
-//! unchanged, on amnesia's madsim engine.
+//! unchanged, on amnesia's madsim engine. Beside it, the team's pgvector memory store on
+//! sqlx ([`pg_sqlx`]) and on tokio-postgres ([`pg_tokio`]), swept by `tests/pgvector.rs`.
 
 pub mod export;
+pub mod pg_schema;
+pub mod pg_sqlx;
+pub mod pg_tokio;
 pub mod redis1;
 #[cfg(feature = "swiftide")]
 pub mod swiftide;

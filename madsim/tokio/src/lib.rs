@@ -12,19 +12,23 @@
 //! [`simulation::Simulator`] amnesia installs. The choice is made per call, so the same
 //! binary runs amnesia's event engine, its real tier and madsim seeds.
 //!
-//! What is simulated: `net::{TcpStream, lookup_host}` (connect, read, write, addresses,
-//! `set_nodelay`), `time::{sleep, sleep_until, timeout, timeout_at, interval, interval_at}`
-//! and `task::{spawn, spawn_blocking, JoinHandle, AbortHandle, JoinSet}`. What refuses
+//! What is simulated: `net::{TcpStream, lookup_host}` (connect, read, write, readiness
+//! and `try_` calls, addresses, `set_nodelay`, a stand-in file descriptor for socket
+//! options), `time::{sleep, sleep_until, timeout, timeout_at, interval, interval_at}`,
+//! `task::{spawn, spawn_blocking, JoinHandle, AbortHandle, JoinSet}` and
+//! `runtime::Handle::{spawn, spawn_blocking}`. What refuses
 //! inside a simulation, naming it: `fs` (every function, `File`, `OpenOptions`,
 //! `DirBuilder`) and `process::Command` ([`simulation::refuse`]), a `TcpListener` and a
 //! `TcpSocket` connect ([`simulation::unsupported`]). `io`'s extension traits are tokio's
 //! but for their `bytes` buffers (see [`io`]). Everything else is tokio's own: `sync` and
-//! `io` need no runtime; `signal`, `UdpSocket` and `runtime::Handle::spawn` called inside
-//! a simulation reach a runtime that is never driven.
+//! `io` need no runtime; `signal`, `UdpSocket` and `Runtime::spawn` called inside a
+//! simulation reach a runtime that is never driven.
 
 pub use real::*;
 
 pub mod io;
+#[cfg(feature = "net")]
+mod readiness;
 pub mod simulation;
 
 #[cfg(feature = "fs")]
@@ -33,6 +37,8 @@ pub mod fs;
 pub mod net;
 #[cfg(feature = "process")]
 pub mod process;
+#[cfg(feature = "rt")]
+pub mod runtime;
 #[cfg(feature = "rt")]
 pub mod task;
 #[cfg(feature = "time")]

@@ -2,6 +2,7 @@
 //! simulator's network; outside, tokio's own socket. The rest is tokio's.
 
 use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
+use crate::readiness::Simulated;
 use crate::simulation::{current, unsupported, SimStream};
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
@@ -122,7 +123,7 @@ pub struct TcpStream {
 
 enum Inner {
     Real(real::net::TcpStream),
-    Simulated(Box<dyn SimStream>),
+    Simulated(Simulated),
 }
 
 impl std::fmt::Debug for TcpStream {
@@ -132,7 +133,7 @@ impl std::fmt::Debug for TcpStream {
             Inner::Simulated(stream) => f
                 .debug_struct("TcpStream")
                 .field("simulated", &true)
-                .field("peer", &stream.peer_addr().ok())
+                .field("peer", &stream.lock().peer_addr().ok())
                 .finish(),
         }
     }
@@ -158,11 +159,7 @@ impl TcpStream {
         );
         for addr in target.resolve_simulated(simulator)? {
             match simulator.connect(addr).await {
-                Ok(stream) => {
-                    return Ok(TcpStream {
-                        inner: Inner::Simulated(stream),
-                    })
-                }
+                Ok(stream) => return Ok(TcpStream::from_simulated(stream)),
                 Err(error) => last = error,
             }
         }
@@ -172,7 +169,7 @@ impl TcpStream {
     /// A stream of the simulated network, as a simulator hands it out.
     pub fn from_simulated(stream: Box<dyn SimStream>) -> TcpStream {
         TcpStream {
-            inner: Inner::Simulated(stream),
+            inner: Inner::Simulated(Simulated::new(stream)),
         }
     }
 
@@ -201,21 +198,21 @@ impl TcpStream {
     pub fn into_std(self) -> io::Result<std::net::TcpStream> {
         match self.inner {
             Inner::Real(stream) => stream.into_std(),
-            Inner::Simulated(stream) => stand_in::issue(stream),
+            Inner::Simulated(stream) => stand_in::issue(stream.into_inner()),
         }
     }
 
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         match &self.inner {
             Inner::Real(stream) => stream.local_addr(),
-            Inner::Simulated(stream) => stream.local_addr(),
+            Inner::Simulated(stream) => stream.lock().local_addr(),
         }
     }
 
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
         match &self.inner {
             Inner::Real(stream) => stream.peer_addr(),
-            Inner::Simulated(stream) => stream.peer_addr(),
+            Inner::Simulated(stream) => stream.lock().peer_addr(),
         }
     }
 
@@ -260,6 +257,94 @@ impl TcpStream {
     }
 }
 
+/// Readiness, as clients that drive a socket themselves use it (sqlx). On a simulated
+/// stream a `try_` call polls it once: `WouldBlock` until the stream wakes that direction.
+impl TcpStream {
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        match &self.inner {
+            Inner::Real(stream) => stream.try_read(buf),
+            Inner::Simulated(stream) => stream.try_read(buf),
+        }
+    }
+
+    /// tokio's `try_read_buf`, taking the graph's `bytes` buffers (see [`crate::io`]).
+    #[cfg(feature = "bytes")]
+    pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        read_into(buf, |slice| self.try_read(slice))
+    }
+
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        match &self.inner {
+            Inner::Real(stream) => stream.try_write(buf),
+            Inner::Simulated(stream) => stream.try_write(buf),
+        }
+    }
+
+    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &self.inner {
+            Inner::Real(stream) => stream.poll_read_ready(cx),
+            Inner::Simulated(stream) => stream.poll_read_ready(cx),
+        }
+    }
+
+    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &self.inner {
+            Inner::Real(stream) => stream.poll_write_ready(cx),
+            Inner::Simulated(stream) => stream.poll_write_ready(cx),
+        }
+    }
+
+    pub async fn readable(&self) -> io::Result<()> {
+        std::future::poll_fn(|cx| self.poll_read_ready(cx)).await
+    }
+
+    pub async fn writable(&self) -> io::Result<()> {
+        std::future::poll_fn(|cx| self.poll_write_ready(cx)).await
+    }
+}
+
+/// Read through `read` into `buf`'s spare capacity (zeroed first: `read` takes initialized
+/// bytes), and advance `buf` by what was read.
+#[cfg(feature = "bytes")]
+fn read_into<B: bytes::BufMut>(
+    buf: &mut B,
+    read: impl FnOnce(&mut [u8]) -> io::Result<usize>,
+) -> io::Result<usize> {
+    let chunk = buf.chunk_mut();
+    let len = chunk.len();
+    // SAFETY: `chunk` is `len` writable bytes; they are initialized (zeroed) before the
+    // slice over them is made, and `advance_mut` covers only what `read` filled.
+    let slice = unsafe {
+        std::ptr::write_bytes(chunk.as_mut_ptr(), 0, len);
+        std::slice::from_raw_parts_mut(chunk.as_mut_ptr(), len)
+    };
+    let read = read(slice)?;
+    assert!(read <= len, "a read past its buffer");
+    unsafe { buf.advance_mut(read) };
+    Ok(read)
+}
+
+/// The OS socket under tokio's stream; for a simulated stream, an unconnected socket that
+/// stands for it (socket options set through it reach nothing simulated: tokio-postgres
+/// sets keepalive and `TCP_USER_TIMEOUT` through socket2's `SockRef`).
+impl std::os::fd::AsFd for TcpStream {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        match &self.inner {
+            Inner::Real(stream) => stream.as_fd(),
+            Inner::Simulated(stream) => stream.as_fd(),
+        }
+    }
+}
+
+impl std::os::fd::AsRawFd for TcpStream {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        match &self.inner {
+            Inner::Real(stream) => stream.as_raw_fd(),
+            Inner::Simulated(stream) => stream.as_raw_fd(),
+        }
+    }
+}
+
 impl From<real::net::TcpStream> for TcpStream {
     fn from(stream: real::net::TcpStream) -> Self {
         TcpStream {
@@ -283,7 +368,7 @@ impl AsyncRead for TcpStream {
     ) -> Poll<io::Result<()>> {
         match &mut self.get_mut().inner {
             Inner::Real(stream) => Pin::new(stream).poll_read(cx, buf),
-            Inner::Simulated(stream) => Pin::new(stream).poll_read(cx, buf),
+            Inner::Simulated(stream) => Pin::new(stream.get_mut()).poll_read(cx, buf),
         }
     }
 }
@@ -296,7 +381,7 @@ impl AsyncWrite for TcpStream {
     ) -> Poll<io::Result<usize>> {
         match &mut self.get_mut().inner {
             Inner::Real(stream) => Pin::new(stream).poll_write(cx, buf),
-            Inner::Simulated(stream) => Pin::new(stream).poll_write(cx, buf),
+            Inner::Simulated(stream) => Pin::new(stream.get_mut()).poll_write(cx, buf),
         }
     }
 
@@ -307,28 +392,28 @@ impl AsyncWrite for TcpStream {
     ) -> Poll<io::Result<usize>> {
         match &mut self.get_mut().inner {
             Inner::Real(stream) => Pin::new(stream).poll_write_vectored(cx, bufs),
-            Inner::Simulated(stream) => Pin::new(stream).poll_write_vectored(cx, bufs),
+            Inner::Simulated(stream) => Pin::new(stream.get_mut()).poll_write_vectored(cx, bufs),
         }
     }
 
     fn is_write_vectored(&self) -> bool {
         match &self.inner {
             Inner::Real(stream) => stream.is_write_vectored(),
-            Inner::Simulated(stream) => stream.is_write_vectored(),
+            Inner::Simulated(stream) => stream.lock().is_write_vectored(),
         }
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match &mut self.get_mut().inner {
             Inner::Real(stream) => Pin::new(stream).poll_flush(cx),
-            Inner::Simulated(stream) => Pin::new(stream).poll_flush(cx),
+            Inner::Simulated(stream) => Pin::new(stream.get_mut()).poll_flush(cx),
         }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match &mut self.get_mut().inner {
             Inner::Real(stream) => Pin::new(stream).poll_shutdown(cx),
-            Inner::Simulated(stream) => Pin::new(stream).poll_shutdown(cx),
+            Inner::Simulated(stream) => Pin::new(stream.get_mut()).poll_shutdown(cx),
         }
     }
 }
@@ -509,6 +594,13 @@ impl UnixStream {
 
     pub fn into_split(self) -> (unix::OwnedReadHalf, unix::OwnedWriteHalf) {
         self.inner.into_split()
+    }
+
+    /// tokio's `try_read_buf`, taking the graph's `bytes` buffers (see [`crate::io`]): sqlx
+    /// reads a Unix socket through it.
+    #[cfg(feature = "bytes")]
+    pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        read_into(buf, |slice| self.inner.try_read(slice))
     }
 }
 

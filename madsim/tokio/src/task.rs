@@ -69,6 +69,13 @@ impl<T> std::fmt::Debug for JoinInner<T> {
 }
 
 impl<T> JoinHandle<T> {
+    /// tokio's handle of a task on tokio's runtime.
+    pub(crate) fn from_real(handle: real::task::JoinHandle<T>) -> JoinHandle<T> {
+        JoinHandle {
+            inner: JoinInner::Real(handle),
+        }
+    }
+
     pub fn abort(&self) {
         match &self.inner {
             JoinInner::Real(handle) => handle.abort(),
