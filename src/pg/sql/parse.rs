@@ -167,7 +167,6 @@ fn begins_a_statement(sql: &str) -> bool {
     rest.is_empty() || STATEMENT_WORDS.binary_search(&word.as_str()).is_ok()
 }
 
-
 /// The `OF` name part that marks a rewritten `FOR KEY SHARE` / `FOR NO KEY UPDATE`: a
 /// quoted name no schema holds.
 pub(crate) const KEY_LOCK_MARKER: &str = "amnesia:key";
