@@ -373,7 +373,7 @@ fn classify(f: &Function) -> PgResult<Kind> {
             Kind::Aggregate
         }
         // PostgreSQL's own aggregates the model lacks are refused, not called no aggregate.
-        None if crate::pg::types::builtin_names::is_function(&name) => {
+        None if crate::pg::types::builtin_names::is_aggregate(&name) => {
             return Err(PgError::unsupported(format!("{name}(…) OVER (…)")))
         }
         None => {

@@ -18,6 +18,9 @@ use crate::pg::types::pg_type::Type;
 
 /// `SELECT DISTINCT proname FROM pg_proc` (pg_catalog and pgvector's), sorted.
 const FUNCTIONS: &str = include_str!("builtin_functions.txt");
+/// `SELECT DISTINCT proname FROM pg_proc WHERE prokind IN ('a', 'w')`: the aggregate and
+/// window functions, sorted.
+const AGGREGATES: &str = include_str!("builtin_aggregates.txt");
 /// `SELECT typname FROM pg_type` and the standard's spellings, sorted.
 const TYPES: &str = include_str!("builtin_types.txt");
 /// `pg_class.relname` of pg_catalog's tables and views, and information_schema's with
@@ -31,6 +34,11 @@ const NAME_BYTES_MAX: usize = 63;
 /// Whether PostgreSQL 18.3 (with pgvector) has a function of this name.
 pub(crate) fn is_function(name: &str) -> bool {
     contains(FUNCTIONS, name)
+}
+
+/// Whether PostgreSQL 18.3 has an aggregate or window function of this name.
+pub(crate) fn is_aggregate(name: &str) -> bool {
+    contains(AGGREGATES, name)
 }
 
 /// Whether PostgreSQL 18.3 (with pgvector) has a type of this name (`pg_type.typname` or
@@ -91,9 +99,13 @@ fn contains(list: &'static str, name: &str) -> bool {
 /// The list's lines, split once per list.
 fn lines(list: &'static str) -> &'static [&'static str] {
     use std::sync::OnceLock;
-    static LINES: [OnceLock<Vec<&'static str>>; 3] =
-        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let slot = [FUNCTIONS, TYPES, RELATIONS]
+    static LINES: [OnceLock<Vec<&'static str>>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
+    let slot = [FUNCTIONS, TYPES, RELATIONS, AGGREGATES]
         .iter()
         .position(|known| std::ptr::eq(*known, list))
         .expect("one of the sorted lists");
@@ -106,7 +118,7 @@ mod tests {
 
     #[test]
     fn the_lists_are_sorted_and_hold_postgresqls_and_pgvectors_names() {
-        for list in [FUNCTIONS, TYPES, RELATIONS, OPERATORS] {
+        for list in [FUNCTIONS, TYPES, RELATIONS, OPERATORS, AGGREGATES] {
             let names: Vec<&str> = list.lines().collect();
             assert!(
                 names.windows(2).all(|pair| pair[0] < pair[1]),
@@ -115,6 +127,7 @@ mod tests {
             assert!(names.iter().all(|name| name.len() <= 3 * NAME_BYTES_MAX));
         }
         assert!(is_function("hamming_distance") && is_function("regexp_replace"));
+        assert!(is_aggregate("var_pop") && !is_aggregate("upper"));
         assert!(is_type("halfvec") && is_type("sparsevec") && is_type("time with time zone"));
         assert!(!is_function("no_such_function") && !is_type("no_such_type"));
         assert!(is_relation("pg_class") && is_relation("information_schema.columns"));
