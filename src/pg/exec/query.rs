@@ -120,7 +120,9 @@ impl Exec<'_> {
             for (i, e) in row.iter().enumerate() {
                 let value = self.eval(e, &frame)?;
                 match types.get_mut(i) {
-                    Some(t) => *t = crate::pg::exec::setop::common_type("VALUES", *t, value.t)?,
+                    Some(t) => {
+                        *t = crate::pg::types::select_common::common_type("VALUES", *t, value.t)?
+                    }
                     None => types.push(value.t),
                 }
                 typed.push(value);

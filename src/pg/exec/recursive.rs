@@ -167,7 +167,7 @@ impl Exec<'_> {
         }
         let mut types = Vec::with_capacity(columns.len());
         for (at, ((_, ours), (_, theirs))) in columns.iter().zip(&produced.columns).enumerate() {
-            let overall = crate::pg::exec::setop::common_type("UNION", *ours, *theirs)?;
+            let overall = crate::pg::types::select_common::common_type("UNION", *ours, *theirs)?;
             if overall != *ours {
                 return Err(PgError::new(
                     DATATYPE_MISMATCH,

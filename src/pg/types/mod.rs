@@ -39,6 +39,7 @@ pub(crate) mod numeric_fn;
 pub(crate) mod ops;
 pub(crate) mod pg_type;
 pub(crate) mod regtype;
+pub(crate) mod select_common;
 pub(crate) mod text;
 pub(crate) mod text_fn;
 pub(crate) mod tsearch;
