@@ -51,3 +51,7 @@ CREATE TABLE base (a int) PARTITION BY RANGE (a);
 CREATE TABLE plain (a int);
 -- refused
 CREATE TABLE heir (b text) INHERITS (plain);
+
+-- case: a LATERAL VALUES reads the columns before it (the model panicked typing it)
+SELECT * FROM (VALUES (1)) x(lb), LATERAL (VALUES (lb)) y(lbcopy);
+SELECT * FROM (VALUES (1, 'a'), (2, 'b')) x(n, s), LATERAL (VALUES (n * 10, s || '!')) y(m, t) ORDER BY n;

@@ -309,8 +309,14 @@ impl Frame<'_> {
         if found.is_none() {
             crate::pg::sql::scope::refuse_whole_row(self.sources, parts)?;
         }
+        // A typing frame (Describe, a LATERAL item's columns) has sources but no values:
+        // its columns read as NULLs of their types.
+        debug_assert!(found.is_none_or(|(at, _)| self.values.is_empty() || at < self.values.len()));
         match (found, self.parent) {
-            (Some((at, t)), _) => Ok((Typed::new(self.values[at].clone(), t), self.depth)),
+            (Some((at, t)), _) => {
+                let value = self.values.get(at).cloned().unwrap_or(Value::Null);
+                Ok((Typed::new(value, t), self.depth))
+            }
             (None, Some(parent)) => parent.column(parts),
             (None, None) => Err(undefined_column(parts)),
         }
