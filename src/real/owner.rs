@@ -167,13 +167,20 @@ fn kill_recorded_server(folder: &Path) {
 
 /// Send `signal` to `pid`, then to each of its children: PostgreSQL's backends each call
 /// setsid(), so neither a process-group signal nor the parent's death reaches them at
-/// once. The parent first, so that a stopped or killed postmaster forks no new child
-/// meanwhile. Fails only when `pid` itself cannot be signalled.
+/// once. The children are listed before the parent is signalled (a killed parent's
+/// children are adopted by init at once, and would be found no more: a paused, then
+/// killed, postmaster left its stopped backends behind) and again after (a child forked
+/// meanwhile; a stopped or killed postmaster forks no more). Fails only when `pid`
+/// itself cannot be signalled.
 pub(crate) fn signal_with_children(pid: u32, signal: nix::sys::signal::Signal) -> nix::Result<()> {
     use nix::sys::signal::kill;
     use nix::unistd::Pid;
+    let mut children = children_of(pid);
     kill(Pid::from_raw(pid as i32), signal)?;
-    for child in children_of(pid) {
+    children.extend(children_of(pid));
+    children.sort_unstable();
+    children.dedup();
+    for child in children {
         let _ = kill(Pid::from_raw(child as i32), signal);
     }
     Ok(())
@@ -208,6 +215,41 @@ mod tests {
         assert_eq!(Owner::parse(&me.to_line()), Some(me));
         assert_eq!(Owner::parse("12"), None);
         assert_eq!(Owner::parse("x 1"), None);
+    }
+
+    #[test]
+    fn a_paused_then_killed_parent_leaves_no_stopped_child() {
+        use nix::sys::signal::Signal;
+        let mut parent = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 & sleep 30 & wait"])
+            .spawn()
+            .unwrap();
+        let pid = parent.id();
+        let started = std::time::Instant::now();
+        while children_of(pid).len() < 2 {
+            assert!(
+                started.elapsed().as_secs() < 5,
+                "the shell forked its sleeps"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let children = children_of(pid);
+        signal_with_children(pid, Signal::SIGSTOP).unwrap();
+        signal_with_children(pid, Signal::SIGKILL).unwrap();
+        parent.wait().unwrap();
+        let started = std::time::Instant::now();
+        // Adopted by init once the parent died: gone, or a zombie init has yet to reap.
+        let ended = |child: &u32| stat_fields(*child).is_none_or(|f| f.state == 'Z');
+        while !children.iter().all(ended) && started.elapsed().as_secs() < 5 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let left: Vec<u32> = children.iter().copied().filter(|c| !ended(c)).collect();
+        for child in &left {
+            // Never leave a stopped process holding the test's output open.
+            let _ =
+                nix::sys::signal::kill(nix::unistd::Pid::from_raw(*child as i32), Signal::SIGKILL);
+        }
+        assert!(left.is_empty(), "{left:?} were left stopped");
     }
 
     #[test]

@@ -105,7 +105,7 @@ const PASSIVE_PREFIXES: [&str; 15] = [
     "wal_",
     "commit_",
 ];
-const PASSIVE_NAMES: [&str; 37] = [
+const PASSIVE_NAMES: [&str; 46] = [
     "allow_in_place_tablespaces",
     "allow_system_table_mods",
     "check_function_bodies",
@@ -136,13 +136,22 @@ const PASSIVE_NAMES: [&str; 37] = [
     "logical_decoding_work_mem",
     "maintenance_io_concurrency",
     "maintenance_work_mem",
+    "max_stack_depth",
     "md5_password_warnings",
     "password_encryption",
     "plan_cache_mode",
     "random_page_cost",
     "recursive_worktable_factor",
+    "scram_iterations",
     "seq_page_cost",
+    "stats_fetch_consistency",
+    "synchronize_seqscans",
+    "temp_buffers",
+    "temp_file_limit",
+    "transaction_deferrable",
+    "update_process_title",
     "work_mem",
+    "zero_damaged_pages",
 ];
 
 /// True for a setting no answer of the model depends on.
@@ -151,15 +160,6 @@ fn passive(name: &str) -> bool {
         || PASSIVE_PREFIXES
             .iter()
             .any(|prefix| name.starts_with(prefix))
-        || matches!(
-            name,
-            "scram_iterations" | "synchronize_seqscans" | "temp_buffers" | "temp_file_limit"
-        )
-        || matches!(
-            name,
-            "transaction_deferrable" | "update_process_title" | "zero_damaged_pages"
-        )
-        || matches!(name, "max_stack_depth" | "stats_fetch_consistency")
 }
 
 impl Guc {

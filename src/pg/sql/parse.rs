@@ -237,61 +237,18 @@ fn key_locks(
     Some(out)
 }
 
-/// PostgreSQL syntax sqlparser does not read, found in a text it failed on: what to
-/// refuse it as (PostgreSQL would not have failed it for its syntax).
+/// PostgreSQL syntax sqlparser's tokenizer fails on, found in the text: what to refuse it
+/// as (a tokenizer error is otherwise PostgreSQL's syntax error). Any other syntax
+/// sqlparser does not read fails its parser, and is refused by `syntax_error`'s rule.
 fn unparsed_syntax(sql: &str) -> Option<&'static str> {
     let lower = sql.to_ascii_lowercase();
-    // Tokenizing fails on these: found in the text.
     if lower.contains("u&'") || lower.contains("u&\"") {
         return Some("Unicode escape strings (U&'…')");
     }
     if lower.contains("e'") && lower.contains("\\u") {
         return Some("Unicode escapes in E'…' strings");
     }
-    let words: [(&str, &'static str); 4] = [
-        ("variadic", "VARIADIC arguments"),
-        ("similar", "SIMILAR patterns"),
-        ("uescape", "UESCAPE"),
-        ("storage", "SET STORAGE"),
-    ];
-    if let Some((_, what)) = words.iter().find(|(word, _)| names_word(sql, word)) {
-        return Some(what);
-    }
-    continued_string(sql).then_some("string constants continued across lines")
-}
-
-/// Whether two string constants follow each other across a line break (`'a'⏎'b'` is
-/// one constant in PostgreSQL).
-fn continued_string(sql: &str) -> bool {
-    use sqlparser::tokenizer::{Token, Whitespace};
-    let dialect = sqlparser::dialect::PostgreSqlDialect {};
-    let Ok(tokens) = sqlparser::tokenizer::Tokenizer::new(&dialect, sql).tokenize() else {
-        return false;
-    };
-    let mut after_string = false;
-    let mut newline = false;
-    for token in &tokens {
-        match token {
-            Token::SingleQuotedString(_) if after_string && newline => return true,
-            Token::SingleQuotedString(_) => (after_string, newline) = (true, false),
-            Token::Whitespace(Whitespace::Newline) => newline = true,
-            Token::Whitespace(_) => {}
-            _ => after_string = false,
-        }
-    }
-    false
-}
-
-/// Whether `sql` holds the unquoted word `word`, outside strings and comments.
-fn names_word(sql: &str, word: &str) -> bool {
-    let dialect = sqlparser::dialect::PostgreSqlDialect {};
-    let Ok(tokens) = sqlparser::tokenizer::Tokenizer::new(&dialect, sql).tokenize() else {
-        return false;
-    };
-    tokens.iter().any(|t| {
-        matches!(t, sqlparser::tokenizer::Token::Word(w)
-            if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
-    })
+    None
 }
 
 /// Whether `sql` holds `interval(p) '…'`: sqlparser reads the literal and drops the
