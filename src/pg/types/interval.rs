@@ -8,6 +8,12 @@
 //! (the session refuses intervals under the other styles).
 
 use crate::pg::error::{PgError, PgResult, DATETIME_OVERFLOW, INVALID_DATETIME_FORMAT};
+use crate::pg::types::interval_iso::iso8601;
+use crate::pg::types::interval_parts::{
+    add_days, add_fraction_days, add_fraction_us, add_months, add_us, add_years, Decoded, Fail,
+    Parts, MONTH_DAYS,
+};
+pub(crate) use crate::pg::types::interval_parts::{DAY_US, HOUR_US, MINUTE_US, SECOND_US};
 use crate::pg::types::value::Interval;
 
 /// `infinity`: every field at its largest, as PostgreSQL 17 stores it.
@@ -26,12 +32,6 @@ pub(crate) const NEG_INFINITY: Interval = Interval {
 /// 22015, PostgreSQL's `ERRCODE_INTERVAL_FIELD_OVERFLOW`.
 const INTERVAL_FIELD_OVERFLOW: &str = "22015";
 
-pub(crate) const HOUR_US: i64 = 3_600_000_000;
-pub(crate) const MINUTE_US: i64 = 60_000_000;
-pub(crate) const SECOND_US: i64 = 1_000_000;
-pub(crate) const DAY_US: i64 = 86_400_000_000;
-const MONTH_DAYS: i32 = 30;
-
 /// A typmod's field bits (PostgreSQL's `INTERVAL_MASK`).
 pub(crate) const YEAR: u8 = 1;
 pub(crate) const MONTH: u8 = 2;
@@ -46,24 +46,6 @@ pub(crate) const SECOND: u8 = 32;
 pub(crate) struct Typmod {
     pub range: u8,
     pub precision: Option<u8>,
-}
-
-/// Why a text is not an interval (PostgreSQL's `DTERR_*`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fail {
-    Bad,
-    FieldOverflow,
-}
-
-type Decoded<T> = Result<T, Fail>;
-
-/// The fields being read (`pg_itm_in`): years apart from months, as PostgreSQL keeps them.
-#[derive(Default)]
-struct Parts {
-    us: i64,
-    days: i32,
-    months: i32,
-    years: i32,
 }
 
 /// What the decoding found: an interval's parts, or an infinity.
@@ -686,81 +668,6 @@ fn add(parts: &mut Parts, unit: Unit, value: i64, fraction: f64) -> Decoded<u32>
     })
 }
 
-fn add_us(parts: &mut Parts, value: i64, fraction: f64, scale: i64) -> bool {
-    let whole = value
-        .checked_mul(scale)
-        .and_then(|v| v.checked_add(parts.us));
-    match whole {
-        Some(us) => {
-            parts.us = us;
-            add_fraction_us(parts, fraction, scale)
-        }
-        None => false,
-    }
-}
-
-/// `AdjustFractMicroseconds`: the fraction's whole microseconds, then its rounded rest.
-fn add_fraction_us(parts: &mut Parts, fraction: f64, scale: i64) -> bool {
-    if fraction == 0.0 {
-        return true;
-    }
-    let scaled = fraction * scale as f64;
-    let whole = scaled as i64;
-    let us = whole + (scaled - whole as f64).round_ties_even() as i64;
-    match parts.us.checked_add(us) {
-        Some(total) => {
-            parts.us = total;
-            true
-        }
-        None => false,
-    }
-}
-
-/// `AdjustFractDays`: whole days, the rest as microseconds.
-fn add_fraction_days(parts: &mut Parts, fraction: f64, scale: i32) -> bool {
-    if fraction == 0.0 {
-        return true;
-    }
-    let scaled = fraction * f64::from(scale);
-    let extra = scaled as i32;
-    match parts.days.checked_add(extra) {
-        Some(days) => {
-            parts.days = days;
-            add_fraction_us(parts, scaled - f64::from(extra), DAY_US)
-        }
-        None => false,
-    }
-}
-
-fn add_days(parts: &mut Parts, value: i64, scale: i32) -> bool {
-    let days = i32::try_from(value)
-        .ok()
-        .and_then(|v| v.checked_mul(scale))
-        .and_then(|v| v.checked_add(parts.days));
-    days.map(|d| parts.days = d).is_some()
-}
-
-fn add_months(parts: &mut Parts, value: i64) -> bool {
-    let months = i32::try_from(value)
-        .ok()
-        .and_then(|v| v.checked_add(parts.months));
-    months.map(|m| parts.months = m).is_some()
-}
-
-/// `AdjustYears` and `AdjustFractYears` (the fraction as rounded months).
-fn add_years(parts: &mut Parts, value: i64, fraction: f64, scale: i32) -> bool {
-    let years = i32::try_from(value)
-        .ok()
-        .and_then(|v| v.checked_mul(scale))
-        .and_then(|v| v.checked_add(parts.years));
-    let Some(years) = years else {
-        return false;
-    };
-    parts.years = years;
-    let extra = (fraction * f64::from(scale) * 12.0).round() as i32;
-    add_months(parts, i64::from(extra))
-}
-
 /// `DecodeTime`: `h:m`, `h:m:s[.f]`, `m:s.f` (and `m:s` under `MINUTE TO SECOND`), as
 /// hours, minutes, seconds and microseconds.
 fn clock(field: &str, range: u8) -> Decoded<(i64, i64, i64, i64)> {
@@ -815,272 +722,6 @@ fn leading_int32(text: &str) -> Decoded<(i64, &str)> {
 fn fractional_second(text: &str) -> Decoded<i64> {
     let fraction = parse_fraction(text)?;
     Ok((fraction * 1e6).round_ties_even() as i64)
-}
-
-/// `DecodeISO8601Interval`: `P[nY][nM][nW][nD][T[nH][nM][nS]]`, or the alternative
-/// forms `PYYYYMMDDThhmmss` and `PYYYY-MM-DDThh:mm:ss`.
-fn iso8601(text: &str) -> Decoded<Parts> {
-    let body = text.strip_prefix('P').ok_or(Fail::Bad)?;
-    if body.is_empty() {
-        return Err(Fail::Bad);
-    }
-    let mut parts = Parts::default();
-    let mut s = body;
-    let mut date_part = true;
-    let mut have_field = false;
-    while !s.is_empty() {
-        if let Some(rest) = s.strip_prefix('T') {
-            date_part = false;
-            have_field = false;
-            s = rest;
-            continue;
-        }
-        let start = s;
-        let (whole, fraction, rest) = iso_number(s)?;
-        let unit = rest.chars().next();
-        s = rest.get(1..).unwrap_or("");
-        let step = match date_part {
-            true => iso_date_field(&mut parts, unit, whole, fraction, start, have_field, s)?,
-            false => iso_time_field(&mut parts, unit, whole, fraction, start, have_field, s)?,
-        };
-        match step {
-            Step::Done => return Ok(parts),
-            Step::Field => have_field = true,
-            Step::Time(rest) => {
-                date_part = false;
-                have_field = false;
-                s = rest;
-            }
-        }
-    }
-    Ok(parts)
-}
-
-/// What an ISO 8601 field left to read.
-enum Step<'a> {
-    /// A designated field (`2Y`): read on.
-    Field,
-    /// An alternative-form date ended at `T`: the time part follows.
-    Time(&'a str),
-    /// The text ended.
-    Done,
-}
-
-fn overflow_unless(ok: bool) -> Decoded<()> {
-    match ok {
-        true => Ok(()),
-        false => Err(Fail::FieldOverflow),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn iso_date_field<'a>(
-    parts: &mut Parts,
-    unit: Option<char>,
-    whole: i64,
-    fraction: f64,
-    start: &str,
-    have_field: bool,
-    rest: &'a str,
-) -> Decoded<Step<'a>> {
-    match unit {
-        Some('Y') => overflow_unless(add_years(parts, whole, fraction, 1))?,
-        Some('M') => overflow_unless(
-            add_months(parts, whole) && add_fraction_days(parts, fraction, MONTH_DAYS),
-        )?,
-        Some('W') => {
-            overflow_unless(add_days(parts, whole, 7) && add_fraction_days(parts, fraction, 7))?
-        }
-        Some('D') => {
-            overflow_unless(add_days(parts, whole, 1) && add_fraction_us(parts, fraction, DAY_US))?
-        }
-        Some('T') | None if integer_width(start) == 8 && !have_field => {
-            overflow_unless(
-                add_years(parts, whole / 10000, 0.0, 1)
-                    && add_months(parts, whole / 100 % 100)
-                    && add_days(parts, whole % 100, 1)
-                    && add_fraction_us(parts, fraction, DAY_US),
-            )?;
-            return Ok(match unit {
-                None => Step::Done,
-                _ => Step::Time(rest),
-            });
-        }
-        Some('T' | '-') | None => {
-            return iso_extended_date(parts, unit, whole, fraction, have_field, rest)
-        }
-        _ => return Err(Fail::Bad),
-    }
-    Ok(Step::Field)
-}
-
-/// `YYYY-MM-DD[T…]`: years, then months, then days, each optional from the right.
-fn iso_extended_date<'a>(
-    parts: &mut Parts,
-    unit: Option<char>,
-    whole: i64,
-    fraction: f64,
-    have_field: bool,
-    rest: &'a str,
-) -> Decoded<Step<'a>> {
-    if have_field {
-        return Err(Fail::Bad);
-    }
-    overflow_unless(add_years(parts, whole, fraction, 1))?;
-    match unit {
-        None => return Ok(Step::Done),
-        Some('T') => return Ok(Step::Time(rest)),
-        _ => {}
-    }
-    let (whole, fraction, s) = iso_number(rest)?;
-    overflow_unless(add_months(parts, whole) && add_fraction_days(parts, fraction, MONTH_DAYS))?;
-    if s.is_empty() {
-        return Ok(Step::Done);
-    }
-    if let Some(s) = s.strip_prefix('T') {
-        return Ok(Step::Time(s));
-    }
-    let s = s.strip_prefix('-').ok_or(Fail::Bad)?;
-    let (whole, fraction, s) = iso_number(s)?;
-    overflow_unless(add_days(parts, whole, 1) && add_fraction_us(parts, fraction, DAY_US))?;
-    if s.is_empty() {
-        return Ok(Step::Done);
-    }
-    match s.strip_prefix('T') {
-        Some(s) => Ok(Step::Time(s)),
-        None => Err(Fail::Bad),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn iso_time_field<'a>(
-    parts: &mut Parts,
-    unit: Option<char>,
-    whole: i64,
-    fraction: f64,
-    start: &str,
-    have_field: bool,
-    rest: &'a str,
-) -> Decoded<Step<'a>> {
-    match unit {
-        Some('H') => overflow_unless(add_us(parts, whole, fraction, HOUR_US))?,
-        Some('M') => overflow_unless(add_us(parts, whole, fraction, MINUTE_US))?,
-        Some('S') => overflow_unless(add_us(parts, whole, fraction, SECOND_US))?,
-        None if integer_width(start) == 6 && !have_field => {
-            overflow_unless(
-                add_us(parts, whole / 10000, 0.0, HOUR_US)
-                    && add_us(parts, whole / 100 % 100, 0.0, MINUTE_US)
-                    && add_us(parts, whole % 100, 0.0, SECOND_US)
-                    && add_fraction_us(parts, fraction, 1),
-            )?;
-            return Ok(Step::Done);
-        }
-        Some(':') | None => {
-            if have_field {
-                return Err(Fail::Bad);
-            }
-            overflow_unless(add_us(parts, whole, fraction, HOUR_US))?;
-            if unit.is_none() {
-                return Ok(Step::Done);
-            }
-            let (whole, fraction, s) = iso_number(rest)?;
-            overflow_unless(add_us(parts, whole, fraction, MINUTE_US))?;
-            if s.is_empty() {
-                return Ok(Step::Done);
-            }
-            let s = s.strip_prefix(':').ok_or(Fail::Bad)?;
-            let (whole, fraction, s) = iso_number(s)?;
-            overflow_unless(add_us(parts, whole, fraction, SECOND_US))?;
-            return match s.is_empty() {
-                true => Ok(Step::Done),
-                false => Err(Fail::Bad),
-            };
-        }
-        _ => return Err(Fail::Bad),
-    }
-    Ok(Step::Field)
-}
-
-/// The digits at the start of an ISO 8601 field, after a `-`.
-fn integer_width(field: &str) -> usize {
-    let field = field.strip_prefix('-').unwrap_or(field);
-    field.len() - field.trim_start_matches(|c: char| c.is_ascii_digit()).len()
-}
-
-/// `ParseISO8601Number`: what `strtod` reads (a decimal with an exponent), within
-/// ±1e15, as its integer part (toward zero), its fraction and the rest of the text.
-fn iso_number(text: &str) -> Decoded<(i64, f64, &str)> {
-    if !text.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '.') {
-        return Err(Fail::Bad);
-    }
-    let (value, rest) = strtod(text)?;
-    if value.is_nan() || !(-1.0e15..=1.0e15).contains(&value) {
-        return Err(Fail::FieldOverflow);
-    }
-    let whole = value.trunc();
-    Ok((whole as i64, value - whole, rest))
-}
-
-/// C's `strtod` on a decimal: sign, digits, point, digits, exponent; `inf` and `nan`
-/// as themselves. Hexadecimal floats are refused as a bad format (none reach here in
-/// practice: PostgreSQL would read them).
-fn strtod(text: &str) -> Decoded<(f64, &str)> {
-    let bytes = text.as_bytes();
-    let mut at = usize::from(matches!(bytes.first(), Some(b'-' | b'+')));
-    let lower = text[at..].to_ascii_lowercase();
-    if lower.starts_with("inf") || lower.starts_with("nan") {
-        return Err(Fail::FieldOverflow);
-    }
-    let digits_from = at;
-    while at < bytes.len() && bytes[at].is_ascii_digit() {
-        at += 1;
-    }
-    let mut digits = at - digits_from;
-    if bytes.get(at) == Some(&b'.') {
-        at += 1;
-        let from = at;
-        while at < bytes.len() && bytes[at].is_ascii_digit() {
-            at += 1;
-        }
-        digits += at - from;
-    }
-    if digits == 0 {
-        return Err(Fail::Bad);
-    }
-    if matches!(bytes.get(at), Some(b'e' | b'E')) {
-        let mut e = at + 1;
-        if matches!(bytes.get(e), Some(b'-' | b'+')) {
-            e += 1;
-        }
-        let from = e;
-        while e < bytes.len() && bytes[e].is_ascii_digit() {
-            e += 1;
-        }
-        if e > from {
-            at = e;
-        }
-    }
-    let value: f64 = with_point_digits(&text[..at])
-        .parse()
-        .map_err(|_| Fail::Bad)?;
-    Ok((value, &text[at..]))
-}
-
-/// A decimal with a digit on each side of its point (`-.5e3` as `-0.5e3`, `1.` as
-/// `1.0`), as Rust's parser wants it.
-fn with_point_digits(number: &str) -> String {
-    let Some((whole, rest)) = number.split_once('.') else {
-        return number.to_string();
-    };
-    let whole = match whole {
-        "" | "-" | "+" => format!("{whole}0"),
-        w => w.to_string(),
-    };
-    let rest = match rest.starts_with(|c: char| c.is_ascii_digit()) {
-        true => rest.to_string(),
-        false => format!("0{rest}"),
-    };
-    format!("{whole}.{rest}")
 }
 
 #[cfg(test)]
