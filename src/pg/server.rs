@@ -364,10 +364,10 @@ impl PgModel {
         db.row_queues.clear();
         db.table_locks.clear();
         db.table_queues.clear();
-        let db = &mut *db;
         for table in db.tables.values_mut() {
-            table.vacuum(&db.txns);
+            table.heap.clear_locks();
         }
+        db.prune();
         lost
     }
 
@@ -552,5 +552,48 @@ mod tests {
         assert!(!model.shared.db.is_poisoned());
         let panics = crate::model_panic::take().expect("the run is told");
         assert!(panics.contains("the PostgreSQL model panicked"), "{panics}");
+    }
+
+    #[test]
+    fn a_keyed_bulk_update_checks_keys_by_index_and_no_dead_version_outlives_its_last_viewer() {
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let (mut a, mut b) = (Session::new(1_000, 1), Session::new(1_001, 1));
+        run(
+            &model,
+            &mut a,
+            "CREATE TABLE t (id int4 PRIMARY KEY, v int4)",
+        )
+        .unwrap();
+        let rows: Vec<String> = (1..=10_000).map(|i| format!("({i}, 0)")).collect();
+        let insert = format!("INSERT INTO t VALUES {}", rows.join(", "));
+        run(&model, &mut a, &insert).unwrap();
+        let versions = |model: &PgModel| model.db().tables["t"].heap.len();
+        // Each row's key meets its own old version only: no 10^8 comparisons.
+        let update = "UPDATE t SET v = v + 1";
+        assert_eq!(run(&model, &mut a, update).unwrap().tag, "UPDATE 10000");
+        assert_eq!(versions(&model), 10_000, "the old versions pruned at once");
+        // A snapshot that may still read the old versions keeps them, until it ends.
+        run(&model, &mut b, "BEGIN ISOLATION LEVEL REPEATABLE READ").unwrap();
+        run(&model, &mut b, "SELECT count(*) FROM t").unwrap();
+        run(&model, &mut a, update).unwrap();
+        assert_eq!(versions(&model), 20_000);
+        let seen = run(&model, &mut b, "SELECT sum(v) FROM t").unwrap();
+        assert_eq!(seen.rows.unwrap().rows, [[Value::Int(10_000)]]);
+        run(&model, &mut b, "COMMIT").unwrap();
+        assert_eq!(versions(&model), 10_000);
+        // An aborted write leaves nothing behind either; keys are still unique.
+        run(&model, &mut a, "BEGIN").unwrap();
+        run(&model, &mut a, "INSERT INTO t VALUES (10001, 0)").unwrap();
+        run(&model, &mut a, "DELETE FROM t WHERE id <= 10").unwrap();
+        run(&model, &mut a, "ROLLBACK").unwrap();
+        assert_eq!(versions(&model), 10_000);
+        let duplicate = run(&model, &mut a, "UPDATE t SET id = 1 WHERE id = 2").unwrap_err();
+        assert_eq!(duplicate.code, crate::pg::error::UNIQUE_VIOLATION);
+        assert_eq!(
+            duplicate.detail.as_deref(),
+            Some("Key (id)=(1) already exists.")
+        );
+        run(&model, &mut a, "UPDATE t SET id = 10001 WHERE id = 1").unwrap();
+        run(&model, &mut a, "INSERT INTO t VALUES (1, 0)").unwrap();
     }
 }

@@ -236,17 +236,18 @@ impl Session {
 
     /// READ COMMITTED: a new snapshot per statement (the one it waited with, if it
     /// waited); REPEATABLE READ: the transaction's first.
-    fn statement_snapshot(&mut self, db: &Db) -> Snapshot {
+    fn statement_snapshot(&mut self, db: &mut Db) -> Snapshot {
         let txn = self.txn.as_mut().expect("begun");
+        let xid = txn.xid;
         if txn.repeatable_read {
             return txn
                 .snapshot
-                .get_or_insert_with(|| db.txns.snapshot())
+                .get_or_insert_with(|| db.txns.snapshot_for(xid))
                 .clone();
         }
         self.waiting_snapshot
             .clone()
-            .unwrap_or_else(|| db.txns.snapshot())
+            .unwrap_or_else(|| db.txns.snapshot_for(xid))
     }
 
     pub(crate) fn begin(&mut self, db: &mut Db, now: Now, explicit: bool) {
@@ -283,11 +284,8 @@ impl Session {
         self.settings.end_transaction(commit);
         self.block = Block::Idle;
         self.waiting_snapshot = None;
-        if db.txns.oldest_open() == db.txns.snapshot().xmax {
-            for table in db.tables.values_mut() {
-                table.vacuum(&db.txns);
-            }
-        }
+        // The horizon moves only when a transaction ends.
+        db.prune();
     }
 
     /// The connection ends: its transaction aborts, its session locks go.

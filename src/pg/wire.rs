@@ -86,7 +86,7 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
                 .duration_ms("idle_in_transaction_session_timeout"),
             _ => 0,
         };
-        let read = read_message(&mut stream, &mut input, &context);
+        let read = read_checked(&mut stream, &mut input, &context);
         let message = match idle_ms {
             0 => read.await,
             // PostgreSQL ends a session left idle in a transaction that long (in the
@@ -105,8 +105,16 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
                 }
             },
         };
-        let Some(message) = message else {
-            break;
+        let message = match message {
+            None => break,
+            Some(Inbound::Message(message)) => message,
+            Some(Inbound::Refused(kind, error)) => {
+                ready_sent = connection.refused(kind, error);
+                if ready_sent && stream.write_all(&connection.out.split()).await.is_err() {
+                    break;
+                }
+                continue;
+            }
         };
         if matches!(message, PgWireFrontendMessage::Terminate(_)) {
             break;
@@ -118,6 +126,66 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
         }
     }
     connection.model.close_session(&mut connection.session);
+}
+
+/// A message read, or one refused for the text it carries.
+enum Inbound {
+    Message(PgWireFrontendMessage),
+    /// A `Query` (`b'Q'`) or `Parse` (`b'P'`) whose text is not valid in the server
+    /// encoding, with its error: never decoded (pgwire would replace the bytes).
+    Refused(u8, PgError),
+}
+
+/// The next message, its text checked first (`refused_text`).
+async fn read_checked<S: AsyncRead + Unpin>(
+    stream: &mut S,
+    input: &mut BytesMut,
+    context: &DecodeContext,
+) -> Option<Inbound> {
+    loop {
+        if let Some((kind, length, error)) = refused_text(input) {
+            let _ = input.split_to(length);
+            return Some(Inbound::Refused(kind, error));
+        }
+        let complete = input.len() >= 5
+            && input.len() >= 1 + i32::from_be_bytes(input[1..5].try_into().expect("4")) as usize;
+        if complete || input.len() > MESSAGE_BYTES_MAX {
+            return read_message(stream, input, context)
+                .await
+                .map(Inbound::Message);
+        }
+        match stream.read_buf(input).await {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// The message at the head of `input`, if complete and a `Query` or `Parse` whose text
+/// PostgreSQL refuses: its kind, its length, the error (22021 for bytes invalid in UTF8;
+/// 08P01 for a query string with a NUL inside, which ends it early).
+fn refused_text(input: &[u8]) -> Option<(u8, usize, PgError)> {
+    let (&kind, rest) = input.split_first()?;
+    let length = i32::from_be_bytes(rest.get(..4)?.try_into().expect("4"));
+    let length = 1 + usize::try_from(length).ok().filter(|l| *l >= 4)?;
+    let body = input.get(5..length)?;
+    let error = match kind {
+        b'Q' => {
+            let text = body.strip_suffix(b"\0")?;
+            match text.contains(&0) {
+                true => PgError::new(PROTOCOL_VIOLATION, "invalid message format"),
+                false => crate::pg::types::encoding::verify(text).err()?,
+            }
+        }
+        b'P' => {
+            let mut strings = body.splitn(3, |b| *b == 0);
+            let (name, query) = (strings.next()?, strings.next()?);
+            let verify = crate::pg::types::encoding::verify;
+            verify(name).and(verify(query)).err()?
+        }
+        _ => return None,
+    };
+    Some((kind, length, error))
 }
 
 async fn read_message<S: AsyncRead + Unpin>(
@@ -325,6 +393,27 @@ impl Connection {
         }
     }
 
+    /// A message refused for its text (`refused_text`): an error as any statement's, the
+    /// transaction failed; a query is answered ready, a Parse skips to Sync. True when
+    /// the output should be sent now.
+    fn refused(&mut self, kind: u8, error: PgError) -> bool {
+        if self.skipping && kind != b'Q' {
+            return false;
+        }
+        self.error(error);
+        self.model.fail_statement(&mut self.session);
+        match kind {
+            b'Q' => {
+                push(&mut self.out, ready(self.session.status()));
+                true
+            }
+            _ => {
+                self.skipping = true;
+                false
+            }
+        }
+    }
+
     async fn extended(&mut self, step: impl FnOnce(&mut Self) -> PgResult<()>) -> bool {
         if let Err(error) = step(self) {
             self.error(error);
@@ -528,15 +617,9 @@ impl Connection {
             let value = match (value, format_of(&bind.parameter_format_codes, at)) {
                 (None, _) => Value::Null,
                 (Some(bytes), 1) => binary::decode(bytes, *t)?,
-                (Some(bytes), _) => crate::pg::types::text::parse(
-                    std::str::from_utf8(bytes).map_err(|_| {
-                        PgError::new(
-                            CHARACTER_NOT_IN_REPERTOIRE,
-                            "invalid byte sequence for encoding \"UTF8\"",
-                        )
-                    })?,
-                    *t,
-                )?,
+                (Some(bytes), _) => {
+                    crate::pg::types::text::parse(crate::pg::types::encoding::verify(bytes)?, *t)?
+                }
             };
             params.push(Typed::new(value, *t));
         }

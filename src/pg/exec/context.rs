@@ -240,14 +240,11 @@ impl Exec<'_> {
             "a change takes an update's lock"
         );
         let (xid, cid) = (self.xid, self.cid);
-        let v = self
-            .db
-            .table_mut(table)?
-            .heap
-            .get_mut(&tid)
-            .expect("a version this statement read");
+        let heap = &mut self.db.table_mut(table)?.heap;
+        let v = heap.get_mut(&tid).expect("a version this statement read");
         let before = (v.xmax, v.cmax, v.xmax_mode, v.next);
         (v.xmax, v.cmax, v.xmax_mode, v.next) = (xid, cid, mode, next);
+        heap.marked(tid, xid);
         self.undo.push(Undo::Marked {
             table: table.to_string(),
             tid,
@@ -260,9 +257,12 @@ impl Exec<'_> {
     /// holds as strong or stronger is left as it is).
     pub(crate) fn add_lock(&mut self, table: &str, tid: u64, mode: RowLockMode) -> PgResult<()> {
         let xid = self.xid;
-        let v = self
-            .db
-            .table_mut(table)?
+        let db = &mut *self.db;
+        let txns = &db.txns;
+        let v = db
+            .tables
+            .get_mut(table)
+            .ok_or_else(|| crate::pg::storage::db::undefined_table(table))?
             .heap
             .get_mut(&tid)
             .expect("a version this statement read");
@@ -272,7 +272,10 @@ impl Exec<'_> {
             return Ok(());
         }
         let before = v.lockers.clone();
-        v.lockers.retain(|l| l.xid != xid);
+        // The locks of ended transactions go (a queue's row, locked by one job after
+        // another, would otherwise keep them all).
+        let open = |l: &RowLock| txns.status(l.xid) == crate::pg::storage::txn::Status::InProgress;
+        v.lockers.retain(|l| l.xid != xid && open(l));
         v.lockers.push(RowLock { xid, mode });
         self.undo.push(Undo::Locked {
             table: table.to_string(),
