@@ -11,7 +11,7 @@
 use crate::pg::error::{
     Flow, PgError, PgResult, DEADLOCK_DETECTED, INTERNAL_ERROR, LOCK_NOT_AVAILABLE, QUERY_CANCELED,
 };
-use crate::pg::exec::context::{Described, Exec, Outcome};
+use crate::pg::exec::context::{Described, Exec, Interrupts, Outcome};
 use crate::pg::session::{Now, Session};
 use crate::pg::sql::parse::{parse, Parsed, ParsedSql};
 use crate::pg::storage::db::Db;
@@ -31,6 +31,7 @@ const STATEMENT_TIMEOUT: (&str, &str) = (
     QUERY_CANCELED,
     "canceling statement due to statement timeout",
 );
+const USER_CANCEL: (&str, &str) = (QUERY_CANCELED, "canceling statement due to user request");
 const LOCK_TIMEOUT: (&str, &str) = (
     LOCK_NOT_AVAILABLE,
     "canceling statement due to lock timeout",
@@ -125,13 +126,48 @@ impl PgModel {
         1_000 + self.shared.backends.fetch_add(1, Ordering::Relaxed)
     }
 
-    pub(crate) fn cancel(&self, backend: u32) {
+    /// Backend `backend`'s secret key, as `BackendKeyData` gives it: drawn from the seed,
+    /// so that a cancel request must name the key the connection was given.
+    pub(crate) fn secret_key(&self, backend: u32) -> i32 {
+        let mut x = self.shared.seed ^ (u64::from(backend) << 32) ^ 0x9e37_79b9_7f4a_7c15;
+        // SplitMix64's finaliser.
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (x ^ (x >> 31)) as i32
+    }
+
+    /// A cancel request for `backend` with `secret_key`: with the backend's key, its
+    /// running or waiting statement ends with 57014; with any other, nothing happens (as
+    /// in PostgreSQL, which answers a cancel request nothing either way).
+    pub(crate) fn cancel(&self, backend: u32, secret_key: i32) {
+        if secret_key != self.secret_key(backend) {
+            return;
+        }
         self.shared
             .cancels
             .lock()
             .expect("never poisoned")
             .insert(backend);
         self.shared.epoch.send_modify(|e| *e += 1);
+    }
+
+    /// What `backend`'s statement, begun at `started_us`, looks at as it runs: a cancel
+    /// request, and `statement_timeout` (`timeout_ms`, 0 for none) in the model's clock.
+    fn interrupts(&self, backend: u32, started_us: i64, timeout_ms: u64) -> Interrupts {
+        let shared = self.shared.clone();
+        let deadline_us = (timeout_ms > 0).then(|| started_us + timeout_ms as i64 * 1_000);
+        Arc::new(move || {
+            let cancels = &shared.cancels;
+            if cancels.lock().expect("never poisoned").remove(&backend) {
+                let (code, message) = USER_CANCEL;
+                return Some(PgError::new(code, message));
+            }
+            let now_us = (shared.clock)() - PG_EPOCH_UNIX_US;
+            let (code, message) = STATEMENT_TIMEOUT;
+            deadline_us
+                .filter(|at| now_us >= *at)
+                .map(|_| PgError::new(code, message))
+        })
     }
 
     /// The parameter and result types of `statement` (as Parse and Describe give them).
@@ -166,6 +202,8 @@ impl PgModel {
             settings: &settings,
             undo: &mut undo,
             work: 0,
+            interrupts: None,
+            interrupt_at: 0,
             aggregates: Vec::new(),
             windows: Vec::new(),
             nesting: 0,
@@ -210,6 +248,8 @@ impl PgModel {
             return Ok(outcome);
         }
         let started_us = self.now().clock_us;
+        let timeout_ms = session.settings.duration_ms("statement_timeout");
+        session.interrupts = Some(self.interrupts(session.backend, started_us, timeout_ms));
         // The wait (blocker, since) whose deadlock check already ran.
         let mut checked: Option<(u32, i64)> = None;
         loop {
@@ -301,9 +341,8 @@ impl PgModel {
             db.stop_waiting(session.backend);
             session.abandon_wait(&mut db, now);
             self.bump();
-            return Err(
-                PgError::new(QUERY_CANCELED, "canceling statement due to user request").into(),
-            );
+            let (code, message) = USER_CANCEL;
+            return Err(PgError::new(code, message).into());
         }
         let result = execute_caught(session, &mut db, statement, params, now);
         if !matches!(result, Err(Flow::Wait { .. })) {
@@ -595,5 +634,41 @@ mod tests {
         );
         run(&model, &mut a, "UPDATE t SET id = 10001 WHERE id = 1").unwrap();
         run(&model, &mut a, "INSERT INTO t VALUES (1, 0)").unwrap();
+    }
+
+    #[test]
+    fn a_running_statement_ends_at_a_checkpoint_on_its_timeout_or_a_cancel_with_its_key() {
+        // A clock that moves 10 ms each time it is read: the statement's checkpoints
+        // read it, so its timeout passes while it runs, in the model's time alone.
+        let ticks = Arc::new(std::sync::atomic::AtomicI64::new(0));
+        let read = ticks.clone();
+        let clock = move || 1_700_000_000_000_000 + read.fetch_add(10_000, Ordering::Relaxed);
+        let model = PgModel::new(1, Arc::new(clock));
+        let mut a = Session::new(model.new_backend(), 1);
+        run(&model, &mut a, "CREATE TABLE t (id int4)").unwrap();
+        let rows: Vec<String> = (1..=300).map(|i| format!("({i})")).collect();
+        run(
+            &model,
+            &mut a,
+            &format!("INSERT INTO t VALUES {}", rows.join(", ")),
+        )
+        .unwrap();
+        let join = "SELECT count(*) FROM t x, t y";
+        assert_eq!(run(&model, &mut a, join).unwrap().tag, "SELECT 1");
+        run(&model, &mut a, "SET statement_timeout = 100").unwrap();
+        let error = run(&model, &mut a, join).unwrap_err();
+        assert_eq!(error.code, QUERY_CANCELED);
+        assert_eq!(error.message, STATEMENT_TIMEOUT.1);
+        // A cancel request counts only with the backend's own key.
+        let backend = a.backend;
+        let key = model.secret_key(backend);
+        assert_ne!(key, model.secret_key(backend + 1));
+        let interrupts = model.interrupts(backend, 0, 0);
+        model.cancel(backend, key.wrapping_add(1));
+        assert!(interrupts().is_none(), "a wrong key cancels nothing");
+        model.cancel(backend, key);
+        let error = interrupts().expect("cancelled");
+        assert_eq!((error.code, error.message.as_str()), USER_CANCEL);
+        assert!(interrupts().is_none(), "a request cancels once");
     }
 }

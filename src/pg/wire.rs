@@ -270,7 +270,13 @@ async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
                 stream.write_all(b"N").await.ok()?;
             }
             PgWireFrontendMessage::CancelRequest(cancel) => {
-                model.cancel(cancel.pid as u32);
+                let secret_key = match &cancel.secret_key {
+                    SecretKey::I32(key) => Some(*key),
+                    SecretKey::Bytes(bytes) => bytes[..].try_into().ok().map(i32::from_be_bytes),
+                };
+                if let Some(secret_key) = secret_key {
+                    model.cancel(cancel.pid as u32, secret_key);
+                }
                 return None;
             }
             PgWireFrontendMessage::Startup(startup) => break startup_settings(&startup.parameters),
@@ -309,7 +315,7 @@ async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
         &mut out,
         PgWireBackendMessage::BackendKeyData(BackendKeyData::new(
             backend as i32,
-            SecretKey::I32(backend as i32),
+            SecretKey::I32(model.secret_key(backend)),
         )),
     );
     push(&mut out, ready(b'I'));
@@ -914,5 +920,46 @@ mod tests {
         }
         let invalid = startup_settings(&parameters(&[("lock_timeout", "soon")])).unwrap_err();
         assert_eq!(invalid.code, INVALID_PARAMETER_VALUE);
+    }
+
+    #[test]
+    fn a_query_or_parse_with_text_invalid_in_utf8_is_refused_before_decoding() {
+        let frame = |kind: u8, body: &[u8]| {
+            let mut out = vec![kind];
+            out.extend_from_slice(&(body.len() as i32 + 4).to_be_bytes());
+            out.extend_from_slice(body);
+            out
+        };
+        let refused = |bytes: &[u8]| refused_text(bytes).map(|(k, l, e)| (k, l, e.code));
+        let bad = frame(b'Q', b"SELECT '\xff'\0");
+        assert_eq!(
+            refused(&bad),
+            Some((b'Q', bad.len(), CHARACTER_NOT_IN_REPERTOIRE))
+        );
+        let nul = frame(b'Q', b"SELECT 'a\0b'\0");
+        assert_eq!(refused(&nul), Some((b'Q', nul.len(), PROTOCOL_VIOLATION)));
+        assert_eq!(refused(&frame(b'Q', "SELECT 'é'\0".as_bytes())), None);
+        assert_eq!(refused(&bad[..bad.len() - 1]), None, "incomplete: read on");
+        let parse = frame(b'P', b"\0SELECT '\xc3'\0\0\0");
+        assert_eq!(
+            refused(&parse).map(|r| r.2),
+            Some(CHARACTER_NOT_IN_REPERTOIRE)
+        );
+        // A text parameter: NUL and invalid bytes alike, in either format.
+        let mut c = connection();
+        let parse = Parse::new(None, "SELECT $1::text".into(), Vec::new());
+        send(&mut c, PgWireFrontendMessage::Parse(parse));
+        for (value, format) in [(&b"a\0b"[..], 0), (b"\xff", 0), (b"a\0b", 1)] {
+            let bind = Bind::new(
+                None,
+                None,
+                vec![format],
+                vec![Some(bytes::Bytes::copy_from_slice(value))],
+                Vec::new(),
+            );
+            let reply = send(&mut c, PgWireFrontendMessage::Bind(bind));
+            assert!(contains(&reply, b"C22021\0"), "{value:?}");
+            c.skipping = false;
+        }
     }
 }
