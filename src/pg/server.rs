@@ -50,11 +50,42 @@ struct Shared {
     seed: u64,
     /// Statements parsed before, by their text: a store sends the same few again and again
     /// (tokio-postgres parses each `execute` anew).
-    parsed: Mutex<BTreeMap<String, Parsed>>,
+    parsed: Mutex<ParseCache>,
 }
 
 /// Query strings whose statements the model keeps (others are parsed each time).
 const PARSED_MAX: usize = 1024;
+/// The longest query string kept, and the text the kept ones may have together: a
+/// statement's syntax tree takes some tens of times its text (a 1 MB VALUES list, about
+/// 46 MB), so only short strings, the ones a store sends again and again, are kept, and
+/// a long one's tree is freed once it ran.
+const PARSED_TEXT_BYTES_MAX: usize = 8 << 10;
+const PARSED_TOTAL_BYTES_MAX: usize = 1 << 20;
+
+/// Parsed query strings by their text, and the bytes of text kept.
+#[derive(Default)]
+struct ParseCache {
+    entries: BTreeMap<String, Parsed>,
+    text_bytes: usize,
+}
+
+impl ParseCache {
+    /// Keep `sql`'s statements if it is short and there is room.
+    fn keep(&mut self, sql: &str, statements: &Parsed) {
+        let room = self.entries.len() < PARSED_MAX
+            && sql.len() <= PARSED_TEXT_BYTES_MAX
+            && self.text_bytes + sql.len() <= PARSED_TOTAL_BYTES_MAX;
+        if room
+            && self
+                .entries
+                .insert(sql.to_string(), statements.clone())
+                .is_none()
+        {
+            self.text_bytes += sql.len();
+        }
+        debug_assert!(self.text_bytes <= PARSED_TOTAL_BYTES_MAX);
+    }
+}
 
 /// The PostgreSQL model: cheap to clone, one per server.
 #[derive(Clone)]
@@ -73,7 +104,7 @@ impl PgModel {
                 backends: AtomicU32::new(0),
                 cancels: Mutex::new(BTreeSet::new()),
                 seed,
-                parsed: Mutex::new(BTreeMap::new()),
+                parsed: Mutex::new(ParseCache::default()),
             }),
         }
     }
@@ -81,16 +112,14 @@ impl PgModel {
     /// `sql`'s statements, parsed once per query string.
     pub(crate) fn parse(&self, sql: &str) -> PgResult<Parsed> {
         let mut parsed = self.shared.parsed.lock().expect("never poisoned");
-        if let Some(statements) = parsed.get(sql) {
+        if let Some(statements) = parsed.entries.get(sql) {
             return Ok(statements.clone());
         }
         let statements: Parsed = Arc::new(ParsedSql {
             statements: parse(sql)?.into_iter().map(Arc::new).collect(),
             placeholders: crate::pg::sql::parse::placeholders(sql),
         });
-        if parsed.len() < PARSED_MAX {
-            parsed.insert(sql.to_string(), statements.clone());
-        }
+        parsed.keep(sql, &statements);
         Ok(statements)
     }
 
@@ -670,5 +699,32 @@ mod tests {
         let error = interrupts().expect("cancelled");
         assert_eq!((error.code, error.message.as_str()), USER_CANCEL);
         assert!(interrupts().is_none(), "a request cancels once");
+    }
+
+    #[test]
+    fn the_parse_cache_keeps_short_strings_only_and_a_bounded_total_of_text() {
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let long = format!("SELECT '{}'", "x".repeat(PARSED_TEXT_BYTES_MAX));
+        model.parse(&long).unwrap();
+        model.parse("SELECT 1").unwrap();
+        let cache = |model: &PgModel| {
+            let parsed = model.shared.parsed.lock().unwrap();
+            (parsed.entries.len(), parsed.text_bytes)
+        };
+        assert_eq!(
+            cache(&model),
+            (1, "SELECT 1".len()),
+            "the long one is not kept"
+        );
+        for i in 0..PARSED_MAX {
+            model
+                .parse(&format!("SELECT {i}, '{}'", "y".repeat(4_000)))
+                .unwrap();
+        }
+        let (entries, bytes) = cache(&model);
+        assert!(
+            bytes <= PARSED_TOTAL_BYTES_MAX && entries < PARSED_MAX,
+            "{entries} {bytes}"
+        );
     }
 }

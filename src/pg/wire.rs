@@ -36,6 +36,13 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 const PREPARED_MAX: usize = 1_024;
 /// Bytes one message may have before the connection is refused (PostgreSQL's is 1 GB).
 const MESSAGE_BYTES_MAX: usize = 16 << 20;
+/// Output held before it is sent without waiting for `Sync` or `Flush`: PostgreSQL's
+/// send buffer (`PQ_SEND_BUFFER_SIZE`), written out whenever it fills, so a client that
+/// sends Bind/Execute again and again without Sync is answered as it goes (and, when it
+/// reads nothing, the server waits on the socket rather than growing without bound).
+const OUTPUT_BUFFER_BYTES: usize = 8 << 10;
+/// Room a connection's input or output buffer keeps once empty; more is freed.
+const BUFFER_KEPT_BYTES: usize = 1 << 20;
 
 /// A parsed, described statement.
 #[derive(Clone)]
@@ -121,8 +128,16 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
         }
         let flush = connection.handle(message).await;
         ready_sent = flush;
-        if flush && stream.write_all(&connection.out.split()).await.is_err() {
+        let full = connection.out.len() >= OUTPUT_BUFFER_BYTES;
+        if (flush || full) && stream.write_all(&connection.out.split()).await.is_err() {
             break;
+        }
+        // A large result or message leaves its buffer's room behind: given back.
+        if connection.out.is_empty() && connection.out.capacity() > BUFFER_KEPT_BYTES {
+            connection.out = BytesMut::new();
+        }
+        if input.is_empty() && input.capacity() > BUFFER_KEPT_BYTES {
+            input = BytesMut::new();
         }
     }
     connection.model.close_session(&mut connection.session);
