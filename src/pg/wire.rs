@@ -163,7 +163,7 @@ async fn read_checked<S: AsyncRead + Unpin>(
             return Some(Inbound::Refused(kind, error));
         }
         let complete = input.len() >= 5
-            && input.len() >= 1 + i32::from_be_bytes(input[1..5].try_into().expect("4")) as usize;
+            && input.len() > i32::from_be_bytes(input[1..5].try_into().expect("4")) as usize;
         if complete || input.len() > MESSAGE_BYTES_MAX {
             return read_message(stream, input, context)
                 .await

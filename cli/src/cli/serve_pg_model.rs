@@ -15,11 +15,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
-    // Several workers: a statement runs to its end on one, holding the database, while
-    // another reads a cancel request for it, which the statement sees at its next
-    // checkpoint (`Exec::tick`). Outside a simulation, nothing here need be replayed.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(4)
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| CliError::Environment(format!("cannot start the runtime: {e}")))?;

@@ -127,10 +127,14 @@ impl Transactions {
     /// transaction holds sees each of them as ended (PostgreSQL's `GetOldestNonRemovable
     /// TransactionId`). A version deleted by a committed transaction before it is seen
     /// by no snapshot, now or later.
+    ///
+    /// A commit the WAL has not flushed holds it back too: a crash would turn it into an
+    /// abort, and the versions it deleted must then be there again.
     pub(crate) fn horizon(&self) -> Xid {
         let open = self.owners.keys().next().copied();
         let held = self.xmins.values().min().copied();
-        [open, held]
+        let unflushed = self.unflushed.iter().map(|(xid, _)| *xid).min();
+        [open, held, unflushed]
             .into_iter()
             .flatten()
             .min()
@@ -175,6 +179,12 @@ mod tests {
         assert_eq!(txns.horizon(), c);
         txns.end(c, false, true, 0);
         assert_eq!(txns.horizon(), c + 1, "none open: every id so far");
+        // An asynchronous commit holds it back until the WAL writer flushes it.
+        let d = txns.begin(4);
+        txns.end(d, true, false, 0);
+        assert_eq!(txns.horizon(), d);
+        txns.flush();
+        assert_eq!(txns.horizon(), d + 1);
     }
 
     #[test]
