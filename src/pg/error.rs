@@ -111,6 +111,7 @@ pub(crate) const DEADLOCK_DETECTED: &str = "40P01";
 pub(crate) const UNDEFINED_PARAMETER: &str = "42704";
 pub(crate) const INVALID_SAVEPOINT: &str = "3B001";
 pub(crate) const PROGRAM_LIMIT_EXCEEDED: &str = "54000";
+pub(crate) const TOO_MANY_COLUMNS: &str = "54011";
 pub(crate) const PROTOCOL_VIOLATION: &str = "08P01";
 pub(crate) const INVALID_PREPARED_STATEMENT: &str = "26000";
 pub(crate) const INVALID_CURSOR_NAME: &str = "34000";

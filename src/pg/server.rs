@@ -11,7 +11,7 @@
 use crate::pg::error::{
     Flow, PgError, PgResult, DEADLOCK_DETECTED, INTERNAL_ERROR, LOCK_NOT_AVAILABLE, QUERY_CANCELED,
 };
-use crate::pg::exec::context::{Described, Exec, Outcome};
+use crate::pg::exec::context::{Described, Exec, Interrupts, Outcome};
 use crate::pg::session::{Now, Session};
 use crate::pg::sql::parse::{parse, Parsed, ParsedSql};
 use crate::pg::storage::db::Db;
@@ -31,6 +31,7 @@ const STATEMENT_TIMEOUT: (&str, &str) = (
     QUERY_CANCELED,
     "canceling statement due to statement timeout",
 );
+const USER_CANCEL: (&str, &str) = (QUERY_CANCELED, "canceling statement due to user request");
 const LOCK_TIMEOUT: (&str, &str) = (
     LOCK_NOT_AVAILABLE,
     "canceling statement due to lock timeout",
@@ -49,11 +50,42 @@ struct Shared {
     seed: u64,
     /// Statements parsed before, by their text: a store sends the same few again and again
     /// (tokio-postgres parses each `execute` anew).
-    parsed: Mutex<BTreeMap<String, Parsed>>,
+    parsed: Mutex<ParseCache>,
 }
 
 /// Query strings whose statements the model keeps (others are parsed each time).
 const PARSED_MAX: usize = 1024;
+/// The longest query string kept, and the text the kept ones may have together: a
+/// statement's syntax tree takes some tens of times its text (a 1 MB VALUES list, about
+/// 46 MB), so only short strings, the ones a store sends again and again, are kept, and
+/// a long one's tree is freed once it ran.
+const PARSED_TEXT_BYTES_MAX: usize = 8 << 10;
+const PARSED_TOTAL_BYTES_MAX: usize = 1 << 20;
+
+/// Parsed query strings by their text, and the bytes of text kept.
+#[derive(Default)]
+struct ParseCache {
+    entries: BTreeMap<String, Parsed>,
+    text_bytes: usize,
+}
+
+impl ParseCache {
+    /// Keep `sql`'s statements if it is short and there is room.
+    fn keep(&mut self, sql: &str, statements: &Parsed) {
+        let room = self.entries.len() < PARSED_MAX
+            && sql.len() <= PARSED_TEXT_BYTES_MAX
+            && self.text_bytes + sql.len() <= PARSED_TOTAL_BYTES_MAX;
+        if room
+            && self
+                .entries
+                .insert(sql.to_string(), statements.clone())
+                .is_none()
+        {
+            self.text_bytes += sql.len();
+        }
+        debug_assert!(self.text_bytes <= PARSED_TOTAL_BYTES_MAX);
+    }
+}
 
 /// The PostgreSQL model: cheap to clone, one per server.
 #[derive(Clone)]
@@ -72,7 +104,7 @@ impl PgModel {
                 backends: AtomicU32::new(0),
                 cancels: Mutex::new(BTreeSet::new()),
                 seed,
-                parsed: Mutex::new(BTreeMap::new()),
+                parsed: Mutex::new(ParseCache::default()),
             }),
         }
     }
@@ -80,16 +112,14 @@ impl PgModel {
     /// `sql`'s statements, parsed once per query string.
     pub(crate) fn parse(&self, sql: &str) -> PgResult<Parsed> {
         let mut parsed = self.shared.parsed.lock().expect("never poisoned");
-        if let Some(statements) = parsed.get(sql) {
+        if let Some(statements) = parsed.entries.get(sql) {
             return Ok(statements.clone());
         }
         let statements: Parsed = Arc::new(ParsedSql {
             statements: parse(sql)?.into_iter().map(Arc::new).collect(),
             placeholders: crate::pg::sql::parse::placeholders(sql),
         });
-        if parsed.len() < PARSED_MAX {
-            parsed.insert(sql.to_string(), statements.clone());
-        }
+        parsed.keep(sql, &statements);
         Ok(statements)
     }
 
@@ -125,13 +155,48 @@ impl PgModel {
         1_000 + self.shared.backends.fetch_add(1, Ordering::Relaxed)
     }
 
-    pub(crate) fn cancel(&self, backend: u32) {
+    /// Backend `backend`'s secret key, as `BackendKeyData` gives it: drawn from the seed,
+    /// so that a cancel request must name the key the connection was given.
+    pub(crate) fn secret_key(&self, backend: u32) -> i32 {
+        let mut x = self.shared.seed ^ (u64::from(backend) << 32) ^ 0x9e37_79b9_7f4a_7c15;
+        // SplitMix64's finaliser.
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (x ^ (x >> 31)) as i32
+    }
+
+    /// A cancel request for `backend` with `secret_key`: with the backend's key, its
+    /// running or waiting statement ends with 57014; with any other, nothing happens (as
+    /// in PostgreSQL, which answers a cancel request nothing either way).
+    pub(crate) fn cancel(&self, backend: u32, secret_key: i32) {
+        if secret_key != self.secret_key(backend) {
+            return;
+        }
         self.shared
             .cancels
             .lock()
             .expect("never poisoned")
             .insert(backend);
         self.shared.epoch.send_modify(|e| *e += 1);
+    }
+
+    /// What `backend`'s statement, begun at `started_us`, looks at as it runs: a cancel
+    /// request, and `statement_timeout` (`timeout_ms`, 0 for none) in the model's clock.
+    fn interrupts(&self, backend: u32, started_us: i64, timeout_ms: u64) -> Interrupts {
+        let shared = self.shared.clone();
+        let deadline_us = (timeout_ms > 0).then(|| started_us + timeout_ms as i64 * 1_000);
+        Arc::new(move || {
+            let cancels = &shared.cancels;
+            if cancels.lock().expect("never poisoned").remove(&backend) {
+                let (code, message) = USER_CANCEL;
+                return Some(PgError::new(code, message));
+            }
+            let now_us = (shared.clock)() - PG_EPOCH_UNIX_US;
+            let (code, message) = STATEMENT_TIMEOUT;
+            deadline_us
+                .filter(|at| now_us >= *at)
+                .map(|_| PgError::new(code, message))
+        })
     }
 
     /// The parameter and result types of `statement` (as Parse and Describe give them).
@@ -166,6 +231,8 @@ impl PgModel {
             settings: &settings,
             undo: &mut undo,
             work: 0,
+            interrupts: None,
+            interrupt_at: 0,
             aggregates: Vec::new(),
             windows: Vec::new(),
             nesting: 0,
@@ -210,6 +277,8 @@ impl PgModel {
             return Ok(outcome);
         }
         let started_us = self.now().clock_us;
+        let timeout_ms = session.settings.duration_ms("statement_timeout");
+        session.interrupts = Some(self.interrupts(session.backend, started_us, timeout_ms));
         // The wait (blocker, since) whose deadlock check already ran.
         let mut checked: Option<(u32, i64)> = None;
         loop {
@@ -301,9 +370,8 @@ impl PgModel {
             db.stop_waiting(session.backend);
             session.abandon_wait(&mut db, now);
             self.bump();
-            return Err(
-                PgError::new(QUERY_CANCELED, "canceling statement due to user request").into(),
-            );
+            let (code, message) = USER_CANCEL;
+            return Err(PgError::new(code, message).into());
         }
         let result = execute_caught(session, &mut db, statement, params, now);
         if !matches!(result, Err(Flow::Wait { .. })) {
@@ -364,10 +432,10 @@ impl PgModel {
         db.row_queues.clear();
         db.table_locks.clear();
         db.table_queues.clear();
-        let db = &mut *db;
         for table in db.tables.values_mut() {
-            table.vacuum(&db.txns);
+            table.heap.clear_locks();
         }
+        db.prune();
         lost
     }
 
@@ -552,5 +620,111 @@ mod tests {
         assert!(!model.shared.db.is_poisoned());
         let panics = crate::model_panic::take().expect("the run is told");
         assert!(panics.contains("the PostgreSQL model panicked"), "{panics}");
+    }
+
+    #[test]
+    fn a_keyed_bulk_update_checks_keys_by_index_and_no_dead_version_outlives_its_last_viewer() {
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let (mut a, mut b) = (Session::new(1_000, 1), Session::new(1_001, 1));
+        run(
+            &model,
+            &mut a,
+            "CREATE TABLE t (id int4 PRIMARY KEY, v int4)",
+        )
+        .unwrap();
+        let rows: Vec<String> = (1..=10_000).map(|i| format!("({i}, 0)")).collect();
+        let insert = format!("INSERT INTO t VALUES {}", rows.join(", "));
+        run(&model, &mut a, &insert).unwrap();
+        let versions = |model: &PgModel| model.db().tables["t"].heap.len();
+        // Each row's key meets its own old version only: no 10^8 comparisons.
+        let update = "UPDATE t SET v = v + 1";
+        assert_eq!(run(&model, &mut a, update).unwrap().tag, "UPDATE 10000");
+        assert_eq!(versions(&model), 10_000, "the old versions pruned at once");
+        // A snapshot that may still read the old versions keeps them, until it ends.
+        run(&model, &mut b, "BEGIN ISOLATION LEVEL REPEATABLE READ").unwrap();
+        run(&model, &mut b, "SELECT count(*) FROM t").unwrap();
+        run(&model, &mut a, update).unwrap();
+        assert_eq!(versions(&model), 20_000);
+        let seen = run(&model, &mut b, "SELECT sum(v) FROM t").unwrap();
+        assert_eq!(seen.rows.unwrap().rows, [[Value::Int(10_000)]]);
+        run(&model, &mut b, "COMMIT").unwrap();
+        assert_eq!(versions(&model), 10_000);
+        // An aborted write leaves nothing behind either; keys are still unique.
+        run(&model, &mut a, "BEGIN").unwrap();
+        run(&model, &mut a, "INSERT INTO t VALUES (10001, 0)").unwrap();
+        run(&model, &mut a, "DELETE FROM t WHERE id <= 10").unwrap();
+        run(&model, &mut a, "ROLLBACK").unwrap();
+        assert_eq!(versions(&model), 10_000);
+        let duplicate = run(&model, &mut a, "UPDATE t SET id = 1 WHERE id = 2").unwrap_err();
+        assert_eq!(duplicate.code, crate::pg::error::UNIQUE_VIOLATION);
+        assert_eq!(
+            duplicate.detail.as_deref(),
+            Some("Key (id)=(1) already exists.")
+        );
+        run(&model, &mut a, "UPDATE t SET id = 10001 WHERE id = 1").unwrap();
+        run(&model, &mut a, "INSERT INTO t VALUES (1, 0)").unwrap();
+    }
+
+    #[test]
+    fn a_running_statement_ends_at_a_checkpoint_on_its_timeout_or_a_cancel_with_its_key() {
+        // A clock that moves 10 ms each time it is read: the statement's checkpoints
+        // read it, so its timeout passes while it runs, in the model's time alone.
+        let ticks = Arc::new(std::sync::atomic::AtomicI64::new(0));
+        let read = ticks.clone();
+        let clock = move || 1_700_000_000_000_000 + read.fetch_add(10_000, Ordering::Relaxed);
+        let model = PgModel::new(1, Arc::new(clock));
+        let mut a = Session::new(model.new_backend(), 1);
+        run(&model, &mut a, "CREATE TABLE t (id int4)").unwrap();
+        let rows: Vec<String> = (1..=300).map(|i| format!("({i})")).collect();
+        run(
+            &model,
+            &mut a,
+            &format!("INSERT INTO t VALUES {}", rows.join(", ")),
+        )
+        .unwrap();
+        let join = "SELECT count(*) FROM t x, t y";
+        assert_eq!(run(&model, &mut a, join).unwrap().tag, "SELECT 1");
+        run(&model, &mut a, "SET statement_timeout = 100").unwrap();
+        let error = run(&model, &mut a, join).unwrap_err();
+        assert_eq!(error.code, QUERY_CANCELED);
+        assert_eq!(error.message, STATEMENT_TIMEOUT.1);
+        // A cancel request counts only with the backend's own key.
+        let backend = a.backend;
+        let key = model.secret_key(backend);
+        assert_ne!(key, model.secret_key(backend + 1));
+        let interrupts = model.interrupts(backend, 0, 0);
+        model.cancel(backend, key.wrapping_add(1));
+        assert!(interrupts().is_none(), "a wrong key cancels nothing");
+        model.cancel(backend, key);
+        let error = interrupts().expect("cancelled");
+        assert_eq!((error.code, error.message.as_str()), USER_CANCEL);
+        assert!(interrupts().is_none(), "a request cancels once");
+    }
+
+    #[test]
+    fn the_parse_cache_keeps_short_strings_only_and_a_bounded_total_of_text() {
+        let model = PgModel::new(1, Arc::new(|| 1_700_000_000_000_000));
+        let long = format!("SELECT '{}'", "x".repeat(PARSED_TEXT_BYTES_MAX));
+        model.parse(&long).unwrap();
+        model.parse("SELECT 1").unwrap();
+        let cache = |model: &PgModel| {
+            let parsed = model.shared.parsed.lock().unwrap();
+            (parsed.entries.len(), parsed.text_bytes)
+        };
+        assert_eq!(
+            cache(&model),
+            (1, "SELECT 1".len()),
+            "the long one is not kept"
+        );
+        for i in 0..PARSED_MAX {
+            model
+                .parse(&format!("SELECT {i}, '{}'", "y".repeat(4_000)))
+                .unwrap();
+        }
+        let (entries, bytes) = cache(&model);
+        assert!(
+            bytes <= PARSED_TOTAL_BYTES_MAX && entries < PARSED_MAX,
+            "{entries} {bytes}"
+        );
     }
 }

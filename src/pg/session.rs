@@ -5,7 +5,7 @@
 //! its snapshot kept, and runs again when the transaction it waits for ends.
 
 use crate::pg::error::*;
-use crate::pg::exec::context::{Exec, Outcome, Rows};
+use crate::pg::exec::context::{Exec, Interrupts, Outcome, Rows};
 use crate::pg::sql::maintenance::{marked, Marked};
 use crate::pg::sql::names::{ident, object_name};
 use crate::pg::storage::db::{roll_back_to, Db, Undo};
@@ -49,6 +49,8 @@ pub(crate) struct Session {
     /// The snapshot of a READ COMMITTED statement that waited: it runs again with it.
     pub waiting_snapshot: Option<Snapshot>,
     pub seed: u64,
+    /// What the running statement looks at as it works (the server sets it per statement).
+    pub interrupts: Option<Interrupts>,
 }
 
 /// The server clock and model-wide facts a statement reads.
@@ -67,6 +69,7 @@ impl Session {
             settings: Settings::default(),
             waiting_snapshot: None,
             seed,
+            interrupts: None,
         }
     }
 
@@ -210,6 +213,8 @@ impl Session {
             settings: &self.settings,
             undo: &mut txn.undo,
             work: 0,
+            interrupts: self.interrupts.clone(),
+            interrupt_at: 0,
             aggregates: Vec::new(),
             windows: Vec::new(),
             nesting: 0,
@@ -236,17 +241,18 @@ impl Session {
 
     /// READ COMMITTED: a new snapshot per statement (the one it waited with, if it
     /// waited); REPEATABLE READ: the transaction's first.
-    fn statement_snapshot(&mut self, db: &Db) -> Snapshot {
+    fn statement_snapshot(&mut self, db: &mut Db) -> Snapshot {
         let txn = self.txn.as_mut().expect("begun");
+        let xid = txn.xid;
         if txn.repeatable_read {
             return txn
                 .snapshot
-                .get_or_insert_with(|| db.txns.snapshot())
+                .get_or_insert_with(|| db.txns.snapshot_for(xid))
                 .clone();
         }
         self.waiting_snapshot
             .clone()
-            .unwrap_or_else(|| db.txns.snapshot())
+            .unwrap_or_else(|| db.txns.snapshot_for(xid))
     }
 
     pub(crate) fn begin(&mut self, db: &mut Db, now: Now, explicit: bool) {
@@ -283,11 +289,8 @@ impl Session {
         self.settings.end_transaction(commit);
         self.block = Block::Idle;
         self.waiting_snapshot = None;
-        if db.txns.oldest_open() == db.txns.snapshot().xmax {
-            for table in db.tables.values_mut() {
-                table.vacuum(&db.txns);
-            }
-        }
+        // The horizon moves only when a transaction ends.
+        db.prune();
     }
 
     /// The connection ends: its transaction aborts, its session locks go.

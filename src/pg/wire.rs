@@ -36,6 +36,13 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 const PREPARED_MAX: usize = 1_024;
 /// Bytes one message may have before the connection is refused (PostgreSQL's is 1 GB).
 const MESSAGE_BYTES_MAX: usize = 16 << 20;
+/// Output held before it is sent without waiting for `Sync` or `Flush`: PostgreSQL's
+/// send buffer (`PQ_SEND_BUFFER_SIZE`), written out whenever it fills, so a client that
+/// sends Bind/Execute again and again without Sync is answered as it goes (and, when it
+/// reads nothing, the server waits on the socket rather than growing without bound).
+const OUTPUT_BUFFER_BYTES: usize = 8 << 10;
+/// Room a connection's input or output buffer keeps once empty; more is freed.
+const BUFFER_KEPT_BYTES: usize = 1 << 20;
 
 /// A parsed, described statement.
 #[derive(Clone)]
@@ -86,7 +93,7 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
                 .duration_ms("idle_in_transaction_session_timeout"),
             _ => 0,
         };
-        let read = read_message(&mut stream, &mut input, &context);
+        let read = read_checked(&mut stream, &mut input, &context);
         let message = match idle_ms {
             0 => read.await,
             // PostgreSQL ends a session left idle in a transaction that long (in the
@@ -105,19 +112,95 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
                 }
             },
         };
-        let Some(message) = message else {
-            break;
+        let message = match message {
+            None => break,
+            Some(Inbound::Message(message)) => message,
+            Some(Inbound::Refused(kind, error)) => {
+                ready_sent = connection.refused(kind, error);
+                if ready_sent && stream.write_all(&connection.out.split()).await.is_err() {
+                    break;
+                }
+                continue;
+            }
         };
         if matches!(message, PgWireFrontendMessage::Terminate(_)) {
             break;
         }
         let flush = connection.handle(message).await;
         ready_sent = flush;
-        if flush && stream.write_all(&connection.out.split()).await.is_err() {
+        let full = connection.out.len() >= OUTPUT_BUFFER_BYTES;
+        if (flush || full) && stream.write_all(&connection.out.split()).await.is_err() {
             break;
+        }
+        // A large result or message leaves its buffer's room behind: given back.
+        if connection.out.is_empty() && connection.out.capacity() > BUFFER_KEPT_BYTES {
+            connection.out = BytesMut::new();
+        }
+        if input.is_empty() && input.capacity() > BUFFER_KEPT_BYTES {
+            input = BytesMut::new();
         }
     }
     connection.model.close_session(&mut connection.session);
+}
+
+/// A message read, or one refused for the text it carries.
+enum Inbound {
+    Message(PgWireFrontendMessage),
+    /// A `Query` (`b'Q'`) or `Parse` (`b'P'`) whose text is not valid in the server
+    /// encoding, with its error: never decoded (pgwire would replace the bytes).
+    Refused(u8, PgError),
+}
+
+/// The next message, its text checked first (`refused_text`).
+async fn read_checked<S: AsyncRead + Unpin>(
+    stream: &mut S,
+    input: &mut BytesMut,
+    context: &DecodeContext,
+) -> Option<Inbound> {
+    loop {
+        if let Some((kind, length, error)) = refused_text(input) {
+            let _ = input.split_to(length);
+            return Some(Inbound::Refused(kind, error));
+        }
+        let complete = input.len() >= 5
+            && input.len() > i32::from_be_bytes(input[1..5].try_into().expect("4")) as usize;
+        if complete || input.len() > MESSAGE_BYTES_MAX {
+            return read_message(stream, input, context)
+                .await
+                .map(Inbound::Message);
+        }
+        match stream.read_buf(input).await {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// The message at the head of `input`, if complete and a `Query` or `Parse` whose text
+/// PostgreSQL refuses: its kind, its length, the error (22021 for bytes invalid in UTF8;
+/// 08P01 for a query string with a NUL inside, which ends it early).
+fn refused_text(input: &[u8]) -> Option<(u8, usize, PgError)> {
+    let (&kind, rest) = input.split_first()?;
+    let length = i32::from_be_bytes(rest.get(..4)?.try_into().expect("4"));
+    let length = 1 + usize::try_from(length).ok().filter(|l| *l >= 4)?;
+    let body = input.get(5..length)?;
+    let error = match kind {
+        b'Q' => {
+            let text = body.strip_suffix(b"\0")?;
+            match text.contains(&0) {
+                true => PgError::new(PROTOCOL_VIOLATION, "invalid message format"),
+                false => crate::pg::types::encoding::verify(text).err()?,
+            }
+        }
+        b'P' => {
+            let mut strings = body.splitn(3, |b| *b == 0);
+            let (name, query) = (strings.next()?, strings.next()?);
+            let verify = crate::pg::types::encoding::verify;
+            verify(name).and(verify(query)).err()?
+        }
+        _ => return None,
+    };
+    Some((kind, length, error))
 }
 
 async fn read_message<S: AsyncRead + Unpin>(
@@ -202,7 +285,13 @@ async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
                 stream.write_all(b"N").await.ok()?;
             }
             PgWireFrontendMessage::CancelRequest(cancel) => {
-                model.cancel(cancel.pid as u32);
+                let secret_key = match &cancel.secret_key {
+                    SecretKey::I32(key) => Some(*key),
+                    SecretKey::Bytes(bytes) => bytes[..].try_into().ok().map(i32::from_be_bytes),
+                };
+                if let Some(secret_key) = secret_key {
+                    model.cancel(cancel.pid as u32, secret_key);
+                }
                 return None;
             }
             PgWireFrontendMessage::Startup(startup) => break startup_settings(&startup.parameters),
@@ -241,7 +330,7 @@ async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
         &mut out,
         PgWireBackendMessage::BackendKeyData(BackendKeyData::new(
             backend as i32,
-            SecretKey::I32(backend as i32),
+            SecretKey::I32(model.secret_key(backend)),
         )),
     );
     push(&mut out, ready(b'I'));
@@ -321,6 +410,27 @@ impl Connection {
                 self.error(PgError::new(PROTOCOL_VIOLATION, "unexpected message"));
                 self.skipping = true;
                 true
+            }
+        }
+    }
+
+    /// A message refused for its text (`refused_text`): an error as any statement's, the
+    /// transaction failed; a query is answered ready, a Parse skips to Sync. True when
+    /// the output should be sent now.
+    fn refused(&mut self, kind: u8, error: PgError) -> bool {
+        if self.skipping && kind != b'Q' {
+            return false;
+        }
+        self.error(error);
+        self.model.fail_statement(&mut self.session);
+        match kind {
+            b'Q' => {
+                push(&mut self.out, ready(self.session.status()));
+                true
+            }
+            _ => {
+                self.skipping = true;
+                false
             }
         }
     }
@@ -528,15 +638,9 @@ impl Connection {
             let value = match (value, format_of(&bind.parameter_format_codes, at)) {
                 (None, _) => Value::Null,
                 (Some(bytes), 1) => binary::decode(bytes, *t)?,
-                (Some(bytes), _) => crate::pg::types::text::parse(
-                    std::str::from_utf8(bytes).map_err(|_| {
-                        PgError::new(
-                            CHARACTER_NOT_IN_REPERTOIRE,
-                            "invalid byte sequence for encoding \"UTF8\"",
-                        )
-                    })?,
-                    *t,
-                )?,
+                (Some(bytes), _) => {
+                    crate::pg::types::text::parse(crate::pg::types::encoding::verify(bytes)?, *t)?
+                }
             };
             params.push(Typed::new(value, *t));
         }
@@ -831,5 +935,46 @@ mod tests {
         }
         let invalid = startup_settings(&parameters(&[("lock_timeout", "soon")])).unwrap_err();
         assert_eq!(invalid.code, INVALID_PARAMETER_VALUE);
+    }
+
+    #[test]
+    fn a_query_or_parse_with_text_invalid_in_utf8_is_refused_before_decoding() {
+        let frame = |kind: u8, body: &[u8]| {
+            let mut out = vec![kind];
+            out.extend_from_slice(&(body.len() as i32 + 4).to_be_bytes());
+            out.extend_from_slice(body);
+            out
+        };
+        let refused = |bytes: &[u8]| refused_text(bytes).map(|(k, l, e)| (k, l, e.code));
+        let bad = frame(b'Q', b"SELECT '\xff'\0");
+        assert_eq!(
+            refused(&bad),
+            Some((b'Q', bad.len(), CHARACTER_NOT_IN_REPERTOIRE))
+        );
+        let nul = frame(b'Q', b"SELECT 'a\0b'\0");
+        assert_eq!(refused(&nul), Some((b'Q', nul.len(), PROTOCOL_VIOLATION)));
+        assert_eq!(refused(&frame(b'Q', "SELECT 'é'\0".as_bytes())), None);
+        assert_eq!(refused(&bad[..bad.len() - 1]), None, "incomplete: read on");
+        let parse = frame(b'P', b"\0SELECT '\xc3'\0\0\0");
+        assert_eq!(
+            refused(&parse).map(|r| r.2),
+            Some(CHARACTER_NOT_IN_REPERTOIRE)
+        );
+        // A text parameter: NUL and invalid bytes alike, in either format.
+        let mut c = connection();
+        let parse = Parse::new(None, "SELECT $1::text".into(), Vec::new());
+        send(&mut c, PgWireFrontendMessage::Parse(parse));
+        for (value, format) in [(&b"a\0b"[..], 0), (b"\xff", 0), (b"a\0b", 1)] {
+            let bind = Bind::new(
+                None,
+                None,
+                vec![format],
+                vec![Some(bytes::Bytes::copy_from_slice(value))],
+                Vec::new(),
+            );
+            let reply = send(&mut c, PgWireFrontendMessage::Bind(bind));
+            assert!(contains(&reply, b"C22021\0"), "{value:?}");
+            c.skipping = false;
+        }
     }
 }

@@ -252,7 +252,7 @@ impl Exec<'_> {
         let (xid, cid) = (self.xid, self.cid);
         let t = self.db.table_mut(table)?;
         t.heap.retain(|tid, _| live.binary_search(tid).is_ok());
-        for version in t.heap.values_mut() {
+        for (_, version) in t.heap.rewrite() {
             (version.xmin, version.cmin, version.xmax, version.next) = (xid, cid, XID_NONE, None);
             version.lockers.clear();
         }
@@ -262,7 +262,7 @@ impl Exec<'_> {
     fn fill_with(&mut self, table: &str, value: impl Fn(u64) -> Value) -> FlowResult<()> {
         let t = self.db.table_mut(table)?;
         let width = t.columns.len();
-        for (tid, version) in t.heap.iter_mut() {
+        for (tid, version) in t.heap.rewrite() {
             assert_eq!(version.data.len(), width, "every version has every column");
             version.data.push(value(*tid));
         }
@@ -415,7 +415,7 @@ impl Exec<'_> {
 /// on it; the later columns' numbers move down by one.
 fn drop_column_at(t: &mut Table, at: usize) {
     t.columns.remove(at);
-    for version in t.heap.values_mut() {
+    for (_, version) in t.heap.rewrite() {
         version.data.remove(at);
     }
     t.uniques.retain(|u| !u.columns.contains(&at));

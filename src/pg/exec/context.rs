@@ -13,6 +13,15 @@ use crate::pg::types::value::{Typed, Value};
 
 /// Rows, expression evaluations and index probes one statement may spend.
 pub(crate) const STATEMENT_WORK_MAX: u64 = 20_000_000;
+/// Work steps between a running statement's looks at its interrupts.
+pub(crate) const INTERRUPT_STEPS: u64 = 4_096;
+
+/// What a running statement looks at every [`INTERRUPT_STEPS`] (PostgreSQL's
+/// `CHECK_FOR_INTERRUPTS`): the error to end it with, if any (a cancel request with its
+/// backend's key, its `statement_timeout` past in the model's clock). The server makes
+/// it (`server.rs`); in a simulation the clock is virtual and no request arrives while a
+/// statement runs, so the answer is the same on every run.
+pub(crate) type Interrupts = std::sync::Arc<dyn Fn() -> Option<PgError> + Send + Sync>;
 /// What a statement returns.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Rows {
@@ -46,6 +55,10 @@ pub(crate) struct Exec<'a> {
     pub settings: &'a Settings,
     pub undo: &'a mut Vec<Undo>,
     pub work: u64,
+    /// The statement's interrupts (none while describing), and the work count at which
+    /// it looks at them next.
+    pub interrupts: Option<Interrupts>,
+    pub interrupt_at: u64,
     /// Aggregate results of the group being projected, by the aggregate call's address.
     pub aggregates: Vec<(usize, Typed)>,
     /// Window function results of the row being projected, by the call's address.
@@ -113,6 +126,12 @@ impl Exec<'_> {
                 PROGRAM_LIMIT_EXCEEDED,
                 format!("statement exceeds the model's work limit of {STATEMENT_WORK_MAX} steps"),
             ));
+        }
+        if self.work >= self.interrupt_at {
+            self.interrupt_at = self.work + INTERRUPT_STEPS;
+            if let Some(error) = self.interrupts.as_ref().and_then(|check| check()) {
+                return Err(error);
+            }
         }
         Ok(())
     }
@@ -240,14 +259,11 @@ impl Exec<'_> {
             "a change takes an update's lock"
         );
         let (xid, cid) = (self.xid, self.cid);
-        let v = self
-            .db
-            .table_mut(table)?
-            .heap
-            .get_mut(&tid)
-            .expect("a version this statement read");
+        let heap = &mut self.db.table_mut(table)?.heap;
+        let v = heap.get_mut(&tid).expect("a version this statement read");
         let before = (v.xmax, v.cmax, v.xmax_mode, v.next);
         (v.xmax, v.cmax, v.xmax_mode, v.next) = (xid, cid, mode, next);
+        heap.marked(tid, xid);
         self.undo.push(Undo::Marked {
             table: table.to_string(),
             tid,
@@ -260,9 +276,12 @@ impl Exec<'_> {
     /// holds as strong or stronger is left as it is).
     pub(crate) fn add_lock(&mut self, table: &str, tid: u64, mode: RowLockMode) -> PgResult<()> {
         let xid = self.xid;
-        let v = self
-            .db
-            .table_mut(table)?
+        let db = &mut *self.db;
+        let txns = &db.txns;
+        let v = db
+            .tables
+            .get_mut(table)
+            .ok_or_else(|| crate::pg::storage::db::undefined_table(table))?
             .heap
             .get_mut(&tid)
             .expect("a version this statement read");
@@ -272,7 +291,10 @@ impl Exec<'_> {
             return Ok(());
         }
         let before = v.lockers.clone();
-        v.lockers.retain(|l| l.xid != xid);
+        // The locks of ended transactions go (a queue's row, locked by one job after
+        // another, would otherwise keep them all).
+        let open = |l: &RowLock| txns.status(l.xid) == crate::pg::storage::txn::Status::InProgress;
+        v.lockers.retain(|l| l.xid != xid && open(l));
         v.lockers.push(RowLock { xid, mode });
         self.undo.push(Undo::Locked {
             table: table.to_string(),

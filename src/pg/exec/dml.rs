@@ -15,7 +15,7 @@ use crate::pg::storage::heap::{deleter, RowLockMode, Table, Version};
 use crate::pg::storage::txn::{Status, Xid, XID_NONE};
 use crate::pg::types::cast::{cast, check_modifier};
 use crate::pg::types::pg_type::Type;
-use crate::pg::types::value::{compare, Typed, Value};
+use crate::pg::types::value::{Typed, Value};
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnConflictAction, OnInsert,
     SelectItem, SetExpr, TableFactor, TableObject, Update,
@@ -771,20 +771,19 @@ impl Exec<'_> {
     /// The first unique constraint `row` would break, and the version it meets; waits for
     /// a version whose insert or delete is still open.
     fn unique_conflict(&mut self, table: &str, row: &[Value]) -> FlowResult<Option<(usize, u64)>> {
-        let t = self.db.table(table)?;
-        self.work += (t.heap.len() * t.uniques.len()) as u64;
-        for (at, unique) in t.uniques.iter().enumerate() {
-            if unique.columns.iter().any(|c| row[*c].is_null()) {
-                continue;
-            }
-            for (tid, v) in &t.heap {
-                if !unique
-                    .columns
-                    .iter()
-                    .all(|c| compare(&v.data[*c], &row[*c]).is_eq())
-                {
-                    continue;
-                }
+        let uniques = self.db.table(table)?.uniques.clone();
+        for (at, unique) in uniques.iter().enumerate() {
+            // The versions holding the key, by the constraint's index (`keys.rs`).
+            let holders = self
+                .db
+                .table_mut(table)?
+                .heap
+                .with_key(&unique.columns, row);
+            self.work += holders.len() as u64 + 1;
+            self.tick()?;
+            let t = self.db.table(table)?;
+            for tid in holders {
+                let v = &t.heap[&tid];
                 if v.xmin != self.xid {
                     match self.db.txns.status(v.xmin) {
                         Status::Aborted => continue,
@@ -804,7 +803,7 @@ impl Exec<'_> {
                         })
                     }
                     Some((_, Status::Committed)) => continue,
-                    _ => return Ok(Some((at, *tid))),
+                    _ => return Ok(Some((at, tid))),
                 }
             }
         }

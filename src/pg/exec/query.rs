@@ -21,6 +21,9 @@ const NESTING_MAX: u32 = 32;
 /// Uncorrelated subqueries a statement keeps the rows of (more run each time).
 const SUBQUERIES_CACHED_MAX: usize = 64;
 
+/// The entries a target list may have (PostgreSQL's `MaxTupleAttributeNumber`).
+pub(crate) const TARGET_LIST_ENTRIES_MAX: usize = 1664;
+
 impl Exec<'_> {
     /// Run `query` with `parent` as the row around it (a correlated subquery).
     pub(crate) fn query(&mut self, query: &Query, parent: Option<&Frame<'_>>) -> FlowResult<Rows> {
@@ -555,6 +558,15 @@ impl Exec<'_> {
                     return Err(PgError::unsupported(format!("the select item {other}")).into())
                 }
             }
+        }
+        // PostgreSQL's `MaxTupleAttributeNumber`, checked as parse analysis builds the
+        // target list: a row wider than the protocol's 16-bit field count never leaves.
+        if columns.len() > TARGET_LIST_ENTRIES_MAX {
+            return Err(PgError::new(
+                TOO_MANY_COLUMNS,
+                format!("target lists can have at most {TARGET_LIST_ENTRIES_MAX} entries"),
+            )
+            .into());
         }
         // An output column still of unknown type (`SELECT NULL`, `SELECT 'a'`) is text,
         // as PostgreSQL resolves every SELECT's target list (`resolveTargetListUnknowns`).

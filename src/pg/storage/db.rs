@@ -149,6 +149,15 @@ impl Db {
             .ok_or_else(|| undefined_table(name))
     }
 
+    /// Prune every table of what no snapshot can see any more (`versions.rs`); costs what
+    /// it removes.
+    pub(crate) fn prune(&mut self) {
+        let horizon = self.txns.horizon();
+        for table in self.tables.values_mut() {
+            table.heap.prune(&self.txns, horizon);
+        }
+    }
+
     /// Release `backend`'s transaction-level advisory locks (and its session-level ones
     /// too when `session`).
     pub(crate) fn release_advisory(&mut self, backend: u32, session: bool) {
@@ -338,7 +347,7 @@ pub(crate) fn roll_back_to(db: &mut Db, undo: &mut Vec<Undo>, keep: usize) {
         match undo.pop().expect("longer than keep") {
             Undo::Inserted { table, tid } => {
                 if let Some(t) = db.tables.get_mut(&table) {
-                    t.heap.remove(&tid);
+                    t.heap.remove(tid);
                 }
             }
             Undo::Advisory { key, session } => {

@@ -8,8 +8,9 @@
 
 use crate::pg::storage::txn::{Snapshot, Status, Transactions, Xid, XID_NONE};
 use crate::pg::storage::vector_index::VectorIndex;
+pub(crate) use crate::pg::storage::version::{RowLock, RowLockMode, Version};
+use crate::pg::storage::versions::Heap;
 use crate::pg::types::pg_type::Type;
-use crate::pg::types::value::Value;
 use std::collections::BTreeMap;
 
 /// Row versions a table may hold, live and dead (PostgreSQL's limit is the disk).
@@ -68,67 +69,6 @@ pub(crate) struct Check {
     pub expr: sqlparser::ast::Expr,
 }
 
-/// A row lock's strength, weakest first (PostgreSQL's `LockTupleMode`): `FOR KEY SHARE`,
-/// `FOR SHARE`, `FOR NO KEY UPDATE` (an UPDATE that leaves the key columns alone),
-/// `FOR UPDATE` (a DELETE, an UPDATE of a key column).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum RowLockMode {
-    KeyShare,
-    Share,
-    NoKeyUpdate,
-    Update,
-}
-
-impl RowLockMode {
-    /// PostgreSQL's conflict table for row locks (the documentation's "Conflicting Row-Level
-    /// Locks"): a key share conflicts only with an update of the key; shares share.
-    pub(crate) fn conflicts(self, other: RowLockMode) -> bool {
-        use RowLockMode::*;
-        match (self.min(other), self.max(other)) {
-            (KeyShare, Update) => true,
-            (KeyShare, _) => false,
-            (Share, Share) => false,
-            _ => true,
-        }
-    }
-
-    /// The clause's words, as PostgreSQL names the lock in its errors.
-    pub(crate) fn clause(self) -> &'static str {
-        match self {
-            RowLockMode::KeyShare => "FOR KEY SHARE",
-            RowLockMode::Share => "FOR SHARE",
-            RowLockMode::NoKeyUpdate => "FOR NO KEY UPDATE",
-            RowLockMode::Update => "FOR UPDATE",
-        }
-    }
-}
-
-/// A transaction holding a row lock on a version, and how strong.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct RowLock {
-    pub xid: Xid,
-    pub mode: RowLockMode,
-}
-
-/// One version of a row.
-#[derive(Clone, Debug)]
-pub(crate) struct Version {
-    pub xmin: Xid,
-    /// The command of `xmin` that wrote it.
-    pub cmin: u32,
-    /// The transaction that deleted or updated it.
-    pub xmax: Xid,
-    pub cmax: u32,
-    /// The strength `xmax` holds the row with: [`RowLockMode::Update`] for a delete or
-    /// an update of a key column, [`RowLockMode::NoKeyUpdate`] for any other update.
-    pub xmax_mode: RowLockMode,
-    /// The transactions that locked it without changing it (several may share it).
-    pub lockers: Vec<RowLock>,
-    /// The version an update wrote in its place.
-    pub next: Option<u64>,
-    pub data: Vec<Value>,
-}
-
 #[derive(Clone, Debug)]
 pub(crate) struct Table {
     pub name: String,
@@ -141,8 +81,8 @@ pub(crate) struct Table {
     /// The search structures of the table's vector indexes, by index name: kept in the
     /// table so that dropping the table or the index leaves none behind.
     pub vector_indexes: BTreeMap<String, VectorIndex>,
-    /// Versions by tuple id; ids increase, so the map's order is the heap's.
-    pub heap: BTreeMap<u64, Version>,
+    /// Versions by tuple id, with their key indexes (`versions.rs`).
+    pub heap: Heap,
     pub next_tid: u64,
     /// The table's sequence (of its serial column): the last value handed out.
     pub sequence: i64,
@@ -167,7 +107,7 @@ impl Table {
             indexes: Vec::new(),
             checks: Vec::new(),
             vector_indexes: BTreeMap::new(),
-            heap: BTreeMap::new(),
+            heap: Heap::default(),
             next_tid: 1,
             sequence: 0,
         }
@@ -192,22 +132,6 @@ impl Table {
             .filter(|(_, v)| sees_version(txns, viewer, v))
             .map(|(tid, _)| *tid)
             .collect()
-    }
-
-    /// Drop the versions no transaction can see any more; only when none is open.
-    pub(crate) fn vacuum(&mut self, txns: &Transactions) {
-        self.heap.retain(|_, v| {
-            let created = v.xmin == XID_NONE || txns.status(v.xmin) == Status::Committed;
-            let deleted = v.xmax != XID_NONE && txns.status(v.xmax) == Status::Committed;
-            created && !deleted
-        });
-        // No transaction is open: every lock has been released.
-        for v in self.heap.values_mut() {
-            v.lockers.clear();
-            if v.xmax != XID_NONE && txns.status(v.xmax) == Status::Aborted {
-                (v.xmax, v.next) = (XID_NONE, None);
-            }
-        }
     }
 }
 
@@ -238,28 +162,4 @@ pub(crate) fn deleter(txns: &Transactions, v: &Version) -> Option<(Xid, Status)>
     }
     let status = txns.status(v.xmax);
     (status != Status::Aborted).then_some((v.xmax, status))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::RowLockMode::{self, *};
-
-    #[test]
-    fn row_locks_conflict_as_postgresqls_table_says() {
-        // Rows: the mode held; columns: the mode asked for (KeyShare, Share, NoKeyUpdate,
-        // Update), as the documentation's "Conflicting Row-Level Locks" table.
-        let table: [(RowLockMode, [bool; 4]); 4] = [
-            (KeyShare, [false, false, false, true]),
-            (Share, [false, false, true, true]),
-            (NoKeyUpdate, [false, true, true, true]),
-            (Update, [true, true, true, true]),
-        ];
-        let asked = [KeyShare, Share, NoKeyUpdate, Update];
-        for (held, row) in table {
-            for (ask, conflicts) in asked.iter().zip(row) {
-                assert_eq!(held.conflicts(*ask), conflicts, "{held:?} vs {ask:?}");
-                assert_eq!(ask.conflicts(held), conflicts, "symmetric");
-            }
-        }
-    }
 }

@@ -24,6 +24,14 @@ pub(crate) struct Snapshot {
     pub active: Vec<Xid>,
 }
 
+impl Snapshot {
+    /// The oldest id it sees as running, or its `xmax` when none: every id before it
+    /// had ended when it was taken.
+    pub(crate) fn xmin(&self) -> Xid {
+        self.active.first().copied().unwrap_or(self.xmax)
+    }
+}
+
 /// The commit log and the id counter.
 #[derive(Debug, Default)]
 pub(crate) struct Transactions {
@@ -33,6 +41,9 @@ pub(crate) struct Transactions {
     owners: std::collections::BTreeMap<Xid, u32>,
     /// Commit times (unix µs) of the commits after the last WAL flush, oldest first.
     unflushed: Vec<(Xid, i64)>,
+    /// Per open transaction that took a snapshot, the oldest `xmin` of those it took: what
+    /// it may still see as running (the horizon's part, as PostgreSQL's `PGPROC.xmin`).
+    xmins: std::collections::BTreeMap<Xid, Xid>,
 }
 
 impl Transactions {
@@ -62,6 +73,7 @@ impl Transactions {
             Status::Aborted
         };
         self.owners.remove(&xid);
+        self.xmins.remove(&xid);
         if commit && synchronous {
             self.unflushed.clear();
         } else if commit {
@@ -96,20 +108,44 @@ impl Transactions {
         }
     }
 
+    /// A snapshot for open transaction `xid`, which may use it until it ends: its `xmin`
+    /// holds the horizon back until then.
+    pub(crate) fn snapshot_for(&mut self, xid: Xid) -> Snapshot {
+        assert_eq!(
+            self.status(xid),
+            Status::InProgress,
+            "an open transaction's"
+        );
+        let snapshot = self.snapshot();
+        let xmin = snapshot.xmin();
+        let held = self.xmins.entry(xid).or_insert(xmin);
+        *held = (*held).min(xmin);
+        snapshot
+    }
+
+    /// The horizon: every transaction before it has ended, and every snapshot an open
+    /// transaction holds sees each of them as ended (PostgreSQL's `GetOldestNonRemovable
+    /// TransactionId`). A version deleted by a committed transaction before it is seen
+    /// by no snapshot, now or later.
+    ///
+    /// A commit the WAL has not flushed holds it back too: a crash would turn it into an
+    /// abort, and the versions it deleted must then be there again.
+    pub(crate) fn horizon(&self) -> Xid {
+        let open = self.owners.keys().next().copied();
+        let held = self.xmins.values().min().copied();
+        let unflushed = self.unflushed.iter().map(|(xid, _)| *xid).min();
+        [open, held, unflushed]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(XID_FIRST + self.log.len() as Xid)
+    }
+
     /// True when `xid` committed before `snapshot` was taken.
     pub(crate) fn sees(&self, snapshot: &Snapshot, xid: Xid) -> bool {
         xid < snapshot.xmax
             && snapshot.active.binary_search(&xid).is_err()
             && self.status(xid) == Status::Committed
-    }
-
-    /// The oldest id any open transaction may still need to see as in progress.
-    pub(crate) fn oldest_open(&self) -> Xid {
-        self.owners
-            .keys()
-            .next()
-            .copied()
-            .unwrap_or(XID_FIRST + self.log.len() as Xid)
     }
 }
 
@@ -127,6 +163,28 @@ mod tests {
         assert!(txns.sees(&snapshot, a));
         assert!(!txns.sees(&snapshot, b), "b was in progress");
         assert!(txns.sees(&txns.snapshot(), b));
+    }
+
+    #[test]
+    fn the_horizon_waits_for_open_transactions_and_the_snapshots_they_hold() {
+        let mut txns = Transactions::default();
+        let (a, b) = (txns.begin(1), txns.begin(2));
+        assert_eq!(txns.horizon(), a);
+        // b's snapshot sees a as running: a's end does not move the horizon past a.
+        txns.snapshot_for(b);
+        txns.end(a, true, true, 0);
+        assert_eq!(txns.horizon(), a, "b's snapshot still sees a running");
+        let c = txns.begin(3);
+        txns.end(b, true, true, 0);
+        assert_eq!(txns.horizon(), c);
+        txns.end(c, false, true, 0);
+        assert_eq!(txns.horizon(), c + 1, "none open: every id so far");
+        // An asynchronous commit holds it back until the WAL writer flushes it.
+        let d = txns.begin(4);
+        txns.end(d, true, false, 0);
+        assert_eq!(txns.horizon(), d);
+        txns.flush();
+        assert_eq!(txns.horizon(), d + 1);
     }
 
     #[test]

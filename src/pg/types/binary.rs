@@ -89,14 +89,10 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
         Type::Oid | Type::Regtype => {
             Value::Int(u32::from_be_bytes(fixed(4)?.try_into().expect("4")) as i64)
         }
-        Type::Name | Type::Char => {
-            Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| malformed(t))?)
-        }
+        Type::Name | Type::Char => Value::Text(utf8(bytes)?.to_string()),
         Type::Float4 => Value::Float(f32::from_be_bytes(fixed(4)?.try_into().expect("4")) as f64),
         Type::Float8 => Value::Float(f64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
-        Type::Text | Type::Varchar | Type::Unknown => {
-            Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| malformed(t))?)
-        }
+        Type::Text | Type::Varchar | Type::Unknown => Value::Text(utf8(bytes)?.to_string()),
         Type::Bytea => Value::Bytea(bytes.to_vec()),
         Type::Timestamptz => {
             Value::Timestamptz(i64::from_be_bytes(fixed(8)?.try_into().expect("8")))
@@ -145,13 +141,9 @@ fn decode_jsonb(bytes: &[u8]) -> PgResult<Value> {
     crate::pg::types::text::parse(utf8(text)?, Type::Jsonb)
 }
 
+/// Text received in binary, checked as `pq_getmsgtext` checks it.
 fn utf8(bytes: &[u8]) -> PgResult<&str> {
-    std::str::from_utf8(bytes).map_err(|_| {
-        PgError::new(
-            crate::pg::error::CHARACTER_NOT_IN_REPERTOIRE,
-            "invalid byte sequence for encoding \"UTF8\"",
-        )
-    })
+    crate::pg::types::encoding::verify(bytes)
 }
 
 fn decode_interval(bytes: &[u8]) -> Value {

@@ -2,7 +2,7 @@
 //! its type (`value`: `Type`, `Value`, the sort order; `typed`: a value with its type,
 //! casts and coercions), the text and binary forms (`text`, `binary`, `array_recv`),
 //! and each type's own files: `datetime*` (date, timestamp, timestamptz), `interval*`
-//! (its input; its output and arithmetic), `numeric*`,
+//! (its input; its output and arithmetic), `numeric*`, `encoding` (UTF8 text coming in),
 //! `json*`/`jsonb*`, `uuid`, `tsearch`, `regtype`, `like`, the binary operators (`ops`),
 //! `hash` (`hashtext`), and pgvector's SQL functions (`vector_fn`).
 //!
@@ -19,6 +19,7 @@ pub(crate) mod datetime;
 pub(crate) mod datetime_cast;
 pub(crate) mod datetime_fn;
 pub(crate) mod datetime_ops;
+pub(crate) mod encoding;
 pub(crate) mod hash;
 pub(crate) mod interval;
 pub(crate) mod interval_iso;
