@@ -4,6 +4,7 @@
 //! versioned JSON, and a saved plan replays without its seed.
 
 pub(crate) mod content;
+pub mod corpus;
 mod edits;
 mod faults;
 mod file;
@@ -21,6 +22,7 @@ mod workload;
 use serde::{Deserialize, Serialize};
 
 pub use content::ContentClass;
+pub use corpus::Preload;
 pub use edits::{CLEAR_TURN_PPM, DELETE_TURN_PPM, EDIT_SEEDS_PPM, REVISE_TURN_PPM};
 pub use faults::{
     ClassRate, Direction, ErrorReply, ExpTail, Fault, FaultClass, FaultKind, FaultMix, Lane,
@@ -81,6 +83,10 @@ pub struct Plan {
     /// The servers the run has (the store's backend); left out of a Redis plan's JSON.
     #[serde(default, skip_serializing_if = "is_redis")]
     pub backend: crate::domain::Backend,
+    /// Each user's history corpus, remembered before the first turn; left out of a
+    /// plan's JSON when empty (every scenario but a corpus one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub corpus: Vec<Preload>,
     /// Sorted by `start_ms`.
     pub turns: Vec<Turn>,
     /// Sorted by `at_ms`.
