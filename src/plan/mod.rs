@@ -121,8 +121,9 @@ impl Plan {
             .max_by_key(|&(_, settled_ms)| settled_ms)
     }
 
-    /// The impolite parts of the workload, for the summary: overlapping turns, retries,
-    /// users with several sessions, edits and canonical twins; "polite" when none.
+    /// The impolite parts of the workload, for the summary: a preloaded corpus,
+    /// overlapping turns, retries, users with several sessions, edits and canonical twins;
+    /// "polite" when none.
     pub fn traffic(&self) -> String {
         let count = |f: fn(&Turn) -> bool| self.turns.iter().filter(|t| f(t)).count();
         let mut sessions_of: std::collections::BTreeMap<crate::domain::UserKey, usize> =
@@ -135,7 +136,9 @@ impl Plan {
         }
         let shared = sessions_of.values().filter(|&&n| n > 1).count();
         let twins = twins::twin_sessions(&self.sessions);
+        let preloaded = self.corpus.iter().map(|p| p.memories.len()).sum();
         let parts = [
+            ("preloaded memories", preloaded),
             ("overlapping turns", count(|t| t.overlaps)),
             ("retries", count(|t| t.retry.is_some())),
             ("users with several sessions", shared),
