@@ -269,6 +269,12 @@ impl ScenarioConfig {
     /// `k` up to [`crate::plan::corpus::CORPUS_RECALL_K_MAX`]: far fewer than a user holds
     /// and than `hnsw.ef_search`'s 40, so the ANN search decides what a recall returns.
     /// The replay of every memory at quiescence is off (it would recall thousands).
+    ///
+    /// ```
+    /// use amnesia::{Plan, ScenarioConfig};
+    /// let plan = Plan::generate(1, &ScenarioConfig::corpus());
+    /// assert!(plan.corpus.iter().all(|user| user.memories.len() >= 100));
+    /// ```
     pub fn corpus() -> Self {
         Self {
             name: "corpus".to_string(),
