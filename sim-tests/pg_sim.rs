@@ -32,6 +32,20 @@ const SIMULATOR_VARIANTS: [(&str, u64); 2] = [
     ("migrate-placeholder-vectors", 3),
 ];
 
+/// The variants only memory-heavy plans catch (the `corpus` scenario: hundreds of
+/// memories per user, `k` far below them and below `hnsw.ef_search`), and the seeds (from
+/// 0) within which each must be caught: a recall filtered by user after one HNSW search of
+/// the default 40 candidates (no iterative scan), and an update that keeps the old
+/// embedding in a store without the memory audit.
+const CORPUS_VARIANTS: [(&str, u64); 2] = [
+    ("pgvector-no-iterative-scan", 1),
+    ("pgvector-update-keeps-embedding", 2),
+];
+
+/// Corpus seeds (from 0) the reference must pass here; `.ci/run`-scale sweeps are in
+/// BENCHMARKS.md.
+const CORPUS_REFERENCE_SEEDS: u64 = 2;
+
 /// Operations a variant's shrunk plan may keep.
 const SHRUNK_OPERATIONS_MAX: usize = 40;
 
@@ -144,6 +158,26 @@ fn every_pgvector_variant_is_caught_as_the_real_tier_catches_it_and_replays() {
         let again = run(name, report.plan.seed, &scenario);
         if again.trace.hash() != report.trace.hash() || again.verdict.classes() != classes {
             missed.push(format!("{name}: seed {} does not replay", report.plan.seed));
+        }
+    }
+    assert!(missed.is_empty(), "{missed:#?}");
+}
+
+#[test]
+fn memory_heavy_plans_catch_post_filtering_and_stale_embeddings() {
+    let corpus = ScenarioConfig::corpus();
+    let (mut missed, _) = sweep("pgvector-reference", &corpus, 0..CORPUS_REFERENCE_SEEDS);
+    for (name, seeds_max) in CORPUS_VARIANTS {
+        let class = class_of(name);
+        let caught = (0..seeds_max)
+            .map(|seed| run(name, seed, &corpus))
+            .find(|r| !r.verdict.is_pass());
+        match caught.map(|r| (r.plan.seed, r.verdict.classes())) {
+            None => missed.push(format!("{name}: not caught in seeds 0..{seeds_max}")),
+            Some((seed, classes)) if !classes.contains(&class) => {
+                missed.push(format!("{name} seed {seed}: {classes:?}, not {class:?}"))
+            }
+            Some((seed, classes)) => println!("{name}: caught at seed {seed} with {classes:?}"),
         }
     }
     assert!(missed.is_empty(), "{missed:#?}");

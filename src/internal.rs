@@ -17,6 +17,8 @@ pub mod connect;
 pub mod contract;
 #[path = "domain.rs"]
 pub mod domain;
+#[path = "embed.rs"]
+pub(crate) mod embed;
 #[path = "engine/mod.rs"]
 pub mod engine;
 // The Redis model's items are its command handlers and wire details, documented per

@@ -148,8 +148,8 @@ pub mod internal;
 #[cfg(feature = "pg")]
 pub(crate) use internal::pg;
 pub(crate) use internal::{
-    builder, check, clock, connect, contract, domain, engine, model, model_panic, plan, postgres,
-    runner, task, trace, world,
+    builder, check, clock, connect, contract, domain, embed, engine, model, model_panic, plan,
+    postgres, runner, task, trace, world,
 };
 // Hidden, and at the root only because its stores' log target is their module path
 // (`amnesia::store::reference`), which `--log amnesia::store=debug` names.

@@ -37,9 +37,10 @@ use super::index::{Forget, Index, Recall, Remember};
 use super::{Info, Quiescence, Subject, Verdict, Violation, ViolationClass};
 use crate::domain::UserKey;
 
-pub(crate) fn check(idx: &Index<'_>, quiescence: Option<&Quiescence>, verdict: &mut Verdict) {
+pub(crate) fn check(idx: &Index<'_>, input: &super::CheckInput<'_>, verdict: &mut Verdict) {
+    let quiescence = input.quiescence;
     for recall in &idx.recalls {
-        check_misses(idx, recall, verdict);
+        check_misses(idx, recall, input.rank_by_embedder, verdict);
         check_short(idx, recall, verdict);
         check_integrity(idx, recall, verdict);
         check_superseded(idx, recall, verdict);
@@ -223,8 +224,9 @@ fn remembers_of<'i, 'a>(idx: &'i Index<'a>, id: &str) -> impl Iterator<Item = &'
         .map(|&p| &idx.remembers[p])
 }
 
-/// True when a missing exact-text memory proves a miss rather than a tie or a cap.
-fn judgeable(idx: &Index<'_>, recall: &Recall<'_>) -> bool {
+/// True when a missing exact-text memory proves a miss rather than a tie or a cap; with
+/// `by_rank`, also when the answer holds a memory the exact match outranks (`rank`).
+fn judgeable(idx: &Index<'_>, recall: &Recall<'_>, by_rank: bool) -> bool {
     let mut identical: BTreeSet<&str> = BTreeSet::new();
     for r in idx
         .exact_remembers(recall.user, recall.query)
@@ -239,7 +241,9 @@ fn judgeable(idx: &Index<'_>, recall: &Recall<'_>) -> bool {
     }
     let not_full = recall.memories.len() < recall.k;
     let only_exact = recall.memories.iter().all(|m| m.text == recall.query);
-    recall.k >= 1 && recall.k >= identical.len() && (not_full || only_exact)
+    recall.k >= 1
+        && recall.k >= identical.len()
+        && (not_full || only_exact || (by_rank && super::rank::outranked(idx, recall)))
 }
 
 /// True when `r`'s form of its memory is certainly the one a recall must find: every
@@ -252,8 +256,14 @@ fn certainly_current(idx: &Index<'_>, r: &Remember<'_>, recall: &Recall<'_>) -> 
             .all(|f| f.write.invoke_us > recall.complete_us || f.write.certainly_before(&r.write))
 }
 
-fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
-    if !judgeable(idx, recall) {
+fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, by_rank: bool, verdict: &mut Verdict) {
+    // Without an exact-text memory the recall did not return, nothing to judge: the
+    // common case, tested before the dearer `judgeable`.
+    let unreturned = |r: &&Remember<'_>| !recall.memories.iter().any(|m| m.id == r.memory.id);
+    let candidate = idx
+        .exact_remembers(recall.user, recall.query)
+        .any(|r| r.write.acked_by_us().is_some_and(|c| c < recall.invoke_us) && unreturned(&r));
+    if !candidate || !judgeable(idx, recall, by_rank) {
         return;
     }
     let subject = || Subject::User(recall.user.clone());

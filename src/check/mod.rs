@@ -16,6 +16,7 @@ mod liveness;
 mod memory;
 mod order;
 mod presence;
+mod rank;
 mod recovery;
 #[cfg(test)]
 mod tests;
@@ -258,6 +259,9 @@ pub struct CheckInput<'a> {
     pub quiescence: Option<&'a Quiescence>,
     /// The quiet-period deadlines, for `stuck`; `None` skips the liveness rule.
     pub liveness: Option<LivenessSpec>,
+    /// Judge recalls by rank under the plan's embedder too (`rank`): on for plans with a
+    /// history corpus, where answers are full and an exact match can be pushed out.
+    pub rank_by_embedder: bool,
 }
 
 impl<'a> CheckInput<'a> {
@@ -268,6 +272,7 @@ impl<'a> CheckInput<'a> {
             policy,
             quiescence: None,
             liveness: None,
+            rank_by_embedder: false,
         }
     }
 }
@@ -305,7 +310,7 @@ pub fn check_input(input: &CheckInput<'_>) -> Verdict {
     presence::check(&idx, &mut verdict);
     integrity::check(&idx, &mut verdict);
     order::check(&idx, &mut verdict);
-    memory::check(&idx, input.quiescence, &mut verdict);
+    memory::check(&idx, input, &mut verdict);
     if let Some(spec) = input.liveness {
         liveness::check(&idx, spec, &mut verdict);
         recovery::check(input.history, input.policy, spec, &mut verdict);

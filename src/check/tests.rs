@@ -845,6 +845,37 @@ fn near_miss_recall_ties_and_caps() {
     assert_pass(&h, plain());
 }
 
+/// A full answer of lesser memories in place of the exact match: judged by rank under
+/// the plan's embedder (corpus plans) only; a text that ties with the query (case) and
+/// more ties than `k` are never judged.
+#[test]
+fn an_exact_match_outranked_by_lesser_memories_is_a_miss_by_rank() {
+    let u = user("u1");
+    let mut h = History::new();
+    let ok = || Outcome::Ok(OpValue::None);
+    let query = "the user booked a flight to Osaka on Mondays";
+    h.push_remember(1, &u, mem("r1", query), 0, Some(10 * MS), ok());
+    let lesser = mem("r2", "the user booked the tax return on Mondays");
+    h.push_remember(1, &u, lesser.clone(), 20 * MS, Some(30 * MS), ok());
+    h.push_recall(2, &u, query, 1, 100 * MS, 110 * MS, vec![lesser]);
+    let judge = |h: &History, by_rank: bool| {
+        check_input(&CheckInput {
+            rank_by_embedder: by_rank,
+            ..CheckInput::new(h, plain())
+        })
+        .classes()
+    };
+    assert_eq!(judge(&h, false), vec![]);
+    assert_eq!(judge(&h, true), vec![ViolationClass::RecallMiss]);
+    // A text that embeds as the query does (case) ties with it: either may be returned.
+    let mut tied = History::new();
+    let upper = mem("r3", &query.to_uppercase());
+    tied.push_remember(1, &u, mem("r1", query), 0, Some(10 * MS), ok());
+    tied.push_remember(1, &u, upper.clone(), 20 * MS, Some(30 * MS), ok());
+    tied.push_recall(2, &u, query, 1, 100 * MS, 110 * MS, vec![upper]);
+    assert_eq!(judge(&tied, true), vec![]);
+}
+
 #[test]
 fn a_recall_shorter_than_k_while_the_user_held_more_is_a_miss() {
     let u = user("u1");

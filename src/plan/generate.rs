@@ -49,6 +49,7 @@ impl Plan {
         super::edits::edit(&mut stream(seed, Stream::Edits), &mut workload.turns);
         let overlap_rng = &mut stream(seed, Stream::Overlap);
         super::overlap::overlap(overlap_rng, scenario, &mut workload.turns);
+        let corpus = super::corpus::generate(seed, scenario, &mut workload.turns);
         let (latency, links) = generate_latency(seed, scenario);
         let (classes, faults) = generate_faults(seed, scenario, scenario.duration_ms);
         let persistence = generate_persistence(seed, scenario);
@@ -69,6 +70,7 @@ impl Plan {
             persistence,
             tcp,
             backend: crate::domain::Backend::Redis,
+            corpus,
             turns: workload.turns,
             faults,
             scenario: scenario.clone(),

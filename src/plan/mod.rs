@@ -4,6 +4,7 @@
 //! versioned JSON, and a saved plan replays without its seed.
 
 pub(crate) mod content;
+pub mod corpus;
 mod edits;
 mod faults;
 mod file;
@@ -21,6 +22,7 @@ mod workload;
 use serde::{Deserialize, Serialize};
 
 pub use content::ContentClass;
+pub use corpus::Preload;
 pub use edits::{CLEAR_TURN_PPM, DELETE_TURN_PPM, EDIT_SEEDS_PPM, REVISE_TURN_PPM};
 pub use faults::{
     ClassRate, Direction, ErrorReply, ExpTail, Fault, FaultClass, FaultKind, FaultMix, Lane,
@@ -81,6 +83,10 @@ pub struct Plan {
     /// The servers the run has (the store's backend); left out of a Redis plan's JSON.
     #[serde(default, skip_serializing_if = "is_redis")]
     pub backend: crate::domain::Backend,
+    /// Each user's history corpus, remembered before the first turn; left out of a
+    /// plan's JSON when empty (every scenario but a corpus one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub corpus: Vec<Preload>,
     /// Sorted by `start_ms`.
     pub turns: Vec<Turn>,
     /// Sorted by `at_ms`.
@@ -115,8 +121,9 @@ impl Plan {
             .max_by_key(|&(_, settled_ms)| settled_ms)
     }
 
-    /// The impolite parts of the workload, for the summary: overlapping turns, retries,
-    /// users with several sessions, edits and canonical twins; "polite" when none.
+    /// The impolite parts of the workload, for the summary: a preloaded corpus,
+    /// overlapping turns, retries, users with several sessions, edits and canonical twins;
+    /// "polite" when none.
     pub fn traffic(&self) -> String {
         let count = |f: fn(&Turn) -> bool| self.turns.iter().filter(|t| f(t)).count();
         let mut sessions_of: std::collections::BTreeMap<crate::domain::UserKey, usize> =
@@ -129,7 +136,9 @@ impl Plan {
         }
         let shared = sessions_of.values().filter(|&&n| n > 1).count();
         let twins = twins::twin_sessions(&self.sessions);
+        let preloaded = self.corpus.iter().map(|p| p.memories.len()).sum();
         let parts = [
+            ("preloaded memories", preloaded),
             ("overlapping turns", count(|t| t.overlaps)),
             ("retries", count(|t| t.retry.is_some())),
             ("users with several sessions", shared),

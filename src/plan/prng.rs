@@ -33,6 +33,8 @@ pub(crate) enum Stream {
     Overlap,
     /// Clears, deletes and memory revisions.
     Edits,
+    /// A corpus scenario's preloaded memories, their recalls and revisions.
+    Corpus,
 }
 
 impl Stream {
@@ -49,6 +51,7 @@ impl Stream {
             Stream::Users => 8,
             Stream::Overlap => 9,
             Stream::Edits => 10,
+            Stream::Corpus => 11,
         }
     }
 }

@@ -111,6 +111,21 @@ pub struct ScenarioConfig {
     /// Which of the plan's retries of a user message the driver sends ([`Retries`]).
     #[serde(default, skip_serializing_if = "Retries::is_auto")]
     pub retries: Retries,
+    /// Memories each user holds before the first turn (a history corpus, remembered
+    /// before the busy phase), drawn per user from this up to `corpus_memories_max`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub corpus_memories_min: u32,
+    /// Upper end of that range, inclusive, at most [`CORPUS_MEMORIES_MAX`]; 0: no corpus
+    /// (and left out of a saved plan, so plans written before it load alike).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub corpus_memories_max: u32,
+}
+
+/// Memories a corpus scenario may preload per user.
+pub const CORPUS_MEMORIES_MAX: u32 = 5_000;
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Which retries of a user message (same id) a run sends. A plan draws them for some
@@ -198,11 +213,14 @@ impl ScenarioConfig {
             replay_memories: false,
             migration: false,
             retries: Retries::Auto,
+            corpus_memories_min: 0,
+            corpus_memories_max: 0,
         }
     }
 
     /// The scenarios the `amnesia` binary knows by name (`--scenario NAME`).
-    pub const NAMES: &'static [&'static str] = &["standard", "smoke", "replay", "migrate"];
+    pub const NAMES: &'static [&'static str] =
+        &["standard", "smoke", "replay", "migrate", "corpus"];
 
     /// The scenario called `name`, if the binary knows it.
     pub fn named(name: &str) -> Option<Self> {
@@ -211,6 +229,7 @@ impl ScenarioConfig {
             "smoke" => Some(Self::smoke()),
             "replay" => Some(Self::replay()),
             "migrate" => Some(Self::migrate()),
+            "corpus" => Some(Self::corpus()),
             _ => None,
         }
     }
@@ -242,6 +261,29 @@ impl ScenarioConfig {
             name: "migrate".to_string(),
             migration: true,
             ..Self::replay()
+        }
+    }
+
+    /// Memory-heavy users for pgvector stores: 12 users (4 tenants x 3 sessions) each
+    /// holding 100 to 400 preloaded memories, grown and revised by 80 turns, recalled with
+    /// `k` up to [`crate::plan::corpus::CORPUS_RECALL_K_MAX`]: far fewer than a user holds
+    /// and than `hnsw.ef_search`'s 40, so the ANN search decides what a recall returns.
+    /// The replay of every memory at quiescence is off (it would recall thousands).
+    ///
+    /// ```
+    /// use amnesia::{Plan, ScenarioConfig};
+    /// let plan = Plan::generate(1, &ScenarioConfig::corpus());
+    /// assert!(plan.corpus.iter().all(|user| user.memories.len() >= 100));
+    /// ```
+    pub fn corpus() -> Self {
+        Self {
+            name: "corpus".to_string(),
+            tenants: 4,
+            sessions_per_tenant: 3,
+            turns: 80,
+            corpus_memories_min: 100,
+            corpus_memories_max: 400,
+            ..Self::standard()
         }
     }
 
@@ -361,6 +403,18 @@ impl ScenarioConfig {
         range("idle_gap_ppm", self.idle_gap_ppm, 0, PPM)?;
         range("system_message_ppm", self.system_message_ppm, 0, PPM)?;
         range("colliding_names_ppm", self.colliding_names_ppm, 0, PPM)?;
+        range(
+            "corpus_memories_max",
+            self.corpus_memories_max,
+            0,
+            CORPUS_MEMORIES_MAX,
+        )?;
+        ordered(
+            "corpus_memories_min",
+            self.corpus_memories_min,
+            "corpus_memories_max",
+            self.corpus_memories_max,
+        )?;
         Ok(())
     }
 }
@@ -403,6 +457,7 @@ mod tests {
     fn defaults_are_valid() {
         ScenarioConfig::standard().validate().unwrap();
         ScenarioConfig::smoke().validate().unwrap();
+        ScenarioConfig::corpus().validate().unwrap();
         assert_eq!(ScenarioConfig::default(), ScenarioConfig::standard());
     }
 

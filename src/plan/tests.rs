@@ -597,3 +597,33 @@ fn impolite_plans_keep_their_invariants_and_seeds_without_them_stay_polite() {
     }
     assert!(polite > 0, "some seeds keep the polite workload");
 }
+
+#[test]
+fn a_corpus_plan_preloads_hundreds_of_memories_per_user_and_recalls_far_fewer() {
+    let scenario = ScenarioConfig::corpus();
+    let plan = Plan::generate(3, &scenario);
+    assert_eq!(Plan::from_json(&plan.to_json_pretty()).unwrap(), plan);
+    let users: BTreeSet<crate::domain::UserKey> = plan.turns.iter().map(Turn::user).collect();
+    assert_eq!(
+        plan.corpus.len(),
+        users.len(),
+        "every turn user has a corpus"
+    );
+    let range = scenario.corpus_memories_min as usize..=scenario.corpus_memories_max as usize;
+    assert!(plan
+        .corpus
+        .iter()
+        .all(|p| range.contains(&p.memories.len())));
+    let recalls: Vec<&Recall> = plan
+        .turns
+        .iter()
+        .filter_map(|t| t.recall.as_ref())
+        .collect();
+    assert!(recalls.len() > 20, "{} recalls", recalls.len());
+    assert!(recalls.iter().all(|r| r.k <= corpus::CORPUS_RECALL_K_MAX));
+    let updates = plan.turns.iter().filter(|t| t.revise.is_some()).count();
+    assert!(updates > 0, "corpus memories are revised");
+    // Other scenarios draw no corpus, and their saved plans do not name one.
+    assert!(standard(3).corpus.is_empty());
+    assert!(!standard(3).to_json_pretty().contains("corpus"));
+}

@@ -96,9 +96,14 @@ impl Plan {
 
     fn validate_memories(&self) -> Result<(), PlanError> {
         let mut ids = FxHashSet::default();
+        let k_max = if self.corpus.is_empty() {
+            crate::plan::memory::RECALL_K_MAX
+        } else {
+            crate::plan::corpus::CORPUS_RECALL_K_MAX
+        };
+        self.validate_corpus(&mut ids)?;
         for turn in &self.turns {
             if let Some(recall) = &turn.recall {
-                let k_max = crate::plan::memory::RECALL_K_MAX;
                 ensure!(
                     (1..=k_max).contains(&recall.k),
                     "turn {}: recall k {} is outside 1..={k_max}",
@@ -122,6 +127,38 @@ impl Plan {
                     memory.text.len() <= CONTENT_BYTES_MAX,
                     "turn {}: memory text too long",
                     turn.index
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The preloaded memories: known clients, unique ids (into `ids`), bounded texts.
+    fn validate_corpus<'a>(&'a self, ids: &mut FxHashSet<&'a str>) -> Result<(), PlanError> {
+        let total: usize = self.corpus.iter().map(|p| p.memories.len()).sum();
+        let total_max = SESSIONS_MAX * super::scenario::CORPUS_MEMORIES_MAX as usize;
+        ensure!(
+            total <= total_max,
+            "{total} corpus memories exceed {total_max}"
+        );
+        for preload in &self.corpus {
+            ensure!(
+                preload.client < self.clients,
+                "corpus of {:?}: unknown client {}",
+                preload.user,
+                preload.client
+            );
+            for memory in &preload.memories {
+                ensure!(
+                    ids.insert(memory.id.as_str()),
+                    "corpus of {:?}: memory id {} is used twice",
+                    preload.user,
+                    memory.id
+                );
+                ensure!(
+                    memory.text.len() <= CONTENT_BYTES_MAX,
+                    "corpus of {:?}: memory text too long",
+                    preload.user
                 );
             }
         }

@@ -19,9 +19,9 @@
 use crate::connect::{BoxStream, ConnectorConfig, DialFuture, Dialer};
 use crate::contract::{MemoryStore, StoreContext};
 use crate::domain::{Memory, UserKey};
+use crate::embed::{cosine, embed};
 use crate::real::server::{Provider, RealError};
 use crate::runner::store::Store;
-use crate::store::embed::{cosine, embed};
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;

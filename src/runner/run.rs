@@ -268,6 +268,7 @@ pub(crate) fn judge_with_budget(plan: &Plan, output: &SimOutput, op_budget_ms: u
     let input = CheckInput {
         liveness: Some(liveness),
         quiescence: output.quiescence.as_ref(),
+        rank_by_embedder: !plan.corpus.is_empty(),
         ..CheckInput::new(&output.history, output.policy)
     };
     check_input(&input)

@@ -322,9 +322,9 @@ async fn import_memory<C: GenericClient + Sync>(
     vectors: Vectors,
 ) -> Result<(), tokio_postgres::Error> {
     let values = match vectors {
-        Vectors::OfText => crate::store::embed::embed(&memory.text).to_vec(),
-        Vectors::OldModel => crate::store::embed::embed_with_model(&memory.text, 2).to_vec(),
-        Vectors::Placeholder => vec![0.0; crate::store::embed::DIMENSIONS],
+        Vectors::OfText => crate::embed::embed(&memory.text).to_vec(),
+        Vectors::OldModel => crate::embed::embed_with_model(&memory.text, 2).to_vec(),
+        Vectors::Placeholder => vec![0.0; crate::embed::DIMENSIONS],
     };
     let embedding = Vector::from(values);
     client

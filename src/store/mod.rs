@@ -2,7 +2,6 @@
 //! each implementing the [`MemoryStore`] contract over the real `redis` crate, and the
 //! registry that builds them by name. Only the runner's wiring imports this module.
 
-pub(crate) mod embed;
 #[cfg(feature = "pg")]
 mod migrate;
 #[cfg(feature = "pg")]

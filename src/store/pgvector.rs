@@ -56,6 +56,16 @@ pub struct PgVectorConfig {
     /// The embedding model the code embeds with: 1, or 2 for code version 2 of the
     /// `embedding-v2` variant (old rows are not re-embedded).
     pub model: u32,
+    /// HNSW recalls search on with `hnsw.iterative_scan = strict_order` until `k` rows of
+    /// the user are found; off: one search of `hnsw.ef_search` candidates (default 40)
+    /// that the user filter thins after the index (`no-iterative-scan`).
+    pub iterative_scan: bool,
+    /// An update writes the new text and keeps the row's old embedding
+    /// (`update-keeps-embedding`).
+    pub update_keeps_embedding: bool,
+    /// The store answers the memory audit; off: `StoreError::Unsupported`, as a store
+    /// written without amnesia in mind.
+    pub audit: bool,
 }
 
 impl PgVectorConfig {
@@ -68,6 +78,9 @@ impl PgVectorConfig {
             ef_search_fixed: None,
             filter: UserFilter::InQuery,
             model: 1,
+            iterative_scan: true,
+            update_keeps_embedding: false,
+            audit: true,
         }
     }
 }
@@ -118,7 +131,7 @@ impl PgVectorStore {
                  PRIMARY KEY (id, tenant, user_name));
              CREATE INDEX IF NOT EXISTS memories_embedding ON memories {index};
              COMMIT;",
-            dims = crate::store::embed::DIMENSIONS,
+            dims = crate::embed::DIMENSIONS,
         );
         self.schema
             .get_or_try_init(|| async {
@@ -131,7 +144,7 @@ impl PgVectorStore {
     }
 
     fn embedding(&self, text: &str) -> Vector {
-        Vector::from(crate::store::embed::embed_with_model(text, self.config.model).to_vec())
+        Vector::from(crate::embed::embed_with_model(text, self.config.model).to_vec())
     }
 
     /// The settings a recall runs under: the ANN index always (at production size the
@@ -143,13 +156,39 @@ impl PgVectorStore {
             "enable_sort = off".into(),
         ];
         match (self.config.index, self.config.ef_search_fixed) {
-            (AnnIndex::Hnsw, None) => {
+            (AnnIndex::Hnsw, None) if self.config.iterative_scan => {
                 settings.push("hnsw.iterative_scan = strict_order".into());
             }
+            (AnnIndex::Hnsw, None) => {}
             (AnnIndex::Hnsw, Some(ef)) => settings.push(format!("hnsw.ef_search = {ef}")),
             (AnnIndex::IvfflatBeforeLoad, _) => settings.push("ivfflat.probes = 1".into()),
         }
         settings
+    }
+
+    /// An update that writes the new text and keeps the old row's embedding (a new row
+    /// gets its text's).
+    async fn update_text_only(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
+        self.ensure_schema().await?;
+        let (tenant, name) = (user.tenant.clone(), user.user.clone());
+        let (id, text) = (memory.id.clone(), memory.text.clone());
+        let embedding = self.embedding(&memory.text);
+        self.pg
+            .run(move |client| {
+                Box::pin(async move {
+                    client
+                        .execute(
+                            "INSERT INTO memories (id, tenant, user_name, text, embedding)
+                             VALUES ($1, $2, $3, $4, $5)
+                             ON CONFLICT (id, tenant, user_name) DO UPDATE
+                             SET text = EXCLUDED.text",
+                            &[&id, &tenant, &name, &text, &embedding],
+                        )
+                        .await
+                        .map(|_| ())
+                })
+            })
+            .await
     }
 
     fn recall_sql(&self) -> &'static str {
@@ -183,7 +222,7 @@ async fn find_by_own_text(
     }
     let mut ids = Vec::new();
     for (text, same) in texts {
-        let embedding = Vector::from(crate::store::embed::embed_with_model(text, model).to_vec());
+        let embedding = Vector::from(crate::embed::embed_with_model(text, model).to_vec());
         let found = tx.query(sql, &[tenant, name, &embedding, &same]).await?;
         ids.extend(found.iter().filter_map(|row| {
             let (id, found_text): (String, String) = (row.get(0), row.get(1));
@@ -402,6 +441,9 @@ impl MemoryStore for PgVectorStore {
     }
 
     async fn update_memory(&self, user: &UserKey, memory: &Memory) -> Result<(), StoreError> {
+        if self.config.update_keeps_embedding {
+            return self.update_text_only(user, memory).await;
+        }
         // The upsert of `remember` replaces the row, embedding and all, in one statement.
         self.remember(user, memory).await
     }
@@ -430,6 +472,9 @@ impl MemoryStore for PgVectorStore {
     /// scan (`enable_indexscan = off`). A row the index never got is stored but not
     /// indexed, yet exact; one whose embedding is not its text's is neither.
     async fn audit_memories(&self, user: &UserKey) -> Result<MemoryAudit, StoreError> {
+        if !self.config.audit {
+            return Err(StoreError::Unsupported);
+        }
         self.ensure_schema().await?;
         let (tenant, name) = (user.tenant.clone(), user.user.clone());
         let index_scan = set_local(&self.search_settings());
@@ -462,7 +507,7 @@ impl MemoryStore for PgVectorStore {
                         .map(|row| {
                             let (id, text, vector): (String, String, Vector) =
                                 (row.get(0), row.get(1), row.get(2));
-                            let of_text = crate::store::embed::embed_with_model(&text, model);
+                            let of_text = crate::embed::embed_with_model(&text, model);
                             IndexedEmbedding::compare(&id, Some(vector.as_slice()), &of_text)
                         })
                         .collect();

@@ -23,7 +23,7 @@
 //! entry in one transaction.
 
 use crate::connect::Connector;
-use crate::store::embed::{cosine, embed};
+use crate::embed::{cosine, embed};
 use crate::store::{
     Durability, KeyScheme, Memory, MemoryAudit, MemoryStore, Message, Policy, SessionKey,
     StoreError, TtlPolicy, UserKey,

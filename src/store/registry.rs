@@ -305,6 +305,22 @@ pub(crate) const REGISTRY: &[Entry] = &[
         super::pgvector::build(p.context, |config, _| config.ef_search_fixed = Some(2))
     }),
     #[cfg(feature = "pg")]
+    entry("pgvector-no-iterative-scan", Pgvector, &[RecallMiss], |p| {
+        super::pgvector::build(p.context, |config, _| config.iterative_scan = false)
+    }),
+    #[cfg(feature = "pg")]
+    entry(
+        "pgvector-update-keeps-embedding",
+        Pgvector,
+        &[RecallMiss],
+        |p| {
+            super::pgvector::build(p.context, |config, _| {
+                config.update_keeps_embedding = true;
+                config.audit = false;
+            })
+        },
+    ),
+    #[cfg(feature = "pg")]
     entry("pgvector-filter-after-topk", Pgvector, &[RecallMiss], |p| {
         super::pgvector::build(p.context, |config, _| {
             config.filter = super::pgvector::UserFilter::AfterGlobalTopK

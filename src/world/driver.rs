@@ -291,6 +291,7 @@ impl Driver {
         for (nth, turn) in plan.turns.iter().enumerate() {
             turns_of[index[&turn.session]].push(nth);
         }
+        self.preload().await;
         let mut sessions = tokio::task::JoinSet::new();
         for turns in turns_of {
             // An overlapping turn runs on its own; the others wait for each other.
@@ -323,6 +324,23 @@ impl Driver {
         if plan.scenario.replay_memories {
             self.replay_memories().await;
         }
+    }
+
+    /// A corpus plan's history: each user's memories remembered in order by its client,
+    /// users concurrently, before the first turn (a turn due earlier waits for it).
+    async fn preload(&self) {
+        let plan = self.world.plan.clone();
+        let mut users = tokio::task::JoinSet::new();
+        for nth in 0..plan.corpus.len() {
+            let (driver, plan) = (self.clone(), plan.clone());
+            users.spawn(async move {
+                let preload = &plan.corpus[nth];
+                for memory in &preload.memories {
+                    driver.remember(preload.client, &preload.user, memory).await;
+                }
+            });
+        }
+        while users.join_next().await.is_some() {}
     }
 
     /// One round of final reads: every session's context, then a recall of every user

@@ -24,7 +24,7 @@ pub struct ShowArgs {
     /// The store under test.
     #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     pub store: String,
-    /// The scenario the seed's plan is generated from (standard, smoke); a plan file
+    /// The scenario the seed's plan is generated from (standard, smoke, replay, migrate, corpus); a plan file
     /// carries its own.
     #[arg(long, default_value = "standard")]
     pub scenario: String,

@@ -16,7 +16,7 @@ pub struct Args {
     /// The store under test.
     #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     store: String,
-    /// The scenario the seed's plan is generated from (standard, smoke).
+    /// The scenario the seed's plan is generated from (standard, smoke, replay, migrate, corpus).
     #[arg(long, default_value = "standard")]
     scenario: String,
     /// Where to save the shrunk plan (default: amnesia-shrunk-STORE-seed-N.json).

@@ -29,7 +29,7 @@ pub struct Args {
     /// The store under test.
     #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     store: String,
-    /// The scenario plans are generated from (standard, smoke).
+    /// The scenario plans are generated from (standard, smoke, replay, migrate, corpus).
     #[arg(long, default_value = "standard")]
     scenario: String,
     /// Write the JSON report (schema: README, "The JSON report") to this file.

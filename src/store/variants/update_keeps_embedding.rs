@@ -13,7 +13,7 @@
 use crate::connect::Connector;
 use crate::contract::{MemoryAudit, StoreError};
 use crate::domain::{IndexedEmbedding, Memory, UserKey};
-use crate::store::embed::{cosine, embed, DIMENSIONS};
+use crate::embed::{cosine, embed, DIMENSIONS};
 use crate::store::reference::escape_key_part;
 use crate::store::RedisChatStore;
 use std::collections::BTreeMap;
