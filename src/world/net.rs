@@ -312,6 +312,16 @@ impl Connection {
         self.closed.load(Ordering::Relaxed)
     }
 
+    /// True when the trace records `flow`'s bytes renamed ([`Connection::recorded`]).
+    fn renames(&self, flow: Flow) -> bool {
+        #[cfg(feature = "pg")]
+        if let (Flow::ToRedis, Some(_)) = (flow, &self.pg_names) {
+            return true;
+        }
+        let _ = flow;
+        false
+    }
+
     /// The bytes the trace records of a chunk sent on `flow`.
     fn recorded(&self, flow: Flow, chunk: &Bytes) -> Bytes {
         #[cfg(feature = "pg")]
@@ -434,12 +444,17 @@ impl Connection {
         let resent_us = head.sent_us + offset_ms * 1_000;
         head.attempt = attempt;
         head.delivery_us = resent_us + head.transit_us;
+        let what = match self.renames(flow) {
+            // Its length counts statement names the trace renames (tokio-postgres's
+            // process-wide counter gains a digit between two runs of one seed).
+            true => "a write".to_string(),
+            false => format!("{}B", head.bytes.len() - head.taken),
+        };
         let text = format!(
-            "{} conn {} {} {}B lost in a partition: sent again at {} (retransmission {attempt})",
+            "{} conn {} {} {what} lost in a partition: sent again at {} (retransmission {attempt})",
             self.link.host,
             self.number,
             flow.arrow(),
-            head.bytes.len() - head.taken,
             crate::trace::seconds_text(resent_us)
         );
         self.trace.record(now_us, "net", text);
