@@ -345,8 +345,16 @@ impl Exec<'_> {
         condition: Option<&Expr>,
         sources: &[Source],
     ) -> FlowResult<Vec<(u64, Vec<Value>)>> {
+        let keyed = match condition {
+            Some(c) => self.keyed_rows(table, c, sources)?,
+            None => None,
+        };
+        let rows = match keyed {
+            Some(rows) => rows,
+            None => self.scan(table)?,
+        };
         let mut found = Vec::new();
-        for (tid, data) in self.scan(table)? {
+        for (tid, data) in rows {
             let keep = match condition {
                 None => true,
                 Some(c) => self.holds(c, &data, sources, None)?,

@@ -38,6 +38,7 @@ pub(crate) mod index;
 pub(crate) mod index_expr;
 pub(crate) mod infer;
 pub(crate) mod json_keys;
+pub(crate) mod keyed;
 pub(crate) mod lateral;
 pub(crate) mod maintenance;
 pub(crate) mod query;
