@@ -15,6 +15,9 @@ use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::Value;
 use sqlparser::ast::{BinaryOperator, Expr};
 
+/// Visible versions: tuple id and data, in heap order.
+type Versions = Vec<(u64, Vec<Value>)>;
+
 /// Conjuncts of a condition looked at for a key, at most (a longer condition is scanned).
 const CONJUNCTS_MAX: usize = 16;
 
@@ -27,7 +30,7 @@ impl Exec<'_> {
         table: &str,
         condition: &Expr,
         sources: &[Source],
-    ) -> FlowResult<Option<Vec<(u64, Vec<Value>)>>> {
+    ) -> FlowResult<Option<Versions>> {
         let mut parts = Vec::new();
         conjuncts(condition, &mut parts);
         if parts.len() > CONJUNCTS_MAX {
