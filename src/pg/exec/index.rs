@@ -110,7 +110,7 @@ impl Exec<'_> {
         Ok(VectorIndex {
             column,
             metric,
-            ann,
+            ann: std::sync::Arc::new(ann),
         })
     }
 
@@ -138,7 +138,7 @@ impl Exec<'_> {
             let Value::Vector(values) = &data[index.column] else {
                 continue;
             };
-            match &mut index.ann {
+            match std::sync::Arc::make_mut(&mut index.ann) {
                 Ann::Hnsw(h) => h.insert(tid, values),
                 Ann::IvfFlat(i) => i.insert(tid, values),
             }
@@ -160,8 +160,9 @@ impl Exec<'_> {
         let (limit, offset) = self.limit_offset(query, parent)?;
         let wanted = limit.unwrap_or(usize::MAX).saturating_add(offset);
         let t = self.db.table(&table)?;
-        // A copy: the scan evaluates WHERE, whose subqueries may scan this index too.
-        let index = t.vector_indexes[&name].clone();
+        // Shared, not borrowed: the scan evaluates WHERE, whose subqueries may scan this
+        // index too.
+        let ann = std::sync::Arc::clone(&t.vector_indexes[&name].ann);
         let source = Source {
             alias: table_alias(select).unwrap_or_else(|| table.clone()),
             columns: t.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
@@ -169,9 +170,9 @@ impl Exec<'_> {
         };
         let sources = vec![source];
         let mut rows = Vec::new();
-        let mut scan = IndexScan::start(&index.ann, &query_vector, self.settings);
+        let mut scan = IndexScan::start(&ann, &query_vector, self.settings);
         while rows.len() < wanted {
-            let Some(tid) = scan.next(&index.ann) else {
+            let Some(tid) = scan.next(&ann) else {
                 break;
             };
             self.tick()?;

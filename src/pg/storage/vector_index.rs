@@ -13,12 +13,14 @@ pub(crate) enum Ann {
     IvfFlat(IvfFlat),
 }
 
-/// A vector index of a table (which holds it): its column and structure.
+/// A vector index of a table (which holds it): its column and structure. The structure
+/// is shared: a scan holds it while WHERE runs (whose subqueries may scan it too), and a
+/// kept copy of the table (a schema change's undo) shares it until either side writes.
 #[derive(Clone, Debug)]
 pub(crate) struct VectorIndex {
     pub column: usize,
     pub metric: Metric,
-    pub ann: Ann,
+    pub ann: std::sync::Arc<Ann>,
 }
 
 /// A running scan of either kind of vector index.

@@ -22,7 +22,6 @@ use std::collections::BinaryHeap;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rustc_hash::FxHashSet;
 
 use super::{Candidate, IterativeScan, Metric};
 
@@ -99,20 +98,70 @@ pub(crate) struct Hnsw {
     elements: Vec<Element>,
     entry_point: Option<u32>,
     tid_last: Option<u64>,
+    /// A memo of the neighbour heuristic's distances between elements.
+    pairs: PairDistances,
 }
 
-/// The elements a search has met: a scan keeps its set across batches. A hash set,
-/// sized by what the search touches rather than by the graph; only asked for membership,
-/// never iterated, so its order cannot reach a result.
+/// Distances between two elements of the graph the neighbour heuristic already computed.
+/// An element's value never changes and every metric is symmetric bit for bit (the same
+/// products summed in the same order), so a remembered distance is the one computing it
+/// again would give: the memo changes the cost of an insert, never its result. Inserts
+/// meet the same pairs again and again: a full neighbour list is re-judged whole each
+/// time a new element joins it.
+#[derive(Clone, Debug, Default)]
+struct PairDistances {
+    known: rustc_hash::FxHashMap<u64, f32>,
+}
+
+/// Pairs the memo holds before it starts over (16 bytes and change each).
+const PAIRS_MAX: usize = 1 << 20;
+
+impl PairDistances {
+    fn distance(&mut self, a: u32, b: u32, compute: impl FnOnce() -> f64) -> f64 {
+        let key = (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
+        if let Some(known) = self.known.get(&key) {
+            return f64::from(*known);
+        }
+        let distance = compute();
+        let narrowed = distance as f32;
+        assert_eq!(
+            f64::from(narrowed),
+            distance,
+            "a metric's distance is an f32's"
+        );
+        if self.known.len() >= PAIRS_MAX {
+            self.known.clear();
+        }
+        self.known.insert(key, narrowed);
+        distance
+    }
+}
+
+/// The memo is not part of what an index is: two graphs are equal whatever they remember.
+impl PartialEq for PairDistances {
+    fn eq(&self, _: &PairDistances) -> bool {
+        true
+    }
+}
+
+/// The elements a search has met: a scan keeps its set across batches. One bit per
+/// element id up to the largest met (ids are dense: the graph's positions), so a search
+/// costs a bit per element of the graph at most, and a mark is a shift and a mask.
 #[derive(Clone, Debug, Default)]
 struct Visited {
-    seen: FxHashSet<u32>,
+    words: Vec<u64>,
 }
 
 impl Visited {
     /// Marks `element`; true when it was not marked before.
     fn insert(&mut self, element: u32) -> bool {
-        self.seen.insert(element)
+        let (word, bit) = (element as usize / 64, 1u64 << (element % 64));
+        if word >= self.words.len() {
+            self.words.resize(word + 1, 0);
+        }
+        let fresh = self.words[word] & bit == 0;
+        self.words[word] |= bit;
+        fresh
     }
 }
 
@@ -156,6 +205,7 @@ impl Hnsw {
             elements: Vec::new(),
             entry_point: None,
             tid_last: None,
+            pairs: PairDistances::default(),
         }
     }
 
@@ -210,15 +260,18 @@ impl Hnsw {
             level,
             layers,
         };
+        let mut pairs = std::mem::take(&mut self.pairs);
         if let Some(entry) = self.entry_point {
-            self.find_neighbors(&mut element, entry);
+            self.find_neighbors(&mut element, entry, &mut pairs);
         }
         if self.add_duplicate(&element) {
+            self.pairs = pairs;
             return;
         }
         let id = u32::try_from(self.elements.len()).expect("under ELEMENTS_MAX");
         self.elements.push(element);
-        self.update_neighbors(id);
+        self.update_neighbors(id, &mut pairs);
+        self.pairs = pairs;
         let entry_level = self
             .entry_point
             .map(|entry| self.elements[entry as usize].level);
@@ -241,7 +294,7 @@ impl Hnsw {
 
     /// `HnswFindElementNeighbors`: greedy descent to the element's level, then at each
     /// layer an `ef_construction` search and the heuristic's choice of neighbours.
-    fn find_neighbors(&self, element: &mut Element, entry: u32) {
+    fn find_neighbors(&self, element: &mut Element, entry: u32, pairs: &mut PairDistances) {
         let query = element.value.clone();
         let entry_level = self.elements[entry as usize].level;
         let mut entry_points = vec![self.candidate(&query, entry)];
@@ -259,7 +312,8 @@ impl Hnsw {
                     distance: c.distance as f32,
                 })
                 .collect();
-            let (chosen, _) = self.select_neighbors(candidates, layer_m(self.m, layer), false);
+            let lm = layer_m(self.m, layer);
+            let (chosen, _) = self.select_neighbors(candidates, lm, false, pairs);
             element.layers[layer] = chosen;
             entry_points = found;
         }
@@ -288,13 +342,14 @@ impl Hnsw {
     }
 
     /// `HnswUpdateNeighbors*`: each new connection is made both ways.
-    fn update_neighbors(&mut self, id: u32) {
+    fn update_neighbors(&mut self, id: u32, pairs: &mut PairDistances) {
         let element = &self.elements[id as usize];
         let layers: Vec<(usize, Vec<Neighbor>)> =
             element.layers.iter().cloned().enumerate().rev().collect();
         for (layer, neighbors) in layers {
             for neighbor in neighbors {
-                self.update_connection(neighbor.element, layer, id, neighbor.distance);
+                let change = (neighbor.element, layer, id, neighbor.distance);
+                self.update_connection(change, pairs);
             }
         }
     }
@@ -302,7 +357,11 @@ impl Hnsw {
     /// `HnswUpdateConnection`: append while there is room; when full, the heuristic over
     /// the old connections and the new one names one to prune, whose slot the new one
     /// takes (nothing changes when the pruned one is the new one).
-    fn update_connection(&mut self, target: u32, layer: usize, new: u32, distance: f32) {
+    fn update_connection(
+        &mut self,
+        (target, layer, new, distance): (u32, usize, u32, f32),
+        pairs: &mut PairDistances,
+    ) {
         let lm = layer_m(self.m, layer);
         let connections = &self.elements[target as usize].layers[layer];
         assert!(connections.len() <= lm);
@@ -319,7 +378,7 @@ impl Hnsw {
         }
         let mut candidates = connections.clone();
         candidates.push(incoming);
-        let (_, pruned) = self.select_neighbors(candidates, lm, true);
+        let (_, pruned) = self.select_neighbors(candidates, lm, true, pairs);
         let Some(pruned) = pruned else {
             return;
         };
@@ -339,13 +398,15 @@ impl Hnsw {
         mut candidates: Vec<Neighbor>,
         lm: usize,
         sort: bool,
+        pairs: &mut PairDistances,
     ) -> (Vec<Neighbor>, Option<Neighbor>) {
         if candidates.len() <= lm {
             return (candidates, None);
         }
         if sort {
             // Farthest first, the larger id first among equals: pgvector's pointer order.
-            candidates.sort_by(|a, b| {
+            // The ids are distinct, so no two keys are equal and an unstable sort is exact.
+            candidates.sort_unstable_by(|a, b| {
                 (b.distance + 0.0)
                     .total_cmp(&(a.distance + 0.0))
                     .then(b.element.cmp(&a.element))
@@ -356,7 +417,7 @@ impl Hnsw {
             let Some(candidate) = candidates.pop() else {
                 break;
             };
-            if self.is_closer(&candidate, &chosen) {
+            if self.is_closer(&candidate, &chosen, pairs) {
                 chosen.push(candidate);
             } else {
                 rejected.push(candidate);
@@ -376,12 +437,18 @@ impl Hnsw {
     }
 
     /// `CheckElementCloser`: nearer (in `f32`) to the element than to any chosen one.
-    fn is_closer(&self, candidate: &Neighbor, chosen: &[Neighbor]) -> bool {
+    fn is_closer(
+        &self,
+        candidate: &Neighbor,
+        chosen: &[Neighbor],
+        pairs: &mut PairDistances,
+    ) -> bool {
         let value = &self.elements[candidate.element as usize].value;
         chosen.iter().all(|other| {
-            let between = self
-                .metric
-                .distance(value, &self.elements[other.element as usize].value);
+            let between = pairs.distance(candidate.element, other.element, || {
+                let other_value = &self.elements[other.element as usize].value;
+                self.metric.distance(value, other_value)
+            });
             (between as f32) > candidate.distance
         })
     }
