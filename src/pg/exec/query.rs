@@ -180,7 +180,10 @@ impl Exec<'_> {
         let (sources, rows, ordered) = match ann {
             Some((sources, rows)) => (sources, rows, true),
             None => {
-                let (sources, rows) = self.from(&select.from, parent)?;
+                let (sources, rows) = match self.keyed_from(select)? {
+                    Some(keyed) => keyed,
+                    None => self.from(&select.from, parent)?,
+                };
                 (sources, rows, false)
             }
         };
@@ -345,6 +348,55 @@ impl Exec<'_> {
         Ok((sources, rows))
     }
 
+    /// A FROM clause of one table and a WHERE binding the leading columns of one of its
+    /// unique keys: the candidate rows through the key's index (`keyed.rs`), in heap
+    /// order, for WHERE to judge as it judges a scan's. `None`: any other shape.
+    fn keyed_from(&mut self, select: &Select) -> FlowResult<Option<(Vec<Source>, Vec<Joined>)>> {
+        let (Some(condition), [item]) = (&select.selection, select.from.as_slice()) else {
+            return Ok(None);
+        };
+        let TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            ..
+        } = &item.relation
+        else {
+            return Ok(None);
+        };
+        let plain = item.joins.is_empty()
+            && crate::pg::exec::unnest::Unnest::of(&item.relation).is_none()
+            && self.cte(&object_name(name)).is_none()
+            && crate::pg::exec::catalog::relation(self.db, &object_name(name)).is_none();
+        if !plain {
+            return Ok(None);
+        }
+        let name = table_name(name)?;
+        let sources = vec![self.table_source(&name, alias.as_ref(), 0)?];
+        let Some(rows) = self.keyed_rows(&name, condition, &sources)? else {
+            return Ok(None);
+        };
+        Ok(Some((sources, joined(&name, rows))))
+    }
+
+    /// A base table as a FROM item: its alias and columns, from column `offset` of the row.
+    fn table_source(
+        &self,
+        name: &str,
+        alias: Option<&sqlparser::ast::TableAlias>,
+        offset: usize,
+    ) -> FlowResult<Source> {
+        let columns: Vec<(String, Type)> = (self.db.table(name)?.columns.iter())
+            .map(|c| (c.name.clone(), c.ty))
+            .collect();
+        let alias = alias.map_or(name.to_string(), |a| ident(&a.name));
+        Ok(Source {
+            alias,
+            columns,
+            offset,
+        })
+    }
+
     /// One FROM item: a table (its visible versions) or a subquery.
     fn factor(
         &mut self,
@@ -370,30 +422,9 @@ impl Exec<'_> {
                     return Ok(catalog_factor(name, alias.as_ref(), catalog, offset));
                 }
                 let name = table_name(name)?;
-                let columns: Vec<(String, Type)> = self
-                    .db
-                    .table(&name)?
-                    .columns
-                    .iter()
-                    .map(|c| (c.name.clone(), c.ty))
-                    .collect();
-                let alias = alias.as_ref().map_or(name.clone(), |a| ident(&a.name));
-                let rows = self
-                    .scan(&name)?
-                    .into_iter()
-                    .map(|(tid, values)| Joined {
-                        values,
-                        tids: vec![Some((name.clone(), tid))],
-                    })
-                    .collect();
-                Ok((
-                    Source {
-                        alias,
-                        columns,
-                        offset,
-                    },
-                    rows,
-                ))
+                let source = self.table_source(&name, alias.as_ref(), offset)?;
+                let rows = self.scan(&name)?;
+                Ok((source, joined(&name, rows)))
             }
             TableFactor::Derived {
                 lateral: false,
@@ -1092,4 +1123,15 @@ pub(crate) fn lock_clauses(
         lock = (lock.0.max(mode), lock.1.max(wait));
     }
     Ok(lock)
+}
+
+/// A base table's versions as FROM rows, each with the version it came from.
+fn joined(table: &str, versions: Vec<(u64, Vec<Value>)>) -> Vec<Joined> {
+    versions
+        .into_iter()
+        .map(|(tid, values)| Joined {
+            values,
+            tids: vec![Some((table.to_string(), tid))],
+        })
+        .collect()
 }
