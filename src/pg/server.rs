@@ -51,6 +51,11 @@ struct Shared {
     /// Statements parsed before, by their text: a store sends the same few again and again
     /// (tokio-postgres parses each `execute` anew).
     parsed: Mutex<ParseCache>,
+    /// The server has threads of its own (`serve_tcp` on a multi-threaded runtime): what
+    /// blocks on the database runs off the runtime's workers, so connections are accepted
+    /// and cancel requests read while a statement runs. Never in a simulation, whose one
+    /// thread is what makes it deterministic.
+    threaded: bool,
 }
 
 /// Query strings whose statements the model keeps (others are parsed each time).
@@ -105,7 +110,30 @@ impl PgModel {
                 cancels: Mutex::new(BTreeSet::new()),
                 seed,
                 parsed: Mutex::new(ParseCache::default()),
+                threaded: false,
             }),
+        }
+    }
+
+    /// A server with threads of its own ([`Shared::threaded`]), for a multi-threaded
+    /// runtime: `amnesia serve-pg-model`, never a simulation.
+    pub(crate) fn threaded(seed: u64, clock: PgClock) -> PgModel {
+        let model = PgModel::new(seed, clock);
+        let shared = Arc::into_inner(model.shared).expect("just made");
+        PgModel {
+            shared: Arc::new(Shared {
+                threaded: true,
+                ..shared
+            }),
+        }
+    }
+
+    /// `work`, which may block on the database (a statement's run, its lock), off the
+    /// runtime's workers when the server has threads of its own.
+    fn blocking<T>(&self, work: impl FnOnce() -> T) -> T {
+        match self.shared.threaded {
+            true => tokio::task::block_in_place(work),
+            false => work(),
         }
     }
 
@@ -144,9 +172,11 @@ impl PgModel {
     /// unseen, its locks held until a crash), a server that waits, never one that answers
     /// wrongly.
     fn db(&self) -> MutexGuard<'_, Db> {
-        self.shared.db.lock().unwrap_or_else(|poisoned| {
-            self.shared.db.clear_poison();
-            PoisonError::into_inner(poisoned)
+        self.blocking(|| {
+            self.shared.db.lock().unwrap_or_else(|poisoned| {
+                self.shared.db.clear_poison();
+                PoisonError::into_inner(poisoned)
+            })
         })
     }
 
@@ -283,7 +313,8 @@ impl PgModel {
         let mut checked: Option<(u32, i64)> = None;
         loop {
             let mut woken = self.shared.epoch.subscribe();
-            let (blocker, since_us) = match self.attempt(session, statement, params) {
+            let attempt = self.blocking(|| self.attempt(session, statement, params));
+            let (blocker, since_us) = match attempt {
                 Ok(outcome) => return Ok(outcome),
                 Err(Flow::Error(error)) => return Err(error),
                 Err(Flow::Wait { backend }) => {

@@ -768,14 +768,21 @@ impl PgModel {
 }
 
 /// Serve every connection `listener` accepts, on the OS clock (`amnesia serve-pg-model`):
-/// the model outside a simulation, for psql or a differential test.
+/// the model outside a simulation, for psql or a differential test. On a multi-threaded
+/// runtime a running statement leaves the runtime's workers, so new connections and
+/// cancel requests are read while it runs; on a current-thread runtime it holds the one
+/// thread until it ends.
 pub async fn serve_tcp(listener: tokio::net::TcpListener, seed: u64) -> std::io::Result<()> {
     let clock: PgClock = Arc::new(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_micros() as i64)
     });
-    let model = PgModel::new(seed, clock);
+    let flavor = tokio::runtime::Handle::current().runtime_flavor();
+    let model = match flavor {
+        tokio::runtime::RuntimeFlavor::MultiThread => PgModel::threaded(seed, clock),
+        _ => PgModel::new(seed, clock),
+    };
     loop {
         let (stream, _) = listener.accept().await?;
         let _ = stream.set_nodelay(true);

@@ -15,7 +15,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    // Threads of its own: a running statement must not keep cancel requests and new
+    // connections from being read.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| CliError::Environment(format!("cannot start the runtime: {e}")))?;

@@ -174,6 +174,10 @@ impl Exec<'_> {
                     Type::Text,
                 ))
             }
+            // The connection's process id, as BackendKeyData gave it (the cancel key's pid).
+            ("pg_backend_pid", 0) => {
+                Ok(Typed::new(Value::Int(i64::from(self.backend)), Type::Int4))
+            }
             ("version", 0) => Ok(Typed::new(
                 Value::Text(crate::pg::settings::SERVER_VERSION_TEXT.into()),
                 Type::Text,

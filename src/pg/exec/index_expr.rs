@@ -42,7 +42,8 @@ fn immutable(name: &str, count: usize) -> Option<bool> {
             | "random"
             | "gen_random_uuid"
             | "uuidv4"
-            | "current_setting",
+            | "current_setting"
+            | "pg_backend_pid",
             _,
         ) => Some(false),
         _ => None,

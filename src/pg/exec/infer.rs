@@ -655,6 +655,7 @@ fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
         n if crate::pg::types::json_build::knows(n) => crate::pg::types::json_build::return_type(n),
         "abs" => args.first().copied().unwrap_or(Type::Float8),
         "pg_advisory_unlock_all" => Type::Void,
+        "pg_backend_pid" => Type::Int4,
         n if n.starts_with("pg_try_advisory") || n.contains("unlock") => Type::Bool,
         n if n.starts_with("pg_advisory") => Type::Void,
         n if crate::pg::types::vector_fn::knows(n) => crate::pg::types::vector_fn::return_type(n),
