@@ -168,8 +168,8 @@ pub use check::{Excused, Info, Subject, Verdict, Violation, ViolationClass};
 pub use clock::Clock;
 pub use connect::Connector;
 pub use contract::{
-    Backend, Context, Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError,
-    StoreFactory, TtlPolicy, RECOVERY_GRACE_MS_MAX,
+    Backend, Context, Durability, MemoryAudit, MemoryStore, PgContext, Policy, StoreContext,
+    StoreError, StoreFactory, StoreInput, TtlPolicy, RECOVERY_GRACE_MS_MAX,
 };
 pub use domain::{
     IndexedEmbedding, Memory, Message, Persistence, Role, SessionKey, Summary, UserKey,
