@@ -177,7 +177,7 @@ pub use domain::{
 pub use plan::{Plan, PlanError, Retries, ScenarioConfig};
 pub use postgres::PgConnector;
 #[cfg(feature = "pg")]
-pub use postgres::PgFuture;
+pub use postgres::{PgClient, PgFuture};
 pub use runner::shrink::{ShrinkError, Shrunk};
 pub use runner::{EngineKind, LogFilter, RunReport, SeedRange, Snapshot, SweepReport};
 pub use store::{decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore};
