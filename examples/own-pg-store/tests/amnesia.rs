@@ -6,7 +6,7 @@
 
 use amnesia::{
     Builder, Durability, Memory, MemoryAudit, MemoryStore, Message, PgClient, PgConnector,
-    PgContext, Policy, Role, SessionKey, Store, StoreError, TtlPolicy, UserKey, ViolationClass,
+    PgContext, Policy, Role, SessionKey, Store, StoreError, TtlPolicy, UserKey,
 };
 use own_pg_store::{embed, ChatMessage};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,22 +35,21 @@ impl Adapter {
 
     /// A connection of the adapter's own for one call; the first creates the schema.
     async fn client(&self) -> Result<PgClient, StoreError> {
-        let mut client = self.pg.get().await?;
         if !self.schema_created.load(Ordering::Acquire) {
-            let created =
-                tokio::time::timeout(CALL_TIMEOUT, own_pg_store::create_schema(&mut client));
-            settle(&mut Some(client), created.await)?;
-            client = self.pg.get().await?;
+            let mut client = self.pg.get().await?;
+            let created = own_pg_store::create_schema(&mut client);
+            let outcome = tokio::time::timeout(CALL_TIMEOUT, created).await;
+            settle(client, outcome)?;
             self.schema_created.store(true, Ordering::Release);
         }
-        Ok(client)
+        self.pg.get().await
     }
 }
 
 /// A call's outcome as amnesia's: a connection whose call timed out or broke is closed,
 /// not handed back (its reply is still owed).
 fn settle<T>(
-    client: &mut Option<PgClient>,
+    client: PgClient,
     outcome: Result<Result<T, tokio_postgres::Error>, tokio::time::error::Elapsed>,
 ) -> Result<T, StoreError> {
     let failure = match outcome {
@@ -59,17 +58,18 @@ fn settle<T>(
         Err(_) => StoreError::Timeout,
     };
     if failure.is_indeterminate() {
-        client.take().map(PgClient::discard);
+        client.discard();
     }
     Err(failure)
 }
 
-/// Run `call` on a connection of the adapter's own, bounded by `CALL_TIMEOUT`.
+/// Run `$body` on a connection of the adapter's own (`$client`), bounded by
+/// `CALL_TIMEOUT`: the team's function holds its transaction across its own awaits.
 macro_rules! call {
     ($self:ident, |$client:ident| $body:expr) => {{
         let mut $client = $self.client().await?;
         let outcome = tokio::time::timeout(CALL_TIMEOUT, $body).await;
-        settle(&mut Some($client), outcome)
+        settle($client, outcome)
     }};
 }
 
@@ -216,8 +216,12 @@ fn the_store_survives_every_seed() {
 fn the_stale_embedding_is_caught() {
     let report = builder().sweep();
     assert!(!report.is_pass(), "{}", report.text());
-    let classes: Vec<ViolationClass> = report.summary.by_class.iter().map(|c| c.class).collect();
+    let classes: Vec<amnesia::ViolationClass> =
+        report.summary.by_class.iter().map(|c| c.class).collect();
     let (fail, seeds) = (report.summary.fail, report.summary.seeds);
     eprintln!("stale embedding: {fail} of {seeds} seeds fail: {classes:?}");
-    assert!(classes.contains(&ViolationClass::IndexDrift), "{classes:?}");
+    assert!(
+        classes.contains(&amnesia::ViolationClass::IndexDrift),
+        "{classes:?}"
+    );
 }
