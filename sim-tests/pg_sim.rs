@@ -398,10 +398,11 @@ impl amnesia::MemoryStore for SpawnedCommits {
     ) -> Result<Vec<amnesia::Message>, amnesia::StoreError> {
         let client = self.client().await?;
         let (tenant, name, limit) = (&session.tenant, &session.session, limit as i64);
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [tenant, name, &limit];
         let read = client.query(
             "SELECT body FROM (SELECT body, pos FROM log WHERE tenant = $1 AND session = $2
                  ORDER BY pos DESC LIMIT $3) newest ORDER BY pos",
-            &[tenant, name, &limit],
+            &params,
         );
         let rows = match tokio::time::timeout(std::time::Duration::from_secs(2), read).await {
             Ok(rows) => rows?,
