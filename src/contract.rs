@@ -323,6 +323,12 @@ pub struct PgContext {
 /// What a store's factory takes ([`StoreContext`] or [`PgContext`]): its type says the
 /// backend a store made by `Store::new` keeps its data in. Implemented by amnesia's
 /// contexts only.
+///
+/// ```
+/// use amnesia::{Backend, PgContext, StoreContext, StoreInput};
+/// assert_eq!(<StoreContext as StoreInput>::BACKEND, Backend::Redis);
+/// assert_eq!(<PgContext as StoreInput>::BACKEND, Backend::Pgvector);
+/// ```
 pub trait StoreInput: Sized + 'static + sealed::Sealed {
     /// The backend of a store built from this input.
     const BACKEND: Backend;

@@ -146,12 +146,6 @@ impl PgConnector {
         })
     }
 
-    /// [`classify`]: a tokio-postgres error as a store failure, for a store that calls the
-    /// client itself (a [`PgClient`]).
-    pub fn classify(error: &tokio_postgres::Error) -> StoreError {
-        classify(error)
-    }
-
     /// Run `operation` on a connection of its own and classify its failure. A connection
     /// that failed or timed out is closed, never reused: a black-holed stream does not
     /// recover by itself; after a timeout the idle ones are closed too.

@@ -119,6 +119,14 @@ impl Builder {
 
     /// The scenario this builder runs: the one named with [`Builder::scenario`], or the
     /// default of the store's backend.
+    ///
+    /// ```
+    /// use amnesia::{Builder, ScenarioConfig, Store};
+    /// let pgvector = Builder::new().store(Store::named("pgvector-reference").unwrap());
+    /// assert_eq!(pgvector.scenario_config(), ScenarioConfig::replay());
+    /// let smoke = pgvector.scenario(ScenarioConfig::smoke());
+    /// assert_eq!(smoke.scenario_config().name, "smoke");
+    /// ```
     pub fn scenario_config(&self) -> ScenarioConfig {
         let default = || ScenarioConfig::default_for(self.store.backend());
         self.scenario.clone().unwrap_or_else(default)

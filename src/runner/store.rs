@@ -57,7 +57,10 @@ impl Store {
     /// The user's own store: `build` makes one client's store whenever a client process
     /// (re)starts. `label` names it in reports. What `build` takes says the backend: a
     /// [`StoreContext`](crate::StoreContext) Redis (another with [`Store::with_backend`]),
-    /// a [`PgContext`](crate::PgContext) PostgreSQL + pgvector.
+    /// a [`PgContext`](crate::PgContext) PostgreSQL + pgvector. A closure names its
+    /// argument's type (`|context: StoreContext| ..`) unless its body only passes it on
+    /// (`|context| Adapter::new(context)`, or `Adapter::new` itself): Rust infers it from
+    /// the body, not from `Store::new`.
     ///
     /// ```
     /// use amnesia::{Backend, Builder, PgContext, Store};
