@@ -141,7 +141,7 @@ impl Store {
         (!self.backend.servers().contains(&needs)).then(|| {
             format!(
                 "its factory takes a PgContext (PostgreSQL), which the {} backend does not \
-                 run: drop .with_backend({:?})",
+                 run: drop .with_backend(Backend::{:?})",
                 self.backend.name(),
                 self.backend
             )
