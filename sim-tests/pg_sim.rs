@@ -323,3 +323,146 @@ fn a_users_own_pgvector_store_runs_through_the_builder() {
     assert!(report.verdict.is_pass(), "{:?}", report.verdict.classes());
     assert_eq!(builder.run(2).trace.hash(), report.trace.hash());
 }
+
+/// A small store of one's own on PostgreSQL: every append a transaction on a connection
+/// the store keeps across its awaits (`PgConnector::get`), run and committed in a task it
+/// spawns; context reads on another kept connection. Memories are not offered.
+struct SpawnedCommits {
+    pg: std::sync::Arc<amnesia::PgConnector>,
+    schema_created: std::sync::atomic::AtomicBool,
+}
+
+impl SpawnedCommits {
+    fn new(context: amnesia::PgContext) -> SpawnedCommits {
+        SpawnedCommits {
+            pg: context.postgres,
+            schema_created: Default::default(),
+        }
+    }
+
+    async fn client(&self) -> Result<amnesia::PgClient, amnesia::StoreError> {
+        use std::sync::atomic::Ordering;
+        let client = self.pg.get().await?;
+        if !self.schema_created.load(Ordering::Acquire) {
+            client
+                .batch_execute(
+                    "BEGIN; SELECT pg_advisory_xact_lock(1);
+                     CREATE TABLE IF NOT EXISTS log (pos bigserial PRIMARY KEY,
+                         tenant text, session text, id text, body bytea, UNIQUE (tenant, session, id));
+                     COMMIT;",
+                )
+                .await?;
+            self.schema_created.store(true, Ordering::Release);
+        }
+        Ok(client)
+    }
+}
+
+#[async_trait::async_trait]
+impl amnesia::MemoryStore for SpawnedCommits {
+    async fn append(
+        &self,
+        session: &amnesia::SessionKey,
+        msg: &amnesia::Message,
+    ) -> Result<(), amnesia::StoreError> {
+        let mut client = self.client().await?;
+        let (tenant, name) = (session.tenant.clone(), session.session.clone());
+        let (id, body) = (msg.id.clone(), amnesia::encode_message(msg));
+        let commit = tokio::spawn(async move {
+            let tx = client.transaction().await?;
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))",
+                &[&tenant, &name],
+            )
+            .await?;
+            tx.execute(
+                "INSERT INTO log (tenant, session, id, body) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (tenant, session, id) DO NOTHING",
+                &[&tenant, &name, &id, &body],
+            )
+            .await?;
+            tx.commit().await?;
+            Ok::<_, amnesia::StoreError>(())
+        });
+        let committed = tokio::time::timeout(std::time::Duration::from_secs(2), commit).await;
+        match committed {
+            Ok(joined) => joined.map_err(|e| amnesia::StoreError::ConnectionLost(e.to_string()))?,
+            Err(_) => Err(amnesia::StoreError::Timeout),
+        }
+    }
+
+    async fn context(
+        &self,
+        session: &amnesia::SessionKey,
+        limit: usize,
+    ) -> Result<Vec<amnesia::Message>, amnesia::StoreError> {
+        let client = self.client().await?;
+        let (tenant, name, limit) = (&session.tenant, &session.session, limit as i64);
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [tenant, name, &limit];
+        let read = client.query(
+            "SELECT body FROM (SELECT body, pos FROM log WHERE tenant = $1 AND session = $2
+                 ORDER BY pos DESC LIMIT $3) newest ORDER BY pos",
+            &params,
+        );
+        let rows = match tokio::time::timeout(std::time::Duration::from_secs(2), read).await {
+            Ok(rows) => rows?,
+            Err(_) => {
+                client.discard();
+                return Err(amnesia::StoreError::Timeout);
+            }
+        };
+        rows.iter()
+            .map(|row| amnesia::decode_message(row.get::<_, Vec<u8>>(0).as_slice()))
+            .collect()
+    }
+
+    fn policy(&self) -> amnesia::Policy {
+        amnesia::Policy {
+            messages_max: None,
+            keep_first: false,
+            summarizes: false,
+            ttl: amnesia::TtlPolicy::None,
+            durability: amnesia::Durability::AsRedis,
+            appends_idempotent: true,
+            recovery_grace_ms: 0,
+        }
+    }
+}
+
+/// A store built from a `PgContext` is a pgvector store by that alone (no
+/// `with_backend`), runs the pgvector backend's default scenario, and passes with its
+/// commits placed in a task it spawns on a connection it keeps across awaits; the same
+/// seed replays to the same trace.
+#[test]
+fn a_pg_context_store_keeps_its_connection_across_awaits_and_tasks() {
+    let mine = Store::new("spawned-commits", SpawnedCommits::new);
+    assert_eq!(mine.backend(), Backend::Pgvector);
+    let builder = amnesia::Builder::new().store(mine).seeds(0..4).jobs(1);
+    assert_eq!(builder.scenario_config().name, "replay");
+    let report = builder.sweep();
+    assert!(report.is_pass(), "{}", report.text());
+    assert_eq!(builder.run(1).trace.hash(), builder.run(1).trace.hash());
+}
+
+/// A `PgContext` store told to run on Redis is refused in one line before anything runs
+/// (`BuildError::Input`), never a panic; a sweep that goes around the builder meets a
+/// store that fails every call, not a panicking factory.
+#[test]
+fn a_pg_context_store_on_redis_is_an_error_not_a_panic() {
+    let wrong = Store::new("spawned-commits", SpawnedCommits::new).with_backend(Backend::Redis);
+    let builder = amnesia::Builder::new().store(wrong.clone());
+    let refusal = builder.validate().unwrap_err();
+    assert!(
+        matches!(refusal, amnesia::BuildError::Input { .. }),
+        "{refusal:?}"
+    );
+    let line = refusal.to_string();
+    assert!(!line.contains('\n') && line.contains("PgContext"), "{line}");
+    assert!(builder.try_run(1).is_err());
+    let config = amnesia::sweep::SweepConfig::new(amnesia::SeedRange { start: 0, end: 1 }, wrong);
+    let report = amnesia::SweepReport::sweep(&config, &|_| {});
+    assert!(report
+        .results
+        .iter()
+        .all(|r| r.status != amnesia::sweep::SeedStatus::Panic));
+}

@@ -73,3 +73,44 @@ fn the_excused_share_is_todays() {
         "excused share (## How it works, Checker)",
     );
 }
+
+/// README's steps for a PostgreSQL store of one's own are the example project's, to the
+/// letter: every dependency line of `examples/own-pg-store/Cargo.toml` (amnesia's path
+/// aside) is step 1's, its `.cargo/config.toml` sets step 2's flag, and its adapter
+/// declares step 3's audit query and builds from a `PgContext` as step 4 does.
+/// `scripts/test` builds and runs the project itself.
+#[test]
+fn the_pgvector_own_store_steps_are_the_example_projects() {
+    let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/own-pg-store");
+    let read = |file: &str| std::fs::read_to_string(project.join(file)).expect("the example reads");
+    let manifest = read("Cargo.toml");
+    let readme = readme();
+    let dependencies = manifest
+        .lines()
+        .skip_while(|line| *line != "[dependencies]")
+        .take_while(|line| !line.starts_with("[profile"))
+        .filter(|line| line.contains(" = ") && !line.starts_with("amnesia"));
+    for line in dependencies {
+        assert!(
+            readme.contains(line),
+            "README's step 1 lacks the example's `{line}`"
+        );
+    }
+    assert!(manifest.contains(r#"amnesia = { path = "../..", features = ["pg"] }"#));
+    assert!(read(".cargo/config.toml").contains(r#"rustflags = ["--cfg", "tokio_unstable"]"#));
+    let adapter = read("tests/amnesia.rs");
+    let audit = adapter
+        .lines()
+        .find(|line| line.starts_with("const AUDIT: &str = "))
+        .expect("the adapter declares its audit query");
+    assert_readme_has(
+        &format!("`{audit}`"),
+        "own pgvector store's audit query (step 3)",
+    );
+    assert!(adapter.contains("fn new(context: PgContext) -> Adapter"));
+    assert!(adapter.contains(r#"Store::new("own-pg-store", Adapter::new)"#));
+    assert_readme_has(
+        r#"`amnesia::Builder::new().store(Store::new("my-store", Adapter::new)).seeds(0..24).check()`"#,
+        "own pgvector store's step 4",
+    );
+}

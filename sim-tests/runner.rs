@@ -634,6 +634,61 @@ fn a_sweep_of_another_scenario_prints_replays_that_reproduce_it() {
     );
 }
 
+/// With no `--scenario`, a sweep of a pgvector store runs its backend's default
+/// (`replay`, every memory recalled at quiescence), and the replay command a failing seed
+/// prints names that scenario and reproduces the very trace; a pgvector store asked for
+/// the standard scenario gets a command that names it too.
+#[test]
+fn a_pgvector_sweep_runs_its_backends_default_scenario_and_replays_it() {
+    let dir = scratch("pgvector-default-scenario");
+    let json = dir.join("sweep.json");
+    let store = "pgvector-ef-search-below-k";
+    let output = amnesia(&[
+        "sweep",
+        "--seeds",
+        "1..3",
+        "--store",
+        store,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&output), EXIT_VIOLATION, "{}", stdout(&output));
+    let report: SweepReport =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report.scenario, "replay");
+    let failing = report
+        .results
+        .iter()
+        .find(|r| !r.is_pass())
+        .expect("caught within 1..3");
+    assert!(
+        failing.replay.contains("--scenario replay"),
+        "{}",
+        failing.replay
+    );
+    let args: Vec<&str> = failing.replay.split(' ').skip(1).collect();
+    let replayed = stdout(&amnesia(&args));
+    let hash = failing.trace_hash.as_deref().expect("the run ended");
+    assert!(
+        replayed.contains(&format!("trace hash: {hash}")),
+        "{replayed}"
+    );
+    let standard = amnesia(&[
+        "run",
+        "--seed",
+        "1",
+        "--store",
+        store,
+        "--scenario",
+        "standard",
+    ]);
+    let text = stdout(&standard);
+    assert!(text.contains("scenario standard"), "{text}");
+    if code(&standard) == EXIT_VIOLATION {
+        assert!(text.contains("--scenario standard"), "{text}");
+    }
+}
+
 /// A changed copy of a named scenario is not that scenario: no command may claim to
 /// regenerate it. The replay line names the library call, or the test, instead.
 #[test]

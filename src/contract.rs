@@ -285,6 +285,99 @@ pub struct StoreContext {
     pub seed: u64,
 }
 
+/// What a store on PostgreSQL + pgvector is built from: a [`StoreContext`] whose
+/// PostgreSQL connector is always there. A factory that takes it declares the pgvector
+/// backend by its argument's type (`Store::new("mine", |context: PgContext| ..)`):
+/// nothing else to say, and nothing to forget.
+///
+/// ```
+/// use amnesia::{Backend, PgContext, Store};
+/// # struct Mine;
+/// # #[async_trait::async_trait]
+/// # impl amnesia::MemoryStore for Mine {
+/// #     async fn append(&self, _: &amnesia::SessionKey, _: &amnesia::Message) -> Result<(), amnesia::StoreError> { Ok(()) }
+/// #     async fn context(&self, _: &amnesia::SessionKey, _: usize) -> Result<Vec<amnesia::Message>, amnesia::StoreError> { Ok(vec![]) }
+/// #     fn policy(&self) -> amnesia::Policy { unimplemented!() }
+/// # }
+/// # impl Mine { fn new(_pg: std::sync::Arc<amnesia::PgConnector>) -> Mine { Mine } }
+/// let store = Store::new("mine", |context: PgContext| Mine::new(context.postgres));
+/// assert_eq!(store.backend(), Backend::Pgvector);
+/// ```
+pub struct PgContext {
+    /// Hands out connections to the PostgreSQL under test: [`PgConnector::run`] for one
+    /// operation, [`PgConnector::get`] for a handle kept across awaits and tasks.
+    pub postgres: Arc<PgConnector>,
+    /// Where a store that dials its own PostgreSQL connects (the madsim engine);
+    /// [`StoreContext::postgres_url`].
+    pub postgres_url: Option<String>,
+    /// This host's wall clock: read it instead of the OS clock.
+    pub clock: crate::clock::Clock,
+    /// The session TTL the scenario asks for, in milliseconds.
+    pub session_ttl_ms: u64,
+    /// The version of the code this process runs: 1, then 2 once the plan's deploy happened.
+    pub code_version: u32,
+    /// The run's seed, for a store that needs deterministic randomness.
+    pub seed: u64,
+}
+
+/// What a store's factory takes ([`StoreContext`] or [`PgContext`]): its type says the
+/// backend a store made by `Store::new` keeps its data in. Implemented by amnesia's
+/// contexts only.
+///
+/// ```
+/// use amnesia::{Backend, PgContext, StoreContext, StoreInput};
+/// assert_eq!(<StoreContext as StoreInput>::BACKEND, Backend::Redis);
+/// assert_eq!(<PgContext as StoreInput>::BACKEND, Backend::Pgvector);
+/// ```
+pub trait StoreInput: Sized + 'static + sealed::Sealed {
+    /// The backend of a store built from this input.
+    const BACKEND: Backend;
+    /// The server a run must have for this input, whatever backend the store is given;
+    /// `None`: any run serves it.
+    #[doc(hidden)]
+    const NEEDS: Option<Backend>;
+    /// This input from a client process's context, or why the run cannot serve it (one
+    /// line).
+    #[doc(hidden)]
+    fn from_context(context: StoreContext) -> Result<Self, String>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::StoreContext {}
+    impl Sealed for super::PgContext {}
+}
+
+impl StoreInput for StoreContext {
+    /// Redis, unless `Store::with_backend` says otherwise: the whole context serves any
+    /// backend (a migration reads both connectors).
+    const BACKEND: Backend = Backend::Redis;
+    const NEEDS: Option<Backend> = None;
+    fn from_context(context: StoreContext) -> Result<Self, String> {
+        Ok(context)
+    }
+}
+
+impl StoreInput for PgContext {
+    const BACKEND: Backend = Backend::Pgvector;
+    const NEEDS: Option<Backend> = Some(Backend::Pgvector);
+    fn from_context(context: StoreContext) -> Result<Self, String> {
+        let Some(postgres) = context.postgres else {
+            return Err(
+                "the store is built from a PgContext, but this run has no PostgreSQL".into(),
+            );
+        };
+        Ok(PgContext {
+            postgres,
+            postgres_url: context.postgres_url,
+            clock: context.clock,
+            session_ttl_ms: context.session_ttl_ms,
+            code_version: context.code_version,
+            seed: context.seed,
+        })
+    }
+}
+
 /// Builds one client's store; called again whenever a client process (re)starts.
 pub type StoreFactory =
     std::sync::Arc<dyn Fn(StoreContext) -> std::sync::Arc<dyn MemoryStore> + Send + Sync>;

@@ -30,6 +30,9 @@ pub mod model;
 #[cfg(feature = "pg")]
 #[path = "pg/mod.rs"]
 pub mod pg;
+#[cfg(feature = "pg")]
+#[path = "pg_audit.rs"]
+pub mod pg_audit;
 #[path = "plan/mod.rs"]
 pub mod plan;
 #[cfg(feature = "pg")]

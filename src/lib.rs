@@ -168,8 +168,8 @@ pub use check::{Excused, Info, Subject, Verdict, Violation, ViolationClass};
 pub use clock::Clock;
 pub use connect::Connector;
 pub use contract::{
-    Backend, Context, Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError,
-    StoreFactory, TtlPolicy, RECOVERY_GRACE_MS_MAX,
+    Backend, Context, Durability, MemoryAudit, MemoryStore, PgContext, Policy, StoreContext,
+    StoreError, StoreFactory, StoreInput, TtlPolicy, RECOVERY_GRACE_MS_MAX,
 };
 pub use domain::{
     IndexedEmbedding, Memory, Message, Persistence, Role, SessionKey, Summary, UserKey,
@@ -177,7 +177,7 @@ pub use domain::{
 pub use plan::{Plan, PlanError, Retries, ScenarioConfig};
 pub use postgres::PgConnector;
 #[cfg(feature = "pg")]
-pub use postgres::PgFuture;
+pub use postgres::{PgClient, PgFuture};
 pub use runner::shrink::{ShrinkError, Shrunk};
 pub use runner::{EngineKind, LogFilter, RunReport, SeedRange, Snapshot, SweepReport};
 pub use store::{decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore};

@@ -2,7 +2,9 @@
 //! dials a byte stream through the run's [`Dialer`] (the real tier's fault proxy), runs
 //! tokio-postgres's handshake over it, and keeps a few idle connections for the next
 //! operations. Each operation has a connection of its own while it runs, so a
-//! transaction's statements never interleave with another task's.
+//! transaction's statements never interleave with another task's: one closure's worth
+//! ([`PgConnector::run`]), or as long as the store keeps the handle ([`PgConnector::get`],
+//! a [`PgClient`], as a pool's connection).
 
 use crate::connect::{ConnectorConfig, Dialer, StoreError};
 use std::future::Future;
@@ -37,7 +39,73 @@ pub type PgFuture<'c, T> =
 pub struct PgConnector {
     dialer: Arc<dyn Dialer>,
     config: ConnectorConfig,
-    idle: Mutex<Vec<Pooled>>,
+    idle: Arc<Idle>,
+}
+
+/// The connections waiting for the next operation, shared with the handles out.
+type Idle = Mutex<Vec<Pooled>>;
+
+/// A connection of the store's own until it drops it, as a pool's: it derefs to
+/// [`tokio_postgres::Client`], so a transaction may span the store's awaits and the
+/// handle may move into a spawned task (a commit placed where the store places it).
+/// Dropped, it goes back to its connector for the next operation unless it closed;
+/// [`PgClient::discard`] closes it instead (after a call the store gave up on: its reply
+/// is still owed). Its connection runs through the world's links like every other, so the
+/// plan's faults strike it; it has no response timeout of its own: a store bounds its
+/// calls as it would in production (`tokio::time::timeout` runs on virtual time here).
+///
+/// ```no_run
+/// # async fn demo(pg: std::sync::Arc<amnesia::PgConnector>) -> Result<(), amnesia::StoreError> {
+/// let mut client = pg.get().await?;
+/// let commit = tokio::spawn(async move {
+///     let tx = client.transaction().await?;
+///     tx.execute("INSERT INTO notes VALUES ($1)", &[&"hello"]).await?;
+///     tx.commit().await
+/// });
+/// commit.await.expect("the task ran")?; // a tokio-postgres error is a StoreError by `?`
+/// # Ok(()) }
+/// ```
+pub struct PgClient {
+    pooled: Option<Pooled>,
+    home: std::sync::Weak<Idle>,
+}
+
+impl std::ops::Deref for PgClient {
+    type Target = tokio_postgres::Client;
+    fn deref(&self) -> &tokio_postgres::Client {
+        &self.pooled.as_ref().expect("held until dropped").client
+    }
+}
+
+impl std::ops::DerefMut for PgClient {
+    fn deref_mut(&mut self) -> &mut tokio_postgres::Client {
+        &mut self.pooled.as_mut().expect("held until dropped").client
+    }
+}
+
+impl PgClient {
+    /// Close the connection instead of handing it back: after a call the store timed out
+    /// (a black-holed connection does not recover by itself) or any doubt about its state.
+    pub fn discard(mut self) {
+        self.pooled.take();
+    }
+}
+
+impl Drop for PgClient {
+    fn drop(&mut self) {
+        let (Some(pooled), Some(idle)) = (self.pooled.take(), self.home.upgrade()) else {
+            return;
+        };
+        if !pooled.client.is_closed() {
+            give_back(&idle, pooled);
+        }
+    }
+}
+
+impl std::fmt::Debug for PgClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgClient").finish_non_exhaustive()
+    }
 }
 
 /// A connection: its client, and the task that drives its socket. tokio-postgres keeps
@@ -62,8 +130,20 @@ impl PgConnector {
         PgConnector {
             dialer,
             config,
-            idle: Mutex::new(Vec::new()),
+            idle: Arc::new(Mutex::new(Vec::new())),
         }
+    }
+
+    /// A connection of the store's own, kept as long as the store holds the handle: an
+    /// idle one, or a new one dialed within the connect timeout. For a transaction that
+    /// spans the store's own awaits or a spawned task; [`PgConnector::run`] for one
+    /// closure's worth.
+    pub async fn get(&self) -> Result<PgClient, StoreError> {
+        let pooled = self.take().await?;
+        Ok(PgClient {
+            pooled: Some(pooled),
+            home: Arc::downgrade(&self.idle),
+        })
     }
 
     /// Run `operation` on a connection of its own and classify its failure. A connection
@@ -110,10 +190,7 @@ impl PgConnector {
     }
 
     fn give_back(&self, pooled: Pooled) {
-        let mut idle = self.idle.lock().expect("never poisoned");
-        if idle.len() < IDLE_CONNECTIONS_MAX {
-            idle.push(pooled);
-        }
+        give_back(&self.idle, pooled);
     }
 
     async fn open(&self) -> Result<Pooled, StoreError> {
@@ -141,6 +218,14 @@ impl PgConnector {
     }
 }
 
+/// Keep `pooled` for the next operation, unless enough are idle (it closes).
+fn give_back(idle: &Idle, pooled: Pooled) {
+    let mut idle = idle.lock().expect("never poisoned");
+    if idle.len() < IDLE_CONNECTIONS_MAX {
+        idle.push(pooled);
+    }
+}
+
 /// A tokio-postgres error as a store failure. A statement the server rejected was not
 /// applied ([`StoreError::Server`] carries any server's error reply); a broken connection,
 /// or a server shutting down or starting (SQLSTATE classes 08 and 57), leaves the outcome
@@ -151,6 +236,13 @@ pub fn classify(error: &tokio_postgres::Error) -> StoreError {
             StoreError::Server(format!("postgres: {}", db.message()))
         }
         _ => StoreError::ConnectionLost(error.to_string()),
+    }
+}
+
+/// `?` on a tokio-postgres call in a store's method: [`classify`].
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(error: tokio_postgres::Error) -> StoreError {
+        classify(&error)
     }
 }
 

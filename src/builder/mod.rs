@@ -24,8 +24,9 @@ use crate::runner::sweep::{jobs_default, Replay, SweepConfig};
 /// Seeds [`Builder::check`] and [`Builder::sweep`] run unless told otherwise.
 pub const SEEDS_DEFAULT: SeedRange = SeedRange { start: 0, end: 64 };
 
-/// What to test and how. Every knob has a default: the reference store, the standard
-/// scenario, seeds `0..64`, one worker per core, the event-driven engine.
+/// What to test and how. Every knob has a default: the reference store, the default
+/// scenario of the store's backend ([`ScenarioConfig::default_for`]), seeds `0..64`, one
+/// worker per core, the event-driven engine.
 ///
 /// ```
 /// use amnesia::{Builder, Store};
@@ -41,7 +42,9 @@ pub const SEEDS_DEFAULT: SeedRange = SeedRange { start: 0, end: 64 };
 #[derive(Clone, Debug)]
 pub struct Builder {
     store: Store,
-    scenario: ScenarioConfig,
+    /// `None`: the default of the store's backend, decided when the builder runs, so the
+    /// order of `store` and `scenario` calls does not matter.
+    scenario: Option<ScenarioConfig>,
     seeds: SeedRange,
     jobs: usize,
     engine: EngineKind,
@@ -57,12 +60,12 @@ impl Default for Builder {
 }
 
 impl Builder {
-    /// The defaults: the reference store, the standard scenario, seeds `0..64`, every
-    /// core, the event-driven engine.
+    /// The defaults: the reference store, the default scenario of the store's backend,
+    /// seeds `0..64`, every core, the event-driven engine.
     pub fn new() -> Builder {
         Builder {
             store: Store::named("reference").expect("the reference store is built in"),
-            scenario: ScenarioConfig::standard(),
+            scenario: None,
             seeds: SEEDS_DEFAULT,
             jobs: jobs_default(),
             engine: EngineKind::Event,
@@ -100,16 +103,33 @@ impl Builder {
         self
     }
 
-    /// The scenario plans are generated from.
+    /// The scenario plans are generated from; unless named, the default of the store's
+    /// backend ([`ScenarioConfig::default_for`]: `replay` for a pgvector store).
     ///
     /// ```
     /// let smoke = amnesia::ScenarioConfig::smoke();
     /// let report = amnesia::Builder::new().scenario(smoke).run(3);
     /// assert_eq!(report.plan.scenario.name, "smoke");
+    /// assert_eq!(amnesia::Builder::new().scenario_config().name, "standard");
     /// ```
     pub fn scenario(mut self, scenario: ScenarioConfig) -> Builder {
-        self.scenario = scenario;
+        self.scenario = Some(scenario);
         self
+    }
+
+    /// The scenario this builder runs: the one named with [`Builder::scenario`], or the
+    /// default of the store's backend.
+    ///
+    /// ```
+    /// use amnesia::{Builder, ScenarioConfig, Store};
+    /// let pgvector = Builder::new().store(Store::named("pgvector-reference").unwrap());
+    /// assert_eq!(pgvector.scenario_config(), ScenarioConfig::replay());
+    /// let smoke = pgvector.scenario(ScenarioConfig::smoke());
+    /// assert_eq!(smoke.scenario_config().name, "smoke");
+    /// ```
+    pub fn scenario_config(&self) -> ScenarioConfig {
+        let default = || ScenarioConfig::default_for(self.store.backend());
+        self.scenario.clone().unwrap_or_else(default)
     }
 
     /// The seeds of [`Builder::check`] and [`Builder::sweep`], a half-open range
@@ -194,7 +214,7 @@ impl Builder {
     #[track_caller]
     pub fn run(&self, seed: u64) -> RunReport {
         self.valid();
-        self.run_plan(Plan::generate(seed, &self.scenario))
+        self.run_plan(Plan::generate(seed, &self.scenario_config()))
     }
 
     /// Run a plan as it is (a shrunk plan, a hand-written one).
@@ -302,14 +322,14 @@ impl Builder {
             log: self.log.clone(),
             ..ShrinkConfig::new(self.store.clone())
         };
-        shrink(Plan::generate(seed, &self.scenario), &config)
+        shrink(Plan::generate(seed, &self.scenario_config()), &config)
     }
 
     fn sweep_config(&self, seeds: SeedRange, jobs: usize) -> SweepConfig {
         SweepConfig {
             jobs,
             engine: self.engine,
-            scenario: self.scenario.clone(),
+            scenario: self.scenario_config(),
             log: self.log.clone(),
             replay: match &self.replay_hint {
                 Some(template) => Replay::Hint {

@@ -23,24 +23,41 @@ pub enum BuildError {
         /// Why it cannot run here.
         why: &'static str,
     },
+    /// The store's factory takes an input its backend's runs do not have: a
+    /// [`PgContext`](crate::PgContext) on a backend without PostgreSQL.
+    #[error("store '{store}' cannot run: {why}")]
+    Input {
+        /// The store's label.
+        store: String,
+        /// What is missing, and what to change (one line).
+        why: String,
+    },
 }
 
 impl Builder {
     /// Checks that this builder can run: the scenario within its limits, the store's
-    /// backend one the simulator serves.
+    /// backend one the simulator serves, and one its factory's input can be built in.
     ///
     /// ```
     /// use amnesia::{Builder, BuildError, ScenarioConfig};
     ///
     /// assert_eq!(Builder::new().validate(), Ok(()));
-    /// // A store on PostgreSQL + pgvector (`Store::with_backend`) validates when amnesia's
+    /// // A store on PostgreSQL + pgvector (its factory takes a `PgContext`) validates when amnesia's
     /// // `pg` feature is on; without it, the refusal is `BuildError::Backend`.
     /// let empty = ScenarioConfig { tenants: 0, ..ScenarioConfig::standard() };
     /// assert!(matches!(Builder::new().scenario(empty).validate(), Err(BuildError::Scenario(_))));
     /// ```
     pub fn validate(&self) -> Result<(), BuildError> {
-        self.scenario.validate().map_err(BuildError::Scenario)?;
+        self.scenario_config()
+            .validate()
+            .map_err(BuildError::Scenario)?;
         let backend = self.store.backend();
+        if let Some(why) = self.store.input_refusal() {
+            return Err(BuildError::Input {
+                store: self.store.label().to_string(),
+                why,
+            });
+        }
         if backend == Backend::Redis || (cfg!(feature = "pg") && self.engine.hosts_postgres()) {
             return Ok(());
         }

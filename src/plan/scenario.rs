@@ -218,6 +218,34 @@ impl ScenarioConfig {
         }
     }
 
+    /// The scenario a store of `backend` runs when none is named ([`crate::Builder`],
+    /// `amnesia sweep`, `run`, `replay`, `shrink`, `real`): `standard` for Redis, `replay`
+    /// for pgvector (every memory recalled at quiescence, where an index's faults show),
+    /// `migrate` for redis-then-pgvector (every seed deploys).
+    ///
+    /// ```
+    /// use amnesia::{Backend, ScenarioConfig};
+    /// assert_eq!(ScenarioConfig::default_for(Backend::Redis).name, "standard");
+    /// assert_eq!(ScenarioConfig::default_for(Backend::Pgvector).name, "replay");
+    /// assert_eq!(ScenarioConfig::default_for(Backend::RedisThenPgvector).name, "migrate");
+    /// ```
+    pub fn default_for(backend: crate::domain::Backend) -> Self {
+        match backend {
+            crate::domain::Backend::Redis => Self::standard(),
+            crate::domain::Backend::Pgvector => Self::replay(),
+            crate::domain::Backend::RedisThenPgvector => Self::migrate(),
+        }
+    }
+
+    /// [`Self::parse_name`] of `name`, or the default of `backend`'s stores when none is
+    /// named ([`Self::default_for`]).
+    pub fn parse_or_default(
+        name: Option<&str>,
+        backend: crate::domain::Backend,
+    ) -> Result<Self, String> {
+        name.map_or_else(|| Ok(Self::default_for(backend)), Self::parse_name)
+    }
+
     /// The scenarios the `amnesia` binary knows by name (`--scenario NAME`).
     pub const NAMES: &'static [&'static str] =
         &["standard", "smoke", "replay", "migrate", "corpus"];

@@ -138,9 +138,12 @@ pub(crate) fn seed_args(seed: u64, scenario: &ScenarioConfig, store: &Store) -> 
     if !store.is_builtin() || ScenarioConfig::named(&scenario.name).as_ref() != Some(scenario) {
         return None;
     }
-    let scenario = match scenario.name.as_str() {
-        "standard" => String::new(),
-        name => format!(" --scenario {name}"),
+    // Only the standard scenario of a Redis store goes unnamed: the binary's default
+    // scenario follows the store's backend, and a command that names it still reproduces
+    // whatever that default becomes.
+    let scenario = match (scenario.name.as_str(), store.backend()) {
+        ("standard", crate::domain::Backend::Redis) => String::new(),
+        (name, _) => format!(" --scenario {name}"),
     };
     Some(format!("--seed {seed} --store {}{scenario}", store.label()))
 }

@@ -143,15 +143,16 @@ fn shell_word(word: &str) -> String {
 }
 
 impl SweepConfig {
-    /// Defaults: every core, the standard scenario, the event engine, no determinism check.
+    /// Defaults: every core, the default scenario of the store's backend
+    /// ([`ScenarioConfig::default_for`]), the event engine, no determinism check.
     pub fn new(seeds: SeedRange, store: Store) -> SweepConfig {
         SweepConfig {
+            scenario: ScenarioConfig::default_for(store.backend()),
             seeds,
             shard: None,
             jobs: jobs_default(),
             store,
             engine: EngineKind::Event,
-            scenario: ScenarioConfig::standard(),
             check_determinism: false,
             seed_timeout: Duration::from_millis(SEED_TIMEOUT_MS_DEFAULT),
             log: LogFilter::default(),

@@ -11,9 +11,11 @@ mod reference;
 mod registry;
 #[doc(hidden)]
 pub mod testing;
+mod unserved;
 pub(crate) mod variants;
 
 use registry::Kind;
+pub(crate) use unserved::Unserved;
 
 pub use crate::contract::{
     Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError, StoreFactory, TtlPolicy,

@@ -551,10 +551,10 @@ pub(crate) fn build(
     context: crate::contract::StoreContext,
     tweak: fn(&mut PgVectorConfig, &crate::contract::StoreContext),
 ) -> Arc<dyn MemoryStore> {
-    let pg = context
-        .postgres
-        .clone()
-        .expect("a pgvector store runs in a pgvector world");
+    let Some(pg) = context.postgres.clone() else {
+        let why = "a pgvector store runs only where the run has PostgreSQL".to_string();
+        return Arc::new(crate::store::Unserved::new(why));
+    };
     let mut config = PgVectorConfig::reference(crate::store::MESSAGES_MAX, context.session_ttl_ms);
     tweak(&mut config, &context);
     Arc::new(PgVectorStore::new(pg, config))

@@ -6,7 +6,7 @@
 use crate::cli::replay::load_plan;
 use crate::cli::run::any_store_named;
 use crate::cli::{CliError, EXIT_PASS, EXIT_VIOLATION};
-use amnesia::internal::plan::{Plan, ScenarioConfig};
+use amnesia::internal::plan::Plan;
 use amnesia::internal::runner::text::timeline_and_verdict;
 use amnesia::real::{
     parse_time_scale, real_command, run_real_with_progress, time_scale_flag, Provider, RealOptions,
@@ -139,7 +139,6 @@ pub fn run(args: Args) -> Result<u8, CliError> {
 /// generated from `--seed` and the scenario (by default the backend's). Apart from `run`
 /// because it is the one place the two ways in differ.
 fn plan_for(args: &Args, store: &amnesia::Store) -> Result<(Plan, String), CliError> {
-    let backend = store.backend();
     let plan_and_command = match (&args.plan, args.seed) {
         (Some(path), _) => {
             let reproduce = format!(
@@ -152,13 +151,7 @@ fn plan_for(args: &Args, store: &amnesia::Store) -> Result<(Plan, String), CliEr
         }
         (None, seed) => {
             let seed = seed.expect("clap requires --seed or --plan");
-            let default = match backend {
-                Backend::Redis => "standard",
-                Backend::Pgvector => "replay",
-                Backend::RedisThenPgvector => "migrate",
-            };
-            let name = args.scenario.as_deref().unwrap_or(default);
-            let scenario = ScenarioConfig::parse_name(name).map_err(CliError::Usage)?;
+            let scenario = crate::cli::run::scenario_for(args.scenario.as_deref(), store)?;
             let reproduce = real_command(seed, &scenario, store, args.time_scale)
                 .expect("a built-in store on a named scenario");
             (Plan::generate(seed, &scenario), reproduce)

@@ -30,8 +30,9 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         return show(plan, &args.show, &reproduce);
     }
     let seed = args.seed.expect("clap requires --seed or --plan");
-    let scenario = args.show.scenario()?;
-    let reproduce = replay_command(seed, &scenario, &args.show.store()?, args.show.engine)
+    let store = args.show.store()?;
+    let scenario = args.show.scenario(&store)?;
+    let reproduce = replay_command(seed, &scenario, &store, args.show.engine)
         .expect("a built-in store on a named scenario");
     show(Plan::generate(seed, &scenario), &args.show, &reproduce)
 }

@@ -24,10 +24,11 @@ pub struct ShowArgs {
     /// The store under test.
     #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     pub store: String,
-    /// The scenario the seed's plan is generated from (standard, smoke, replay, migrate, corpus); a plan file
-    /// carries its own.
-    #[arg(long, default_value = "standard")]
-    pub scenario: String,
+    /// The scenario the seed's plan is generated from (standard, smoke, replay, migrate,
+    /// corpus; default: the store's backend's, `standard` for Redis, `replay` for
+    /// pgvector, `migrate` for redis-then-pgvector); a plan file carries its own.
+    #[arg(long)]
+    pub scenario: Option<String>,
     /// Print the whole plan as JSON before running it.
     #[arg(long)]
     pub print_plan: bool,
@@ -47,7 +48,7 @@ pub struct ShowArgs {
 
 pub fn run(args: Args) -> Result<u8, CliError> {
     let store = args.show.store()?;
-    let scenario = args.show.scenario()?;
+    let scenario = args.show.scenario(&store)?;
     let reproduce = replay_command(args.seed, &scenario, &store, args.show.engine)
         .expect("a built-in store on a named scenario");
     show(Plan::generate(args.seed, &scenario), &args.show, &reproduce)
@@ -59,10 +60,15 @@ impl ShowArgs {
         store_named(&self.store, self.engine)
     }
 
-    /// The scenario `--scenario` names.
-    pub fn scenario(&self) -> Result<ScenarioConfig, CliError> {
-        ScenarioConfig::parse_name(&self.scenario).map_err(CliError::Usage)
+    /// The scenario `--scenario` names, or `store`'s backend's default.
+    pub fn scenario(&self, store: &Store) -> Result<ScenarioConfig, CliError> {
+        scenario_for(self.scenario.as_deref(), store)
     }
+}
+
+/// The scenario `name`s, or `store`'s backend's default when none is named.
+pub fn scenario_for(name: Option<&str>, store: &Store) -> Result<ScenarioConfig, CliError> {
+    ScenarioConfig::parse_or_default(name, store.backend()).map_err(CliError::Usage)
 }
 
 /// A built-in store by name that `engine` can run; an unknown name is a usage error

@@ -2,7 +2,7 @@
 //! violation class, and save it for `amnesia replay --plan`.
 
 use crate::cli::{CliError, EXIT_PASS, EXIT_VIOLATION};
-use amnesia::internal::plan::{Plan, ScenarioConfig};
+use amnesia::internal::plan::Plan;
 use amnesia::internal::runner::shrink::ShrinkError;
 use amnesia::internal::runner::{shrink, text, EngineKind, LogFilter, ShrinkConfig};
 use std::path::PathBuf;
@@ -16,9 +16,10 @@ pub struct Args {
     /// The store under test.
     #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     store: String,
-    /// The scenario the seed's plan is generated from (standard, smoke, replay, migrate, corpus).
-    #[arg(long, default_value = "standard")]
-    scenario: String,
+    /// The scenario the seed's plan is generated from (standard, smoke, replay, migrate, corpus); default:
+    /// the store's backend's: `standard` for Redis, `replay` for pgvector).
+    #[arg(long)]
+    scenario: Option<String>,
     /// Where to save the shrunk plan (default: amnesia-shrunk-STORE-seed-N.json).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
@@ -32,7 +33,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8, CliError> {
     let store = crate::cli::run::store_named(&args.store, args.engine)?;
-    let scenario = ScenarioConfig::parse_name(&args.scenario).map_err(CliError::Usage)?;
+    let scenario = crate::cli::run::scenario_for(args.scenario.as_deref(), &store)?;
     let config = ShrinkConfig {
         engine: args.engine,
         seed_timeout: Duration::from_millis(args.seed_timeout_ms.max(1)),

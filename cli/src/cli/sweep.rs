@@ -3,7 +3,6 @@
 //! `--explore` runs the guided search instead (`amnesia::internal::runner::explore`).
 
 use crate::cli::{CliError, EXIT_NONDETERMINISM, EXIT_PASS, EXIT_VIOLATION};
-use amnesia::internal::plan::ScenarioConfig;
 use amnesia::internal::runner::junit::junit_xml;
 use amnesia::internal::runner::sweep::{jobs_default, SweepEvent, JOBS_MAX};
 use amnesia::internal::runner::{
@@ -29,9 +28,10 @@ pub struct Args {
     /// The store under test.
     #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     store: String,
-    /// The scenario plans are generated from (standard, smoke, replay, migrate, corpus).
-    #[arg(long, default_value = "standard")]
-    scenario: String,
+    /// The scenario plans are generated from (standard, smoke, replay, migrate, corpus); default:
+    /// the store's backend's: `standard` for Redis, `replay` for pgvector).
+    #[arg(long)]
+    scenario: Option<String>,
     /// Write the JSON report (schema: README, "The JSON report") to this file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -134,7 +134,7 @@ fn explore(args: &Args, config: &SweepConfig) -> Result<u8, CliError> {
 /// The sweep the arguments ask for; every bad value is a one-line usage error.
 fn config(args: &Args) -> Result<SweepConfig, CliError> {
     let store = crate::cli::run::store_named(&args.store, args.engine)?;
-    let scenario = ScenarioConfig::parse_name(&args.scenario).map_err(CliError::Usage)?;
+    let scenario = crate::cli::run::scenario_for(args.scenario.as_deref(), &store)?;
     let seeds = SeedRange::parse(&args.seeds).map_err(CliError::Usage)?;
     let shard = args
         .shard
