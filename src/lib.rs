@@ -169,7 +169,7 @@ pub use clock::Clock;
 pub use connect::Connector;
 pub use contract::{
     Backend, Context, Durability, MemoryAudit, MemoryStore, Policy, StoreContext, StoreError,
-    StoreFactory, TtlPolicy, RECOVERY_GRACE_MS_MAX,
+    StoreFactory, SynchronousCommit, TtlPolicy, RECOVERY_GRACE_MS_MAX,
 };
 pub use domain::{
     IndexedEmbedding, Memory, Message, Persistence, Role, SessionKey, Summary, UserKey,

@@ -191,6 +191,7 @@ fn restart(at_ms: u64, persistence: Persistence, kept: Kept) -> Restart {
         at_us: at_ms * MS,
         persistence,
         kept,
+        backend: crate::domain::Backend::Redis,
     }
 }
 
@@ -1466,6 +1467,7 @@ mod generated {
             at_us,
             persistence,
             kept,
+            backend: crate::domain::Backend::Redis,
         }
     }
 

@@ -24,6 +24,31 @@ pub enum Direction {
     ToRedis,
     /// Redis to client: commands are applied but their replies vanish (Unknown outcomes).
     FromRedis,
+    /// Client to PostgreSQL: a PostgreSQL plan's [`Direction::ToRedis`].
+    ToPostgres,
+    /// PostgreSQL to client: a PostgreSQL plan's [`Direction::FromRedis`].
+    FromPostgres,
+}
+
+impl Direction {
+    /// Whether bytes towards the server are affected (both ways, or that way only).
+    pub fn to_server(self) -> bool {
+        !matches!(self, Direction::FromRedis | Direction::FromPostgres)
+    }
+
+    /// Whether bytes from the server are affected (both ways, or that way only).
+    pub fn from_server(self) -> bool {
+        !matches!(self, Direction::ToRedis | Direction::ToPostgres)
+    }
+
+    /// The same direction named for PostgreSQL's server.
+    pub(crate) fn for_postgres(self) -> Direction {
+        match self {
+            Direction::ToRedis => Direction::ToPostgres,
+            Direction::FromRedis => Direction::FromPostgres,
+            other => other,
+        }
+    }
 }
 
 /// An error reply the Redis node answers to one command instead of running it.
@@ -112,6 +137,12 @@ pub enum FaultKind {
         /// The error answered.
         error: ErrorReply,
     },
+    /// A PostgreSQL plan's [`FaultKind::RedisRestart`]: the server crashes and restarts
+    /// when the window ends, recovering what its WAL had flushed (crash recovery).
+    PostgresRestart,
+    /// A PostgreSQL plan's [`FaultKind::RedisPause`]: the postmaster and its backends
+    /// are frozen for the window.
+    PostgresPause,
 }
 
 /// What a fault occupies: faults of one lane never overlap.
@@ -136,7 +167,14 @@ impl FaultKind {
             FaultKind::RedisRestart => FaultClass::RedisRestart,
             FaultKind::RedisPause => FaultClass::RedisPause,
             FaultKind::ErrorReply { .. } => FaultClass::ErrorReply,
+            FaultKind::PostgresRestart => FaultClass::PostgresRestart,
+            FaultKind::PostgresPause => FaultClass::PostgresPause,
         }
+    }
+
+    /// Whether the fault strikes the server itself (a crash or a pause), whichever it is.
+    pub fn is_server_restart(&self) -> bool {
+        matches!(self, FaultKind::RedisRestart | FaultKind::PostgresRestart)
     }
 
     /// The client whose link or host the fault hits, if it hits one.
@@ -148,7 +186,11 @@ impl FaultKind {
             | FaultKind::SilentDrop { client }
             | FaultKind::ClientCrash { client }
             | FaultKind::ClockSkew { client, .. } => Some(*client),
-            FaultKind::RedisRestart | FaultKind::RedisPause | FaultKind::ErrorReply { .. } => None,
+            FaultKind::RedisRestart
+            | FaultKind::RedisPause
+            | FaultKind::ErrorReply { .. }
+            | FaultKind::PostgresRestart
+            | FaultKind::PostgresPause => None,
         }
     }
 
@@ -161,7 +203,11 @@ impl FaultKind {
             | FaultKind::SilentDrop { client }
             | FaultKind::ClientCrash { client }
             | FaultKind::ClockSkew { client, .. } => Some(client),
-            FaultKind::RedisRestart | FaultKind::RedisPause | FaultKind::ErrorReply { .. } => None,
+            FaultKind::RedisRestart
+            | FaultKind::RedisPause
+            | FaultKind::ErrorReply { .. }
+            | FaultKind::PostgresRestart
+            | FaultKind::PostgresPause => None,
         }
     }
 
@@ -221,11 +267,35 @@ pub enum FaultClass {
     ErrorReply,
     /// `silent-drop`: a client's open connections are black-holed for good, unreset.
     SilentDrop,
+    /// `postgres-restart`: PostgreSQL crashes and recovers what its WAL flushed (a
+    /// PostgreSQL plan's `redis-restart`: drawn from its stream, named for the server).
+    PostgresRestart,
+    /// `postgres-pause`: the PostgreSQL server is frozen (a PostgreSQL plan's
+    /// `redis-pause`).
+    PostgresPause,
 }
 
 impl FaultClass {
-    /// Every class, in schedule order.
-    pub const ALL: [FaultClass; 9] = [
+    /// Every class, in summary order: the drawn ones ([`FaultClass::DRAWN`]), then the
+    /// classes a PostgreSQL plan names them by.
+    pub const ALL: [FaultClass; 11] = [
+        FaultClass::Partition,
+        FaultClass::Clog,
+        FaultClass::Reset,
+        FaultClass::ClientCrash,
+        FaultClass::ClockSkew,
+        FaultClass::RedisRestart,
+        FaultClass::RedisPause,
+        FaultClass::ErrorReply,
+        FaultClass::SilentDrop,
+        FaultClass::PostgresRestart,
+        FaultClass::PostgresPause,
+    ];
+
+    /// The classes a seed draws, in schedule order, each from its own stream. A
+    /// PostgreSQL plan renames the server's crash and pause and drops the error replies
+    /// (`Plan::for_backend`), so its draws, and every Redis seed, stay as they were.
+    pub const DRAWN: [FaultClass; 9] = [
         FaultClass::Partition,
         FaultClass::Clog,
         FaultClass::Reset,
@@ -249,6 +319,10 @@ impl FaultClass {
             FaultClass::RedisPause => 7,
             FaultClass::ErrorReply => 8,
             FaultClass::SilentDrop => 9,
+            // Never drawn: a PostgreSQL plan renames the faults stream 6 and 7 drew.
+            FaultClass::PostgresRestart | FaultClass::PostgresPause => {
+                unreachable!("{} is renamed, not drawn", self.name())
+            }
         }
     }
 
@@ -264,6 +338,8 @@ impl FaultClass {
             FaultClass::RedisPause => "redis-pause",
             FaultClass::ErrorReply => "error-reply",
             FaultClass::SilentDrop => "silent-drop",
+            FaultClass::PostgresRestart => "postgres-restart",
+            FaultClass::PostgresPause => "postgres-pause",
         }
     }
 
@@ -293,6 +369,8 @@ impl FaultClass {
             }
             FaultClass::RedisRestart => FaultKind::RedisRestart,
             FaultClass::RedisPause => FaultKind::RedisPause,
+            FaultClass::PostgresRestart => FaultKind::PostgresRestart,
+            FaultClass::PostgresPause => FaultKind::PostgresPause,
             FaultClass::ErrorReply => {
                 let errors = [
                     ErrorReply::Oom,
@@ -513,7 +591,7 @@ pub(crate) fn generate_faults(
     };
     let mut rates = Vec::new();
     let mut faults = Vec::new();
-    for class in FaultClass::ALL {
+    for class in FaultClass::DRAWN {
         let mut rng = stream(
             seed,
             Stream::Fault {

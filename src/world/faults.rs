@@ -59,8 +59,10 @@ async fn run_fault(world: &World, fault: Fault) {
             host.set_clock_offset_ms(0);
             note(format!("clock of client-{client} back in step"));
         }
-        FaultKind::RedisRestart => redis_restart(world, fault.end_ms(), &note).await,
-        FaultKind::RedisPause => {
+        FaultKind::RedisRestart | FaultKind::PostgresRestart => {
+            server_restart(world, fault.end_ms(), &note).await
+        }
+        FaultKind::RedisPause | FaultKind::PostgresPause => {
             world.server.set_paused(true).await;
             note(format!("{} paused for {window}ms", server_name(world)));
             world.clock.sleep_until_ms(fault.end_ms()).await;
@@ -134,16 +136,24 @@ async fn client_crash(world: &World, client: u32, restart_ms: u64, note: &impl F
     }
 }
 
-async fn redis_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
+async fn server_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
     // Only the crash that takes the process down is a restart; an overlapping window
     // keeps it down longer and nothing is applied in between.
     if let Some(restart) = world.server.crash().await {
         let closed: usize = world.links.iter().map(|link| link.reset_all()).sum();
+        let durability = match restart.backend {
+            crate::domain::Backend::Pgvector => {
+                format!("its WAL kept {}", wal_kept_text(restart.kept))
+            }
+            _ => format!(
+                "persistence {:?}, kept {}",
+                restart.persistence,
+                kept_text(restart.kept)
+            ),
+        };
         note(format!(
-            "{} crashed ({closed} connections closed, persistence {:?}, kept {})",
+            "{} crashed ({closed} connections closed, {durability})",
             server_name(world),
-            restart.persistence,
-            kept_text(restart.kept)
         ));
         world.recorder.restart(restart);
     }
@@ -158,6 +168,17 @@ fn server_name(world: &World) -> &'static str {
     match world.server.backend() {
         crate::domain::Backend::Pgvector => "postgres",
         _ => "redis",
+    }
+}
+
+/// What a PostgreSQL crash's recovery replays: the commits its WAL had flushed.
+fn wal_kept_text(kept: Kept) -> String {
+    match kept {
+        Kept::AppliedBefore { before_us, .. } => format!(
+            "the commits before {before_us}us (its last flush): later asynchronous commits are lost"
+        ),
+        Kept::Nothing => "nothing".into(),
+        Kept::Everything => "every commit".into(),
     }
 }
 

@@ -146,6 +146,7 @@ pub fn restart_fact(host: &RedisHost, clock: &WorldClock) -> Restart {
         at_us: clock.now_us(),
         persistence: node.aof.mode(),
         kept,
+        backend: crate::domain::Backend::Redis,
     }
 }
 

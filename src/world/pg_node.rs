@@ -108,8 +108,9 @@ impl ServerNode for PgNode {
         };
         Some(Restart {
             at_us: self.clock.now_us(),
-            persistence: Persistence::AofAlways,
+            persistence: Persistence::None,
             kept,
+            backend: Backend::Pgvector,
         })
     }
 
