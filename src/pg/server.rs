@@ -51,6 +51,9 @@ struct Shared {
     /// Statements parsed before, by their text: a store sends the same few again and again
     /// (tokio-postgres parses each `execute` anew).
     parsed: Mutex<ParseCache>,
+    /// Every connection slot is taken by someone else's clients (a fault window): a new
+    /// connection is refused at startup with 53300.
+    slots_full: std::sync::atomic::AtomicBool,
 }
 
 /// Query strings whose statements the model keeps (others are parsed each time).
@@ -105,6 +108,7 @@ impl PgModel {
                 cancels: Mutex::new(BTreeSet::new()),
                 seed,
                 parsed: Mutex::new(ParseCache::default()),
+                slots_full: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -414,6 +418,24 @@ impl PgModel {
         let now = self.now();
         session.close(&mut self.db(), now);
         self.bump();
+    }
+
+    /// Other clients take (`true`) or give back every connection slot, as when
+    /// `max_connections` is reached by the rest of a fleet.
+    pub(crate) fn set_slots_full(&self, full: bool) {
+        self.shared.slots_full.store(full, Ordering::Relaxed);
+    }
+
+    /// A new connection's slot, after its startup packet: refused with PostgreSQL's
+    /// FATAL 53300 while every slot is taken.
+    pub(crate) fn admit(&self) -> PgResult<()> {
+        match self.shared.slots_full.load(Ordering::Relaxed) {
+            true => Err(PgError::new(
+                crate::pg::error::TOO_MANY_CONNECTIONS,
+                "sorry, too many clients already",
+            )),
+            false => Ok(()),
+        }
     }
 
     /// The WAL writer's round: every commit so far is on disk.

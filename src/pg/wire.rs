@@ -298,7 +298,7 @@ async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
             _ => return None,
         }
     };
-    let settings = match settings {
+    let settings = match settings.and_then(|settings| model.admit().map(|()| settings)) {
         Ok(settings) => settings,
         Err(mut error) => {
             error.fatal = true;

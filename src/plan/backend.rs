@@ -4,7 +4,9 @@
 //! PostgreSQL's (`postgres-restart`, `postgres-pause`, directions `to-postgres` and
 //! `from-postgres`), and it has no Redis error replies (PostgreSQL answers none of them).
 //! A Redis plan, and the Redis-then-pgvector migration's (whose faults strike its Redis
-//! node), keep Redis's names: every Redis seed stays byte for byte what it was.
+//! node), keep Redis's names: every Redis seed stays byte for byte what it was. A
+//! PostgreSQL plan also draws PostgreSQL's own faults (`FaultClass::POSTGRES_DRAWN`: all
+//! connection slots taken, 53300), each from a stream of its own.
 
 use super::faults::{ClassRate, Direction, FaultClass, FaultKind};
 use super::Plan;
@@ -25,9 +27,13 @@ impl Plan {
     /// assert_eq!(redis.clone().for_backend(Backend::Redis), redis);
     /// ```
     pub fn for_backend(mut self, backend: Backend) -> Plan {
+        let drawn = self.backend == Backend::Pgvector;
         self.backend = backend;
         if backend != Backend::Pgvector {
             return self;
+        }
+        if !drawn {
+            self.draw_postgres_faults();
         }
         // PostgreSQL answers no Redis error reply: such a fault could only be skipped.
         self.mix
@@ -43,6 +49,28 @@ impl Plan {
         // keeps, and the store's `synchronous_commit` what it acknowledges.
         self.persistence = Persistence::None;
         self
+    }
+}
+
+impl Plan {
+    /// PostgreSQL's own fault classes, each from its own stream of the seed, merged into
+    /// the mix (in `FaultClass::ALL` order) and the schedule (by time). Once: a plan
+    /// already PostgreSQL's keeps its faults (shrinking removes some).
+    fn draw_postgres_faults(&mut self) {
+        let (rates, faults) = super::faults::generate_classes(
+            &FaultClass::POSTGRES_DRAWN,
+            self.seed,
+            &self.scenario,
+            self.duration_ms,
+        );
+        let room = super::scenario::FAULTS_MAX.saturating_sub(self.faults.len());
+        self.mix.classes.extend(rates);
+        self.mix
+            .classes
+            .sort_by_key(|rate| FaultClass::ALL.iter().position(|c| *c == rate.class));
+        self.faults.extend(faults.into_iter().take(room));
+        // Stable: the seed's faults keep their order among those of one instant.
+        self.faults.sort_by_key(|fault| fault.at_ms);
     }
 }
 
@@ -78,7 +106,9 @@ pub(crate) fn kind_fits(kind: &FaultKind, backend: Backend) -> bool {
         matches!(direction, Direction::ToPostgres | Direction::FromPostgres)
     };
     let names_postgres = match kind {
-        FaultKind::PostgresRestart | FaultKind::PostgresPause => true,
+        FaultKind::PostgresRestart
+        | FaultKind::PostgresPause
+        | FaultKind::PostgresTooManyClients => true,
         FaultKind::Partition { direction, .. } | FaultKind::Clog { direction, .. } => {
             postgres(direction)
         }

@@ -143,6 +143,10 @@ pub enum FaultKind {
     /// A PostgreSQL plan's [`FaultKind::RedisPause`]: the postmaster and its backends
     /// are frozen for the window.
     PostgresPause,
+    /// Every connection slot of PostgreSQL (`max_connections`) is taken by the rest of the
+    /// fleet for the window: a new connection is refused at startup with FATAL 53300
+    /// (`sorry, too many clients already`); open ones go on.
+    PostgresTooManyClients,
 }
 
 /// What a fault occupies: faults of one lane never overlap.
@@ -169,6 +173,7 @@ impl FaultKind {
             FaultKind::ErrorReply { .. } => FaultClass::ErrorReply,
             FaultKind::PostgresRestart => FaultClass::PostgresRestart,
             FaultKind::PostgresPause => FaultClass::PostgresPause,
+            FaultKind::PostgresTooManyClients => FaultClass::PostgresTooManyClients,
         }
     }
 
@@ -190,7 +195,8 @@ impl FaultKind {
             | FaultKind::RedisPause
             | FaultKind::ErrorReply { .. }
             | FaultKind::PostgresRestart
-            | FaultKind::PostgresPause => None,
+            | FaultKind::PostgresPause
+            | FaultKind::PostgresTooManyClients => None,
         }
     }
 
@@ -207,7 +213,8 @@ impl FaultKind {
             | FaultKind::RedisPause
             | FaultKind::ErrorReply { .. }
             | FaultKind::PostgresRestart
-            | FaultKind::PostgresPause => None,
+            | FaultKind::PostgresPause
+            | FaultKind::PostgresTooManyClients => None,
         }
     }
 
@@ -273,12 +280,15 @@ pub enum FaultClass {
     /// `postgres-pause`: the PostgreSQL server is frozen (a PostgreSQL plan's
     /// `redis-pause`).
     PostgresPause,
+    /// `postgres-too-many-clients`: new connections are refused with 53300 (drawn for
+    /// PostgreSQL plans only, from its own stream).
+    PostgresTooManyClients,
 }
 
 impl FaultClass {
     /// Every class, in summary order: the drawn ones ([`FaultClass::DRAWN`]), then the
     /// classes a PostgreSQL plan names them by.
-    pub const ALL: [FaultClass; 11] = [
+    pub const ALL: [FaultClass; 12] = [
         FaultClass::Partition,
         FaultClass::Clog,
         FaultClass::Reset,
@@ -290,7 +300,12 @@ impl FaultClass {
         FaultClass::SilentDrop,
         FaultClass::PostgresRestart,
         FaultClass::PostgresPause,
+        FaultClass::PostgresTooManyClients,
     ];
+
+    /// The classes only a PostgreSQL plan draws, each from its own stream, after the
+    /// seed's [`FaultClass::DRAWN`] (`Plan::for_backend`).
+    pub const POSTGRES_DRAWN: [FaultClass; 1] = [FaultClass::PostgresTooManyClients];
 
     /// The classes a seed draws, in schedule order, each from its own stream. A
     /// PostgreSQL plan renames the server's crash and pause and drops the error replies
@@ -319,6 +334,7 @@ impl FaultClass {
             FaultClass::RedisPause => 7,
             FaultClass::ErrorReply => 8,
             FaultClass::SilentDrop => 9,
+            FaultClass::PostgresTooManyClients => 10,
             // Never drawn: a PostgreSQL plan renames the faults stream 6 and 7 drew.
             FaultClass::PostgresRestart | FaultClass::PostgresPause => {
                 unreachable!("{} is renamed, not drawn", self.name())
@@ -340,6 +356,7 @@ impl FaultClass {
             FaultClass::SilentDrop => "silent-drop",
             FaultClass::PostgresRestart => "postgres-restart",
             FaultClass::PostgresPause => "postgres-pause",
+            FaultClass::PostgresTooManyClients => "postgres-too-many-clients",
         }
     }
 
@@ -371,6 +388,7 @@ impl FaultClass {
             FaultClass::RedisPause => FaultKind::RedisPause,
             FaultClass::PostgresRestart => FaultKind::PostgresRestart,
             FaultClass::PostgresPause => FaultKind::PostgresPause,
+            FaultClass::PostgresTooManyClients => FaultKind::PostgresTooManyClients,
             FaultClass::ErrorReply => {
                 let errors = [
                     ErrorReply::Oom,
@@ -586,12 +604,22 @@ pub(crate) fn generate_faults(
     scenario: &ScenarioConfig,
     duration_ms: u64,
 ) -> (Vec<ClassRate>, Vec<Fault>) {
+    generate_classes(&FaultClass::DRAWN, seed, scenario, duration_ms)
+}
+
+/// [`generate_faults`] of `classes` only, each from its own stream.
+pub(crate) fn generate_classes(
+    classes: &[FaultClass],
+    seed: u64,
+    scenario: &ScenarioConfig,
+    duration_ms: u64,
+) -> (Vec<ClassRate>, Vec<Fault>) {
     let context = FaultContext {
         clients: scenario.clients,
     };
     let mut rates = Vec::new();
     let mut faults = Vec::new();
-    for class in FaultClass::DRAWN {
+    for &class in classes {
         let mut rng = stream(
             seed,
             Stream::Fault {
@@ -606,30 +634,7 @@ pub(crate) fn generate_faults(
             per_minute: rng.random_range(PER_MINUTE_MIN..=PER_MINUTE_MAX),
             duration_ms_max: between(&mut rng, FAULT_DURATION_MS_MIN, FAULT_DURATION_MS_MAX),
         };
-        let gap_mean_ms = 60_000 / u64::from(rate.per_minute);
-        // Per lane: when its current window heals.
-        let mut busy_until_ms: std::collections::BTreeMap<Lane, u64> =
-            std::collections::BTreeMap::new();
-        let mut at_ms = 0;
-        loop {
-            at_ms += 1 + exponential(&mut rng, gap_mean_ms, duration_ms);
-            if at_ms >= duration_ms || faults.len() >= FAULTS_MAX {
-                break;
-            }
-            let window_ms = between(&mut rng, FAULT_DURATION_MS_MIN, rate.duration_ms_max)
-                .min(duration_ms - at_ms);
-            let kind = class.generate(&mut rng, &context);
-            let until_ms = busy_until_ms.entry(kind.lane()).or_insert(0);
-            if *until_ms > at_ms {
-                continue;
-            }
-            *until_ms = at_ms + window_ms;
-            faults.push(Fault {
-                at_ms,
-                duration_ms: window_ms,
-                kind,
-            });
-        }
+        schedule(&mut rng, &rate, &context, duration_ms, &mut faults);
         rates.push(rate);
     }
     // Stable: faults at the same instant keep class order.
@@ -638,6 +643,40 @@ pub(crate) fn generate_faults(
         assert!(fault.duration_ms > 0 && fault.end_ms() <= duration_ms);
     }
     (rates, faults)
+}
+
+/// One class's windows over the busy phase, at `rate`, none overlapping on a lane.
+fn schedule(
+    rng: &mut impl Rng,
+    rate: &ClassRate,
+    context: &FaultContext,
+    duration_ms: u64,
+    faults: &mut Vec<Fault>,
+) {
+    let gap_mean_ms = 60_000 / u64::from(rate.per_minute);
+    // Per lane: when its current window heals.
+    let mut busy_until_ms: std::collections::BTreeMap<Lane, u64> =
+        std::collections::BTreeMap::new();
+    let mut at_ms = 0;
+    loop {
+        at_ms += 1 + exponential(rng, gap_mean_ms, duration_ms);
+        if at_ms >= duration_ms || faults.len() >= FAULTS_MAX {
+            break;
+        }
+        let window_ms =
+            between(rng, FAULT_DURATION_MS_MIN, rate.duration_ms_max).min(duration_ms - at_ms);
+        let kind = rate.class.generate(rng, context);
+        let until_ms = busy_until_ms.entry(kind.lane()).or_insert(0);
+        if *until_ms > at_ms {
+            continue;
+        }
+        *until_ms = at_ms + window_ms;
+        faults.push(Fault {
+            at_ms,
+            duration_ms: window_ms,
+            kind,
+        });
+    }
 }
 
 /// The Redis node's persistence model: one of the three, uniformly, under swarm; none

@@ -70,6 +70,7 @@ async fn run_fault(world: &World, fault: Fault) {
             note(format!("{} resumed", server_name(world)));
         }
         FaultKind::ErrorReply { error } => error_reply(world, error, &note).await,
+        FaultKind::PostgresTooManyClients => too_many_clients(world, &fault, &note).await,
     }
 }
 
@@ -121,6 +122,23 @@ async fn error_reply(world: &World, error: ErrorReply, note: &impl Fn(String)) {
     if world.server.withdraw_error() {
         note("an error reply no command met is withdrawn: the quiet period is fault-free".into());
     }
+}
+
+/// Every connection slot taken for the fault's window: a new connection is refused at
+/// startup with FATAL 53300; open connections go on.
+async fn too_many_clients(world: &World, fault: &Fault, note: &impl Fn(String)) {
+    if !world.server.set_slots_full(true) {
+        note("too many clients not reproduced here: skipped".into());
+        return;
+    }
+    note(format!(
+        "postgres connection slots all taken for {}ms: new connections are refused \
+         (FATAL 53300 sorry, too many clients already)",
+        fault.duration_ms
+    ));
+    world.clock.sleep_until_ms(fault.end_ms()).await;
+    world.server.set_slots_full(false);
+    note("postgres connection slots free again".into());
 }
 
 async fn client_crash(world: &World, client: u32, restart_ms: u64, note: &impl Fn(String)) {

@@ -66,6 +66,13 @@ pub trait ServerNode: Send + Sync {
 
     /// Drop an injected error no command has met yet; true when there was one.
     fn withdraw_error(&self) -> bool;
+
+    /// Every connection slot taken (`true`) or given back: new connections are refused
+    /// at startup (PostgreSQL's 53300). False where this cannot be done (Redis, a real
+    /// server).
+    fn set_slots_full(&self, _full: bool) -> bool {
+        false
+    }
 }
 
 /// The simulator's node: the Redis model on a host of tasks, reached through the

@@ -139,6 +139,11 @@ impl ServerNode for PgNode {
     fn withdraw_error(&self) -> bool {
         false
     }
+
+    fn set_slots_full(&self, full: bool) -> bool {
+        self.host.model.set_slots_full(full);
+        true
+    }
 }
 
 /// Dials the PostgreSQL model from one client process; refuses once that process died.
