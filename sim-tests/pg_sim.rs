@@ -329,6 +329,15 @@ fn a_users_own_pgvector_store_runs_through_the_builder() {
 /// message across a PostgreSQL crash (first at seed 7; 13 of 0..100 seeds `lost`).
 const ASYNC_COMMIT_SEEDS: u64 = 10;
 
+/// The (start, length) of `plan`'s fault windows but those of the class `left_out`.
+fn windows_but(plan: &Plan, left_out: &str) -> Vec<(u64, u64)> {
+    plan.faults
+        .iter()
+        .filter(|f| f.kind.class().name() != left_out)
+        .map(|f| (f.at_ms, f.duration_ms))
+        .collect()
+}
+
 /// A pgvector plan is the seed's plan with its server's faults named as PostgreSQL's: the
 /// same windows at the same times, the crash and pause `postgres-restart` and
 /// `postgres-pause`, no Redis error reply, and PostgreSQL's own faults besides (all
@@ -346,19 +355,9 @@ fn a_pgvector_plan_names_postgresql_faults_and_draws_no_redis_error_reply() {
             !vocabulary.contains("redis") && !vocabulary.contains("error-reply"),
             "seed {seed}: {vocabulary}"
         );
-        let kept: Vec<_> = redis
-            .faults
-            .iter()
-            .filter(|f| f.kind.class().name() != "error-reply")
-            .map(|f| (f.at_ms, f.duration_ms))
-            .collect();
+        let kept = windows_but(&redis, "error-reply");
         // PostgreSQL's own faults are drawn besides, from streams of their own.
-        let times: Vec<_> = postgres
-            .faults
-            .iter()
-            .filter(|f| f.kind.class().name() != "postgres-too-many-clients")
-            .map(|f| (f.at_ms, f.duration_ms))
-            .collect();
+        let times = windows_but(&postgres, "postgres-too-many-clients");
         assert_eq!(kept, times, "seed {seed}: the same windows");
         renamed += postgres
             .faults

@@ -177,11 +177,6 @@ impl FaultKind {
         }
     }
 
-    /// Whether the fault strikes the server itself (a crash or a pause), whichever it is.
-    pub fn is_server_restart(&self) -> bool {
-        matches!(self, FaultKind::RedisRestart | FaultKind::PostgresRestart)
-    }
-
     /// The client whose link or host the fault hits, if it hits one.
     pub fn client(&self) -> Option<u32> {
         match self {
@@ -209,12 +204,8 @@ impl FaultKind {
             | FaultKind::SilentDrop { client }
             | FaultKind::ClientCrash { client }
             | FaultKind::ClockSkew { client, .. } => Some(client),
-            FaultKind::RedisRestart
-            | FaultKind::RedisPause
-            | FaultKind::ErrorReply { .. }
-            | FaultKind::PostgresRestart
-            | FaultKind::PostgresPause
-            | FaultKind::PostgresTooManyClients => None,
+            // The server's faults ([`FaultKind::client`] names them all): no client.
+            _ => None,
         }
     }
 
@@ -288,20 +279,18 @@ pub enum FaultClass {
 impl FaultClass {
     /// Every class, in summary order: the drawn ones ([`FaultClass::DRAWN`]), then the
     /// classes a PostgreSQL plan names them by.
-    pub const ALL: [FaultClass; 12] = [
-        FaultClass::Partition,
-        FaultClass::Clog,
-        FaultClass::Reset,
-        FaultClass::ClientCrash,
-        FaultClass::ClockSkew,
-        FaultClass::RedisRestart,
-        FaultClass::RedisPause,
-        FaultClass::ErrorReply,
-        FaultClass::SilentDrop,
-        FaultClass::PostgresRestart,
-        FaultClass::PostgresPause,
-        FaultClass::PostgresTooManyClients,
-    ];
+    pub const ALL: [FaultClass; 12] = {
+        let mut all = [FaultClass::PostgresRestart; 12];
+        let mut i = 0;
+        while i < FaultClass::DRAWN.len() {
+            all[i] = FaultClass::DRAWN[i];
+            i += 1;
+        }
+        all[9] = FaultClass::PostgresRestart;
+        all[10] = FaultClass::PostgresPause;
+        all[11] = FaultClass::PostgresTooManyClients;
+        all
+    };
 
     /// The classes only a PostgreSQL plan draws, each from its own stream, after the
     /// seed's [`FaultClass::DRAWN`] (`Plan::for_backend`).
