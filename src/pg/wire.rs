@@ -70,12 +70,18 @@ struct Connection {
     skipping: bool,
 }
 
-/// Serve one client connection until it terminates or the stream ends.
-pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgModel, mut stream: S) {
+/// Serve one client connection until it terminates or the stream ends; `owner`: the
+/// world's client it serves, whose backends a fault may terminate.
+pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(
+    model: PgModel,
+    mut stream: S,
+    owner: Option<u32>,
+) {
     let mut input = BytesMut::new();
     let Some((backend, settings)) = startup(&model, &mut stream, &mut input).await else {
         return;
     };
+    let signal = owner.map(|owner| model.own(backend, owner));
     let mut connection = Connection::new(model, backend);
     connection.session.settings = settings;
     let mut context = DecodeContext::new(ProtocolVersion::PROTOCOL3_0);
@@ -93,7 +99,10 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
                 .duration_ms("idle_in_transaction_session_timeout"),
             _ => 0,
         };
-        let read = read_checked(&mut stream, &mut input, &context);
+        let read = terminable(
+            read_checked(&mut stream, &mut input, &context),
+            signal.clone(),
+        );
         let message = match idle_ms {
             0 => read.await,
             // PostgreSQL ends a session left idle in a transaction that long (in the
@@ -114,6 +123,16 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
         };
         let message = match message {
             None => break,
+            Some(Inbound::Terminated) => {
+                let mut error = PgError::new(
+                    ADMIN_SHUTDOWN,
+                    "terminating connection due to administrator command",
+                );
+                error.fatal = true;
+                connection.error(error);
+                let _ = stream.write_all(&connection.out.split()).await;
+                break;
+            }
             Some(Inbound::Message(message)) => message,
             Some(Inbound::Refused(kind, error)) => {
                 ready_sent = connection.refused(kind, error);
@@ -141,10 +160,29 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
         }
     }
     connection.model.close_session(&mut connection.session);
+    connection.model.disown(backend);
+}
+
+/// `read`, unless the backend is terminated first (checked before each message, so a
+/// statement under way ends first).
+async fn terminable(
+    read: impl std::future::Future<Output = Option<Inbound>>,
+    signal: Option<Arc<tokio::sync::Notify>>,
+) -> Option<Inbound> {
+    let Some(signal) = signal else {
+        return read.await;
+    };
+    tokio::select! {
+        biased;
+        () = signal.notified() => Some(Inbound::Terminated),
+        inbound = read => inbound,
+    }
 }
 
 /// A message read, or one refused for the text it carries.
 enum Inbound {
+    /// The backend was terminated (`pg_terminate_backend`): FATAL 57P01, then close.
+    Terminated,
     Message(PgWireFrontendMessage),
     /// A `Query` (`b'Q'`) or `Parse` (`b'P'`) whose text is not valid in the server
     /// encoding, with its error: never decoded (pgwire would replace the bytes).
@@ -763,7 +801,16 @@ impl PgModel {
     where
         S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send,
     {
-        serve(self, stream).await
+        serve(self, stream, None).await
+    }
+
+    /// [`PgModel::serve_connection`] for the world's client `owner`, whose backends a
+    /// fault may terminate ([`PgModel::terminate_owner`]).
+    pub(crate) async fn serve_connection_of<S>(self, stream: S, owner: u32)
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send,
+    {
+        serve(self, stream, Some(owner)).await
     }
 }
 
@@ -864,7 +911,7 @@ mod tests {
         let reply = runtime.block_on(async {
             use tokio::io::AsyncReadExt;
             let (mut client, server) = tokio::io::duplex(1 << 16);
-            tokio::spawn(serve(model.clone(), server));
+            tokio::spawn(serve(model.clone(), server, None));
             let mut out = Vec::new();
             let mut startup = Vec::new();
             startup.extend_from_slice(&196_608_i32.to_be_bytes());

@@ -6,7 +6,8 @@
 //! A Redis plan, and the Redis-then-pgvector migration's (whose faults strike its Redis
 //! node), keep Redis's names: every Redis seed stays byte for byte what it was. A
 //! PostgreSQL plan also draws PostgreSQL's own faults (`FaultClass::POSTGRES_DRAWN`: all
-//! connection slots taken, 53300), each from a stream of its own.
+//! connection slots taken, 53300; a client's backends terminated, 57P01), each from a
+//! stream of its own.
 
 use super::faults::{ClassRate, Direction, FaultClass, FaultKind};
 use super::Plan;
@@ -108,7 +109,8 @@ pub(crate) fn kind_fits(kind: &FaultKind, backend: Backend) -> bool {
     let names_postgres = match kind {
         FaultKind::PostgresRestart
         | FaultKind::PostgresPause
-        | FaultKind::PostgresTooManyClients => true,
+        | FaultKind::PostgresTooManyClients
+        | FaultKind::PostgresTerminateBackend { .. } => true,
         FaultKind::Partition { direction, .. } | FaultKind::Clog { direction, .. } => {
             postgres(direction)
         }

@@ -79,7 +79,8 @@ impl ErrorReply {
     }
 }
 
-/// What goes wrong during a fault window. Instant faults (`reset`, `silent-drop`, `error-reply`) happen
+/// What goes wrong during a fault window. Instant faults (`reset`, `silent-drop`,
+/// `error-reply`, `postgres-terminate-backend`) happen
 /// at `at_ms`; their window only keeps other faults of the same lane away.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -147,6 +148,13 @@ pub enum FaultKind {
     /// fleet for the window: a new connection is refused at startup with FATAL 53300
     /// (`sorry, too many clients already`); open ones go on.
     PostgresTooManyClients,
+    /// `pg_terminate_backend` of every backend serving `client` at `at_ms` (an
+    /// administrator, a connection reaper): each ends with FATAL 57P01 before it reads
+    /// its next message, its open transaction rolled back.
+    PostgresTerminateBackend {
+        /// The client whose backends are terminated.
+        client: u32,
+    },
 }
 
 /// What a fault occupies: faults of one lane never overlap.
@@ -174,6 +182,7 @@ impl FaultKind {
             FaultKind::PostgresRestart => FaultClass::PostgresRestart,
             FaultKind::PostgresPause => FaultClass::PostgresPause,
             FaultKind::PostgresTooManyClients => FaultClass::PostgresTooManyClients,
+            FaultKind::PostgresTerminateBackend { .. } => FaultClass::PostgresTerminateBackend,
         }
     }
 
@@ -185,7 +194,8 @@ impl FaultKind {
             | FaultKind::Reset { client }
             | FaultKind::SilentDrop { client }
             | FaultKind::ClientCrash { client }
-            | FaultKind::ClockSkew { client, .. } => Some(*client),
+            | FaultKind::ClockSkew { client, .. }
+            | FaultKind::PostgresTerminateBackend { client } => Some(*client),
             FaultKind::RedisRestart
             | FaultKind::RedisPause
             | FaultKind::ErrorReply { .. }
@@ -203,7 +213,8 @@ impl FaultKind {
             | FaultKind::Reset { client }
             | FaultKind::SilentDrop { client }
             | FaultKind::ClientCrash { client }
-            | FaultKind::ClockSkew { client, .. } => Some(client),
+            | FaultKind::ClockSkew { client, .. }
+            | FaultKind::PostgresTerminateBackend { client } => Some(client),
             // The server's faults ([`FaultKind::client`] names them all): no client.
             _ => None,
         }
@@ -274,13 +285,16 @@ pub enum FaultClass {
     /// `postgres-too-many-clients`: new connections are refused with 53300 (drawn for
     /// PostgreSQL plans only, from its own stream).
     PostgresTooManyClients,
+    /// `postgres-terminate-backend`: a client's backends are terminated (57P01; drawn for
+    /// PostgreSQL plans only, from its own stream).
+    PostgresTerminateBackend,
 }
 
 impl FaultClass {
     /// Every class, in summary order: the drawn ones ([`FaultClass::DRAWN`]), then the
     /// classes a PostgreSQL plan names them by.
-    pub const ALL: [FaultClass; 12] = {
-        let mut all = [FaultClass::PostgresRestart; 12];
+    pub const ALL: [FaultClass; 13] = {
+        let mut all = [FaultClass::PostgresRestart; 13];
         let mut i = 0;
         while i < FaultClass::DRAWN.len() {
             all[i] = FaultClass::DRAWN[i];
@@ -289,12 +303,16 @@ impl FaultClass {
         all[9] = FaultClass::PostgresRestart;
         all[10] = FaultClass::PostgresPause;
         all[11] = FaultClass::PostgresTooManyClients;
+        all[12] = FaultClass::PostgresTerminateBackend;
         all
     };
 
     /// The classes only a PostgreSQL plan draws, each from its own stream, after the
     /// seed's [`FaultClass::DRAWN`] (`Plan::for_backend`).
-    pub const POSTGRES_DRAWN: [FaultClass; 1] = [FaultClass::PostgresTooManyClients];
+    pub const POSTGRES_DRAWN: [FaultClass; 2] = [
+        FaultClass::PostgresTooManyClients,
+        FaultClass::PostgresTerminateBackend,
+    ];
 
     /// The classes a seed draws, in schedule order, each from its own stream. A
     /// PostgreSQL plan renames the server's crash and pause and drops the error replies
@@ -324,6 +342,7 @@ impl FaultClass {
             FaultClass::ErrorReply => 8,
             FaultClass::SilentDrop => 9,
             FaultClass::PostgresTooManyClients => 10,
+            FaultClass::PostgresTerminateBackend => 11,
             // Never drawn: a PostgreSQL plan renames the faults stream 6 and 7 drew.
             FaultClass::PostgresRestart | FaultClass::PostgresPause => {
                 unreachable!("{} is renamed, not drawn", self.name())
@@ -346,6 +365,7 @@ impl FaultClass {
             FaultClass::PostgresRestart => "postgres-restart",
             FaultClass::PostgresPause => "postgres-pause",
             FaultClass::PostgresTooManyClients => "postgres-too-many-clients",
+            FaultClass::PostgresTerminateBackend => "postgres-terminate-backend",
         }
     }
 
@@ -378,6 +398,7 @@ impl FaultClass {
             FaultClass::PostgresRestart => FaultKind::PostgresRestart,
             FaultClass::PostgresPause => FaultKind::PostgresPause,
             FaultClass::PostgresTooManyClients => FaultKind::PostgresTooManyClients,
+            FaultClass::PostgresTerminateBackend => FaultKind::PostgresTerminateBackend { client },
             FaultClass::ErrorReply => {
                 let errors = [
                     ErrorReply::Oom,

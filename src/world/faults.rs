@@ -71,6 +71,15 @@ async fn run_fault(world: &World, fault: Fault) {
         }
         FaultKind::ErrorReply { error } => error_reply(world, error, &note).await,
         FaultKind::PostgresTooManyClients => too_many_clients(world, &fault, &note).await,
+        FaultKind::PostgresTerminateBackend { client } => {
+            match world.server.terminate_backends(client) {
+                Some(backends) => note(format!(
+                    "pg_terminate_backend of client-{client}'s {backends} backends: \
+                     FATAL 57P01 before their next message"
+                )),
+                None => note("backend termination not reproduced here: skipped".into()),
+            }
+        }
     }
 }
 

@@ -73,6 +73,12 @@ pub trait ServerNode: Send + Sync {
     fn set_slots_full(&self, _full: bool) -> bool {
         false
     }
+
+    /// `pg_terminate_backend` of every backend serving `client`: how many; `None` where
+    /// this cannot be done (Redis, a real server).
+    fn terminate_backends(&self, _client: u32) -> Option<usize> {
+        None
+    }
 }
 
 /// The simulator's node: the Redis model on a host of tasks, reached through the

@@ -144,6 +144,10 @@ impl ServerNode for PgNode {
         self.host.model.set_slots_full(full);
         true
     }
+
+    fn terminate_backends(&self, client: u32) -> Option<usize> {
+        Some(self.host.model.terminate_owner(client))
+    }
 }
 
 /// Dials the PostgreSQL model from one client process; refuses once that process died.
@@ -165,12 +169,17 @@ impl Dialer for PgDialer {
                     "postgres is down",
                 ));
             }
+            let client = self.from.link.client;
             let (client_end, server_end) =
                 self.from
                     .link
                     .open_postgres(&self.clock, &self.trace, self.seed);
-            self.host
-                .spawn(self.host.model.clone().serve_connection(server_end));
+            self.host.spawn(
+                self.host
+                    .model
+                    .clone()
+                    .serve_connection_of(server_end, client),
+            );
             Ok(Box::new(client_end) as BoxStream)
         })
     }
