@@ -485,6 +485,8 @@ impl PgModel {
             table.heap.clear_locks();
         }
         db.prune();
+        // The backends died with their tasks, before they could disown themselves.
+        self.shared.owned.lock().expect("never poisoned").clear();
         lost
     }
 
