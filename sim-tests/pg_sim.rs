@@ -326,7 +326,7 @@ fn a_users_own_pgvector_store_runs_through_the_builder() {
 
 /// Seeds (from 0) of the `replay` scenario within which a store that runs
 /// `synchronous_commit = off` while declaring synchronous commits loses an acknowledged
-/// message across a PostgreSQL crash (first at seed 7; 13 of 0..100 seeds `lost`).
+/// message across a PostgreSQL crash (first at seed 7; 12 of 0..100 seeds `lost`).
 const ASYNC_COMMIT_SEEDS: u64 = 10;
 
 /// The (start, length) of `plan`'s fault windows but those of the classes `left_out`.
