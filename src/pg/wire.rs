@@ -109,25 +109,16 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(
             // engine's time: virtual in a simulation), its locks released.
             ms => match tokio::time::timeout(std::time::Duration::from_millis(ms), read).await {
                 Ok(message) => message,
-                Err(_) => {
-                    let mut error = PgError::new(
-                        IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
-                        "terminating connection due to idle-in-transaction timeout",
-                    );
-                    error.fatal = true;
-                    connection.error(error);
-                    let _ = stream.write_all(&connection.out.split()).await;
-                    break;
-                }
+                Err(_) => Some(Inbound::Fatal(
+                    IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
+                    "terminating connection due to idle-in-transaction timeout",
+                )),
             },
         };
         let message = match message {
             None => break,
-            Some(Inbound::Terminated) => {
-                let mut error = PgError::new(
-                    ADMIN_SHUTDOWN,
-                    "terminating connection due to administrator command",
-                );
+            Some(Inbound::Fatal(code, text)) => {
+                let mut error = PgError::new(code, text);
                 error.fatal = true;
                 connection.error(error);
                 let _ = stream.write_all(&connection.out.split()).await;
@@ -174,15 +165,19 @@ async fn terminable(
     };
     tokio::select! {
         biased;
-        () = signal.notified() => Some(Inbound::Terminated),
+        () = signal.notified() => Some(Inbound::Fatal(
+            ADMIN_SHUTDOWN,
+            "terminating connection due to administrator command",
+        )),
         inbound = read => inbound,
     }
 }
 
 /// A message read, or one refused for the text it carries.
 enum Inbound {
-    /// The backend was terminated (`pg_terminate_backend`): FATAL 57P01, then close.
-    Terminated,
+    /// The session ends with this FATAL error (code, message), then closes: the backend
+    /// was terminated (57P01), or sat idle in a transaction too long (25P03).
+    Fatal(&'static str, &'static str),
     Message(PgWireFrontendMessage),
     /// A `Query` (`b'Q'`) or `Parse` (`b'P'`) whose text is not valid in the server
     /// encoding, with its error: never decoded (pgwire would replace the bytes).
