@@ -5,7 +5,7 @@
 //! over thousands of seeds with the binary; the real tier (`real-tests/pgvector.rs`)
 //! confirms the same seeds against a real server.
 
-use amnesia::internal::plan::{Plan, ScenarioConfig};
+use amnesia::internal::plan::{FaultClass, Plan, ScenarioConfig};
 use amnesia::internal::runner::shrink::{shrink, ShrinkConfig};
 use amnesia::internal::runner::{run_seed, EngineKind, RunReport};
 use amnesia::{Backend, Store, ViolationClass};
@@ -422,7 +422,7 @@ impl amnesia::MemoryStore for SpawnedCommits {
             keep_first: false,
             summarizes: false,
             ttl: amnesia::TtlPolicy::None,
-            durability: amnesia::Durability::AsRedis,
+            durability: amnesia::Durability::Postgres(amnesia::SynchronousCommit::On),
             appends_idempotent: true,
             recovery_grace_ms: 0,
         }
@@ -465,4 +465,112 @@ fn a_pg_context_store_on_redis_is_an_error_not_a_panic() {
         .results
         .iter()
         .all(|r| r.status != amnesia::sweep::SeedStatus::Panic));
+
+/// Seeds (from 0) of the `replay` scenario within which a store that runs
+/// `synchronous_commit = off` while declaring synchronous commits loses an acknowledged
+/// message across a PostgreSQL crash (first at seed 7; 12 of 0..100 seeds `lost`).
+const ASYNC_COMMIT_SEEDS: u64 = 10;
+
+/// The (start, length) of `plan`'s fault windows but those of the classes `left_out`.
+fn windows_but(plan: &Plan, left_out: &[FaultClass]) -> Vec<(u64, u64)> {
+    plan.faults
+        .iter()
+        .filter(|f| !left_out.contains(&f.kind.class()))
+        .map(|f| (f.at_ms, f.duration_ms))
+        .collect()
+}
+
+/// A pgvector plan is the seed's plan with its server's faults named as PostgreSQL's: the
+/// same windows at the same times, the crash and pause `postgres-restart` and
+/// `postgres-pause`, no Redis error reply, and PostgreSQL's own faults besides (all
+/// connection slots taken, a client's backends terminated) in some seeds, not all; the
+/// Redis plan of the seed is untouched.
+#[test]
+fn a_pgvector_plan_names_postgresql_faults_and_draws_no_redis_error_reply() {
+    let (mut renamed, mut dropped) = (0, 0);
+    for seed in 0..200 {
+        let redis = Plan::generate(seed, &ScenarioConfig::replay());
+        assert_eq!(redis.clone().for_backend(Backend::Redis), redis);
+        let postgres = redis.clone().for_backend(Backend::Pgvector);
+        assert_eq!(postgres.clone().for_backend(Backend::Pgvector), postgres);
+        let vocabulary = serde_json::to_string(&(&postgres.mix, &postgres.faults)).unwrap();
+        assert!(
+            !vocabulary.contains("redis") && !vocabulary.contains("error-reply"),
+            "seed {seed}: {vocabulary}"
+        );
+        let kept = windows_but(&redis, &[FaultClass::ErrorReply]);
+        // PostgreSQL's own faults are drawn besides, from streams of their own.
+        let times = windows_but(&postgres, &FaultClass::POSTGRES_DRAWN);
+        assert_eq!(kept, times, "seed {seed}: the same windows");
+        renamed += postgres
+            .faults
+            .iter()
+            .filter(|f| f.kind.class().name().starts_with("postgres-"))
+            .count();
+        dropped += redis.faults.len() - times.len();
+        let summary = postgres.summary();
+        let head: String = summary
+            .lines()
+            .filter(|l| !l.starts_with("traffic"))
+            .collect();
+        assert!(!head.contains("redis"), "seed {seed}: {summary}");
+    }
+    assert!(
+        renamed > 0 && dropped > 0,
+        "{renamed} renamed, {dropped} dropped"
+    );
+    for class in FaultClass::POSTGRES_DRAWN {
+        let with = (0..200)
+            .map(|seed| {
+                Plan::generate(seed, &ScenarioConfig::replay()).for_backend(Backend::Pgvector)
+            })
+            .filter(|plan| plan.faults.iter().any(|f| f.kind.class() == class))
+            .count();
+        assert!(
+            (1..200).contains(&with),
+            "{}: {with} of 200 seeds",
+            class.name()
+        );
+    }
+}
+
+/// A PostgreSQL crash's timeline line says what its WAL kept, and nothing the schedule
+/// or the network logs names Redis.
+#[test]
+fn a_pgvector_run_names_postgresql_in_its_timeline() {
+    let report = (0..40)
+        .map(|seed| run("pgvector-reference", seed, &ScenarioConfig::replay()))
+        .find(|r| !r.history.restarts.is_empty())
+        .expect("a PostgreSQL crash in 40 replay seeds");
+    let events = report.trace.text_events();
+    let faults: Vec<_> = events.iter().filter(|e| e.host == "faults").collect();
+    assert!(faults
+        .iter()
+        .any(|e| e.text.contains("postgres crashed") && e.text.contains("its WAL kept")));
+    for event in faults {
+        assert!(!event.text.contains("redis"), "{}", event.text);
+    }
+    assert!(report
+        .history
+        .restarts
+        .iter()
+        .all(|r| r.backend == Backend::Pgvector));
+}
+
+/// A store whose sessions commit asynchronously while its policy declares synchronous
+/// commits loses an acknowledged message across a PostgreSQL crash: `lost`, within
+/// [`ASYNC_COMMIT_SEEDS`], and the seed replays.
+#[test]
+fn a_store_committing_asynchronously_while_declaring_durability_is_caught() {
+    let name = "pgvector-async-commit";
+    let class = class_of(name);
+    let caught = (0..ASYNC_COMMIT_SEEDS)
+        .map(|seed| run(name, seed, &ScenarioConfig::replay()))
+        .find(|r| !r.verdict.is_pass())
+        .unwrap_or_else(|| panic!("{name}: not caught in seeds 0..{ASYNC_COMMIT_SEEDS}"));
+    let classes = caught.verdict.classes();
+    assert!(classes.contains(&class), "{name}: {classes:?}");
+    assert!(!caught.history.restarts.is_empty(), "lost across a crash");
+    let again = run(name, caught.plan.seed, &ScenarioConfig::replay());
+    assert_eq!(again.trace.hash(), caught.trace.hash());
 }

@@ -29,10 +29,29 @@ pub enum TtlPolicy {
     },
 }
 
-/// What a store promises to keep across a Redis restart, on top of what Redis's own
-/// persistence keeps. The world records what each restart really kept (its durable
-/// point); the checker excuses the loss of an acknowledged write only when that, or a
-/// weaker promise declared here, allows it. A declaration can only weaken the bound.
+/// What a store promises to keep across a server restart, on top of what the server's
+/// own durability keeps. The world records what each restart really kept (Redis's durable
+/// point; PostgreSQL's WAL flush point); the checker excuses the loss of an acknowledged
+/// write only when that, or a weaker promise declared here, allows it. A declaration can
+/// only weaken the bound.
+///
+/// A Redis store declares one of the first three. A PostgreSQL store declares
+/// [`Durability::Postgres`] with the `synchronous_commit` its sessions run with; the
+/// Redis terms are mapped for it: `AsRedis` means `Postgres(SynchronousCommit::On)` (it
+/// adds no loss of its own to what the server's configuration keeps), `Volatile` and
+/// `AofEverysec` keep their bounds.
+///
+/// ```
+/// use amnesia::{Durability, SynchronousCommit};
+/// // Redis's terms: the last 2 s before a restart at 10 s may be lost.
+/// assert_eq!(Durability::AofEverysec.may_lose_from_us(10_000_000), Some(8_000_000));
+/// // PostgreSQL's: a store whose sessions commit asynchronously may lose what the WAL
+/// // had not flushed; one that commits synchronously promises every acknowledged commit.
+/// let lossy = Durability::Postgres(SynchronousCommit::Off);
+/// assert!(lossy.loses_unflushed_commits());
+/// assert!(!Durability::Postgres(SynchronousCommit::On).loses_unflushed_commits());
+/// assert!(!Durability::AsRedis.loses_unflushed_commits());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Durability {
@@ -45,18 +64,66 @@ pub enum Durability {
     /// Loses nothing Redis's persistence kept: the store acknowledges only writes Redis
     /// applied and adds no loss of its own. What the reference store declares.
     AsRedis,
+    /// A PostgreSQL store's promise: its sessions run with this `synchronous_commit`. The
+    /// server runs with PostgreSQL's default (`on`); a store that turns it off for its
+    /// sessions must say so, or a commit a crash takes back is `lost`.
+    Postgres(SynchronousCommit),
+}
+
+/// PostgreSQL's `synchronous_commit`, as a store's sessions run with it: whether a commit
+/// is acknowledged before its WAL record is flushed to disk.
+///
+/// ```
+/// use amnesia::{Durability, SynchronousCommit};
+/// let declared = Durability::Postgres(SynchronousCommit::Local);
+/// assert!(!declared.loses_unflushed_commits());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SynchronousCommit {
+    /// `on`, PostgreSQL's default: a commit is acknowledged once its WAL is flushed; a
+    /// crash loses no acknowledged commit.
+    On,
+    /// `local`: as `on` for a server without synchronous standbys (every server amnesia
+    /// runs).
+    Local,
+    /// `off`: a commit is acknowledged before its WAL is flushed; a crash loses the
+    /// commits the WAL writer had not flushed yet (at most three `wal_writer_delay`s).
+    Off,
 }
 
 impl Durability {
     /// From when on the writes applied before a restart at `restart_at_us` may be lost by
-    /// the store's own doing; `None`: it adds no loss to what Redis loses.
+    /// the store's own doing; `None`: it adds no loss to what the server loses.
     pub fn may_lose_from_us(self, restart_at_us: u64) -> Option<u64> {
         match self {
             Durability::Volatile => Some(0),
             Durability::AofEverysec => {
                 Some(restart_at_us.saturating_sub(crate::domain::EVERYSEC_LOSS_US_MAX))
             }
-            Durability::AsRedis => None,
+            Durability::AsRedis | Durability::Postgres(_) => None,
+        }
+    }
+
+    /// Whether the store may lose, across a PostgreSQL crash, the commits the WAL had
+    /// not flushed: only a store whose sessions commit asynchronously, and says so.
+    pub fn loses_unflushed_commits(self) -> bool {
+        self == Durability::Postgres(SynchronousCommit::Off)
+    }
+
+    /// From when on the writes applied before `restart` may be gone, by what the server
+    /// kept and what this declaration allows; `None`: none may be. A Redis restart's
+    /// durable point is Redis's persistence, the operator's choice; a PostgreSQL crash's
+    /// WAL flush point excuses a loss only for a store that declared asynchronous
+    /// commits, since the server itself runs `synchronous_commit = on`.
+    pub(crate) fn lost_from_us(self, restart: &crate::history::Restart) -> Option<u64> {
+        let kept = match restart.backend {
+            Backend::Pgvector if !self.loses_unflushed_commits() => None,
+            _ => restart.lost_from_us(),
+        };
+        match (kept, self.may_lose_from_us(restart.at_us)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 }
@@ -75,7 +142,7 @@ pub struct Policy {
     pub summarizes: bool,
     /// How the store expires sessions.
     pub ttl: TtlPolicy,
-    /// What the store promises to keep across a Redis restart.
+    /// What the store promises to keep across a server restart.
     pub durability: Durability,
     /// Appends are idempotent by message id: a message sent again (a retry whose first
     /// send timed out) is stored once. `false` for a store that stores every send (a plain

@@ -329,7 +329,9 @@ fn faults_in_flight(plan: &Plan, history: &History, tally: &mut Tally) {
                 "partition.write-in-flight",
                 count(&|op| op.client == client && during(op)),
             ),
-            FaultKind::RedisPause => ("pause.write-in-flight", count(&during)),
+            FaultKind::RedisPause | FaultKind::PostgresPause => {
+                ("pause.write-in-flight", count(&during))
+            }
             _ => continue,
         };
         tally.add(point, hit);

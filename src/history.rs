@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{
-    Memory, Message, Persistence, SessionKey, Summary, UserKey, EVERYSEC_LOSS_US_MAX,
+    Backend, Memory, Message, Persistence, SessionKey, Summary, UserKey, EVERYSEC_LOSS_US_MAX,
 };
 
 /// What a client asked the store to do.
@@ -124,17 +124,23 @@ pub struct Op {
     pub outcome: Outcome,
 }
 
-/// A Redis restart as the world observed it: when the process went down, the persistence
+/// A server restart as the world observed it: when the process went down, the persistence
 /// it ran with, and what its recovery kept. A fact, not a judgement: the checker decides
 /// which losses it excuses (see `check`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Restart {
     /// When the process died; nothing is applied from then until it is back.
     pub at_us: u64,
-    /// The persistence mode Redis ran with.
+    /// The persistence mode Redis ran with (a PostgreSQL restart: `None`, its WAL is what
+    /// `kept` reports).
     pub persistence: Persistence,
-    /// What its recovery kept of the writes applied before the crash.
+    /// What its recovery kept of the writes applied before the crash: for PostgreSQL, the
+    /// commits its WAL had flushed (every synchronous commit; an asynchronous one only
+    /// once the WAL writer flushed it).
     pub kept: Kept,
+    /// The server that restarted; left out of a Redis restart's JSON.
+    #[serde(default, skip_serializing_if = "is_redis")]
+    pub backend: Backend,
 }
 
 impl Restart {
@@ -154,6 +160,22 @@ impl Restart {
             at_us,
             persistence,
             kept,
+            backend: Backend::Redis,
+        }
+    }
+
+    /// A PostgreSQL crash whose WAL flush point was not observed (the real tier):
+    /// PostgreSQL's documented bound for asynchronous commits stands in, so a commit
+    /// acknowledged more than [`ASYNC_COMMIT_LOSS_US_MAX`] before the crash was kept.
+    pub fn documented_postgres(at_us: u64) -> Restart {
+        Restart {
+            at_us,
+            persistence: Persistence::None,
+            kept: Kept::AppliedBefore {
+                before_us: at_us.saturating_sub(ASYNC_COMMIT_LOSS_US_MAX),
+                observed: false,
+            },
+            backend: Backend::Pgvector,
         }
     }
 
@@ -167,6 +189,11 @@ impl Restart {
         }
     }
 }
+
+/// PostgreSQL's documented bound for `synchronous_commit = off`: a crash loses the
+/// commits of at most three `wal_writer_delay`s (200 ms by default). Where the WAL's flush
+/// point cannot be observed (a real server), it stands in.
+pub const ASYNC_COMMIT_LOSS_US_MAX: u64 = 600_000;
 
 /// What a restart's recovery kept of the writes applied before the crash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -363,4 +390,9 @@ impl History {
     pub fn push_restart(&mut self, restart: Restart) {
         self.restarts.push(restart);
     }
+}
+
+/// Serde's test for a field left out of a Redis restart's JSON.
+fn is_redis(backend: &Backend) -> bool {
+    *backend == Backend::Redis
 }

@@ -169,7 +169,7 @@ pub use clock::Clock;
 pub use connect::Connector;
 pub use contract::{
     Backend, Context, Durability, MemoryAudit, MemoryStore, PgContext, Policy, StoreContext,
-    StoreError, StoreFactory, StoreInput, TtlPolicy, RECOVERY_GRACE_MS_MAX,
+    StoreError, StoreFactory, StoreInput, SynchronousCommit, TtlPolicy, RECOVERY_GRACE_MS_MAX,
 };
 pub use domain::{
     IndexedEmbedding, Memory, Message, Persistence, Role, SessionKey, Summary, UserKey,

@@ -204,8 +204,8 @@ pub(crate) struct Index<'a> {
     /// Forgets, in op-index order.
     pub forgets: Vec<Forget<'a>>,
     pub timings: Vec<Timing>,
-    /// Per Redis restart, by time: when it happened, and the instant before which every
-    /// applied write survived it, by what Redis kept and what the store promises.
+    /// Per server restart, by time: when it happened, and the instant before which every
+    /// applied write survived it, by what the server kept and what the store promises.
     pub restarts: Vec<RestartBound>,
     /// The keys Redis expired, in time order: named by explanations, never judged.
     pub expiries: &'a [KeyExpiry],
@@ -227,16 +227,9 @@ impl<'a> Index<'a> {
         let mut restarts: Vec<RestartBound> = history
             .restarts
             .iter()
-            .map(|r| {
-                let promised = policy.durability.may_lose_from_us(r.at_us);
-                let lost_from_us = match (r.lost_from_us(), promised) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-                RestartBound {
-                    at_us: r.at_us,
-                    lost_from_us,
-                }
+            .map(|r| RestartBound {
+                at_us: r.at_us,
+                lost_from_us: policy.durability.lost_from_us(r),
             })
             .collect();
         restarts.sort_unstable_by_key(|r| (r.at_us, r.lost_from_us));

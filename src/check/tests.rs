@@ -191,6 +191,7 @@ fn restart(at_ms: u64, persistence: Persistence, kept: Kept) -> Restart {
         at_us: at_ms * MS,
         persistence,
         kept,
+        backend: crate::domain::Backend::Redis,
     }
 }
 
@@ -304,6 +305,56 @@ fn aof_always_keeps_every_acked_write() {
     assert_eq!(v.violations[0].message_ids, vec!["m2".to_string()]);
     assert!(expected_losses(&v).is_empty());
     assert_pass(&restart_history(everything, &["m1", "m2"]), plain());
+}
+
+/// A PostgreSQL crash whose WAL had flushed the commits before `flush_ms`.
+fn postgres_crash(at_ms: u64, flush_ms: u64) -> Restart {
+    Restart {
+        backend: crate::domain::Backend::Pgvector,
+        ..restart(
+            at_ms,
+            Persistence::None,
+            Kept::AppliedBefore {
+                before_us: flush_ms * MS,
+                observed: true,
+            },
+        )
+    }
+}
+
+#[test]
+fn a_postgres_crash_excuses_unflushed_commits_only_for_a_store_declaring_them() {
+    use crate::contract::SynchronousCommit;
+    // The WAL flushed at 5 ms: m1 and m2 (acked at 0 and 10 ms) may not be on disk.
+    let crash = postgres_crash(200, 5);
+    let declared = |durability| Policy {
+        durability,
+        ..plain()
+    };
+    // The server runs synchronous_commit = on: a store that says so, or says AsRedis (the
+    // Redis term mapped), promised every acknowledged commit.
+    for synchronous in [
+        Durability::Postgres(SynchronousCommit::On),
+        Durability::Postgres(SynchronousCommit::Local),
+        Durability::AsRedis,
+    ] {
+        let v = check(&restart_history(crash, &[]), &declared(synchronous));
+        assert_eq!(v.classes(), vec![ViolationClass::Lost], "{synchronous:?}");
+    }
+    // A store whose sessions commit asynchronously, and say so, may lose them.
+    let off = declared(Durability::Postgres(SynchronousCommit::Off));
+    let v = check(&restart_history(crash, &[]), &off);
+    assert!(v.is_pass(), "{:#?}", v.violations);
+    assert_eq!(
+        expected_losses(&v),
+        vec![(200 * MS, vec!["m1".into(), "m2".into()])]
+    );
+    // ... but never what the WAL had flushed.
+    let v = check(&restart_history(postgres_crash(200, 50), &[]), &off);
+    assert_eq!(v.classes(), vec![ViolationClass::Lost]);
+    // The real tier's documented bound: three WAL writer rounds before the crash.
+    let documented = Restart::documented_postgres(2_000 * MS);
+    assert_eq!(documented.lost_from_us(), Some(1_400 * MS));
 }
 
 #[test]
@@ -1466,6 +1517,7 @@ mod generated {
             at_us,
             persistence,
             kept,
+            backend: crate::domain::Backend::Redis,
         }
     }
 

@@ -116,6 +116,10 @@ pub(crate) const PROTOCOL_VIOLATION: &str = "08P01";
 pub(crate) const INVALID_PREPARED_STATEMENT: &str = "26000";
 pub(crate) const INVALID_CURSOR_NAME: &str = "34000";
 pub(crate) const QUERY_CANCELED: &str = "57014";
+/// `admin_shutdown`: the backend was terminated (`pg_terminate_backend`, a shutdown).
+pub(crate) const ADMIN_SHUTDOWN: &str = "57P01";
+/// `too_many_connections`: every connection slot is taken (`max_connections`).
+pub(crate) const TOO_MANY_CONNECTIONS: &str = "53300";
 pub(crate) const LOCK_NOT_AVAILABLE: &str = "55P03";
 pub(crate) const IDLE_IN_TRANSACTION_SESSION_TIMEOUT: &str = "25P03";
 pub(crate) const CHARACTER_NOT_IN_REPERTOIRE: &str = "22021";

@@ -56,6 +56,12 @@ struct Shared {
     /// and cancel requests read while a statement runs. Never in a simulation, whose one
     /// thread is what makes it deterministic.
     threaded: bool,
+    /// Every connection slot is taken by someone else's clients (a fault window): a new
+    /// connection is refused at startup with 53300.
+    slots_full: std::sync::atomic::AtomicBool,
+    /// Each live backend of a world's client: the client it serves, and the signal that
+    /// terminates it (`pg_terminate_backend`). Only backends a world tagged are here.
+    owned: Mutex<BTreeMap<u32, (u32, Arc<tokio::sync::Notify>)>>,
 }
 
 /// Query strings whose statements the model keeps (others are parsed each time).
@@ -111,6 +117,8 @@ impl PgModel {
                 seed,
                 parsed: Mutex::new(ParseCache::default()),
                 threaded: false,
+                slots_full: std::sync::atomic::AtomicBool::new(false),
+                owned: Mutex::new(BTreeMap::new()),
             }),
         }
     }
@@ -447,6 +455,47 @@ impl PgModel {
         self.bump();
     }
 
+    /// Other clients take (`true`) or give back every connection slot, as when
+    /// `max_connections` is reached by the rest of a fleet.
+    pub(crate) fn set_slots_full(&self, full: bool) {
+        self.shared.slots_full.store(full, Ordering::Relaxed);
+    }
+
+    /// A new connection's slot, after its startup packet: refused with PostgreSQL's
+    /// FATAL 53300 while every slot is taken.
+    pub(crate) fn admit(&self) -> PgResult<()> {
+        match self.shared.slots_full.load(Ordering::Relaxed) {
+            true => Err(PgError::new(
+                crate::pg::error::TOO_MANY_CONNECTIONS,
+                "sorry, too many clients already",
+            )),
+            false => Ok(()),
+        }
+    }
+
+    /// Tag `backend` as serving the world's client `owner`; the signal that terminates it.
+    pub(crate) fn own(&self, backend: u32, owner: u32) -> Arc<tokio::sync::Notify> {
+        let signal = Arc::new(tokio::sync::Notify::new());
+        let mut owned = self.shared.owned.lock().expect("never poisoned");
+        owned.insert(backend, (owner, signal.clone()));
+        signal
+    }
+
+    /// `backend` has ended.
+    pub(crate) fn disown(&self, backend: u32) {
+        let mut owned = self.shared.owned.lock().expect("never poisoned");
+        owned.remove(&backend);
+    }
+
+    /// `pg_terminate_backend` of every backend serving `owner`: each ends with FATAL
+    /// 57P01 before it reads its next message. How many were signalled.
+    pub(crate) fn terminate_owner(&self, owner: u32) -> usize {
+        let owned = self.shared.owned.lock().expect("never poisoned");
+        let signals = owned.values().filter(|(of, _)| *of == owner);
+        // A permit waits for a backend busy with a statement until it reads again.
+        signals.map(|(_, signal)| signal.notify_one()).count()
+    }
+
     /// The WAL writer's round: every commit so far is on disk.
     pub(crate) fn flush_wal(&self) {
         self.db().txns.flush();
@@ -467,6 +516,8 @@ impl PgModel {
             table.heap.clear_locks();
         }
         db.prune();
+        // The backends died with their tasks, before they could disown themselves.
+        self.shared.owned.lock().expect("never poisoned").clear();
         lost
     }
 

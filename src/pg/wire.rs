@@ -70,12 +70,18 @@ struct Connection {
     skipping: bool,
 }
 
-/// Serve one client connection until it terminates or the stream ends.
-pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgModel, mut stream: S) {
+/// Serve one client connection until it terminates or the stream ends; `owner`: the
+/// world's client it serves, whose backends a fault may terminate.
+pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(
+    model: PgModel,
+    mut stream: S,
+    owner: Option<u32>,
+) {
     let mut input = BytesMut::new();
     let Some((backend, settings)) = startup(&model, &mut stream, &mut input).await else {
         return;
     };
+    let signal = owner.map(|owner| model.own(backend, owner));
     let mut connection = Connection::new(model, backend);
     connection.session.settings = settings;
     let mut context = DecodeContext::new(ProtocolVersion::PROTOCOL3_0);
@@ -93,27 +99,31 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
                 .duration_ms("idle_in_transaction_session_timeout"),
             _ => 0,
         };
-        let read = read_checked(&mut stream, &mut input, &context);
+        let read = terminable(
+            read_checked(&mut stream, &mut input, &context),
+            signal.clone(),
+        );
         let message = match idle_ms {
             0 => read.await,
             // PostgreSQL ends a session left idle in a transaction that long (in the
             // engine's time: virtual in a simulation), its locks released.
             ms => match tokio::time::timeout(std::time::Duration::from_millis(ms), read).await {
                 Ok(message) => message,
-                Err(_) => {
-                    let mut error = PgError::new(
-                        IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
-                        "terminating connection due to idle-in-transaction timeout",
-                    );
-                    error.fatal = true;
-                    connection.error(error);
-                    let _ = stream.write_all(&connection.out.split()).await;
-                    break;
-                }
+                Err(_) => Some(Inbound::Fatal(
+                    IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
+                    "terminating connection due to idle-in-transaction timeout",
+                )),
             },
         };
         let message = match message {
             None => break,
+            Some(Inbound::Fatal(code, text)) => {
+                let mut error = PgError::new(code, text);
+                error.fatal = true;
+                connection.error(error);
+                let _ = stream.write_all(&connection.out.split()).await;
+                break;
+            }
             Some(Inbound::Message(message)) => message,
             Some(Inbound::Refused(kind, error)) => {
                 ready_sent = connection.refused(kind, error);
@@ -141,10 +151,33 @@ pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send>(model: PgMod
         }
     }
     connection.model.close_session(&mut connection.session);
+    connection.model.disown(backend);
+}
+
+/// `read`, unless the backend is terminated first (checked before each message, so a
+/// statement under way ends first).
+async fn terminable(
+    read: impl std::future::Future<Output = Option<Inbound>>,
+    signal: Option<Arc<tokio::sync::Notify>>,
+) -> Option<Inbound> {
+    let Some(signal) = signal else {
+        return read.await;
+    };
+    tokio::select! {
+        biased;
+        () = signal.notified() => Some(Inbound::Fatal(
+            ADMIN_SHUTDOWN,
+            "terminating connection due to administrator command",
+        )),
+        inbound = read => inbound,
+    }
 }
 
 /// A message read, or one refused for the text it carries.
 enum Inbound {
+    /// The session ends with this FATAL error (code, message), then closes: the backend
+    /// was terminated (57P01), or sat idle in a transaction too long (25P03).
+    Fatal(&'static str, &'static str),
     Message(PgWireFrontendMessage),
     /// A `Query` (`b'Q'`) or `Parse` (`b'P'`) whose text is not valid in the server
     /// encoding, with its error: never decoded (pgwire would replace the bytes).
@@ -298,7 +331,7 @@ async fn startup<S: AsyncRead + AsyncWrite + Unpin>(
             _ => return None,
         }
     };
-    let settings = match settings {
+    let settings = match settings.and_then(|settings| model.admit().map(|()| settings)) {
         Ok(settings) => settings,
         Err(mut error) => {
             error.fatal = true;
@@ -763,7 +796,16 @@ impl PgModel {
     where
         S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send,
     {
-        serve(self, stream).await
+        serve(self, stream, None).await
+    }
+
+    /// [`PgModel::serve_connection`] for the world's client `owner`, whose backends a
+    /// fault may terminate ([`PgModel::terminate_owner`]).
+    pub(crate) async fn serve_connection_of<S>(self, stream: S, owner: u32)
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send,
+    {
+        serve(self, stream, Some(owner)).await
     }
 }
 
@@ -871,7 +913,7 @@ mod tests {
         let reply = runtime.block_on(async {
             use tokio::io::AsyncReadExt;
             let (mut client, server) = tokio::io::duplex(1 << 16);
-            tokio::spawn(serve(model.clone(), server));
+            tokio::spawn(serve(model.clone(), server, None));
             let mut out = Vec::new();
             let mut startup = Vec::new();
             startup.extend_from_slice(&196_608_i32.to_be_bytes());

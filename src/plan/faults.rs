@@ -24,6 +24,31 @@ pub enum Direction {
     ToRedis,
     /// Redis to client: commands are applied but their replies vanish (Unknown outcomes).
     FromRedis,
+    /// Client to PostgreSQL: a PostgreSQL plan's [`Direction::ToRedis`].
+    ToPostgres,
+    /// PostgreSQL to client: a PostgreSQL plan's [`Direction::FromRedis`].
+    FromPostgres,
+}
+
+impl Direction {
+    /// Whether bytes towards the server are affected (both ways, or that way only).
+    pub fn to_server(self) -> bool {
+        !matches!(self, Direction::FromRedis | Direction::FromPostgres)
+    }
+
+    /// Whether bytes from the server are affected (both ways, or that way only).
+    pub fn from_server(self) -> bool {
+        !matches!(self, Direction::ToRedis | Direction::ToPostgres)
+    }
+
+    /// The same direction named for PostgreSQL's server.
+    pub(crate) fn for_postgres(self) -> Direction {
+        match self {
+            Direction::ToRedis => Direction::ToPostgres,
+            Direction::FromRedis => Direction::FromPostgres,
+            other => other,
+        }
+    }
 }
 
 /// An error reply the Redis node answers to one command instead of running it.
@@ -54,7 +79,8 @@ impl ErrorReply {
     }
 }
 
-/// What goes wrong during a fault window. Instant faults (`reset`, `silent-drop`, `error-reply`) happen
+/// What goes wrong during a fault window. Instant faults (`reset`, `silent-drop`,
+/// `error-reply`, `postgres-terminate-backend`) happen
 /// at `at_ms`; their window only keeps other faults of the same lane away.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -112,6 +138,23 @@ pub enum FaultKind {
         /// The error answered.
         error: ErrorReply,
     },
+    /// A PostgreSQL plan's [`FaultKind::RedisRestart`]: the server crashes and restarts
+    /// when the window ends, recovering what its WAL had flushed (crash recovery).
+    PostgresRestart,
+    /// A PostgreSQL plan's [`FaultKind::RedisPause`]: the postmaster and its backends
+    /// are frozen for the window.
+    PostgresPause,
+    /// Every connection slot of PostgreSQL (`max_connections`) is taken by the rest of the
+    /// fleet for the window: a new connection is refused at startup with FATAL 53300
+    /// (`sorry, too many clients already`); open ones go on.
+    PostgresTooManyClients,
+    /// `pg_terminate_backend` of every backend serving `client` at `at_ms` (an
+    /// administrator, a connection reaper): each ends with FATAL 57P01 before it reads
+    /// its next message, its open transaction rolled back.
+    PostgresTerminateBackend {
+        /// The client whose backends are terminated.
+        client: u32,
+    },
 }
 
 /// What a fault occupies: faults of one lane never overlap.
@@ -136,6 +179,10 @@ impl FaultKind {
             FaultKind::RedisRestart => FaultClass::RedisRestart,
             FaultKind::RedisPause => FaultClass::RedisPause,
             FaultKind::ErrorReply { .. } => FaultClass::ErrorReply,
+            FaultKind::PostgresRestart => FaultClass::PostgresRestart,
+            FaultKind::PostgresPause => FaultClass::PostgresPause,
+            FaultKind::PostgresTooManyClients => FaultClass::PostgresTooManyClients,
+            FaultKind::PostgresTerminateBackend { .. } => FaultClass::PostgresTerminateBackend,
         }
     }
 
@@ -147,8 +194,14 @@ impl FaultKind {
             | FaultKind::Reset { client }
             | FaultKind::SilentDrop { client }
             | FaultKind::ClientCrash { client }
-            | FaultKind::ClockSkew { client, .. } => Some(*client),
-            FaultKind::RedisRestart | FaultKind::RedisPause | FaultKind::ErrorReply { .. } => None,
+            | FaultKind::ClockSkew { client, .. }
+            | FaultKind::PostgresTerminateBackend { client } => Some(*client),
+            FaultKind::RedisRestart
+            | FaultKind::RedisPause
+            | FaultKind::ErrorReply { .. }
+            | FaultKind::PostgresRestart
+            | FaultKind::PostgresPause
+            | FaultKind::PostgresTooManyClients => None,
         }
     }
 
@@ -160,8 +213,10 @@ impl FaultKind {
             | FaultKind::Reset { client }
             | FaultKind::SilentDrop { client }
             | FaultKind::ClientCrash { client }
-            | FaultKind::ClockSkew { client, .. } => Some(client),
-            FaultKind::RedisRestart | FaultKind::RedisPause | FaultKind::ErrorReply { .. } => None,
+            | FaultKind::ClockSkew { client, .. }
+            | FaultKind::PostgresTerminateBackend { client } => Some(client),
+            // The server's faults ([`FaultKind::client`] names them all): no client.
+            _ => None,
         }
     }
 
@@ -221,11 +276,48 @@ pub enum FaultClass {
     ErrorReply,
     /// `silent-drop`: a client's open connections are black-holed for good, unreset.
     SilentDrop,
+    /// `postgres-restart`: PostgreSQL crashes and recovers what its WAL flushed (a
+    /// PostgreSQL plan's `redis-restart`: drawn from its stream, named for the server).
+    PostgresRestart,
+    /// `postgres-pause`: the PostgreSQL server is frozen (a PostgreSQL plan's
+    /// `redis-pause`).
+    PostgresPause,
+    /// `postgres-too-many-clients`: new connections are refused with 53300 (drawn for
+    /// PostgreSQL plans only, from its own stream).
+    PostgresTooManyClients,
+    /// `postgres-terminate-backend`: a client's backends are terminated (57P01; drawn for
+    /// PostgreSQL plans only, from its own stream).
+    PostgresTerminateBackend,
 }
 
 impl FaultClass {
-    /// Every class, in schedule order.
-    pub const ALL: [FaultClass; 9] = [
+    /// Every class, in summary order: the drawn ones ([`FaultClass::DRAWN`]), then the
+    /// classes a PostgreSQL plan names them by.
+    pub const ALL: [FaultClass; 13] = {
+        let mut all = [FaultClass::PostgresRestart; 13];
+        let mut i = 0;
+        while i < FaultClass::DRAWN.len() {
+            all[i] = FaultClass::DRAWN[i];
+            i += 1;
+        }
+        all[9] = FaultClass::PostgresRestart;
+        all[10] = FaultClass::PostgresPause;
+        all[11] = FaultClass::PostgresTooManyClients;
+        all[12] = FaultClass::PostgresTerminateBackend;
+        all
+    };
+
+    /// The classes only a PostgreSQL plan draws, each from its own stream, after the
+    /// seed's [`FaultClass::DRAWN`] (`Plan::for_backend`).
+    pub const POSTGRES_DRAWN: [FaultClass; 2] = [
+        FaultClass::PostgresTooManyClients,
+        FaultClass::PostgresTerminateBackend,
+    ];
+
+    /// The classes a seed draws, in schedule order, each from its own stream. A
+    /// PostgreSQL plan renames the server's crash and pause and drops the error replies
+    /// (`Plan::for_backend`), so its draws, and every Redis seed, stay as they were.
+    pub const DRAWN: [FaultClass; 9] = [
         FaultClass::Partition,
         FaultClass::Clog,
         FaultClass::Reset,
@@ -249,6 +341,12 @@ impl FaultClass {
             FaultClass::RedisPause => 7,
             FaultClass::ErrorReply => 8,
             FaultClass::SilentDrop => 9,
+            FaultClass::PostgresTooManyClients => 10,
+            FaultClass::PostgresTerminateBackend => 11,
+            // Never drawn: a PostgreSQL plan renames the faults stream 6 and 7 drew.
+            FaultClass::PostgresRestart | FaultClass::PostgresPause => {
+                unreachable!("{} is renamed, not drawn", self.name())
+            }
         }
     }
 
@@ -264,6 +362,10 @@ impl FaultClass {
             FaultClass::RedisPause => "redis-pause",
             FaultClass::ErrorReply => "error-reply",
             FaultClass::SilentDrop => "silent-drop",
+            FaultClass::PostgresRestart => "postgres-restart",
+            FaultClass::PostgresPause => "postgres-pause",
+            FaultClass::PostgresTooManyClients => "postgres-too-many-clients",
+            FaultClass::PostgresTerminateBackend => "postgres-terminate-backend",
         }
     }
 
@@ -293,6 +395,10 @@ impl FaultClass {
             }
             FaultClass::RedisRestart => FaultKind::RedisRestart,
             FaultClass::RedisPause => FaultKind::RedisPause,
+            FaultClass::PostgresRestart => FaultKind::PostgresRestart,
+            FaultClass::PostgresPause => FaultKind::PostgresPause,
+            FaultClass::PostgresTooManyClients => FaultKind::PostgresTooManyClients,
+            FaultClass::PostgresTerminateBackend => FaultKind::PostgresTerminateBackend { client },
             FaultClass::ErrorReply => {
                 let errors = [
                     ErrorReply::Oom,
@@ -508,12 +614,22 @@ pub(crate) fn generate_faults(
     scenario: &ScenarioConfig,
     duration_ms: u64,
 ) -> (Vec<ClassRate>, Vec<Fault>) {
+    generate_classes(&FaultClass::DRAWN, seed, scenario, duration_ms)
+}
+
+/// [`generate_faults`] of `classes` only, each from its own stream.
+pub(crate) fn generate_classes(
+    classes: &[FaultClass],
+    seed: u64,
+    scenario: &ScenarioConfig,
+    duration_ms: u64,
+) -> (Vec<ClassRate>, Vec<Fault>) {
     let context = FaultContext {
         clients: scenario.clients,
     };
     let mut rates = Vec::new();
     let mut faults = Vec::new();
-    for class in FaultClass::ALL {
+    for &class in classes {
         let mut rng = stream(
             seed,
             Stream::Fault {
@@ -528,30 +644,7 @@ pub(crate) fn generate_faults(
             per_minute: rng.random_range(PER_MINUTE_MIN..=PER_MINUTE_MAX),
             duration_ms_max: between(&mut rng, FAULT_DURATION_MS_MIN, FAULT_DURATION_MS_MAX),
         };
-        let gap_mean_ms = 60_000 / u64::from(rate.per_minute);
-        // Per lane: when its current window heals.
-        let mut busy_until_ms: std::collections::BTreeMap<Lane, u64> =
-            std::collections::BTreeMap::new();
-        let mut at_ms = 0;
-        loop {
-            at_ms += 1 + exponential(&mut rng, gap_mean_ms, duration_ms);
-            if at_ms >= duration_ms || faults.len() >= FAULTS_MAX {
-                break;
-            }
-            let window_ms = between(&mut rng, FAULT_DURATION_MS_MIN, rate.duration_ms_max)
-                .min(duration_ms - at_ms);
-            let kind = class.generate(&mut rng, &context);
-            let until_ms = busy_until_ms.entry(kind.lane()).or_insert(0);
-            if *until_ms > at_ms {
-                continue;
-            }
-            *until_ms = at_ms + window_ms;
-            faults.push(Fault {
-                at_ms,
-                duration_ms: window_ms,
-                kind,
-            });
-        }
+        schedule(&mut rng, &rate, &context, duration_ms, &mut faults);
         rates.push(rate);
     }
     // Stable: faults at the same instant keep class order.
@@ -560,6 +653,40 @@ pub(crate) fn generate_faults(
         assert!(fault.duration_ms > 0 && fault.end_ms() <= duration_ms);
     }
     (rates, faults)
+}
+
+/// One class's windows over the busy phase, at `rate`, none overlapping on a lane.
+fn schedule(
+    rng: &mut impl Rng,
+    rate: &ClassRate,
+    context: &FaultContext,
+    duration_ms: u64,
+    faults: &mut Vec<Fault>,
+) {
+    let gap_mean_ms = 60_000 / u64::from(rate.per_minute);
+    // Per lane: when its current window heals.
+    let mut busy_until_ms: std::collections::BTreeMap<Lane, u64> =
+        std::collections::BTreeMap::new();
+    let mut at_ms = 0;
+    loop {
+        at_ms += 1 + exponential(rng, gap_mean_ms, duration_ms);
+        if at_ms >= duration_ms || faults.len() >= FAULTS_MAX {
+            break;
+        }
+        let window_ms =
+            between(rng, FAULT_DURATION_MS_MIN, rate.duration_ms_max).min(duration_ms - at_ms);
+        let kind = rate.class.generate(rng, context);
+        let until_ms = busy_until_ms.entry(kind.lane()).or_insert(0);
+        if *until_ms > at_ms {
+            continue;
+        }
+        *until_ms = at_ms + window_ms;
+        faults.push(Fault {
+            at_ms,
+            duration_ms: window_ms,
+            kind,
+        });
+    }
 }
 
 /// The Redis node's persistence model: one of the three, uniformly, under swarm; none

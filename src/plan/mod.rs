@@ -3,6 +3,7 @@
 //! adversarial content), the per-seed fault mix, per-link latency and timed faults. It is
 //! versioned JSON, and a saved plan replays without its seed.
 
+mod backend;
 pub(crate) mod content;
 pub mod corpus;
 mod edits;

@@ -329,6 +329,12 @@ impl Plan {
                     "fault {i}: clock skew {offset_ms} ms exceeds {CLOCK_SKEW_MS_MAX} ms"
                 );
             }
+            ensure!(
+                super::backend::kind_fits(&fault.kind, self.backend),
+                "fault {i}: {} names PostgreSQL, and the plan's backend is {:?}",
+                class.name(),
+                self.backend
+            );
             let lane = fault.kind.lane();
             let until_ms = busy_until_ms.entry((lane, class)).or_insert(0);
             ensure!(

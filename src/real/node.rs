@@ -60,7 +60,10 @@ impl ServerNode for RealNode {
         }
         self.note_failure(self.server.kill().await);
         // Dead for certain once the kill returned: what it applied before may be lost.
-        Some(Restart::documented(self.clock.now_us(), self.persistence))
+        Some(match self.backend {
+            Backend::Pgvector => Restart::documented_postgres(self.clock.now_us()),
+            _ => Restart::documented(self.clock.now_us(), self.persistence),
+        })
     }
 
     async fn restart(&self) -> Option<String> {

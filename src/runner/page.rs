@@ -49,8 +49,10 @@ pub fn render(report: &RunReport) -> String {
 struct Layout {
     us_per_px: u64,
     end_us: u64,
-    /// Lane index per host name; clients first, then `redis`.
+    /// Lane index per host name; clients first, then the server's (`server`).
     lanes: Vec<String>,
+    /// The lane of the server the fault schedule strikes: `redis` or `postgres`.
+    server: &'static str,
 }
 
 impl Layout {
@@ -67,11 +69,16 @@ impl Layout {
         let mut lanes: Vec<String> = (0..report.plan.clients)
             .map(|c| format!("client-{c}"))
             .collect();
-        lanes.push("redis".to_string());
+        let server = match report.plan.backend {
+            crate::domain::Backend::Pgvector => "postgres",
+            _ => "redis",
+        };
+        lanes.push(server.to_string());
         Layout {
             us_per_px,
             end_us,
             lanes,
+            server,
         }
     }
 
@@ -146,12 +153,12 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// Fault bands: on the client lane they hit, or on Redis's.
+/// Fault bands: on the client lane they hit, or on the server's.
 fn faults(report: &RunReport, layout: &Layout, out: &mut String) {
     for (nth, fault) in report.plan.faults.iter().enumerate() {
         let host = match fault.kind.client() {
             Some(client) => format!("client-{client}"),
-            None => "redis".to_string(),
+            None => layout.server.to_string(),
         };
         let Some(x) = layout.lane_x(&host) else {
             continue;
@@ -188,9 +195,9 @@ fn faults(report: &RunReport, layout: &Layout, out: &mut String) {
     }
 }
 
-/// An arrow per chunk between a client lane and Redis's.
+/// An arrow per chunk between a client lane and the server's.
 fn hops(report: &RunReport, layout: &Layout, out: &mut String) {
-    let redis = layout.lane_mid("redis").expect("a redis lane");
+    let redis = layout.lane_mid(layout.server).expect("a server lane");
     for hop in report.trace.hops() {
         let Some(client) = layout.lane_mid(&hop.host) else {
             continue;
@@ -205,7 +212,7 @@ fn hops(report: &RunReport, layout: &Layout, out: &mut String) {
             "{} {} {} at {} ({} us on the wire): {}",
             hop.host,
             if hop.to_redis { "→" } else { "←" },
-            "redis",
+            layout.server,
             crate::trace::seconds_text(hop.sent_us),
             latency_us,
             hop.text
@@ -236,7 +243,7 @@ fn marks(report: &RunReport, layout: &Layout, out: &mut String) {
         };
         let x = layout
             .lane_x(&event.host)
-            .unwrap_or_else(|| layout.lane_x("redis").expect("a redis lane"))
+            .unwrap_or_else(|| layout.lane_x(layout.server).expect("a server lane"))
             + LANE_PX
             - 10;
         let detail = format!(
@@ -256,7 +263,7 @@ fn marks(report: &RunReport, layout: &Layout, out: &mut String) {
 
 /// A mark on the Redis lane per key deleted by expiry.
 fn expiries(report: &RunReport, layout: &Layout, out: &mut String) {
-    let x = layout.lane_x("redis").expect("a redis lane") + 10;
+    let x = layout.lane_x(layout.server).expect("a server lane") + 10;
     for expiry in &report.history.expiries {
         let detail = format!(
             "{} redis: key {} expired",
@@ -391,7 +398,7 @@ pre { margin: 4px 0; white-space: pre-wrap; }
 .fault rect { opacity: 0.18; } .fault text { font-size: 10px; fill: #5a1a1a; }
 .fault.partition rect { fill: #c00; } .fault.clog rect { fill: #e08a00; } .fault.reset rect { fill: #8a2be2; }
 .fault.client-crash rect { fill: #000; } .fault.clock-skew rect { fill: #0a7ea4; }
-.fault.redis-restart rect { fill: #c00; } .fault.redis-pause rect { fill: #777; } .fault.error-reply rect { fill: #b5651d; }
+.fault.redis-restart rect, .fault.postgres-restart rect { fill: #c00; } .fault.redis-pause rect, .fault.postgres-pause rect { fill: #777; } .fault.error-reply rect { fill: #b5651d; }
 .fault.silent-drop rect { fill: #4b0082; }
 .mark.buggify { fill: #e08a00; } .mark.expiry { fill: #0a7ea4; } .mark.world { fill: #444; }
 .hidden { display: none; }

@@ -217,11 +217,9 @@ pub fn run_plan_with(
     options: &RunOptions,
 ) -> RunReport {
     let dispatch = options.log.dispatch();
-    // The store's backend decides the servers of the world: part of the run's plan.
-    let plan = Plan {
-        backend: store.backend(),
-        ..plan
-    };
+    // The store's backend decides the servers of the world, and the names of its faults:
+    // part of the run's plan.
+    let plan = plan.for_backend(store.backend());
     let shared = std::sync::Arc::new(plan);
     let factory = store.factory();
     let recording = crate::sometimes::install();

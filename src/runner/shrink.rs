@@ -106,6 +106,8 @@ pub struct Shrunk {
 /// assert!(shrunk.operations_after < shrunk.operations_before);
 /// ```
 pub fn shrink(plan: Plan, config: &ShrinkConfig) -> Result<Shrunk, ShrinkError> {
+    // Shrunk as it runs: its faults named for the store's server, so the saved plan is.
+    let plan = plan.for_backend(config.store.backend());
     let mut search = Search {
         config,
         class: ViolationClass::Lost,

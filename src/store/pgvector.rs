@@ -11,7 +11,9 @@
 //! server's clock. Every write of a session takes the session's advisory lock, so a
 //! message's position is its commit order.
 
-use crate::contract::{Durability, MemoryAudit, MemoryStore, Policy, StoreError, TtlPolicy};
+use crate::contract::{
+    Durability, MemoryAudit, MemoryStore, Policy, StoreError, SynchronousCommit, TtlPolicy,
+};
 use crate::domain::{IndexedEmbedding, Memory, Message, SessionKey, UserKey};
 use crate::postgres::PgConnector;
 use crate::store::reference::{encode_message, with_head};
@@ -66,6 +68,10 @@ pub struct PgVectorConfig {
     /// The store answers the memory audit; off: `StoreError::Unsupported`, as a store
     /// written without amnesia in mind.
     pub audit: bool,
+    /// Its sessions run `synchronous_commit = off` (faster commits) while the policy
+    /// still declares synchronous ones (`async-commit`): a crash takes back the commits
+    /// the WAL writer had not flushed, acknowledged writes among them.
+    pub synchronous_commit_off: bool,
 }
 
 impl PgVectorConfig {
@@ -81,6 +87,7 @@ impl PgVectorConfig {
             iterative_scan: true,
             update_keeps_embedding: false,
             audit: true,
+            synchronous_commit_off: false,
         }
     }
 }
@@ -173,9 +180,13 @@ impl PgVectorStore {
         let (tenant, name) = (user.tenant.clone(), user.user.clone());
         let (id, text) = (memory.id.clone(), memory.text.clone());
         let embedding = self.embedding(&memory.text);
+        let commit_mode = self.commit_mode();
         self.pg
             .run(move |client| {
                 Box::pin(async move {
+                    if let Some(set) = commit_mode {
+                        client.batch_execute(set).await?;
+                    }
                     client
                         .execute(
                             "INSERT INTO memories (id, tenant, user_name, text, embedding)
@@ -189,6 +200,14 @@ impl PgVectorStore {
                 })
             })
             .await
+    }
+
+    /// What a write sends before its transaction: nothing but for `async-commit`, whose
+    /// session turns synchronous commits off.
+    fn commit_mode(&self) -> Option<&'static str> {
+        self.config
+            .synchronous_commit_off
+            .then_some("SET synchronous_commit = off")
     }
 
     fn recall_sql(&self) -> &'static str {
@@ -258,9 +277,13 @@ impl MemoryStore for PgVectorStore {
         let (id, body) = (msg.id.clone(), encode_message(msg));
         let ttl_ms = self.config.ttl_ms as f64;
         let keep = self.config.messages_max as i64;
+        let commit_mode = self.commit_mode();
         self.pg
             .run(move |client| {
                 Box::pin(async move {
+                    if let Some(set) = commit_mode {
+                        client.batch_execute(set).await?;
+                    }
                     let tx = client.transaction().await?;
                     tx.execute(LOCK_SESSION, &[&tenant, &name]).await?;
                     tx.execute(PURGE_EXPIRED, &[&tenant, &name]).await?;
@@ -390,9 +413,13 @@ impl MemoryStore for PgVectorStore {
         let (tenant, name) = (user.tenant.clone(), user.user.clone());
         let (id, text) = (memory.id.clone(), memory.text.clone());
         let embedding = self.embedding(&memory.text);
+        let commit_mode = self.commit_mode();
         self.pg
             .run(move |client| {
                 Box::pin(async move {
+                    if let Some(set) = commit_mode {
+                        client.batch_execute(set).await?;
+                    }
                     client
                         .execute(
                             "INSERT INTO memories (id, tenant, user_name, text, embedding)
@@ -538,7 +565,9 @@ impl MemoryStore for PgVectorStore {
             ttl: TtlPolicy::Sliding {
                 ttl_ms: self.config.ttl_ms,
             },
-            durability: Durability::AsRedis,
+            // What the server runs with: a commit is acknowledged once its WAL is
+            // flushed. `async-commit` declares it too, and runs otherwise.
+            durability: Durability::Postgres(SynchronousCommit::On),
             appends_idempotent: true,
             recovery_grace_ms: crate::contract::RECOVERY_GRACE_MS_DEFAULT,
         }

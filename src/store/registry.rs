@@ -343,6 +343,11 @@ pub(crate) const REGISTRY: &[Entry] = &[
             config.model = context.code_version.min(2)
         })
     }),
+    // Only a PostgreSQL crash within a WAL writer round of an acknowledged commit shows it.
+    #[cfg(feature = "pg")]
+    entry("pgvector-async-commit", Pgvector, &[Lost], |p| {
+        super::pgvector::build(p.context, |config, _| config.synchronous_commit_off = true)
+    }),
     #[cfg(feature = "pg")]
     entry("migrate-to-pgvector", Migration, &[], |p| {
         super::migrate::build(p.context, true, super::migrate::Vectors::OfText)

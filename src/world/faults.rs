@@ -59,8 +59,10 @@ async fn run_fault(world: &World, fault: Fault) {
             host.set_clock_offset_ms(0);
             note(format!("clock of client-{client} back in step"));
         }
-        FaultKind::RedisRestart => redis_restart(world, fault.end_ms(), &note).await,
-        FaultKind::RedisPause => {
+        FaultKind::RedisRestart | FaultKind::PostgresRestart => {
+            server_restart(world, fault.end_ms(), &note).await
+        }
+        FaultKind::RedisPause | FaultKind::PostgresPause => {
             world.server.set_paused(true).await;
             note(format!("{} paused for {window}ms", server_name(world)));
             world.clock.sleep_until_ms(fault.end_ms()).await;
@@ -68,6 +70,16 @@ async fn run_fault(world: &World, fault: Fault) {
             note(format!("{} resumed", server_name(world)));
         }
         FaultKind::ErrorReply { error } => error_reply(world, error, &note).await,
+        FaultKind::PostgresTooManyClients => too_many_clients(world, &fault, &note).await,
+        FaultKind::PostgresTerminateBackend { client } => {
+            match world.server.terminate_backends(client) {
+                Some(backends) => note(format!(
+                    "pg_terminate_backend of client-{client}'s {backends} backends: \
+                     FATAL 57P01 before their next message"
+                )),
+                None => note("backend termination not reproduced here: skipped".into()),
+            }
+        }
     }
 }
 
@@ -121,6 +133,23 @@ async fn error_reply(world: &World, error: ErrorReply, note: &impl Fn(String)) {
     }
 }
 
+/// Every connection slot taken for the fault's window: a new connection is refused at
+/// startup with FATAL 53300; open connections go on.
+async fn too_many_clients(world: &World, fault: &Fault, note: &impl Fn(String)) {
+    if !world.server.set_slots_full(true) {
+        note("too many clients not reproduced here: skipped".into());
+        return;
+    }
+    note(format!(
+        "postgres connection slots all taken for {}ms: new connections are refused \
+         (FATAL 53300 sorry, too many clients already)",
+        fault.duration_ms
+    ));
+    world.clock.sleep_until_ms(fault.end_ms()).await;
+    world.server.set_slots_full(false);
+    note("postgres connection slots free again".into());
+}
+
 async fn client_crash(world: &World, client: u32, restart_ms: u64, note: &impl Fn(String)) {
     world.clients[client as usize].crash();
     let closed = world.links[client as usize].reset_all();
@@ -134,16 +163,24 @@ async fn client_crash(world: &World, client: u32, restart_ms: u64, note: &impl F
     }
 }
 
-async fn redis_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
+async fn server_restart(world: &World, restart_ms: u64, note: &impl Fn(String)) {
     // Only the crash that takes the process down is a restart; an overlapping window
     // keeps it down longer and nothing is applied in between.
     if let Some(restart) = world.server.crash().await {
         let closed: usize = world.links.iter().map(|link| link.reset_all()).sum();
+        let durability = match restart.backend {
+            crate::domain::Backend::Pgvector => {
+                format!("its WAL kept {}", wal_kept_text(restart.kept))
+            }
+            _ => format!(
+                "persistence {:?}, kept {}",
+                restart.persistence,
+                kept_text(restart.kept)
+            ),
+        };
         note(format!(
-            "{} crashed ({closed} connections closed, persistence {:?}, kept {})",
+            "{} crashed ({closed} connections closed, {durability})",
             server_name(world),
-            restart.persistence,
-            kept_text(restart.kept)
         ));
         world.recorder.restart(restart);
     }
@@ -158,6 +195,17 @@ fn server_name(world: &World) -> &'static str {
     match world.server.backend() {
         crate::domain::Backend::Pgvector => "postgres",
         _ => "redis",
+    }
+}
+
+/// What a PostgreSQL crash's recovery replays: the commits its WAL had flushed.
+fn wal_kept_text(kept: Kept) -> String {
+    match kept {
+        Kept::AppliedBefore { before_us, .. } => format!(
+            "the commits before {before_us}us (its last flush): later asynchronous commits are lost"
+        ),
+        Kept::Nothing => "nothing".into(),
+        Kept::Everything => "every commit".into(),
     }
 }
 

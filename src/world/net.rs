@@ -63,18 +63,21 @@ impl Flow {
         }
     }
 
-    fn arrow(self) -> &'static str {
-        match self {
-            Flow::ToRedis => "→redis",
-            Flow::FromRedis => "←redis",
+    /// `→redis`, `←postgres`: the flow as the timeline shows it, towards or from the
+    /// server the connection reaches.
+    fn arrow(self, postgres: bool) -> &'static str {
+        match (self, postgres) {
+            (Flow::ToRedis, false) => "→redis",
+            (Flow::FromRedis, false) => "←redis",
+            (Flow::ToRedis, true) => "→postgres",
+            (Flow::FromRedis, true) => "←postgres",
         }
     }
 
     fn blocked_by(self, partition: Direction) -> bool {
-        match partition {
-            Direction::Both => true,
-            Direction::ToRedis => self == Flow::ToRedis,
-            Direction::FromRedis => self == Flow::FromRedis,
+        match self {
+            Flow::ToRedis => partition.to_server(),
+            Flow::FromRedis => partition.from_server(),
         }
     }
 }
@@ -312,6 +315,14 @@ impl Connection {
         self.closed.load(Ordering::Relaxed)
     }
 
+    /// True for a connection to PostgreSQL: the timeline names that server.
+    fn postgres(&self) -> bool {
+        #[cfg(feature = "pg")]
+        return self.pg_names.is_some();
+        #[cfg(not(feature = "pg"))]
+        false
+    }
+
     /// True when the trace records `flow`'s bytes renamed ([`Connection::recorded`]).
     fn renames(&self, flow: Flow) -> bool {
         #[cfg(feature = "pg")]
@@ -454,7 +465,7 @@ impl Connection {
             "{} conn {} {} {what} lost in a partition: sent again at {} (retransmission {attempt})",
             self.link.host,
             self.number,
-            flow.arrow(),
+            flow.arrow(self.postgres()),
             crate::trace::seconds_text(resent_us)
         );
         self.trace.record(now_us, "net", text);
@@ -467,7 +478,7 @@ impl Connection {
             "{} conn {} {} unacknowledged for {} ms since {}: TCP gives up",
             self.link.host,
             self.number,
-            flow.arrow(),
+            flow.arrow(self.postgres()),
             self.link.tcp.give_up_ms,
             crate::trace::seconds_text(at_us - self.link.tcp.give_up_ms * 1_000)
         );
@@ -493,7 +504,10 @@ impl Connection {
                 conn: self.number,
                 flow: flow.index() as u8,
                 bytes: head.recorded.clone(),
-                render: render_chunk,
+                render: match self.postgres() {
+                    true => render_postgres_chunk,
+                    false => render_chunk,
+                },
             };
             self.trace.record_chunk(now_us, &self.link.host, record);
         }
@@ -782,6 +796,15 @@ impl Link {
 
 /// `conn 3 →redis 41B SET k v | GET k`: a delivered chunk as the timeline shows it.
 pub(crate) fn render_chunk(chunk: &crate::trace::Chunk) -> String {
+    render_chunk_to(chunk, false)
+}
+
+/// `conn 3 →postgres 23B Q\x00…`: a chunk of a PostgreSQL connection.
+fn render_postgres_chunk(chunk: &crate::trace::Chunk) -> String {
+    render_chunk_to(chunk, true)
+}
+
+fn render_chunk_to(chunk: &crate::trace::Chunk, postgres: bool) -> String {
     let flow = if chunk.flow == 0 {
         Flow::ToRedis
     } else {
@@ -790,7 +813,7 @@ pub(crate) fn render_chunk(chunk: &crate::trace::Chunk) -> String {
     format!(
         "conn {} {} {}",
         chunk.conn,
-        flow.arrow(),
+        flow.arrow(postgres),
         preview(&chunk.bytes, flow)
     )
 }

@@ -66,6 +66,19 @@ pub trait ServerNode: Send + Sync {
 
     /// Drop an injected error no command has met yet; true when there was one.
     fn withdraw_error(&self) -> bool;
+
+    /// Every connection slot taken (`true`) or given back: new connections are refused
+    /// at startup (PostgreSQL's 53300). False where this cannot be done (Redis, a real
+    /// server).
+    fn set_slots_full(&self, _full: bool) -> bool {
+        false
+    }
+
+    /// `pg_terminate_backend` of every backend serving `client`: how many; `None` where
+    /// this cannot be done (Redis, a real server).
+    fn terminate_backends(&self, _client: u32) -> Option<usize> {
+        None
+    }
 }
 
 /// The simulator's node: the Redis model on a host of tasks, reached through the
@@ -146,6 +159,7 @@ pub fn restart_fact(host: &RedisHost, clock: &WorldClock) -> Restart {
         at_us: clock.now_us(),
         persistence: node.aof.mode(),
         kept,
+        backend: crate::domain::Backend::Redis,
     }
 }
 

@@ -108,8 +108,9 @@ impl ServerNode for PgNode {
         };
         Some(Restart {
             at_us: self.clock.now_us(),
-            persistence: Persistence::AofAlways,
+            persistence: Persistence::None,
             kept,
+            backend: Backend::Pgvector,
         })
     }
 
@@ -138,6 +139,15 @@ impl ServerNode for PgNode {
     fn withdraw_error(&self) -> bool {
         false
     }
+
+    fn set_slots_full(&self, full: bool) -> bool {
+        self.host.model.set_slots_full(full);
+        true
+    }
+
+    fn terminate_backends(&self, client: u32) -> Option<usize> {
+        Some(self.host.model.terminate_owner(client))
+    }
 }
 
 /// Dials the PostgreSQL model from one client process; refuses once that process died.
@@ -159,12 +169,17 @@ impl Dialer for PgDialer {
                     "postgres is down",
                 ));
             }
+            let client = self.from.link.client;
             let (client_end, server_end) =
                 self.from
                     .link
                     .open_postgres(&self.clock, &self.trace, self.seed);
-            self.host
-                .spawn(self.host.model.clone().serve_connection(server_end));
+            self.host.spawn(
+                self.host
+                    .model
+                    .clone()
+                    .serve_connection_of(server_end, client),
+            );
             Ok(Box::new(client_end) as BoxStream)
         })
     }

@@ -104,6 +104,8 @@ pub fn show(plan: Plan, args: &ShowArgs, reproduce: &str) -> Result<u8, CliError
     let options = RunOptions {
         log: LogFilter::from_env().map_err(CliError::Usage)?,
     };
+    // The plan as the run carries it: its faults named for the store's server.
+    let plan = plan.for_backend(store.backend());
     let mut out = String::new();
     if args.print_plan {
         out.push_str(&plan.to_json_pretty());

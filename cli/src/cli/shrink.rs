@@ -47,7 +47,7 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         ))
     });
     crate::cli::check_writable(&path)?;
-    let plan = Plan::generate(args.seed, &scenario);
+    let plan = Plan::generate(args.seed, &scenario).for_backend(config.store.backend());
     let before = plan.clone();
     let shrunk = match shrink(plan, &config) {
         Ok(shrunk) => shrunk,

@@ -6,7 +6,8 @@
 
 use amnesia::{
     Builder, Durability, Memory, MemoryAudit, MemoryStore, Message, PgClient, PgConnector,
-    PgContext, Policy, Role, SessionKey, Store, StoreError, TtlPolicy, UserKey,
+    PgContext, Policy, Role, SessionKey, Store, StoreError, SynchronousCommit, TtlPolicy,
+    UserKey,
 };
 use own_pg_store::{embed, ChatMessage};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -178,8 +179,9 @@ impl MemoryStore for Adapter {
             keep_first: false,
             summarizes: false,
             ttl: TtlPolicy::None,
-            // It acknowledges only what PostgreSQL committed, and adds no loss of its own.
-            durability: Durability::AsRedis,
+            // It acknowledges only what PostgreSQL committed and flushed, and adds no loss
+            // of its own.
+            durability: Durability::Postgres(SynchronousCommit::On),
             appends_idempotent: true,
             // A broken connection is replaced on the next call.
             recovery_grace_ms: 0,
