@@ -465,6 +465,7 @@ fn a_pg_context_store_on_redis_is_an_error_not_a_panic() {
         .results
         .iter()
         .all(|r| r.status != amnesia::sweep::SeedStatus::Panic));
+}
 
 /// Seeds (from 0) of the `replay` scenario within which a store that runs
 /// `synchronous_commit = off` while declaring synchronous commits loses an acknowledged
