@@ -23,8 +23,8 @@ use std::sync::Arc;
 /// The ANN index over the memories' embeddings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AnnIndex {
-    /// HNSW, searched with an iterative scan (`hnsw.iterative_scan = strict_order`) so the
-    /// user filter never starves the result.
+    /// HNSW, searched with an iterative scan (`hnsw.iterative_scan = relaxed_order`, the
+    /// rows re-sorted by distance after) so the user filter never starves the result.
     Hnsw,
     /// ivfflat with 100 lists created with the table, before any data (its lists trained
     /// on nothing), probed one list at a time: the `ivfflat-before-load` pitfall.
@@ -58,8 +58,8 @@ pub struct PgVectorConfig {
     /// The embedding model the code embeds with: 1, or 2 for code version 2 of the
     /// `embedding-v2` variant (old rows are not re-embedded).
     pub model: u32,
-    /// HNSW recalls search on with `hnsw.iterative_scan = strict_order` until `k` rows of
-    /// the user are found; off: one search of `hnsw.ef_search` candidates (default 40)
+    /// HNSW recalls search on with `hnsw.iterative_scan = relaxed_order` until `k` rows of
+    /// the user are found (`strict_order` would drop a row found after a farther one); off: one search of `hnsw.ef_search` candidates (default 40)
     /// that the user filter thins after the index (`no-iterative-scan`).
     pub iterative_scan: bool,
     /// An update writes the new text and keeps the row's old embedding
@@ -164,7 +164,7 @@ impl PgVectorStore {
         ];
         match (self.config.index, self.config.ef_search_fixed) {
             (AnnIndex::Hnsw, None) if self.config.iterative_scan => {
-                settings.push("hnsw.iterative_scan = strict_order".into());
+                settings.push("hnsw.iterative_scan = relaxed_order".into());
             }
             (AnnIndex::Hnsw, None) => {}
             (AnnIndex::Hnsw, Some(ef)) => settings.push(format!("hnsw.ef_search = {ef}")),
@@ -213,8 +213,14 @@ impl PgVectorStore {
     fn recall_sql(&self) -> &'static str {
         match self.config.filter {
             UserFilter::InQuery => {
-                "SELECT id, text FROM memories WHERE tenant = $1 AND user_name = $2
-                 ORDER BY embedding <=> $3 LIMIT $4"
+                // relaxed_order returns a nearer row found late instead of dropping it
+                // (strict_order's rule, which can leave fewer than k rows); the
+                // materialized CTE puts the k rows back in distance order, as
+                // pgvector's README shows.
+                "WITH nearest AS MATERIALIZED (
+                     SELECT id, text, embedding <=> $3 AS distance FROM memories
+                     WHERE tenant = $1 AND user_name = $2 ORDER BY distance LIMIT $4)
+                 SELECT id, text FROM nearest ORDER BY distance + 0"
             }
             UserFilter::AfterGlobalTopK => {
                 "SELECT id, text FROM (SELECT id, text, tenant, user_name,

@@ -132,12 +132,16 @@ pub async fn recall(
 ) -> Result<Vec<(String, String)>, Error> {
     let query = Vector::from(query);
     let tx = client.transaction().await?;
-    tx.batch_execute("SET LOCAL hnsw.iterative_scan = strict_order")
+    // relaxed_order, not strict_order: strict drops a nearer row the scan finds after a
+    // farther one, and can return fewer than k rows although the user holds more.
+    tx.batch_execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         .await?;
     let rows = tx
         .query(
-            "SELECT id, text FROM memories WHERE tenant = $1 AND user_name = $2
-             ORDER BY embedding <=> $3 LIMIT $4",
+            "WITH nearest AS MATERIALIZED (
+                 SELECT id, text, embedding <=> $3 AS distance FROM memories
+                 WHERE tenant = $1 AND user_name = $2 ORDER BY distance LIMIT $4)
+             SELECT id, text FROM nearest ORDER BY distance + 0",
             &[&tenant, &user, &query, &k],
         )
         .await?;
