@@ -114,3 +114,41 @@ fn the_pgvector_own_store_steps_are_the_example_projects() {
         "own pgvector store's step 4",
     );
 }
+
+/// The two example projects build amnesia once between them (scripts/test runs own-store
+/// with `shared-build`): every package both lock files name has the same versions in both,
+/// or cargo would build amnesia's dependencies, and amnesia, twice.
+#[test]
+fn the_example_projects_lock_the_same_versions() {
+    use std::collections::BTreeMap;
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let versions = |project: &str| {
+        let lock = std::fs::read_to_string(examples.join(project).join("Cargo.lock"))
+            .expect("the example's lock reads");
+        let mut versions: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for package in lock.split("[[package]]").skip(1) {
+            let field = |key: &str| {
+                package
+                    .lines()
+                    .find_map(|line| line.strip_prefix(key))
+                    .expect("a locked package has a name and a version")
+                    .to_string()
+            };
+            versions
+                .entry(field("name = "))
+                .or_default()
+                .push(field("version = "));
+        }
+        versions
+    };
+    let (redis, pg) = (versions("own-store"), versions("own-pg-store"));
+    assert!(pg.contains_key("\"amnesia\"") && redis.contains_key("\"tokio-postgres\""));
+    for (name, redis_versions) in &redis {
+        if let Some(pg_versions) = pg.get(name) {
+            assert_eq!(
+                redis_versions, pg_versions,
+                "the example locks disagree on {name}"
+            );
+        }
+    }
+}
