@@ -592,6 +592,29 @@ fn shrinking_other_variants_gives_small_plans_that_replay() {
     }
 }
 
+/// Runs a sweep's first failing seed again by the command it printed, which must name
+/// `scenario`, and asserts the very trace the sweep saw.
+fn assert_first_failure_replays(report: &SweepReport, scenario: &str) {
+    let failing = report
+        .results
+        .iter()
+        .find(|r| !r.is_pass())
+        .expect("the sweep has a failing seed");
+    assert!(
+        failing.replay.contains(&format!("--scenario {scenario}")),
+        "{}",
+        failing.replay
+    );
+    let args: Vec<&str> = failing.replay.split(' ').skip(1).collect();
+    let replayed = stdout(&amnesia(&args));
+    let hash = failing.trace_hash.as_deref().expect("the run ended");
+    assert!(
+        replayed.contains(&format!("trace hash: {hash}")),
+        "{} gave another run:\n{replayed}",
+        failing.replay
+    );
+}
+
 /// The reproduction key is (scenario, seed, store, engine): a sweep over the smoke
 /// scenario prints replay commands that regenerate the smoke scenario, and replaying one
 /// gives the very trace the sweep saw.
@@ -614,24 +637,7 @@ fn a_sweep_of_another_scenario_prints_replays_that_reproduce_it() {
     let report: SweepReport =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report.scenario, "smoke");
-    let failing = report
-        .results
-        .iter()
-        .find(|r| !r.is_pass())
-        .expect("write-behind fails a smoke seed");
-    assert!(
-        failing.replay.contains("--scenario smoke"),
-        "{}",
-        failing.replay
-    );
-    let args: Vec<&str> = failing.replay.split(' ').skip(1).collect();
-    let replayed = stdout(&amnesia(&args));
-    let hash = failing.trace_hash.as_deref().expect("the run ended");
-    assert!(
-        replayed.contains(&format!("trace hash: {hash}")),
-        "{} gave another run:\n{replayed}",
-        failing.replay
-    );
+    assert_first_failure_replays(&report, "smoke");
 }
 
 /// With no `--scenario`, a sweep of a pgvector store runs its backend's default
@@ -656,23 +662,7 @@ fn a_pgvector_sweep_runs_its_backends_default_scenario_and_replays_it() {
     let report: SweepReport =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report.scenario, "replay");
-    let failing = report
-        .results
-        .iter()
-        .find(|r| !r.is_pass())
-        .expect("caught within 1..3");
-    assert!(
-        failing.replay.contains("--scenario replay"),
-        "{}",
-        failing.replay
-    );
-    let args: Vec<&str> = failing.replay.split(' ').skip(1).collect();
-    let replayed = stdout(&amnesia(&args));
-    let hash = failing.trace_hash.as_deref().expect("the run ended");
-    assert!(
-        replayed.contains(&format!("trace hash: {hash}")),
-        "{replayed}"
-    );
+    assert_first_failure_replays(&report, "replay");
     let standard = amnesia(&[
         "run",
         "--seed",

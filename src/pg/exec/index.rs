@@ -228,7 +228,7 @@ impl Exec<'_> {
         if matches!(key.options.sort, Some(sqlparser::ast::OrderBySort::Desc)) {
             return Ok(None);
         }
-        let Expr::BinaryOp { left, op, right } = &key.expr else {
+        let Expr::BinaryOp { left, op, right } = ordered_expr(select, &key.expr) else {
             return Ok(None);
         };
         let Some(metric) = metric_of(op) else {
@@ -277,6 +277,23 @@ impl Exec<'_> {
         }
         Ok(Some((table, index, vector)))
     }
+}
+
+/// What an ORDER BY key orders by: a bare name is first an output column's (PostgreSQL's
+/// rule for ORDER BY), so `SELECT embedding <=> $1 AS distance … ORDER BY distance` orders
+/// by the distance expression, which the index serves.
+fn ordered_expr<'a>(select: &'a Select, key: &'a Expr) -> &'a Expr {
+    let Expr::Identifier(name) = key else {
+        return key;
+    };
+    let name = ident(name);
+    let aliased = select.projection.iter().find_map(|item| match item {
+        sqlparser::ast::SelectItem::ExprWithAlias { expr, alias } if ident(alias) == name => {
+            Some(expr)
+        }
+        _ => None,
+    });
+    aliased.unwrap_or(key)
 }
 
 fn table_alias(select: &Select) -> Option<String> {
