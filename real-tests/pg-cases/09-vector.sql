@@ -82,6 +82,7 @@ SELECT count(*) FROM (SELECT id FROM items ORDER BY embedding <-> '[-0.65,-0.86,
 -- ORDER BY an output column's name is ORDER BY its expression: the index serves it (5 rows, not 10)
 SELECT count(*) FROM (SELECT id, embedding <-> '[-0.65,-0.86,0.9,-0.02,-0.01,0.66,0.17,0.52]' AS distance FROM items ORDER BY distance LIMIT 10) ann;
 WITH nearest AS MATERIALIZED (SELECT id, embedding <-> '[-0.65,-0.86,0.9,-0.02,-0.01,0.66,0.17,0.52]' AS distance FROM items ORDER BY distance LIMIT 10) SELECT count(*) FROM nearest;
+SELECT count(*) FROM (SELECT id, embedding <-> '[-0.65,-0.86,0.9,-0.02,-0.01,0.66,0.17,0.52]' FROM items ORDER BY 2 LIMIT 10) ann;
 SET LOCAL hnsw.ef_search = 40;
 -- within 0.3
 SELECT count(*)::float8 / 10 AS recall FROM (SELECT id FROM items WHERE tag = 1 ORDER BY embedding <-> '[-0.31,0.56,-0.04,0.5,0.62,0.52,0.58,-0.52]' LIMIT 10) ann WHERE id IN (SELECT id FROM items WHERE tag = 1 ORDER BY (embedding <-> '[-0.31,0.56,-0.04,0.5,0.62,0.52,0.58,-0.52]') + 0 LIMIT 10);

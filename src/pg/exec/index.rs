@@ -279,21 +279,40 @@ impl Exec<'_> {
     }
 }
 
-/// What an ORDER BY key orders by: a bare name is first an output column's (PostgreSQL's
-/// rule for ORDER BY), so `SELECT embedding <=> $1 AS distance … ORDER BY distance` orders
-/// by the distance expression, which the index serves.
+/// What an ORDER BY key orders by, as the sort resolves it (`sort_key`): a position is
+/// that output column's expression, and a bare name is first an output column's, so
+/// `SELECT embedding <=> $1 AS distance … ORDER BY distance` (or `ORDER BY 2`) orders by
+/// the distance expression, which the index serves as it does in PostgreSQL.
 fn ordered_expr<'a>(select: &'a Select, key: &'a Expr) -> &'a Expr {
-    let Expr::Identifier(name) = key else {
-        return key;
-    };
-    let name = ident(name);
-    let aliased = select.projection.iter().find_map(|item| match item {
-        sqlparser::ast::SelectItem::ExprWithAlias { expr, alias } if ident(alias) == name => {
-            Some(expr)
-        }
+    use sqlparser::ast::SelectItem;
+    let output = |item: &'a SelectItem| match item {
+        SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } => Some(expr),
         _ => None,
-    });
-    aliased.unwrap_or(key)
+    };
+    match key {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Number(n, _) => {
+                let at = n.parse::<usize>().ok().and_then(|at| at.checked_sub(1));
+                let item = at.and_then(|at| select.projection.get(at));
+                item.and_then(output).unwrap_or(key)
+            }
+            _ => key,
+        },
+        Expr::Identifier(name) => {
+            let name = ident(name);
+            let named: Vec<&Expr> = (select.projection.iter())
+                .filter_map(|item| match item {
+                    SelectItem::ExprWithAlias { expr, alias } if ident(alias) == name => Some(expr),
+                    _ => None,
+                })
+                .collect();
+            match named.as_slice() {
+                [expr] => expr,
+                _ => key,
+            }
+        }
+        _ => key,
+    }
 }
 
 fn table_alias(select: &Select) -> Option<String> {
