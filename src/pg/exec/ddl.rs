@@ -109,7 +109,9 @@ impl Exec<'_> {
         table.checks.sort_by(|a, b| a.name.cmp(&b.name));
         let keys = table.uniques.iter().flat_map(|u| &u.columns);
         crate::pg::exec::json_keys::refuse_json_index(keys.map(|c| table.columns[*c].ty), "btree")?;
-        self.db.tables.insert(name, table);
+        self.db.tables.insert(name.clone(), table);
+        let undo = self.db.keep_created(self.xid, &name);
+        self.undo.push(undo);
         Ok(())
     }
 

@@ -473,8 +473,13 @@ impl Exec<'_> {
                 std::iter::once(&item.relation).chain(item.joins.iter().map(|j| &j.relation));
             for factor in factors {
                 let offset = sources.iter().map(|s: &Source| s.columns.len()).sum();
+                let series = crate::pg::exec::series::Series::of(factor);
                 let source = match crate::pg::exec::unnest::Unnest::of(factor) {
                     Some(unnest) => self.describe_unnest(&unnest?, parent, &sources)?,
+                    None if series.is_some() => {
+                        let series = series.expect("checked")?;
+                        self.describe_series(&series, parent, &sources)?
+                    }
                     // A LATERAL subquery reads the items before it.
                     None if crate::pg::exec::lateral::is_lateral(factor) => {
                         let frame = frame_of(&sources, Some(parent));

@@ -323,10 +323,7 @@ impl Exec<'_> {
             if is_lateral(&item.relation) {
                 rows = self.lateral(rows, &item.relation, None, &mut sources, parent)?;
             } else {
-                let (source, right) = match crate::pg::exec::unnest::Unnest::of(&item.relation) {
-                    Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
-                    None => self.factor(&item.relation, parent, sources_width(&sources))?,
-                };
+                let (source, right) = self.from_item(&item.relation, parent, &sources)?;
                 check_alias(&sources, &source)?;
                 sources.push(source);
                 rows = self.cross(rows, right)?;
@@ -336,16 +333,30 @@ impl Exec<'_> {
                     rows = self.lateral(rows, &join.relation, Some(join), &mut sources, parent)?;
                     continue;
                 }
-                let (source, right) = match crate::pg::exec::unnest::Unnest::of(&join.relation) {
-                    Some(unnest) => self.unnest(&unnest?, parent, &sources)?,
-                    None => self.factor(&join.relation, parent, sources_width(&sources))?,
-                };
+                let (source, right) = self.from_item(&join.relation, parent, &sources)?;
                 check_alias(&sources, &source)?;
                 sources.push(source);
                 rows = self.join(rows, right, join, &sources, parent)?;
             }
         }
         Ok((sources, rows))
+    }
+
+    /// One FROM item that reads no earlier one: a function (`unnest`, `generate_series`)
+    /// or a table or subquery.
+    fn from_item(
+        &mut self,
+        factor: &TableFactor,
+        parent: Option<&Frame<'_>>,
+        sources: &[Source],
+    ) -> FlowResult<(Source, Vec<Joined>)> {
+        if let Some(unnest) = crate::pg::exec::unnest::Unnest::of(factor) {
+            return self.unnest(&unnest?, parent, sources);
+        }
+        if let Some(series) = crate::pg::exec::series::Series::of(factor) {
+            return self.series(&series?, parent, sources);
+        }
+        self.factor(factor, parent, sources_width(sources))
     }
 
     /// A FROM clause of one table and a WHERE binding the leading columns of one of its

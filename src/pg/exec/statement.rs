@@ -58,6 +58,15 @@ impl Exec<'_> {
                     warning: None,
                 })
             }
+            Statement::CreateTable(create) if create.query.is_some() => {
+                let query = create.query.as_deref().expect("checked");
+                let count = self.create_table_as(create, query)?;
+                Ok(Outcome {
+                    tag: count.map_or("CREATE TABLE AS".into(), |n| format!("SELECT {n}")),
+                    rows: None,
+                    warning: None,
+                })
+            }
             Statement::CreateTable(create) => self
                 .create_table(create)
                 .map_or_else(Err, |_| tag("CREATE TABLE")),

@@ -186,14 +186,15 @@ impl Exec<'_> {
     }
 }
 
-/// An array that names a column it cannot see may read an earlier FROM item
-/// (PostgreSQL's implicit LATERAL), which the model does not do.
-fn lateral_refused(flow: Flow, earlier: &[Source]) -> Flow {
+/// A FROM function's argument (an `unnest` array, a `generate_series` bound) that names
+/// a column it cannot see may read an earlier FROM item (PostgreSQL's implicit LATERAL),
+/// which the model does not do.
+pub(crate) fn lateral_refused(flow: Flow, earlier: &[Source]) -> Flow {
     let unknown = |e: &PgError| e.code == UNDEFINED_COLUMN || e.code == UNDEFINED_TABLE;
     match flow {
         Flow::Error(e) if unknown(&e) && !earlier.is_empty() => {
             Flow::Error(PgError::unsupported(format!(
-                "an UNNEST argument reading another FROM item ({})",
+                "a FROM function's argument reading another FROM item ({})",
                 e.message
             )))
         }

@@ -280,6 +280,13 @@ impl Db {
         kept.then_some(Undo::Schema { xid })
     }
 
+    /// Transaction `xid` created `table`; the undo entry removing it.
+    pub(crate) fn keep_created(&mut self, xid: Xid, table: &str) -> Undo {
+        assert!(self.tables.contains_key(table), "kept once created");
+        self.altered.created(xid, table);
+        Undo::Schema { xid }
+    }
+
     /// Keep `table`'s foreign keys before `xid` renumbers their parent's columns.
     pub(crate) fn keep_keys(&mut self, xid: Xid, table: &str) -> Option<Undo> {
         let kept = self.altered.keep_keys(&self.tables, xid, table);

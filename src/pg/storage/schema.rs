@@ -1,4 +1,4 @@
-//! The schema changes of open transactions (ALTER TABLE, TRUNCATE): each keeps its table
+//! The schema changes of open transactions (CREATE TABLE, ALTER TABLE, TRUNCATE): each keeps its table
 //! as it was before the change, so that an error, a rolled-back savepoint, an aborted
 //! transaction or a crash puts it back whole, as PostgreSQL's transactional catalog and
 //! new relfilenodes do. A change holds ACCESS EXCLUSIVE on its table until its transaction
@@ -22,6 +22,8 @@ struct Altered {
 enum Kept {
     /// All of it: the table the change is on.
     Table(Box<Table>),
+    /// Nothing: the table did not exist before (CREATE TABLE), so undoing removes it.
+    Absent,
     /// Its foreign keys: a table referencing the one changed, whose keys' column numbers
     /// follow the parent's columns.
     Keys(Vec<ForeignKey>),
@@ -71,6 +73,16 @@ impl SchemaLog {
         true
     }
 
+    /// Transaction `xid` created `table`: an abort removes it.
+    pub(crate) fn created(&mut self, xid: Xid, table: &str) {
+        let table = table.to_string();
+        self.entries.push(Altered {
+            xid,
+            table,
+            before: Kept::Absent,
+        });
+    }
+
     /// The table `xid` kept as `from` now goes by `to` (ALTER TABLE … RENAME TO).
     pub(crate) fn renamed(&mut self, xid: Xid, from: &str, to: &str) {
         let kept = self
@@ -89,6 +101,9 @@ impl SchemaLog {
             Kept::Table(before) => {
                 tables.remove(&kept.table);
                 tables.insert(before.name.clone(), *before);
+            }
+            Kept::Absent => {
+                tables.remove(&kept.table);
             }
             Kept::Keys(keys) => {
                 // DROP TABLE is not transactional in the model: the table may be gone.
@@ -127,7 +142,9 @@ impl SchemaLog {
             .filter(|a| a.xid != xid)
             .filter_map(|a| match &a.before {
                 Kept::Table(before) => Some([a.table.clone(), before.name.clone()]),
-                Kept::Keys(_) => None,
+                // Other sessions see a table created and not yet committed (the model's
+                // catalog has no snapshots), rather than wait for it.
+                Kept::Absent | Kept::Keys(_) => None,
             })
             .flatten()
             .collect()
