@@ -6,6 +6,8 @@
 mod migrate;
 #[cfg(feature = "pg")]
 pub mod pgvector;
+#[cfg(feature = "pg")]
+mod repeatable_read;
 pub(crate) mod plain_list;
 mod reference;
 mod registry;
