@@ -6,11 +6,11 @@
 mod migrate;
 #[cfg(feature = "pg")]
 pub mod pgvector;
-#[cfg(feature = "pg")]
-mod repeatable_read;
 pub(crate) mod plain_list;
 mod reference;
 mod registry;
+#[cfg(feature = "pg")]
+mod repeatable_read;
 #[doc(hidden)]
 pub mod testing;
 mod unserved;

@@ -292,7 +292,8 @@ pub(crate) const PURGE_EXPIRED_MESSAGES: &str = "DELETE FROM chat_messages m
          WHERE s.tenant = $1 AND s.session = $2)";
 /// Create the session with its first message as the head, or slide its TTL. (The two
 /// statements below keep the reference's bytes, indentation and all: traces record them.)
-pub(crate) const UPSERT_SESSION: &str = "INSERT INTO chat_sessions (tenant, session, head_id, head, expires_at)
+pub(crate) const UPSERT_SESSION: &str =
+    "INSERT INTO chat_sessions (tenant, session, head_id, head, expires_at)
                          VALUES ($1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond')
                          ON CONFLICT (tenant, session) DO UPDATE SET
                              head_id = COALESCE(chat_sessions.head_id, EXCLUDED.head_id),

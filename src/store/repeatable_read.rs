@@ -12,9 +12,7 @@
 use crate::contract::StoreError;
 use crate::domain::{Message, SessionKey};
 use crate::postgres::PgConnector;
-use crate::store::pgvector::{
-    TRIM_WINDOW, PURGE_EXPIRED, PURGE_EXPIRED_MESSAGES, UPSERT_SESSION,
-};
+use crate::store::pgvector::{PURGE_EXPIRED, PURGE_EXPIRED_MESSAGES, TRIM_WINDOW, UPSERT_SESSION};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::IsolationLevel;
 
@@ -140,7 +138,6 @@ async fn attempt_once(
         &[tenant, name, &row.id, &row.body],
     )
     .await?;
-    tx.execute(TRIM_WINDOW, &[tenant, name, &row.keep])
-        .await?;
+    tx.execute(TRIM_WINDOW, &[tenant, name, &row.keep]).await?;
     tx.commit().await
 }
