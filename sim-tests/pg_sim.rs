@@ -66,6 +66,21 @@ fn run(name: &str, seed: u64, scenario: &ScenarioConfig) -> RunReport {
     )
 }
 
+/// The pgvector reference store with `lock_timeout` set to `lock_timeout_ms` before its
+/// writes.
+fn lock_timeout_store(lock_timeout_ms: u64) -> Store {
+    use amnesia::store::pgvector::{PgVectorConfig, PgVectorStore};
+    Store::new(
+        "pgvector-lock-timeout",
+        move |context: amnesia::PgContext| {
+            let mut config =
+                PgVectorConfig::reference(amnesia::store::MESSAGES_MAX, context.session_ttl_ms);
+            config.lock_timeout_ms = Some(lock_timeout_ms);
+            PgVectorStore::new(context.postgres, config)
+        },
+    )
+}
+
 /// The pgvector reference store with its appends under REPEATABLE READ, meeting a 40001 or
 /// 40P01 as `on` says (`RetryTransaction`: the correct form of `pgvector-conflict-swallowed`).
 fn repeatable_read_store(on: amnesia::store::pgvector::OnConflict) -> Store {
@@ -645,4 +660,50 @@ fn a_store_that_retries_serialization_failures_passes() {
         }
     }
     assert!(conflicted > 0, "no 40001 in the seeds");
+}
+
+/// Seeds (from 0) of `replay` in which an administrator's migration locks the tables.
+const LOCK_TABLES_SEEDS: u64 = 16;
+
+/// An administrator's migration (`postgres-lock-tables`, PostgreSQL plans only) holds
+/// every table ACCESS EXCLUSIVE: a store that set `lock_timeout` has writes fail with
+/// 55P03 and reports them failed, the reference (no timeout) waits; both pass, and the
+/// timeline names the migration as PostgreSQL's.
+#[test]
+fn a_migrations_table_locks_time_out_a_store_with_lock_timeout() {
+    let scenario = ScenarioConfig::replay();
+    let guarded = lock_timeout_store(20);
+    let (mut locked, mut timed_out) = (0, 0);
+    for seed in 0..LOCK_TABLES_SEEDS {
+        let plan = Plan::generate(seed, &scenario).for_backend(Backend::Pgvector);
+        if !plan
+            .faults
+            .iter()
+            .any(|f| f.kind.class() == FaultClass::PostgresLockTables)
+        {
+            continue;
+        }
+        locked += 1;
+        let report = run_seed(seed, &scenario, &guarded, EngineKind::Event);
+        assert!(
+            report.verdict.is_pass(),
+            "seed {seed}: {:?}",
+            report.verdict.classes()
+        );
+        timed_out += usize::from(report.coverage.points.contains_key("postgres.lock-timeout"));
+        let reference = run("pgvector-reference", seed, &scenario);
+        assert!(reference.verdict.is_pass(), "seed {seed}");
+        assert!(!reference
+            .coverage
+            .points
+            .contains_key("postgres.lock-timeout"));
+        let events = reference.trace.text_events();
+        assert!(events
+            .iter()
+            .any(|e| e.host == "faults" && e.text.contains("IN ACCESS EXCLUSIVE MODE")));
+    }
+    assert!(
+        locked > 0 && timed_out > 0,
+        "{locked} seeds locked, {timed_out} timed out"
+    );
 }

@@ -114,6 +114,14 @@ pub const POINTS: &[(&str, &str)] = &[
         "postgres.too-many-clients",
         "PostgreSQL refused a connection with 53300: every connection slot taken",
     ),
+    (
+        "postgres.lock-timeout",
+        "PostgreSQL failed a statement with 55P03: a lock not obtained within lock_timeout",
+    ),
+    (
+        "postgres.statement-timeout",
+        "PostgreSQL canceled a statement with 57014: statement_timeout, or a cancel request",
+    ),
 ];
 
 /// The points that can be reached on `backend`'s servers, in [`POINTS`]' order: a

@@ -8,11 +8,13 @@ use crate::trace::Trace;
 use std::collections::BTreeMap;
 
 /// The coverage points read from PostgreSQL's error replies, each with its SQLSTATE.
-pub(super) const POINT_CODES: [(&str, &str); 4] = [
+pub(super) const POINT_CODES: [(&str, &str); 6] = [
     ("postgres.serialization-failure", "40001"),
     ("postgres.deadlock", "40P01"),
     ("postgres.backend-terminated", "57P01"),
     ("postgres.too-many-clients", "53300"),
+    ("postgres.lock-timeout", "55P03"),
+    ("postgres.statement-timeout", "57014"),
 ];
 
 /// Bytes buffered per connection at most; a connection past it is no longer read.

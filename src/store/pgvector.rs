@@ -75,6 +75,10 @@ pub struct PgVectorConfig {
     pub synchronous_commit_off: bool,
     /// How the appends of one session are kept apart.
     pub appends: AppendSerialization,
+    /// `SET lock_timeout` before its appends, remembers and updates, when `Some` (a team's guard against
+    /// an administrator's migration holding its tables): a write that would wait longer
+    /// for a lock fails with 55P03 instead.
+    pub lock_timeout_ms: Option<u64>,
 }
 
 /// How the appends of one session are kept apart.
@@ -104,6 +108,7 @@ impl PgVectorConfig {
             audit: true,
             synchronous_commit_off: false,
             appends: AppendSerialization::AdvisoryLock,
+            lock_timeout_ms: None,
         }
     }
 }
@@ -200,7 +205,7 @@ impl PgVectorStore {
         self.pg
             .run(move |client| {
                 Box::pin(async move {
-                    if let Some(set) = commit_mode {
+                    if let Some(set) = &commit_mode {
                         client.batch_execute(set).await?;
                     }
                     client
@@ -218,12 +223,22 @@ impl PgVectorStore {
             .await
     }
 
-    /// What a write sends before its transaction: nothing but for `async-commit`, whose
-    /// session turns synchronous commits off.
-    fn commit_mode(&self) -> Option<&'static str> {
-        self.config
-            .synchronous_commit_off
-            .then_some("SET synchronous_commit = off")
+    /// What a write (an append, a remember, an update) sends before its transaction:
+    /// nothing but for `async-commit`, whose session turns synchronous commits off, and
+    /// for a store with a `lock_timeout`.
+    fn commit_mode(&self) -> Option<String> {
+        let sets: Vec<String> = [
+            self.config
+                .synchronous_commit_off
+                .then(|| "SET synchronous_commit = off".to_string()),
+            self.config
+                .lock_timeout_ms
+                .map(|ms| format!("SET lock_timeout = {ms}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!sets.is_empty()).then(|| sets.join("; "))
     }
 
     fn recall_sql(&self) -> &'static str {
@@ -311,7 +326,8 @@ impl MemoryStore for PgVectorStore {
         if let AppendSerialization::RepeatableRead(on) = self.config.appends {
             let (ttl_ms, keep) = (self.config.ttl_ms, self.config.messages_max);
             let row = crate::store::repeatable_read::AppendRow::new(session, msg, ttl_ms, keep);
-            return crate::store::repeatable_read::append(&self.pg, row, on).await;
+            let sets = self.commit_mode();
+            return crate::store::repeatable_read::append(&self.pg, row, sets, on).await;
         }
         let (tenant, name) = (session.tenant.clone(), session.session.clone());
         let (id, body) = (msg.id.clone(), encode_message(msg));
@@ -321,7 +337,7 @@ impl MemoryStore for PgVectorStore {
         self.pg
             .run(move |client| {
                 Box::pin(async move {
-                    if let Some(set) = commit_mode {
+                    if let Some(set) = &commit_mode {
                         client.batch_execute(set).await?;
                     }
                     let tx = client.transaction().await?;
@@ -443,7 +459,7 @@ impl MemoryStore for PgVectorStore {
         self.pg
             .run(move |client| {
                 Box::pin(async move {
-                    if let Some(set) = commit_mode {
+                    if let Some(set) = &commit_mode {
                         client.batch_execute(set).await?;
                     }
                     client

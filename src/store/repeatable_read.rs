@@ -71,14 +71,19 @@ pub(crate) fn is_conflict(error: &tokio_postgres::Error) -> bool {
     )
 }
 
-/// Append `row` under REPEATABLE READ, meeting a conflict as `on` says.
+/// Append `row` under REPEATABLE READ (after the session's `sets`, the store's `SET`s
+/// before a write), meeting a conflict as `on` says.
 pub(crate) async fn append(
     pg: &PgConnector,
     row: AppendRow,
+    sets: Option<String>,
     on: OnConflict,
 ) -> Result<(), StoreError> {
     pg.run(move |client| {
         Box::pin(async move {
+            if let Some(sets) = &sets {
+                client.batch_execute(sets).await?;
+            }
             let mut attempt = 1;
             loop {
                 match (attempt_once(client, &row).await, on) {
