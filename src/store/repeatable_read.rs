@@ -19,7 +19,7 @@ use tokio_postgres::IsolationLevel;
 /// Attempts of one append under [`OnConflict::RetryTransaction`] before its 40001 is the
 /// caller's: each conflict means another append of the session committed, so a session
 /// with fewer writers than this in flight always gets through.
-pub(crate) const ATTEMPTS_MAX: usize = 8;
+const ATTEMPTS_MAX: usize = 8;
 
 /// What a REPEATABLE READ append does when PostgreSQL fails it with 40001 or 40P01.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,12 +40,12 @@ pub enum OnConflict {
 
 /// The session and message an append writes, owned for the connection's closure.
 pub(crate) struct AppendRow {
-    pub tenant: String,
-    pub session: String,
-    pub id: String,
-    pub body: Vec<u8>,
-    pub ttl_ms: f64,
-    pub keep: i64,
+    tenant: String,
+    session: String,
+    id: String,
+    body: Vec<u8>,
+    ttl_ms: f64,
+    keep: i64,
 }
 
 impl AppendRow {
@@ -86,6 +86,7 @@ pub(crate) async fn append(
             }
             let mut attempt = 1;
             loop {
+                debug_assert!(attempt <= ATTEMPTS_MAX);
                 match (attempt_once(client, &row).await, on) {
                     (Err(error), OnConflict::RetryTransaction)
                         if is_conflict(&error) && attempt < ATTEMPTS_MAX =>
