@@ -61,7 +61,8 @@ const MODEL: Rooms = Rooms {
 /// `src/pg/mod.rs`, the house's front door, declares them and re-exports what the rest of
 /// the crate names.
 const PG_ROOMS: &[&str] = &[
-    "error", "settings", "vector", "types", "storage", "sql", "exec", "session", "server", "wire",
+    "error", "settings", "vector", "types", "storage", "sql", "exec", "session", "server", "admin",
+    "wire",
 ];
 
 /// The PostgreSQL model's rooms, as `rooms_violations` reads them: no circle allowed.

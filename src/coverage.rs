@@ -9,6 +9,7 @@
 //! completed (a pending operation never completes). A *write* is an append, clear,
 //! delete, remember, memory update or forget.
 
+use crate::domain::Backend;
 use crate::history::{History, Op, OpKind, Outcome};
 use crate::plan::{FaultKind, Plan};
 use crate::trace::Trace;
@@ -97,7 +98,52 @@ pub const POINTS: &[(&str, &str)] = &[
         "Redis answered an EXEC with nil: a watched key had changed",
     ),
     ("redis.key-expired", "Redis expired a key by its TTL"),
+    (
+        "postgres.serialization-failure",
+        "PostgreSQL failed a statement with 40001: a concurrent update under REPEATABLE READ",
+    ),
+    (
+        "postgres.deadlock",
+        "PostgreSQL failed a statement with 40P01: the victim of a deadlock",
+    ),
+    (
+        "postgres.backend-terminated",
+        "PostgreSQL ended a session with 57P01 (an administrator's pg_terminate_backend)",
+    ),
+    (
+        "postgres.too-many-clients",
+        "PostgreSQL refused a connection with 53300: every connection slot taken",
+    ),
+    (
+        "postgres.lock-timeout",
+        "PostgreSQL failed a statement with 55P03: a lock not obtained within lock_timeout",
+    ),
+    (
+        "postgres.statement-timeout",
+        "PostgreSQL canceled a statement with 57014: statement_timeout, or a cancel request",
+    ),
 ];
+
+/// The points that can be reached on `backend`'s servers, in [`POINTS`]' order: a
+/// server's own points (`redis.*`, `postgres.*`) only where that server runs, so a
+/// pgvector sweep never lists Redis's as never reached.
+///
+/// ```
+/// use amnesia::{coverage::points_for, Backend};
+/// assert!(points_for(Backend::Redis).all(|(name, _)| !name.starts_with("postgres.")));
+/// assert!(points_for(Backend::Pgvector).all(|(name, _)| !name.starts_with("redis.")));
+/// assert!(points_for(Backend::Pgvector).any(|(name, _)| *name == "postgres.deadlock"));
+/// ```
+pub fn points_for(backend: Backend) -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+    let servers = backend.servers();
+    POINTS
+        .iter()
+        .filter(move |(name, _)| match name.split_once('.') {
+            Some(("redis", _)) => servers.contains(&Backend::Redis),
+            Some(("postgres", _)) => servers.contains(&Backend::Pgvector),
+            _ => true,
+        })
+}
 
 /// The coverage of one run: each point reached, with how many times.
 ///
@@ -136,6 +182,10 @@ impl Coverage {
         outcomes(history, &mut tally);
         tally.add("redis.key-expired", history.expiries.len() as u64);
         tally.add("redis.exec-aborted", exec_aborts(trace));
+        let errors = postgres::error_codes(trace);
+        for (point, code) in postgres::POINT_CODES {
+            tally.add(point, errors.get(code).copied().unwrap_or(0));
+        }
         Coverage {
             points: tally.0,
             sometimes,
@@ -349,6 +399,8 @@ fn outcomes(history: &History, tally: &mut Tally) {
         tally.add(point, 1);
     }
 }
+
+mod postgres;
 
 /// Replies buffered per connection at most; a connection past it is no longer read.
 const REPLY_BUFFER_BYTES_MAX: usize = 1 << 22;

@@ -27,6 +27,7 @@
 //! The executor interprets `sqlparser`'s tree directly (there is no plan tree), so `sql`
 //! sits beneath `exec` as the vocabulary both read, not above it as a separate pass.
 
+pub(crate) mod admin;
 pub(crate) mod error;
 pub(crate) mod exec;
 pub(crate) mod server;

@@ -179,7 +179,7 @@ impl PgModel {
     /// is the commit log's, so what can be left is a transaction never ended (its rows
     /// unseen, its locks held until a crash), a server that waits, never one that answers
     /// wrongly.
-    fn db(&self) -> MutexGuard<'_, Db> {
+    pub(super) fn db(&self) -> MutexGuard<'_, Db> {
         self.blocking(|| {
             self.shared.db.lock().unwrap_or_else(|poisoned| {
                 self.shared.db.clear_poison();

@@ -6,8 +6,9 @@
 //! A Redis plan, and the Redis-then-pgvector migration's (whose faults strike its Redis
 //! node), keep Redis's names: every Redis seed stays byte for byte what it was. A
 //! PostgreSQL plan also draws PostgreSQL's own faults (`FaultClass::POSTGRES_DRAWN`: all
-//! connection slots taken, 53300; a client's backends terminated, 57P01), each from a
-//! stream of its own.
+//! connection slots taken, 53300; a client's backends terminated, 57P01; every table
+//! locked by an administrator's migration, where a store's `lock_timeout` gives 55P03),
+//! each from a stream of its own.
 
 use super::faults::{ClassRate, Direction, FaultClass, FaultKind};
 use super::Plan;
@@ -110,7 +111,8 @@ pub(crate) fn kind_fits(kind: &FaultKind, backend: Backend) -> bool {
         FaultKind::PostgresRestart
         | FaultKind::PostgresPause
         | FaultKind::PostgresTooManyClients
-        | FaultKind::PostgresTerminateBackend { .. } => true,
+        | FaultKind::PostgresTerminateBackend { .. }
+        | FaultKind::PostgresLockTables => true,
         FaultKind::Partition { direction, .. } | FaultKind::Clog { direction, .. } => {
             postgres(direction)
         }

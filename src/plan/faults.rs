@@ -155,6 +155,11 @@ pub enum FaultKind {
         /// The client whose backends are terminated.
         client: u32,
     },
+    /// An administrator's migration takes ACCESS EXCLUSIVE locks on every table of the
+    /// database at `at_ms` (waiting for their holders, its own `lock_timeout` the window)
+    /// and holds them to the window's end: the stores' statements on them wait, or fail
+    /// with 55P03 / 57014 where the store set `lock_timeout` / `statement_timeout`.
+    PostgresLockTables,
 }
 
 /// What a fault occupies: faults of one lane never overlap.
@@ -183,6 +188,7 @@ impl FaultKind {
             FaultKind::PostgresPause => FaultClass::PostgresPause,
             FaultKind::PostgresTooManyClients => FaultClass::PostgresTooManyClients,
             FaultKind::PostgresTerminateBackend { .. } => FaultClass::PostgresTerminateBackend,
+            FaultKind::PostgresLockTables => FaultClass::PostgresLockTables,
         }
     }
 
@@ -201,7 +207,8 @@ impl FaultKind {
             | FaultKind::ErrorReply { .. }
             | FaultKind::PostgresRestart
             | FaultKind::PostgresPause
-            | FaultKind::PostgresTooManyClients => None,
+            | FaultKind::PostgresTooManyClients
+            | FaultKind::PostgresLockTables => None,
         }
     }
 
@@ -288,13 +295,16 @@ pub enum FaultClass {
     /// `postgres-terminate-backend`: a client's backends are terminated (57P01; drawn for
     /// PostgreSQL plans only, from its own stream).
     PostgresTerminateBackend,
+    /// `postgres-lock-tables`: an administrator's migration holds ACCESS EXCLUSIVE locks
+    /// on every table (drawn for PostgreSQL plans only, from its own stream).
+    PostgresLockTables,
 }
 
 impl FaultClass {
     /// Every class, in summary order: the drawn ones ([`FaultClass::DRAWN`]), then the
     /// classes a PostgreSQL plan names them by.
-    pub const ALL: [FaultClass; 13] = {
-        let mut all = [FaultClass::PostgresRestart; 13];
+    pub const ALL: [FaultClass; 14] = {
+        let mut all = [FaultClass::PostgresRestart; 14];
         let mut i = 0;
         while i < FaultClass::DRAWN.len() {
             all[i] = FaultClass::DRAWN[i];
@@ -304,14 +314,16 @@ impl FaultClass {
         all[10] = FaultClass::PostgresPause;
         all[11] = FaultClass::PostgresTooManyClients;
         all[12] = FaultClass::PostgresTerminateBackend;
+        all[13] = FaultClass::PostgresLockTables;
         all
     };
 
     /// The classes only a PostgreSQL plan draws, each from its own stream, after the
     /// seed's [`FaultClass::DRAWN`] (`Plan::for_backend`).
-    pub const POSTGRES_DRAWN: [FaultClass; 2] = [
+    pub const POSTGRES_DRAWN: [FaultClass; 3] = [
         FaultClass::PostgresTooManyClients,
         FaultClass::PostgresTerminateBackend,
+        FaultClass::PostgresLockTables,
     ];
 
     /// The classes a seed draws, in schedule order, each from its own stream. A
@@ -343,6 +355,7 @@ impl FaultClass {
             FaultClass::SilentDrop => 9,
             FaultClass::PostgresTooManyClients => 10,
             FaultClass::PostgresTerminateBackend => 11,
+            FaultClass::PostgresLockTables => 12,
             // Never drawn: a PostgreSQL plan renames the faults stream 6 and 7 drew.
             FaultClass::PostgresRestart | FaultClass::PostgresPause => {
                 unreachable!("{} is renamed, not drawn", self.name())
@@ -366,6 +379,7 @@ impl FaultClass {
             FaultClass::PostgresPause => "postgres-pause",
             FaultClass::PostgresTooManyClients => "postgres-too-many-clients",
             FaultClass::PostgresTerminateBackend => "postgres-terminate-backend",
+            FaultClass::PostgresLockTables => "postgres-lock-tables",
         }
     }
 
@@ -399,6 +413,7 @@ impl FaultClass {
             FaultClass::PostgresPause => FaultKind::PostgresPause,
             FaultClass::PostgresTooManyClients => FaultKind::PostgresTooManyClients,
             FaultClass::PostgresTerminateBackend => FaultKind::PostgresTerminateBackend { client },
+            FaultClass::PostgresLockTables => FaultKind::PostgresLockTables,
             FaultClass::ErrorReply => {
                 let errors = [
                     ErrorReply::Oom,

@@ -328,7 +328,11 @@ impl Search<'_> {
             mutants: self.fresh_next.abs_diff(self.runs.len()),
             corpus: self.corpus.len(),
             first_failure,
-            summary: Summary::of(&numbered, &config.sometimes_declared),
+            summary: Summary::of(
+                &numbered,
+                &config.sometimes_declared,
+                config.store.backend(),
+            ),
             runs: self.runs,
         }
     }

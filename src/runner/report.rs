@@ -40,7 +40,8 @@
 //! Everything but the wall times is the same whatever `--jobs` is.
 
 use crate::check::{Excused, ViolationClass};
-use crate::coverage::{Coverage, POINTS};
+use crate::coverage::{points_for, Coverage};
+use crate::domain::Backend;
 use crate::runner::seeds::{SeedRange, Shard};
 use crate::runner::sweep::{SeedResult, SeedStatus, SweepConfig};
 use crate::runner::text::class_name;
@@ -116,7 +117,8 @@ pub struct Summary {
 /// How many runs of a sweep reached each coverage point.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CoverageSummary {
-    /// amnesia's points, in [`POINTS`]' order, each with the runs that reached it (0:
+    /// amnesia's points that the store's backend can reach, in
+    /// [`POINTS`](crate::coverage::POINTS)' order, each with the runs that reached it (0:
     /// none did).
     pub points: Vec<PointRuns>,
     /// The store's `sometimes!` points that some run reached or that the sweep was told
@@ -134,12 +136,14 @@ pub struct PointRuns {
 }
 
 impl CoverageSummary {
-    /// The summary of the runs whose coverage `runs` yields.
+    /// The summary of the runs of a store of `backend` whose coverage `runs` yields.
     pub(crate) fn of<'a>(
         runs: impl Iterator<Item = &'a Coverage>,
         declared: &[String],
+        backend: Backend,
     ) -> CoverageSummary {
-        let mut own: BTreeMap<&str, usize> = POINTS.iter().map(|(name, _)| (*name, 0)).collect();
+        let mut own: BTreeMap<&str, usize> =
+            points_for(backend).map(|(name, _)| (*name, 0)).collect();
         let mut sometimes: BTreeMap<String, usize> =
             declared.iter().map(|name| (name.clone(), 0)).collect();
         for coverage in runs {
@@ -157,8 +161,7 @@ impl CoverageSummary {
             runs,
         };
         CoverageSummary {
-            points: POINTS
-                .iter()
+            points: points_for(backend)
                 .map(|(name, _)| runs(name, own[name]))
                 .collect(),
             sometimes: sometimes.iter().map(|(name, n)| runs(name, *n)).collect(),
@@ -219,9 +222,9 @@ pub struct ClassSeeds {
 }
 
 impl Summary {
-    /// The summary of `results`; `declared` names the store's `sometimes!` points listed
-    /// even when no run reached them.
-    pub(crate) fn of(results: &[SeedResult], declared: &[String]) -> Summary {
+    /// The summary of `results` of a store of `backend`; `declared` names the store's
+    /// `sometimes!` points listed even when no run reached them.
+    pub(crate) fn of(results: &[SeedResult], declared: &[String], backend: Backend) -> Summary {
         let mut summary = Summary {
             seeds: results.len(),
             ..Summary::default()
@@ -240,7 +243,8 @@ impl Summary {
                 by_class.entry(*class).or_default().push(result.seed);
             }
         }
-        summary.coverage = CoverageSummary::of(results.iter().map(|r| &r.coverage), declared);
+        let coverages = results.iter().map(|r| &r.coverage);
+        summary.coverage = CoverageSummary::of(coverages, declared, backend);
         summary.by_class = by_class
             .into_iter()
             .map(|(class, seeds)| ClassSeeds { class, seeds })
@@ -275,7 +279,7 @@ impl SweepReport {
             check_determinism: config.check_determinism,
             seed_timeout_ms: config.seed_timeout.as_millis() as u64,
             wall_ms,
-            summary: Summary::of(&results, &config.sometimes_declared),
+            summary: Summary::of(&results, &config.sometimes_declared, config.store.backend()),
             results,
         }
     }

@@ -9,6 +9,8 @@ pub mod pgvector;
 pub(crate) mod plain_list;
 mod reference;
 mod registry;
+#[cfg(feature = "pg")]
+mod repeatable_read;
 #[doc(hidden)]
 pub mod testing;
 mod unserved;

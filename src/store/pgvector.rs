@@ -17,6 +17,7 @@ use crate::contract::{
 use crate::domain::{IndexedEmbedding, Memory, Message, SessionKey, UserKey};
 use crate::postgres::PgConnector;
 use crate::store::reference::{encode_message, with_head};
+pub use crate::store::repeatable_read::OnConflict;
 use pgvector::Vector;
 use std::sync::Arc;
 
@@ -72,6 +73,24 @@ pub struct PgVectorConfig {
     /// still declares synchronous ones (`async-commit`): a crash takes back the commits
     /// the WAL writer had not flushed, acknowledged writes among them.
     pub synchronous_commit_off: bool,
+    /// How the appends of one session are kept apart.
+    pub appends: AppendSerialization,
+    /// `SET lock_timeout` before its appends, remembers and updates, when `Some` (a team's guard against
+    /// an administrator's migration holding its tables): a write that would wait longer
+    /// for a lock fails with 55P03 instead.
+    pub lock_timeout_ms: Option<u64>,
+}
+
+/// How the appends of one session are kept apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppendSerialization {
+    /// The session's advisory lock, under READ COMMITTED: the reference (it never meets
+    /// 40001).
+    AdvisoryLock,
+    /// No lock; REPEATABLE READ, the session row the point where two appends meet (first
+    /// updater wins, the other fails with 40001), and what the store does then
+    /// (`repeatable_read.rs`).
+    RepeatableRead(OnConflict),
 }
 
 impl PgVectorConfig {
@@ -88,6 +107,8 @@ impl PgVectorConfig {
             update_keeps_embedding: false,
             audit: true,
             synchronous_commit_off: false,
+            appends: AppendSerialization::AdvisoryLock,
+            lock_timeout_ms: None,
         }
     }
 }
@@ -184,7 +205,7 @@ impl PgVectorStore {
         self.pg
             .run(move |client| {
                 Box::pin(async move {
-                    if let Some(set) = commit_mode {
+                    if let Some(set) = &commit_mode {
                         client.batch_execute(set).await?;
                     }
                     client
@@ -202,12 +223,22 @@ impl PgVectorStore {
             .await
     }
 
-    /// What a write sends before its transaction: nothing but for `async-commit`, whose
-    /// session turns synchronous commits off.
-    fn commit_mode(&self) -> Option<&'static str> {
-        self.config
-            .synchronous_commit_off
-            .then_some("SET synchronous_commit = off")
+    /// What a write (an append, a remember, an update) sends before its transaction:
+    /// nothing but for `async-commit`, whose session turns synchronous commits off, and
+    /// for a store with a `lock_timeout`.
+    fn commit_mode(&self) -> Option<String> {
+        let sets: Vec<String> = [
+            self.config
+                .synchronous_commit_off
+                .then(|| "SET synchronous_commit = off".to_string()),
+            self.config
+                .lock_timeout_ms
+                .map(|ms| format!("SET lock_timeout = {ms}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!sets.is_empty()).then(|| sets.join("; "))
     }
 
     fn recall_sql(&self) -> &'static str {
@@ -269,16 +300,35 @@ fn set_local(settings: &Settings) -> String {
 /// The session's advisory lock, held to the end of the transaction.
 const LOCK_SESSION: &str = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))";
 /// Forget a session whose TTL passed, before anything is written to it again.
-const PURGE_EXPIRED: &str = "DELETE FROM chat_sessions
+pub(crate) const PURGE_EXPIRED: &str = "DELETE FROM chat_sessions
      WHERE tenant = $1 AND session = $2 AND expires_at <= clock_timestamp()";
-const PURGE_EXPIRED_MESSAGES: &str = "DELETE FROM chat_messages m
+pub(crate) const PURGE_EXPIRED_MESSAGES: &str = "DELETE FROM chat_messages m
      WHERE m.tenant = $1 AND m.session = $2 AND NOT EXISTS (SELECT 1 FROM chat_sessions s
          WHERE s.tenant = $1 AND s.session = $2)";
+/// Create the session with its first message as the head, or slide its TTL. (The two
+/// statements below keep the reference's bytes, indentation and all: traces record them.)
+pub(crate) const UPSERT_SESSION: &str =
+    "INSERT INTO chat_sessions (tenant, session, head_id, head, expires_at)
+                         VALUES ($1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond')
+                         ON CONFLICT (tenant, session) DO UPDATE SET
+                             head_id = COALESCE(chat_sessions.head_id, EXCLUDED.head_id),
+                             head = COALESCE(chat_sessions.head, EXCLUDED.head),
+                             expires_at = EXCLUDED.expires_at";
+/// Keep the newest `$3` messages of the session (besides its head).
+pub(crate) const TRIM_WINDOW: &str = "DELETE FROM chat_messages WHERE tenant = $1 AND session = $2 AND pos <
+                             (SELECT min(pos) FROM (SELECT pos FROM chat_messages
+                              WHERE tenant = $1 AND session = $2 ORDER BY pos DESC LIMIT $3) newest)";
 
 #[async_trait::async_trait]
 impl MemoryStore for PgVectorStore {
     async fn append(&self, session: &SessionKey, msg: &Message) -> Result<(), StoreError> {
         self.ensure_schema().await?;
+        if let AppendSerialization::RepeatableRead(on) = self.config.appends {
+            let (ttl_ms, keep) = (self.config.ttl_ms, self.config.messages_max);
+            let row = crate::store::repeatable_read::AppendRow::new(session, msg, ttl_ms, keep);
+            let sets = self.commit_mode();
+            return crate::store::repeatable_read::append(&self.pg, row, sets, on).await;
+        }
         let (tenant, name) = (session.tenant.clone(), session.session.clone());
         let (id, body) = (msg.id.clone(), encode_message(msg));
         let ttl_ms = self.config.ttl_ms as f64;
@@ -287,23 +337,15 @@ impl MemoryStore for PgVectorStore {
         self.pg
             .run(move |client| {
                 Box::pin(async move {
-                    if let Some(set) = commit_mode {
+                    if let Some(set) = &commit_mode {
                         client.batch_execute(set).await?;
                     }
                     let tx = client.transaction().await?;
                     tx.execute(LOCK_SESSION, &[&tenant, &name]).await?;
                     tx.execute(PURGE_EXPIRED, &[&tenant, &name]).await?;
                     tx.execute(PURGE_EXPIRED_MESSAGES, &[&tenant, &name]).await?;
-                    tx.execute(
-                        "INSERT INTO chat_sessions (tenant, session, head_id, head, expires_at)
-                         VALUES ($1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond')
-                         ON CONFLICT (tenant, session) DO UPDATE SET
-                             head_id = COALESCE(chat_sessions.head_id, EXCLUDED.head_id),
-                             head = COALESCE(chat_sessions.head, EXCLUDED.head),
-                             expires_at = EXCLUDED.expires_at",
-                        &[&tenant, &name, &id, &body, &ttl_ms],
-                    )
-                    .await?;
+                    tx.execute(UPSERT_SESSION, &[&tenant, &name, &id, &body, &ttl_ms])
+                        .await?;
                     // A re-sent message moves to the end, stored once.
                     tx.execute(
                         "DELETE FROM chat_messages WHERE tenant = $1 AND session = $2 AND id = $3",
@@ -315,13 +357,7 @@ impl MemoryStore for PgVectorStore {
                         &[&tenant, &name, &id, &body],
                     )
                     .await?;
-                    tx.execute(
-                        "DELETE FROM chat_messages WHERE tenant = $1 AND session = $2 AND pos <
-                             (SELECT min(pos) FROM (SELECT pos FROM chat_messages
-                              WHERE tenant = $1 AND session = $2 ORDER BY pos DESC LIMIT $3) newest)",
-                        &[&tenant, &name, &keep],
-                    )
-                    .await?;
+                    tx.execute(TRIM_WINDOW, &[&tenant, &name, &keep]).await?;
                     tx.commit().await
                 })
             })
@@ -423,7 +459,7 @@ impl MemoryStore for PgVectorStore {
         self.pg
             .run(move |client| {
                 Box::pin(async move {
-                    if let Some(set) = commit_mode {
+                    if let Some(set) = &commit_mode {
                         client.batch_execute(set).await?;
                     }
                     client

@@ -348,6 +348,15 @@ pub(crate) const REGISTRY: &[Entry] = &[
     entry("pgvector-async-commit", Pgvector, &[Lost], |p| {
         super::pgvector::build(p.context, |config, _| config.synchronous_commit_off = true)
     }),
+    // Only two appends of one session in flight together show it (overlapping turns, a
+    // retried user message): the second's 40001 is taken for success.
+    #[cfg(feature = "pg")]
+    entry("pgvector-conflict-swallowed", Pgvector, &[Lost], |p| {
+        super::pgvector::build(p.context, |config, _| {
+            let swallow = super::pgvector::OnConflict::AssumeOtherWriterWon;
+            config.appends = super::pgvector::AppendSerialization::RepeatableRead(swallow)
+        })
+    }),
     #[cfg(feature = "pg")]
     entry("migrate-to-pgvector", Migration, &[], |p| {
         super::migrate::build(p.context, true, super::migrate::Vectors::OfText)

@@ -80,6 +80,27 @@ async fn run_fault(world: &World, fault: Fault) {
                 None => note("backend termination not reproduced here: skipped".into()),
             }
         }
+        FaultKind::PostgresLockTables => lock_tables(world, &fault, &note).await,
+    }
+}
+
+/// An administrator's migration holds ACCESS EXCLUSIVE locks on every table for the
+/// fault's window.
+async fn lock_tables(world: &World, fault: &Fault, note: &impl Fn(String)) {
+    match world.server.lock_tables(fault.end_ms()) {
+        None => note("table locks not reproduced here: skipped".into()),
+        Some(tables) if tables.is_empty() => note("no table to lock yet: skipped".into()),
+        Some(tables) => {
+            note(format!(
+                "postgres: an administrator's migration locks {} IN ACCESS EXCLUSIVE MODE \
+                 for {}ms: statements on them wait (55P03 under a lock_timeout, 57014 \
+                 under a statement_timeout)",
+                tables.join(", "),
+                fault.duration_ms
+            ));
+            world.clock.sleep_until_ms(fault.end_ms()).await;
+            note("postgres: the migration's table locks released".into());
+        }
     }
 }
 

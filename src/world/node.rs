@@ -79,6 +79,13 @@ pub trait ServerNode: Send + Sync {
     fn terminate_backends(&self, _client: u32) -> Option<usize> {
         None
     }
+
+    /// An administrator's session locks every table ACCESS EXCLUSIVE until `until_ms`
+    /// (giving up then if it could not): the tables it locks (none: there were none
+    /// yet); `None` where this cannot be done (Redis, a real server, a server down).
+    fn lock_tables(&self, _until_ms: u64) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// The simulator's node: the Redis model on a host of tasks, reached through the

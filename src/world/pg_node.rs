@@ -148,6 +148,26 @@ impl ServerNode for PgNode {
     fn terminate_backends(&self, client: u32) -> Option<usize> {
         Some(self.host.model.terminate_owner(client))
     }
+
+    /// The migration's session runs as one of the host's tasks: a crash takes it down
+    /// with its locks, as it takes every backend.
+    fn lock_tables(&self, until_ms: u64) -> Option<Vec<String>> {
+        if self.host.is_down() {
+            return None;
+        }
+        let tables = self.host.model.table_names();
+        if tables.is_empty() {
+            return Some(tables);
+        }
+        let (model, clock, locked) = (self.host.model.clone(), self.clock.clone(), tables.clone());
+        let window_ms = (until_ms * 1_000).saturating_sub(clock.now_us()) / 1_000;
+        self.host.spawn(async move {
+            let (session, _gave_up) = model.lock_tables(&locked, window_ms).await;
+            clock.sleep_until_us(until_ms * 1_000).await;
+            model.end_session(session);
+        });
+        Some(tables)
+    }
 }
 
 /// Dials the PostgreSQL model from one client process; refuses once that process died.
