@@ -1,8 +1,9 @@
-//! `CREATE EXTENSION`, `CREATE TABLE`, `CREATE INDEX`, `DROP TABLE`/`DROP INDEX`. These
-//! are not transactional in the model: a table or index exists from its CREATE on,
-//! whatever the transaction around it does (the stores create their schema in a
-//! transaction that commits); README lists this difference. ALTER TABLE and TRUNCATE
-//! are (`alter.rs`, `truncate.rs`, `storage/schema.rs`).
+//! `CREATE EXTENSION`, `CREATE TABLE`, `CREATE INDEX`, `DROP TABLE`/`DROP INDEX`. CREATE
+//! TABLE is undone with its transaction or savepoint (`storage/schema.rs`), as ALTER
+//! TABLE and TRUNCATE are (`alter.rs`, `truncate.rs`); the others are not transactional
+//! in the model: an index or extension exists from its CREATE on and a dropped table is
+//! gone, whatever the transaction around it does (the stores create their schema in a
+//! transaction that commits); README lists this difference.
 
 use crate::pg::error::*;
 use crate::pg::exec::context::Exec;
