@@ -23,6 +23,10 @@ SELECT * FROM generate_series('2024-01-01'::date, '2024-01-03'::date, '1 day');
 SELECT * FROM generate_series('2024-01-01'::timestamp, '2024-01-02', '0 days');
 SELECT * FROM generate_series(1, 'a');
 SELECT count(*), sum(g) FROM generate_series(1, 1000) g;
+SELECT * FROM generate_series(0::numeric, 'nan'::numeric, 10::numeric);
+SELECT * FROM generate_series('nan'::numeric, 1, 10);
+SELECT * FROM generate_series(0::numeric, 10, 'infinity');
+SELECT * FROM generate_series(0::numeric, '-infinity', 1);
 
 -- case: generate_series beside tables: joins, INSERT … SELECT, a subquery
 CREATE TABLE t (id int4 PRIMARY KEY, v text);

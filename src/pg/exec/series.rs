@@ -98,6 +98,34 @@ impl<'s> Series<'s> {
     }
 }
 
+/// The rows a series may have: an infinite timestamp bound would never end.
+const SERIES_ROWS_MAX: usize = 1_000_000;
+
+/// PostgreSQL's checks of a numeric series' bounds and step: neither NaN nor infinite.
+fn check_numeric_bounds(start: &Value, stop: &Value, step: &Value) -> PgResult<()> {
+    use crate::pg::types::numeric::Numeric;
+    let named = [
+        (start, "start value"),
+        (stop, "stop value"),
+        (step, "step size"),
+    ];
+    for (value, name) in named {
+        let Value::Numeric(n) = value else {
+            continue;
+        };
+        let what = match **n {
+            Numeric::NaN => "NaN",
+            Numeric::Infinity | Numeric::NegInfinity => "infinity",
+            Numeric::Finite { .. } => continue,
+        };
+        return Err(PgError::new(
+            INVALID_PARAMETER_VALUE,
+            format!("{name} cannot be {what}"),
+        ));
+    }
+    Ok(())
+}
+
 /// The element type of `generate_series(types…)`, as PostgreSQL resolves the overloads.
 pub(crate) fn element_type(types: &[Type]) -> PgResult<Type> {
     let integer = |t: Type| matches!(t, Type::Int2 | Type::Int4 | Type::Int8 | Type::Unknown);
@@ -232,6 +260,7 @@ impl Exec<'_> {
                 t: element,
             },
         };
+        check_numeric_bounds(&start.v, &stop.v, &step.v)?;
         let zero = match step_type {
             Type::Interval => Value::Interval(Interval::default()),
             _ => {
@@ -265,6 +294,13 @@ impl Exec<'_> {
                 crate::pg::types::cast::compare_values(&past, current.clone(), stop.clone())?;
             if beyond != Some(false) {
                 return Ok(values);
+            }
+            if values.len() == SERIES_ROWS_MAX {
+                return Err(PgError::new(
+                    PROGRAM_LIMIT_EXCEEDED,
+                    "the model's generate_series returns at most 1,000,000 rows",
+                )
+                .into());
             }
             values.push(current.v.clone());
             self.work += 1;
