@@ -323,7 +323,7 @@ impl Exec<'_> {
             if is_lateral(&item.relation) {
                 rows = self.lateral(rows, &item.relation, None, &mut sources, parent)?;
             } else {
-                let (source, right) = self.from_item(&item.relation, parent, &sources)?;
+                let (source, right) = self.read_from_item(&item.relation, parent, &sources)?;
                 check_alias(&sources, &source)?;
                 sources.push(source);
                 rows = self.cross(rows, right)?;
@@ -333,7 +333,7 @@ impl Exec<'_> {
                     rows = self.lateral(rows, &join.relation, Some(join), &mut sources, parent)?;
                     continue;
                 }
-                let (source, right) = self.from_item(&join.relation, parent, &sources)?;
+                let (source, right) = self.read_from_item(&join.relation, parent, &sources)?;
                 check_alias(&sources, &source)?;
                 sources.push(source);
                 rows = self.join(rows, right, join, &sources, parent)?;
@@ -344,7 +344,7 @@ impl Exec<'_> {
 
     /// One FROM item that reads no earlier one: a function (`unnest`, `generate_series`)
     /// or a table or subquery.
-    fn from_item(
+    fn read_from_item(
         &mut self,
         factor: &TableFactor,
         parent: Option<&Frame<'_>>,

@@ -11,6 +11,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Joined};
+use crate::pg::exec::unnest::function_source;
 use crate::pg::sql::names::{ident, object_name};
 use crate::pg::sql::scope::Source;
 use crate::pg::types::pg_type::Type;
@@ -67,34 +68,8 @@ impl<'s> Series<'s> {
         let alias = self
             .alias
             .map_or("generate_series".to_string(), |a| ident(&a.name));
-        let mut columns = vec![(alias.clone(), element)];
-        if self.with_ordinality {
-            columns.push(("ordinality".to_string(), Type::Int8));
-        }
-        let names = self.alias.map_or(&[][..], |a| a.columns.as_slice());
-        if names.len() > columns.len() {
-            return Err(PgError::new(
-                INVALID_COLUMN_REFERENCE,
-                format!(
-                    "table \"{alias}\" has {} columns available but {} columns specified",
-                    columns.len(),
-                    names.len()
-                ),
-            ));
-        }
-        for (column, name) in columns.iter_mut().zip(names) {
-            if name.data_type.is_some() {
-                return Err(PgError::unsupported(
-                    "a column definition list on generate_series",
-                ));
-            }
-            column.0 = ident(&name.name);
-        }
-        Ok(Source {
-            alias,
-            columns,
-            offset,
-        })
+        let columns = vec![(alias.clone(), element)];
+        function_source(self.alias, alias, columns, self.with_ordinality, offset)
     }
 }
 
@@ -195,14 +170,7 @@ impl Exec<'_> {
         earlier: &[Source],
     ) -> FlowResult<(Source, Vec<Joined>)> {
         let offset = earlier.iter().map(|s| s.columns.len()).sum();
-        let frame = parent.copied().unwrap_or(Frame::EMPTY);
-        let mut args = Vec::with_capacity(series.args.len());
-        for e in &series.args {
-            let arg = self
-                .eval(e, &frame)
-                .map_err(|f| crate::pg::exec::unnest::lateral_refused(f, earlier))?;
-            args.push(arg);
-        }
+        let args = self.function_args(series.args.iter().copied(), parent, earlier)?;
         let types: Vec<Type> = args.iter().map(|a| a.t).collect();
         let element = element_type(&types)?;
         let source = series.source(element, offset)?;
@@ -232,13 +200,7 @@ impl Exec<'_> {
         earlier: &[Source],
     ) -> FlowResult<Source> {
         let offset = earlier.iter().map(|s| s.columns.len()).sum();
-        let mut types = Vec::with_capacity(series.args.len());
-        for e in &series.args {
-            let t = self
-                .infer(e, &[], Some(parent))
-                .map_err(|f| crate::pg::exec::unnest::lateral_refused(f, earlier))?;
-            types.push(t);
-        }
+        let types = self.function_arg_types(series.args.iter().copied(), parent, earlier)?;
         Ok(series.source(element_type(&types)?, offset)?)
     }
 

@@ -61,36 +61,50 @@ impl<'s> Unnest<'s> {
             (Some(_), 1) => alias.clone(),
             _ => "unnest".to_string(),
         };
-        let mut columns: Vec<(String, Type)> = elements
+        let columns: Vec<(String, Type)> = elements
             .into_iter()
             .map(|t| (default_name.clone(), t))
             .collect();
-        if self.with_ordinality {
-            columns.push(("ordinality".to_string(), Type::Int8));
-        }
-        let names = self.alias.map_or(&[][..], |a| a.columns.as_slice());
-        if names.len() > columns.len() {
-            return Err(PgError::new(
-                INVALID_COLUMN_REFERENCE,
-                format!(
-                    "table \"{alias}\" has {} columns available but {} columns specified",
-                    columns.len(),
-                    names.len()
-                ),
+        function_source(self.alias, alias, columns, self.with_ordinality, offset)
+    }
+}
+
+/// A FROM function's source: its `columns`, then `ordinality` when asked, renamed from
+/// the left by the alias's column list, as PostgreSQL names them.
+pub(crate) fn function_source(
+    alias: Option<&TableAlias>,
+    name: String,
+    mut columns: Vec<(String, Type)>,
+    with_ordinality: bool,
+    offset: usize,
+) -> PgResult<Source> {
+    if with_ordinality {
+        columns.push(("ordinality".to_string(), Type::Int8));
+    }
+    let names = alias.map_or(&[][..], |a| a.columns.as_slice());
+    if names.len() > columns.len() {
+        return Err(PgError::new(
+            INVALID_COLUMN_REFERENCE,
+            format!(
+                "table \"{name}\" has {} columns available but {} columns specified",
+                columns.len(),
+                names.len()
+            ),
+        ));
+    }
+    for (column, named) in columns.iter_mut().zip(names) {
+        if named.data_type.is_some() {
+            return Err(PgError::unsupported(
+                "a column definition list on a function in FROM",
             ));
         }
-        for (column, name) in columns.iter_mut().zip(names) {
-            if name.data_type.is_some() {
-                return Err(PgError::unsupported("a column definition list on UNNEST"));
-            }
-            column.0 = ident(&name.name);
-        }
-        Ok(Source {
-            alias,
-            columns,
-            offset,
-        })
+        column.0 = ident(&named.name);
     }
+    Ok(Source {
+        alias: name,
+        columns,
+        offset,
+    })
 }
 
 /// The element type of an `unnest` argument, or PostgreSQL's error for a non-array.
@@ -143,16 +157,8 @@ impl Exec<'_> {
         earlier: &[Source],
     ) -> FlowResult<(Source, Vec<Joined>)> {
         let offset = earlier.iter().map(|s| s.columns.len()).sum();
-        let frame = parent.copied().unwrap_or(Frame::EMPTY);
-        let mut values = Vec::with_capacity(unnest.arrays.len());
-        let mut types = Vec::with_capacity(unnest.arrays.len());
-        for e in unnest.arrays {
-            let Typed { v, t } = self
-                .eval(e, &frame)
-                .map_err(|f| lateral_refused(f, earlier))?;
-            values.push(v);
-            types.push(t);
-        }
+        let args = self.function_args(unnest.arrays.iter(), parent, earlier)?;
+        let (values, types): (Vec<Value>, Vec<Type>) = args.into_iter().map(|a| (a.v, a.t)).unzip();
         let source = unnest.source(&types, offset)?;
         let rows = zip_rows(&values, unnest.with_ordinality);
         self.work += rows.len() as u64;
@@ -175,14 +181,37 @@ impl Exec<'_> {
         earlier: &[Source],
     ) -> FlowResult<Source> {
         let offset = earlier.iter().map(|s| s.columns.len()).sum();
-        let mut types = Vec::with_capacity(unnest.arrays.len());
-        for e in unnest.arrays {
-            let t = self
-                .infer(e, &[], Some(parent))
-                .map_err(|f| lateral_refused(f, earlier))?;
-            types.push(t);
-        }
+        let types = self.function_arg_types(unnest.arrays.iter(), parent, earlier)?;
         Ok(unnest.source(&types, offset)?)
+    }
+
+    /// A FROM function's arguments, evaluated once in `parent`, before any row.
+    pub(crate) fn function_args<'e>(
+        &mut self,
+        args: impl Iterator<Item = &'e Expr>,
+        parent: Option<&Frame<'_>>,
+        earlier: &[Source],
+    ) -> FlowResult<Vec<Typed>> {
+        let frame = parent.copied().unwrap_or(Frame::EMPTY);
+        args.map(|e| {
+            self.eval(e, &frame)
+                .map_err(|f| lateral_refused(f, earlier))
+        })
+        .collect()
+    }
+
+    /// A FROM function's arguments' types, for Describe.
+    pub(crate) fn function_arg_types<'e>(
+        &mut self,
+        args: impl Iterator<Item = &'e Expr>,
+        parent: &Frame<'_>,
+        earlier: &[Source],
+    ) -> FlowResult<Vec<Type>> {
+        args.map(|e| {
+            self.infer(e, &[], Some(parent))
+                .map_err(|f| lateral_refused(f, earlier))
+        })
+        .collect()
     }
 }
 
