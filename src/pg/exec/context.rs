@@ -339,8 +339,24 @@ impl Frame<'_> {
                 let value = self.values.get(at).cloned().unwrap_or(Value::Null);
                 Ok((Typed::new(value, t), self.depth))
             }
-            (None, Some(parent)) => parent.column(parts),
-            (None, None) => Err(undefined_column(parts)),
+            (None, Some(parent)) => parent.column(parts).map_err(|e| self.missing(parts, e)),
+            (None, None) => Err(self.missing(parts, undefined_column(parts))),
+        }
+    }
+
+    /// The error for `parts` found in no frame, given the one the frames around this one
+    /// raised: a qualified name whose qualifier is a FROM item here is an unknown column
+    /// of it (42703), one whose qualifier no frame has is PostgreSQL's 42P01.
+    fn missing(&self, parts: &[String], around: PgError) -> PgError {
+        let [qualifier, _] = parts else {
+            return around;
+        };
+        if self.sources.iter().any(|s| &s.alias == qualifier) {
+            return undefined_column(parts);
+        }
+        match self.parent {
+            None => crate::pg::sql::scope::missing_from_entry(qualifier),
+            Some(_) => around,
         }
     }
 }
