@@ -120,3 +120,25 @@ UPDATE t0 SET c0 = 1 FROM t0 WHERE t0.id = 1;
 -- expect 42712
 DELETE FROM t0 USING t0 WHERE id = 1;
 SELECT a.id FROM t0 a JOIN t0 b ON a.id = b.id;
+
+-- case: to_jsonb of an untyped literal is 42804 where parse analysis meets it, FROM before the target list
+CREATE TABLE t0 (id int PRIMARY KEY, c0 int);
+-- expect 42804
+SELECT ('')::int AS c0 FROM t0 a JOIN t0 b ON (to_jsonb('ab') IS NOT NULL);
+-- expect 42804
+SELECT to_jsonb('x%') AS c0 FROM t0 a WHERE 'ab';
+-- expect 22P02
+SELECT ('')::int AS c0, to_jsonb('x%') FROM t0 a;
+
+-- case: a qualifier names the nearest FROM item so named, whose missing column is 42703 though an outer one has it
+CREATE TABLE t0 (id int PRIMARY KEY, c0 int);
+CREATE TABLE t1 (id int PRIMARY KEY, c2 boolean);
+-- expect 42703
+SELECT id FROM t1 z WHERE EXISTS (SELECT 1 FROM t0 z WHERE z.c2);
+-- expect 42703
+DELETE FROM t0 WHERE (t0.id / 3) IN (SELECT z.id FROM t1 z WHERE (EXISTS (SELECT 1 FROM t0 z WHERE z.c2) <> false));
+INSERT INTO t1 VALUES (1, true);
+INSERT INTO t0 VALUES (1, 2);
+-- expect 42703
+SELECT id FROM t1 z WHERE EXISTS (SELECT 1 FROM t0 z WHERE z.c2);
+SELECT id FROM t1 z WHERE EXISTS (SELECT 1 FROM t0 y WHERE z.c2);

@@ -334,13 +334,18 @@ impl Frame<'_> {
         // A typing frame (Describe, a LATERAL item's columns) has sources but no values:
         // its columns read as NULLs of their types.
         debug_assert!(found.is_none_or(|(at, _)| self.values.is_empty() || at < self.values.len()));
+        // A qualifier names the nearest FROM item so named: a column it lacks is not
+        // looked for further out.
+        let named_here = matches!(parts, [q, _] if self.sources.iter().any(|s| &s.alias == q));
         match (found, self.parent) {
             (Some((at, t)), _) => {
                 let value = self.values.get(at).cloned().unwrap_or(Value::Null);
                 Ok((Typed::new(value, t), self.depth))
             }
-            (None, Some(parent)) => parent.column(parts).map_err(|e| self.missing(parts, e)),
-            (None, None) => Err(self.missing(parts, undefined_column(parts))),
+            (None, Some(parent)) if !named_here => {
+                parent.column(parts).map_err(|e| self.missing(parts, e))
+            }
+            (None, _) => Err(self.missing(parts, undefined_column(parts))),
         }
     }
 

@@ -456,19 +456,8 @@ impl Exec<'_> {
                 let FunctionArguments::List(list) = &f.args else {
                     return Ok(None);
                 };
-                if !plan && matches!(name.as_str(), "to_jsonb" | "to_json") {
-                    // `anyelement` cannot take its type from an untyped literal.
-                    if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] = list.args.as_slice()
-                    {
-                        if quoted(arg)
-                            || matches!(unnested(arg), Expr::Value(v) if v.value == Literal::Null)
-                        {
-                            return Err(PgError::new(
-                                DATATYPE_MISMATCH,
-                                "could not determine polymorphic type because input has type unknown",
-                            ));
-                        }
-                    }
+                if !plan {
+                    crate::pg::exec::infer::polymorphic_unknown(&name, &list.args)?;
                 }
                 let mut all_constant = f.over.is_none() && f.filter.is_none();
                 for arg in &list.args {

@@ -443,6 +443,9 @@ impl Exec<'_> {
                 .collect(),
             _ => Vec::new(),
         };
+        if let FunctionArguments::List(list) = &f.args {
+            polymorphic_unknown(&name, &list.args)?;
+        }
         if aggregate::is_aggregate(&Expr::Function(f.clone())) {
             let mut types = Vec::with_capacity(args.len());
             for arg in &args {
@@ -668,6 +671,30 @@ fn frame_of<'f>(sources: &'f [Source], parent: Option<&'f Frame<'f>>) -> Frame<'
         values: &[],
         parent,
         depth: 0,
+    }
+}
+
+/// `to_jsonb(anyelement)` and `to_json`: a polymorphic argument cannot take its type from
+/// an untyped literal (a quoted one or NULL), which parse analysis finds (42804).
+pub(crate) fn polymorphic_unknown(name: &str, args: &[FunctionArg]) -> PgResult<()> {
+    if !matches!(name, "to_jsonb" | "to_json") {
+        return Ok(());
+    }
+    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] = args else {
+        return Ok(());
+    };
+    let mut arg = arg;
+    while let Expr::Nested(inner) = arg {
+        arg = inner;
+    }
+    match arg {
+        Expr::Value(v) if matches!(v.value, Literal::SingleQuotedString(_) | Literal::Null) => {
+            Err(PgError::new(
+                DATATYPE_MISMATCH,
+                "could not determine polymorphic type because input has type unknown",
+            ))
+        }
+        _ => Ok(()),
     }
 }
 
