@@ -7,7 +7,7 @@
 use crate::pg::error::*;
 use crate::pg::exec::aggregate_input::{Call, Input};
 use crate::pg::exec::context::{Exec, Frame, Joined};
-use crate::pg::sql::names::object_name;
+use crate::pg::sql::names::{ident, object_name};
 use crate::pg::sql::scope::Source;
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{compare, Typed, Value};
@@ -139,7 +139,7 @@ pub(crate) fn check_ungrouped(select: &Select, sources: &[Source]) -> PgResult<(
     if matches!(select.group_by, sqlparser::ast::GroupByExpr::All(_)) {
         return Ok(());
     }
-    let keys = group_keys(select)?;
+    let keys = group_keys(select, sources)?;
     let mut key_columns = Vec::new();
     for key in &keys {
         if let Some(parts) = column_parts(key) {
@@ -163,14 +163,19 @@ pub(crate) fn check_ungrouped(select: &Select, sources: &[Source]) -> PgResult<(
 
 /// A grouped query's GROUP BY keys, a position (`GROUP BY 1`) read as the select list's
 /// expression there, as PostgreSQL reads it (`findTargetlistEntrySQL92`).
-pub(crate) fn group_keys(select: &Select) -> PgResult<Vec<&Expr>> {
+pub(crate) fn group_keys<'s>(select: &'s Select, sources: &[Source]) -> PgResult<Vec<&'s Expr>> {
     let sqlparser::ast::GroupByExpr::Expressions(keys, _) = &select.group_by else {
         return Err(PgError::unsupported("GROUP BY ALL"));
     };
-    keys.iter().map(|key| group_key(select, key)).collect()
+    keys.iter()
+        .map(|key| group_key(select, key, sources))
+        .collect()
 }
 
-fn group_key<'s>(select: &'s Select, key: &'s Expr) -> PgResult<&'s Expr> {
+fn group_key<'s>(select: &'s Select, key: &'s Expr, sources: &[Source]) -> PgResult<&'s Expr> {
+    if let Expr::Identifier(name) = key {
+        return Ok(output_named(select, &ident(name), sources)?.unwrap_or(key));
+    }
     let Expr::Value(value) = key else {
         return Ok(key);
     };
@@ -209,6 +214,22 @@ fn column_parts(e: &Expr) -> Option<Vec<String>> {
         Expr::Nested(inner) => column_parts(inner),
         _ => None,
     }
+}
+
+/// A bare GROUP BY name that no FROM item has but a select item is named: that item's
+/// expression (`findTargetlistEntrySQL92` reads the FROM items first).
+fn output_named<'s>(
+    select: &'s Select,
+    name: &str,
+    sources: &[Source],
+) -> PgResult<Option<&'s Expr>> {
+    if crate::pg::sql::scope::resolve(sources, &[name.to_string()])?.is_some() {
+        return Ok(None);
+    }
+    Ok(select.projection.iter().find_map(|item| match item {
+        SelectItem::ExprWithAlias { expr, alias } if ident(alias) == name => Some(expr),
+        _ => None,
+    }))
 }
 
 /// A grouped query's keys, for [`check_ungrouped`].

@@ -334,13 +334,34 @@ impl Frame<'_> {
         // A typing frame (Describe, a LATERAL item's columns) has sources but no values:
         // its columns read as NULLs of their types.
         debug_assert!(found.is_none_or(|(at, _)| self.values.is_empty() || at < self.values.len()));
+        // A qualifier names the nearest FROM item so named: a column it lacks is not
+        // looked for further out.
+        let named_here = matches!(parts, [q, _] if self.sources.iter().any(|s| &s.alias == q));
         match (found, self.parent) {
             (Some((at, t)), _) => {
                 let value = self.values.get(at).cloned().unwrap_or(Value::Null);
                 Ok((Typed::new(value, t), self.depth))
             }
-            (None, Some(parent)) => parent.column(parts),
-            (None, None) => Err(undefined_column(parts)),
+            (None, Some(parent)) if !named_here => {
+                parent.column(parts).map_err(|e| self.missing(parts, e))
+            }
+            (None, _) => Err(self.missing(parts, undefined_column(parts))),
+        }
+    }
+
+    /// The error for `parts` found in no frame, given the one the frames around this one
+    /// raised: a qualified name whose qualifier is a FROM item here is an unknown column
+    /// of it (42703), one whose qualifier no frame has is PostgreSQL's 42P01.
+    fn missing(&self, parts: &[String], around: PgError) -> PgError {
+        let [qualifier, _] = parts else {
+            return around;
+        };
+        if self.sources.iter().any(|s| &s.alias == qualifier) {
+            return undefined_column(parts);
+        }
+        match self.parent {
+            None => crate::pg::sql::scope::missing_from_entry(qualifier),
+            Some(_) => around,
         }
     }
 }

@@ -252,18 +252,18 @@ impl Exec<'_> {
     ) -> FlowResult<Typed> {
         match op {
             BinaryOperator::And => {
-                let l = self.eval(left, frame)?.v.truth()?;
+                let l = self.truth(left, frame)?;
                 if l == Some(false) {
                     return Ok(Typed::bool(Some(false)));
                 }
-                Ok(Typed::bool(and(l, self.eval(right, frame)?.v.truth()?)))
+                Ok(Typed::bool(and(l, self.truth(right, frame)?)))
             }
             BinaryOperator::Or => {
-                let l = self.eval(left, frame)?.v.truth()?;
+                let l = self.truth(left, frame)?;
                 if l == Some(true) {
                     return Ok(Typed::bool(Some(true)));
                 }
-                Ok(Typed::bool(or(l, self.eval(right, frame)?.v.truth()?)))
+                Ok(Typed::bool(or(l, self.truth(right, frame)?)))
             }
             op if is_comparison(op) => Ok(Typed::bool(self.compare_op(left, op, right, frame)?)),
             op => {
@@ -271,6 +271,16 @@ impl Exec<'_> {
                 Ok(crate::pg::types::ops::arithmetic(op, l, r)?)
             }
         }
+    }
+
+    /// An operand of AND or OR as a truth value: an untyped literal (`'t'`) is read as a
+    /// boolean, as parse analysis coerces it.
+    fn truth(&mut self, e: &Expr, frame: &Frame<'_>) -> FlowResult<Option<bool>> {
+        let mut value = self.eval(e, frame)?;
+        if value.t == Type::Unknown {
+            value = crate::pg::types::cast::cast(value, Type::Bool, None)?;
+        }
+        Ok(value.v.truth()?)
     }
 
     pub(crate) fn compare_op(

@@ -11,7 +11,8 @@
 //! function: they are left to run time, as PostgreSQL leaves them).
 //!
 //! `Exec::statement` runs both passes over the whole statement (its subqueries and CTEs
-//! included, as PostgreSQL plans them), the parse pass first.
+//! included, as PostgreSQL plans them), the parse pass first, after parse analysis's own
+//! checks (`analyze.rs`).
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame};
@@ -74,13 +75,6 @@ impl Exec<'_> {
                 ctes: Vec::new(),
             };
             match statement {
-                Statement::Query(query) if pass == Pass::Parse && query.with.is_none() => {
-                    if let SetExpr::Select(select) = &*query.body {
-                        self.parse_in_order(w, query, select)?;
-                        continue;
-                    }
-                    self.fold_query(w, query, 0)?
-                }
                 Statement::Query(query) => self.fold_query(w, query, 0)?,
                 Statement::Insert(insert) => {
                     if let Some(source) = &insert.source {
@@ -118,71 +112,8 @@ impl Exec<'_> {
                 }
                 _ => {}
             }
-            if pass == Pass::Parse {
-                self.check_analysis(statement)?;
-            }
         }
         Ok(())
-    }
-
-    /// A SELECT's parse analysis in PostgreSQL's order, so that of two errors the one it
-    /// meets first is raised: the FROM clause, then each item of the target list (its
-    /// literal casts, then whether the items so far are well typed), then WHERE and
-    /// HAVING, then the whole statement.
-    fn parse_in_order(&mut self, w: &mut Walk, query: &Query, select: &Select) -> PgResult<()> {
-        let mut from_only = select.clone();
-        from_only.projection.clear();
-        from_only.selection = None;
-        from_only.having = None;
-        self.fold_select(w, &from_only, 1)?;
-        let described = |exec: &mut Self, items: usize| -> PgResult<()> {
-            let mut prefix = select.clone();
-            prefix.projection.truncate(items);
-            prefix.selection = None;
-            prefix.having = None;
-            let mut query = query.clone();
-            query.body = Box::new(SetExpr::Select(Box::new(prefix)));
-            exec.check_analysis(&Statement::Query(Box::new(query)))
-        };
-        for (index, item) in select.projection.iter().enumerate() {
-            if let Err(e) = self.fold_items(w, std::slice::from_ref(item), 1) {
-                described(self, index)?;
-                return Err(e);
-            }
-        }
-        described(self, select.projection.len())?;
-        for e in select.selection.iter().chain(&select.having) {
-            self.fold(w, e, 1)?;
-        }
-        self.check_analysis(&Statement::Query(Box::new(query.clone())))
-    }
-
-    /// Parse analysis's errors (class 42: an unknown column or function, a type that
-    /// does not fit) come before the planner's: the statement described, its refusals
-    /// (0A000) left to the run, which may take another path.
-    fn check_analysis(&mut self, statement: &Statement) -> PgResult<()> {
-        let described = match statement {
-            Statement::Query(query) => matches!(&*query.body, SetExpr::Select(_)),
-            Statement::Update(_) | Statement::Delete(_) => true,
-            _ => false,
-        };
-        if !described || !self.params.is_empty() {
-            return Ok(());
-        }
-        let hints = self.param_hints.clone();
-        let result = self.describe(statement);
-        self.param_hints = hints;
-        match result {
-            // The classes describing checks as PostgreSQL's analysis does; an unknown
-            // column or table is left to the run (which knows derived tables' renamed
-            // columns and CTEs better than Describe's pass).
-            Err(crate::pg::error::Flow::Error(e))
-                if ["42883", "42804", "42803", "42846", "42725"].contains(&e.code) =>
-            {
-                Err(e)
-            }
-            _ => Ok(()),
-        }
     }
 
     /// `UPDATE … SET c = 'text'`: the literal is read as the column's type in parse
@@ -366,6 +297,18 @@ impl Exec<'_> {
         }
     }
 
+    /// A COALESCE whose argument before the dropped ones is constant, evaluated: the
+    /// dropped ones still type the call, and one naming a column cannot be typed without
+    /// its row (parse analysis already found every column, so that is the only 42703).
+    fn coalesced(&mut self, e: &Expr) -> PgResult<Option<Typed>> {
+        match self.evaluated(e) {
+            Err(error) if error.code == UNDEFINED_COLUMN || error.code == UNDEFINED_TABLE => {
+                Ok(None)
+            }
+            other => other,
+        }
+    }
+
     fn fold_one(&mut self, w: &mut Walk, e: &Expr, depth: u32) -> PgResult<Option<Typed>> {
         if depth > DEPTH_MAX {
             return Ok(None);
@@ -384,6 +327,10 @@ impl Exec<'_> {
             } => {
                 if quoted(expr) {
                     return self.evaluated(e);
+                }
+                if plan && matches!(unnested(expr), Expr::Value(v) if v.value == Literal::Null) {
+                    // A NULL's cast is a NULL constant of the type (`coerce_type`).
+                    return Ok(self.evaluated(e).ok().flatten());
                 }
                 let inner = self.fold(w, expr, d)?;
                 let to = crate::pg::types::regtype::sql_type(data_type).map(|(t, _)| t);
@@ -408,8 +355,14 @@ impl Exec<'_> {
             | Expr::IsNotDistinctFrom(left, right) => {
                 let l = self.fold(w, left, d)?;
                 let r = self.fold(w, right, d)?;
+                let strict = matches!(e, Expr::BinaryOp { .. });
                 match (l, r) {
                     (Some(l), Some(r)) if plan && simple(l.t) && simple(r.t) => self.evaluated(e),
+                    // A strict operator with a constant NULL input is never called, whatever
+                    // its volatility (`evaluate_function`): a NULL, which cannot fail.
+                    (Some(l), Some(r)) if plan && strict && (l.v.is_null() || r.v.is_null()) => {
+                        Ok(self.evaluated(e).ok().flatten())
+                    }
                     _ => Ok(None),
                 }
             }
@@ -503,22 +456,11 @@ impl Exec<'_> {
                 let FunctionArguments::List(list) = &f.args else {
                     return Ok(None);
                 };
-                if !plan && matches!(name.as_str(), "to_jsonb" | "to_json") {
-                    // `anyelement` cannot take its type from an untyped literal.
-                    if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] = list.args.as_slice()
-                    {
-                        if quoted(arg)
-                            || matches!(unnested(arg), Expr::Value(v) if v.value == Literal::Null)
-                        {
-                            return Err(PgError::new(
-                                DATATYPE_MISMATCH,
-                                "could not determine polymorphic type because input has type unknown",
-                            ));
-                        }
-                    }
+                if !plan {
+                    crate::pg::exec::infer::polymorphic_unknown(&name, &list.args)?;
                 }
                 let mut all_constant = f.over.is_none() && f.filter.is_none();
-                for (index, arg) in list.args.iter().enumerate() {
+                for arg in &list.args {
                     let FunctionArg::Unnamed(FunctionArgExpr::Expr(arg)) = arg else {
                         all_constant = false;
                         continue;
@@ -527,15 +469,10 @@ impl Exec<'_> {
                     if name == "coalesce" && plan && value.as_ref().is_some_and(|v| !v.v.is_null())
                     {
                         // The rest are dropped unfolded; the call is that argument when
-                        // every one before it was a constant NULL.
-                        // The model's COALESCE evaluates every argument: the call is
-                        // evaluated again only when the dropped ones are bare literals.
-                        let rest_literal = list.args[index + 1..].iter().all(|a| {
-                            matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Expr(a))
-                                if matches!(unnested(a), Expr::Value(_)))
-                        });
-                        return match all_constant && rest_literal {
-                            true => self.evaluated(e),
+                        // every one before it was a constant NULL (evaluated again: the
+                        // model's COALESCE stops at its first non-NULL argument too).
+                        return match all_constant {
+                            true => self.coalesced(e),
                             false => Ok(None),
                         };
                     }

@@ -7,10 +7,11 @@ use crate::pg::error::*;
 use crate::pg::exec::aggregate;
 use crate::pg::exec::context::{Exec, Frame};
 use crate::pg::sql::names::{ident, object_name};
-use crate::pg::sql::scope::{resolve, Source};
+use crate::pg::sql::scope::Source;
 use crate::pg::types::cast::number_literal;
 use crate::pg::types::ops::result_type;
 use crate::pg::types::pg_type::Type;
+use crate::pg::types::value::{Typed, Value};
 use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query, SetExpr,
     Value as Literal,
@@ -41,7 +42,7 @@ impl Exec<'_> {
                 match (op, crate::pg::sql::names::negated_number(op, expr)) {
                     (_, Some(negative)) => number_literal(&negative)?.t,
                     (sqlparser::ast::UnaryOperator::Not, None) => self
-                        .infer_as(expr, Type::Bool, sources, parent)
+                        .infer_condition(expr, "NOT", sources, parent)
                         .map(|_| Type::Bool)?,
                     _ => self.infer(expr, sources, parent)?,
                 }
@@ -59,9 +60,16 @@ impl Exec<'_> {
             } => {
                 let (t, _) = self.sql_type(data_type)?;
                 self.infer_as(expr, t, sources, parent)?;
+                if quoted_text(expr).is_some() {
+                    self.literal_cast(e)?;
+                }
                 t
             }
-            Expr::TypedString(typed) => self.sql_type(&typed.data_type)?.0,
+            Expr::TypedString(typed) => {
+                let (t, _) = self.sql_type(&typed.data_type)?;
+                self.literal_cast(e)?;
+                t
+            }
             Expr::Interval(_) => Type::Interval,
             Expr::Extract { expr, .. } => {
                 self.infer(expr, sources, parent)?;
@@ -87,6 +95,7 @@ impl Exec<'_> {
                 pattern,
                 escape_char,
                 any: false,
+                negated,
                 ..
             }
             | Expr::ILike {
@@ -94,10 +103,24 @@ impl Exec<'_> {
                 pattern,
                 escape_char,
                 any: false,
+                negated,
                 ..
             } => {
-                self.infer_as(expr, Type::Text, sources, parent)?;
-                self.infer_as(pattern, Type::Text, sources, parent)?;
+                let operator = match (matches!(e, Expr::ILike { .. }), *negated) {
+                    (false, false) => "~~",
+                    (false, true) => "!~~",
+                    (true, false) => "~~*",
+                    (true, true) => "!~~*",
+                };
+                let l = self.infer(expr, sources, parent)?;
+                let r = match self.infer(pattern, sources, parent)? {
+                    // With ESCAPE the pattern is `like_escape(pattern, escape)`: text.
+                    Type::Unknown if escape_char.is_some() => Type::Text,
+                    r => r,
+                };
+                like_operands(operator, l, r)?;
+                self.hint(expr, Type::Text);
+                self.hint(pattern, Type::Text);
                 if let Some(e) = escape_char {
                     self.infer_as(e, Type::Text, sources, parent)?;
                 }
@@ -151,6 +174,15 @@ impl Exec<'_> {
         Ok(t)
     }
 
+    /// A quoted literal's cast (`'x'::date`, `date 'x'`) is read where parse analysis
+    /// meets it, so its error comes in PostgreSQL's order among analysis's others.
+    fn literal_cast(&mut self, e: &Expr) -> PgResult<()> {
+        match self.eval(e, &Frame::EMPTY) {
+            Err(Flow::Error(error)) => Err(error),
+            _ => Ok(()),
+        }
+    }
+
     /// Infer `e`, and give it `t` if it is an untyped parameter.
     pub(crate) fn infer_as(
         &mut self,
@@ -165,6 +197,38 @@ impl Exec<'_> {
             return Ok(t);
         }
         Ok(found)
+    }
+
+    /// Infer a condition of `clause` (WHERE, AND, CASE/WHEN, …): PostgreSQL's
+    /// `coerce_to_boolean` at parse analysis, so a condition of another type fails with
+    /// 42804 before any row is read, and an untyped literal is read as a boolean there.
+    pub(crate) fn infer_condition(
+        &mut self,
+        e: &Expr,
+        clause: &str,
+        sources: &[Source],
+        parent: Option<&Frame<'_>>,
+    ) -> FlowResult<Type> {
+        let t = self.infer_as(e, Type::Bool, sources, parent)?;
+        match t {
+            Type::Bool => {
+                if let Some(text) = quoted_text(e) {
+                    let literal = Typed::new(Value::Text(text.to_string()), Type::Unknown);
+                    crate::pg::types::cast::cast(literal, Type::Bool, None)?;
+                }
+                Ok(t)
+            }
+            // Not known to the model (an unmodelled function's result): left to the run.
+            Type::Unknown => Ok(t),
+            other => Err(PgError::new(
+                DATATYPE_MISMATCH,
+                format!(
+                    "argument of {clause} must be type boolean, not type {}",
+                    other.name()
+                ),
+            )
+            .into()),
+        }
     }
 
     fn infer_pair(
@@ -244,8 +308,13 @@ impl Exec<'_> {
     ) -> FlowResult<Type> {
         match op {
             BinaryOperator::And | BinaryOperator::Or => {
-                self.infer_as(left, Type::Bool, sources, parent)?;
-                self.infer_as(right, Type::Bool, sources, parent)?;
+                let clause = if *op == BinaryOperator::And {
+                    "AND"
+                } else {
+                    "OR"
+                };
+                self.infer_condition(left, clause, sources, parent)?;
+                self.infer_condition(right, clause, sources, parent)?;
                 Ok(Type::Bool)
             }
             op if crate::pg::sql::names::is_comparison(op) => self
@@ -333,7 +402,7 @@ impl Exec<'_> {
                     .infer_pair(o, &when.condition, sources, parent)
                     .map(|_| ())?,
                 None => self
-                    .infer_as(&when.condition, Type::Bool, sources, parent)
+                    .infer_condition(&when.condition, "CASE/WHEN", sources, parent)
                     .map(|_| ())?,
             }
             let result = self.infer(&when.result, sources, parent)?;
@@ -374,6 +443,9 @@ impl Exec<'_> {
                 .collect(),
             _ => Vec::new(),
         };
+        if let FunctionArguments::List(list) = &f.args {
+            polymorphic_unknown(&name, &list.args)?;
+        }
         if aggregate::is_aggregate(&Expr::Function(f.clone())) {
             let mut types = Vec::with_capacity(args.len());
             for arg in &args {
@@ -455,11 +527,34 @@ impl Exec<'_> {
         parent: &Frame<'_>,
     ) -> FlowResult<(Vec<Source>, Columns)> {
         let sources = self.describe_from(&select.from, parent)?;
-        for e in select.selection.iter().chain(&select.having) {
-            self.infer_as(e, Type::Bool, &sources, Some(parent))?;
-        }
+        // PostgreSQL's order (`transformSelectStmt`): the target list, WHERE, HAVING.
         let columns = self.output_columns(&select.projection, &sources, Some(parent))?;
+        if let Some(e) = &select.selection {
+            self.infer_condition(e, "WHERE", &sources, Some(parent))?;
+        }
+        if let Some(e) = &select.having {
+            self.infer_condition(e, "HAVING", &sources, Some(parent))?;
+        }
+        self.describe_group_by(select, &sources, parent)?;
         Ok((sources, columns))
+    }
+
+    /// GROUP BY's keys typed (a position or an output column's name read as its select
+    /// item): a key naming no column fails here.
+    fn describe_group_by(
+        &mut self,
+        select: &sqlparser::ast::Select,
+        sources: &[Source],
+        parent: &Frame<'_>,
+    ) -> FlowResult<()> {
+        if !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(keys, _) if !keys.is_empty())
+        {
+            return Ok(());
+        }
+        for key in aggregate::group_keys(select, sources)? {
+            self.infer(key, sources, Some(parent))?;
+        }
+        Ok(())
     }
 
     pub(crate) fn describe_from(
@@ -487,6 +582,7 @@ impl Exec<'_> {
                     }
                     None => self.describe_factor(factor, parent, offset)?,
                 };
+                crate::pg::exec::query::check_alias(&sources, &source)?;
                 sources.push(source);
             }
             for join in &item.joins {
@@ -497,7 +593,7 @@ impl Exec<'_> {
                     sqlparser::ast::JoinConstraint::On(e),
                 ) = &join.join_operator
                 {
-                    self.infer_as(e, Type::Bool, &sources, Some(parent))?;
+                    self.infer_condition(e, "JOIN/ON", &sources, Some(parent))?;
                 }
             }
         }
@@ -583,6 +679,59 @@ fn frame_of<'f>(sources: &'f [Source], parent: Option<&'f Frame<'f>>) -> Frame<'
     }
 }
 
+/// `to_jsonb(anyelement)` and `to_json`: a polymorphic argument cannot take its type from
+/// an untyped literal (a quoted one or NULL), which parse analysis finds (42804).
+pub(crate) fn polymorphic_unknown(name: &str, args: &[FunctionArg]) -> PgResult<()> {
+    if !matches!(name, "to_jsonb" | "to_json") {
+        return Ok(());
+    }
+    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] = args else {
+        return Ok(());
+    };
+    let mut arg = arg;
+    while let Expr::Nested(inner) = arg {
+        arg = inner;
+    }
+    match arg {
+        Expr::Value(v) if matches!(v.value, Literal::SingleQuotedString(_) | Literal::Null) => {
+            Err(PgError::new(
+                DATATYPE_MISMATCH,
+                "could not determine polymorphic type because input has type unknown",
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// LIKE's operators (`~~` and its kin) take text (or bytea) on both sides: a side of
+/// another type has no implicit cast to text, so parse analysis finds no operator (42883).
+fn like_operands(operator: &str, l: Type, r: Type) -> PgResult<()> {
+    let fits = |t: Type| t.is_text() || matches!(t, Type::Unknown | Type::Bytea);
+    match fits(l) && fits(r) {
+        true => Ok(()),
+        false => Err(PgError::new(
+            UNDEFINED_FUNCTION,
+            format!(
+                "operator does not exist: {} {operator} {}",
+                l.name(),
+                r.name()
+            ),
+        )),
+    }
+}
+
+/// The text of a quoted literal (in parentheses or not).
+fn quoted_text(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Nested(inner) => quoted_text(inner),
+        Expr::Value(v) => match &v.value {
+            Literal::SingleQuotedString(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn single(columns: &[(String, Type)]) -> PgResult<Type> {
     match columns {
         [(_, t)] => Ok(*t),
@@ -595,14 +744,8 @@ pub(crate) fn column_type(
     parent: Option<&Frame<'_>>,
     parts: &[String],
 ) -> PgResult<Type> {
-    if let Some((_, t)) = resolve(sources, parts)? {
-        return Ok(t);
-    }
-    crate::pg::sql::scope::refuse_whole_row(sources, parts)?;
-    match parent {
-        Some(frame) => column_type(frame.sources, frame.parent, parts),
-        None => Err(crate::pg::sql::scope::undefined_column(parts)),
-    }
+    // The executor's resolution over a frame without values: one set of rules for both.
+    frame_of(sources, parent).column(parts).map(|(v, _)| v.t)
 }
 
 /// The types a function's arguments take (`None`: from the argument itself).

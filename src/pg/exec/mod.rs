@@ -21,6 +21,7 @@ pub(crate) mod aggregate_input;
 pub(crate) mod alter;
 pub(crate) mod alter_column;
 pub(crate) mod alter_constraint;
+pub(crate) mod analyze;
 pub(crate) mod catalog;
 pub(crate) mod check;
 pub(crate) mod context;

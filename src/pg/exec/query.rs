@@ -909,7 +909,7 @@ impl Exec<'_> {
         sources: &[Source],
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Vec<Vec<Joined>>> {
-        let keys = crate::pg::exec::aggregate::group_keys(select)?;
+        let keys = crate::pg::exec::aggregate::group_keys(select, sources)?;
         if keys.is_empty() {
             return Ok(vec![rows.to_vec()]);
         }
@@ -944,7 +944,8 @@ fn sources_width(sources: &[Source]) -> usize {
     sources.iter().map(|s| s.columns.len()).sum()
 }
 
-fn check_alias(sources: &[Source], new: &Source) -> PgResult<()> {
+/// 42712 for a FROM item whose name an earlier one has (parse analysis's check).
+pub(crate) fn check_alias(sources: &[Source], new: &Source) -> PgResult<()> {
     if sources.iter().any(|s| s.alias == new.alias) {
         return Err(PgError::new(
             DUPLICATE_ALIAS,

@@ -19,7 +19,9 @@ impl Exec<'_> {
             })
         };
         self.wait_for_schema_changes(statement)?;
-        // What PostgreSQL raises while it parses and plans, before any row is read.
+        // What PostgreSQL raises while it parses and plans, before any row is read:
+        // parse analysis's errors first, then the literal casts and constant folding.
+        self.check_analysis(statement)?;
         self.check_constants(statement)?;
         match statement {
             Statement::Query(query) if crate::pg::exec::dml_cte::writes(&query.body).is_some() => {
@@ -143,7 +145,7 @@ impl Exec<'_> {
                 }
                 self.describe_assignments(&table, &update.assignments, &sources)?;
                 if let Some(e) = &update.selection {
-                    self.infer_as(e, Type::Bool, &sources, None)?;
+                    self.infer_condition(e, "WHERE", &sources, None)?;
                 }
                 self.describe_returning(update.returning.as_deref(), &sources)
             }
@@ -161,7 +163,7 @@ impl Exec<'_> {
                     self.describe_joined(&mut sources, items)?;
                 }
                 if let Some(e) = &delete.selection {
-                    self.infer_as(e, Type::Bool, &sources, None)?;
+                    self.infer_condition(e, "WHERE", &sources, None)?;
                 }
                 self.describe_returning(delete.returning.as_deref(), &sources)
             }
@@ -181,6 +183,7 @@ impl Exec<'_> {
     ) -> FlowResult<()> {
         let width: usize = sources.iter().map(|s| s.columns.len()).sum();
         for mut source in self.describe_from(items, &Frame::EMPTY)? {
+            crate::pg::exec::query::check_alias(sources, &source)?;
             source.offset += width;
             sources.push(source);
         }
@@ -248,7 +251,7 @@ impl Exec<'_> {
                 });
                 self.describe_assignments(&table, &action.assignments, &both)?;
                 if let Some(e) = &action.selection {
-                    self.infer_as(e, Type::Bool, &both, None)?;
+                    self.infer_condition(e, "WHERE", &both, None)?;
                 }
             }
         }

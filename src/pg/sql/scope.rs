@@ -26,6 +26,14 @@ pub(crate) fn undefined_column(parts: &[String]) -> PgError {
     }
 }
 
+/// A qualifier that names no FROM item in scope.
+pub(crate) fn missing_from_entry(qualifier: &str) -> PgError {
+    PgError::new(
+        UNDEFINED_TABLE,
+        format!("missing FROM-clause entry for table \"{qualifier}\""),
+    )
+}
+
 /// A name no column has but a FROM item's (`json_agg(m)`, `to_jsonb(t)`): PostgreSQL
 /// reads it as the whole row, a composite value the model does not have (0A000).
 pub(crate) fn refuse_whole_row(sources: &[Source], parts: &[String]) -> PgResult<()> {
