@@ -24,7 +24,7 @@ const ATTEMPTS_MAX: usize = 8;
 /// What a REPEATABLE READ append does when PostgreSQL fails it with 40001 or 40P01.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnConflict {
-    /// Run the whole transaction again on a fresh snapshot, up to [`ATTEMPTS_MAX`]
+    /// Run the whole transaction again on a fresh snapshot, up to eight
     /// times, then report the failure: PostgreSQL's documented rule (13.2.2, "applications
     /// using this level must be prepared to retry transactions due to serialization
     /// failures").
