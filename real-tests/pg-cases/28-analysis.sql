@@ -142,3 +142,14 @@ INSERT INTO t0 VALUES (1, 2);
 -- expect 42703
 SELECT id FROM t1 z WHERE EXISTS (SELECT 1 FROM t0 z WHERE z.c2);
 SELECT id FROM t1 z WHERE EXISTS (SELECT 1 FROM t0 y WHERE z.c2);
+
+-- case: a comparison with a constant NULL side folds to NULL whatever the other side (a strict operator's has_null_input), and two timestamptz constants compare at plan time: the CASE arm behind either is dropped unfolded
+CREATE TABLE fold_n (id int, at timestamptz);
+SELECT CASE WHEN NULL >= coalesce(NULL::timestamptz, at) THEN 2147483647 + 7 ELSE 1 END FROM fold_n;
+SELECT CASE WHEN at < NULL THEN 2147483647 + 7 ELSE 1 END FROM fold_n;
+SELECT CASE WHEN (NULL = id) IS NULL THEN 1 ELSE 2147483647 + 7 END FROM fold_n;
+SELECT CASE WHEN ('1999-12-31 23:59:59.5+00'::timestamptz >= '2024-01-01 00:00:00+00'::timestamptz) THEN (2147483647 + 7) ELSE NULL END FROM fold_n;
+SELECT CASE WHEN '1 day'::interval > '2 days' THEN 1 / 0 END FROM fold_n;
+SELECT CASE WHEN '2024-01-01'::timestamptz > '2023-01-01' THEN 1 / 0 END FROM fold_n;
+SELECT CASE WHEN '2024-01-01'::timestamptz > '2023-01-01'::date THEN 1 / 0 END FROM fold_n;
+SELECT CASE WHEN id > 1 THEN 2147483647 + 7 END FROM fold_n;

@@ -283,8 +283,60 @@ impl Exec<'_> {
                 }
             }
             Expr::Nested(inner) => self.fold_pure(w, inner, depth + 1)?,
+            Expr::IsNull(inner) | Expr::IsNotNull(inner) if depth <= DEPTH_MAX => {
+                let k = self.fold_pure(w, inner, depth + 1)?;
+                match k {
+                    Some(k) if w.pass == Pass::Plan && !k.pure => Some(Konst {
+                        value: Typed {
+                            v: Value::Bool(k.value.v.is_null() == matches!(e, Expr::IsNull(_))),
+                            t: Type::Bool,
+                        },
+                        pure: false,
+                    }),
+                    Some(_) if w.pass == Pass::Plan => pure(self.evaluated(e)?),
+                    _ => None,
+                }
+            }
+            Expr::BinaryOp { left, op, right } if comparison(op) && depth <= DEPTH_MAX => {
+                self.fold_comparison(w, e, left, right, depth + 1)?
+            }
             _ => pure(self.fold_one(w, e, depth)?),
         })
+    }
+
+    /// A comparison `left op right`, folded as any operator when both sides are
+    /// constant; and, every comparison operator being strict, NULL when one side is a
+    /// constant NULL whatever the other (`evaluate_function`'s `has_null_input`): so a
+    /// CASE arm behind `NULL >= col` is dropped unfolded. That NULL holds for every row
+    /// but is not pure: it cannot be evaluated again without the other side's row.
+    fn fold_comparison(
+        &mut self,
+        w: &mut Walk,
+        e: &Expr,
+        left: &Expr,
+        right: &Expr,
+        d: u32,
+    ) -> PgResult<Option<Konst>> {
+        let l = self.fold(w, left, d)?;
+        let r = self.fold(w, right, d)?;
+        if w.pass != Pass::Plan {
+            return Ok(None);
+        }
+        let null_input = [&l, &r]
+            .iter()
+            .any(|k| k.as_ref().is_some_and(|v| v.v.is_null()));
+        let value = match (l, r) {
+            (Some(l), Some(r)) if comparable(l.t, r.t) => self.evaluated(e)?,
+            (Some(_), Some(_)) if null_input => self.evaluated(e).ok().flatten(),
+            _ if null_input => {
+                return Ok(Some(Konst {
+                    value: Typed::null(Type::Bool),
+                    pure: false,
+                }))
+            }
+            _ => None,
+        };
+        Ok(value.map(|value| Konst { value, pure: true }))
     }
 
     /// `e` evaluated without a row: its value, or the error it raised.
@@ -530,6 +582,12 @@ impl Exec<'_> {
     }
 }
 
+/// The comparison operators, all strict (PostgreSQL's for every type the model has).
+fn comparison(op: &BinaryOperator) -> bool {
+    use BinaryOperator::*;
+    matches!(op, Eq | NotEq | Lt | LtEq | Gt | GtEq)
+}
+
 /// The expression inside any parentheses.
 fn unnested(e: &Expr) -> &Expr {
     match e {
@@ -568,6 +626,16 @@ fn simple(t: Type) -> bool {
                 | Type::Date
                 | Type::Timestamp
         )
+}
+
+/// Whether comparing a `a` with a `b` is immutable: as any operator on simple types, and
+/// two timestamptz's or two intervals (`timestamptz_ge`, `interval_lt`: only their text
+/// forms and arithmetic read the time zone), an unknown literal being coerced to the
+/// other's type at parse time. Not a timestamptz against a date or timestamp (stable).
+fn comparable(a: Type, b: Type) -> bool {
+    let zoned = |t: Type| matches!(t, Type::Timestamptz | Type::Interval);
+    let same = |x: Type, y: Type| x == y || y == Type::Unknown;
+    (simple(a) && simple(b)) || (zoned(a) && same(a, b)) || (zoned(b) && same(b, a))
 }
 
 /// Whether the cast from `from` to `to` is immutable (PostgreSQL folds it): not a date's

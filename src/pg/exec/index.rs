@@ -228,7 +228,13 @@ impl Exec<'_> {
         if matches!(key.options.sort, Some(sqlparser::ast::OrderBySort::Desc)) {
             return Ok(None);
         }
-        let Expr::BinaryOp { left, op, right } = ordered_expr(select, &key.expr) else {
+        // A catalog relation is no table of the database: no index either.
+        let Ok(t) = self.db.table(&table) else {
+            return Ok(None);
+        };
+        let names: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
+        let Some(Expr::BinaryOp { left, op, right }) = ordered_expr(select, &key.expr, &names)
+        else {
             return Ok(None);
         };
         let Some(metric) = metric_of(op) else {
@@ -279,39 +285,28 @@ impl Exec<'_> {
     }
 }
 
-/// What an ORDER BY key orders by, as the sort resolves it (`sort_key`): a position is
-/// that output column's expression, and a bare name is first an output column's, so
+/// What an ORDER BY key orders by, resolved as the sort resolves it (`ordered_output`):
 /// `SELECT embedding <=> $1 AS distance … ORDER BY distance` (or `ORDER BY 2`) orders by
-/// the distance expression, which the index serves as it does in PostgreSQL.
-fn ordered_expr<'a>(select: &'a Select, key: &'a Expr) -> &'a Expr {
+/// the distance expression, which the index serves as it does in PostgreSQL. A key
+/// naming a column a `*` expands to orders by a stored column: `None`, no index order.
+fn ordered_expr<'a>(select: &'a Select, key: &'a Expr, table: &[String]) -> Option<&'a Expr> {
     use sqlparser::ast::SelectItem;
-    let output = |item: &'a SelectItem| match item {
-        SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } => Some(expr),
-        _ => None,
-    };
-    match key {
-        Expr::Value(v) => match &v.value {
-            sqlparser::ast::Value::Number(n, _) => {
-                let at = n.parse::<usize>().ok().and_then(|at| at.checked_sub(1));
-                let item = at.and_then(|at| select.projection.get(at));
-                item.and_then(output).unwrap_or(key)
+    let mut outputs: Vec<(String, Option<&Expr>)> = Vec::new();
+    for item in &select.projection {
+        match item {
+            SelectItem::UnnamedExpr(expr) => {
+                outputs.push((crate::pg::exec::query::output_name(expr), Some(expr)))
             }
-            _ => key,
-        },
-        Expr::Identifier(name) => {
-            let name = ident(name);
-            let named: Vec<&Expr> = (select.projection.iter())
-                .filter_map(|item| match item {
-                    SelectItem::ExprWithAlias { expr, alias } if ident(alias) == name => Some(expr),
-                    _ => None,
-                })
-                .collect();
-            match named.as_slice() {
-                [expr] => expr,
-                _ => key,
-            }
+            SelectItem::ExprWithAlias { expr, alias } => outputs.push((ident(alias), Some(expr))),
+            _ => outputs.extend(table.iter().map(|name| (name.clone(), None))),
         }
-        _ => key,
+    }
+    let names = outputs.iter().map(|(n, _)| n.as_str());
+    match crate::pg::exec::query::ordered_output(key, names) {
+        Ok(Some(at)) => outputs[at].1,
+        Ok(None) => Some(key),
+        // The sort reports the bad position; no plan for it.
+        Err(_) => None,
     }
 }
 

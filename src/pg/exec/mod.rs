@@ -36,6 +36,7 @@ pub(crate) mod expr;
 pub(crate) mod fk;
 pub(crate) mod fold;
 pub(crate) mod functions;
+pub(crate) mod hash_join;
 pub(crate) mod index;
 pub(crate) mod index_expr;
 pub(crate) mod infer;

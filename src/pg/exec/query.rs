@@ -4,6 +4,7 @@
 
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Joined, LockWait, Projected, RowState, Rows};
+use crate::pg::exec::hash_join;
 use crate::pg::exec::window::Kept;
 use crate::pg::sql::names::{ident, object_name, table_name};
 use crate::pg::sql::scope::Source;
@@ -505,10 +506,20 @@ impl Exec<'_> {
             _ => return Err(PgError::unsupported("JOIN … USING and NATURAL JOIN").into()),
         };
         let width = sources.last().map_or(0, |s| s.columns.len());
+        let left_width = sources_width(sources) - width;
+        let pairs = left.len().saturating_mul(right.len());
+        let keys = condition.and_then(|e| hash_join::key_pairs(e, sources, left_width, pairs));
+        let candidates = keys.and_then(|k| hash_join::candidates(&left, &right, &k, left_width));
+        let all: Vec<usize> = match candidates {
+            Some(_) => Vec::new(),
+            None => (0..right.len()).collect(),
+        };
         let mut out = Vec::new();
-        for l in &left {
+        for (at, l) in left.iter().enumerate() {
             let mut matched = false;
-            for r in &right {
+            let chosen = candidates.as_ref().map_or(&all, |c| &c[at]);
+            for r in chosen.iter().map(|&i| &right[i]) {
+                self.tick()?;
                 let candidate = concat(l, r);
                 let keep = match condition {
                     None => true,
@@ -814,31 +825,9 @@ impl Exec<'_> {
         sources: &[Source],
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Value> {
-        if let Expr::Value(v) = key {
-            if let sqlparser::ast::Value::Number(n, _) = &v.value {
-                let at: usize = n
-                    .parse()
-                    .map_err(|_| PgError::syntax("non-integer constant in ORDER BY"))?;
-                return out.get(at.wrapping_sub(1)).cloned().ok_or_else(|| {
-                    PgError::new(
-                        INVALID_COLUMN_REFERENCE,
-                        format!("ORDER BY position {at} is not in select list"),
-                    )
-                    .into()
-                });
-            }
-        }
-        if let Expr::Identifier(i) = key {
-            let name = ident(i);
-            let outputs: Vec<usize> = columns
-                .iter()
-                .enumerate()
-                .filter(|(_, (n, _))| *n == name)
-                .map(|(i, _)| i)
-                .collect();
-            if let [at] = outputs.as_slice() {
-                return Ok(out[*at].clone());
-            }
+        let names = columns.iter().map(|(n, _)| n.as_str());
+        if let Some(at) = ordered_output(key, names)? {
+            return Ok(out[at].clone());
         }
         let frame = Frame {
             sources,
@@ -1040,6 +1029,44 @@ pub(crate) fn column_at(sources: &[Source], e: &Expr) -> Option<usize> {
     match (found.next(), found.next()) {
         (Some(at), None) => Some(at),
         _ => None,
+    }
+}
+
+/// The output column an ORDER BY key names, given the output columns' names (the rule
+/// of PostgreSQL's `findTargetlistEntrySQL92`): an integer constant is a position
+/// (`ORDER BY 2`), a bare name is the one output column of that name. `None`: the key
+/// is an expression over the input row. The sort and the vector index's plan
+/// (`index.rs`) both resolve keys here, so the index serves exactly the order asked.
+pub(crate) fn ordered_output<'n>(
+    key: &Expr,
+    names: impl Iterator<Item = &'n str>,
+) -> PgResult<Option<usize>> {
+    match key {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Number(n, _) => {
+                let at: usize = n
+                    .parse()
+                    .map_err(|_| PgError::syntax("non-integer constant in ORDER BY"))?;
+                let count = names.count();
+                match (1..=count).contains(&at) {
+                    true => Ok(Some(at - 1)),
+                    false => Err(PgError::new(
+                        INVALID_COLUMN_REFERENCE,
+                        format!("ORDER BY position {at} is not in select list"),
+                    )),
+                }
+            }
+            _ => Ok(None),
+        },
+        Expr::Identifier(i) => {
+            let name = ident(i);
+            let mut found = names.enumerate().filter(|(_, n)| *n == name);
+            match (found.next(), found.next()) {
+                (Some((at, _)), None) => Ok(Some(at)),
+                _ => Ok(None),
+            }
+        }
+        _ => Ok(None),
     }
 }
 
