@@ -84,7 +84,7 @@ mod tests {
         assert_eq!(round(1.0), 1.0);
         assert_eq!(round(1.23456), 1.234375);
         assert_eq!(round(0.1), 0.099975586);
-        assert_eq!(round(3.14159), 3.140625);
+        assert_eq!(round(3.3), 3.300_781_3);
         assert_eq!(round(1e-5), 1.001358e-5);
         assert_eq!(round(65519.0), HALF_MAX);
         assert_eq!(round(65520.0), f32::INFINITY);
