@@ -471,6 +471,9 @@ fn fold_values(name: &str, t: Type, result_type: Type, values: Vec<Value>) -> Pg
             .min_by(|a, b| compare(a, b).then(Ordering::Greater))
             .expect("non-empty"),
         "max" => present.into_iter().max_by(compare).expect("non-empty"),
+        "sum" | "avg" if t.vector_kind().is_some() => {
+            crate::pg::types::vector_fn::aggregate(name, t, &present)?
+        }
         "sum" | "avg" if result_type == Type::Numeric => match name {
             "sum" => crate::pg::types::numeric_fn::sum(&present)?,
             _ => crate::pg::types::numeric_fn::avg(&present)?,
@@ -585,6 +588,7 @@ fn single_result_type(name: &str, t: Type) -> PgResult<Type> {
         ("sum", Type::Int8 | Type::Numeric) | ("avg", Type::Numeric) => Type::Numeric,
         ("avg", t) if t.is_integer() => Type::Numeric,
         ("sum" | "avg", Type::Float4 | Type::Float8) => Type::Float8,
+        ("sum" | "avg", t) if t.vector_kind().is_some() => t,
         ("sum" | "avg", _) => return Err(refused()),
         ("array_agg", t) => t.array_of().ok_or_else(refused)?,
         ("bool_and" | "bool_or" | "every", Type::Bool | Type::Unknown) => Type::Bool,

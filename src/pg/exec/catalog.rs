@@ -243,6 +243,7 @@ fn array_oid(t: Type) -> u32 {
         Type::Uuid => 2951,
         Type::Jsonb => 3807,
         Type::Vector => VECTOR_ARRAY_OID,
+        Type::Halfvec => crate::pg::types::pg_type::HALFVEC_ARRAY_OID,
         _ => 0,
     }
 }

@@ -98,14 +98,14 @@ impl Default for Subqueries {
 
 impl Exec<'_> {
     /// The type a SQL type name spells, as this database knows it: pgvector's `vector`
-    /// exists only once `CREATE EXTENSION vector` ran (a schema that forgot it fails here
+    /// (and `halfvec`) exists only once `CREATE EXTENSION vector` ran (a schema that forgot it fails here
     /// as it fails on PostgreSQL, not only in production).
     pub(crate) fn sql_type(
         &self,
         data_type: &sqlparser::ast::DataType,
     ) -> PgResult<(Type, Option<u32>)> {
         let (t, modifier) = crate::pg::types::regtype::sql_type(data_type)?;
-        let vector = matches!(t, Type::Vector | Type::VectorArray);
+        let vector = t.element().unwrap_or(t).vector_kind().is_some();
         if vector && !self.db.extensions.contains("vector") {
             return Err(PgError::new(
                 UNDEFINED_OBJECT,

@@ -622,6 +622,7 @@ fn simple(t: Type) -> bool {
                 | Type::Jsonb
                 | Type::Uuid
                 | Type::Vector
+                | Type::Halfvec
                 | Type::Bytea
                 | Type::Date
                 | Type::Timestamp

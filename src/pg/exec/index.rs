@@ -19,6 +19,7 @@ use crate::pg::types::value::Value;
 use crate::pg::vector::ann::hnsw::Hnsw;
 use crate::pg::vector::ann::ivfflat::IvfFlat;
 use crate::pg::vector::ann::Metric;
+use crate::pg::vector::kind::Kind;
 use sqlparser::ast::{BinaryOperator, Expr, Query, Select};
 
 /// Rows from which the model's planner uses a vector index even with `enable_seqscan` on.
@@ -82,8 +83,8 @@ impl Exec<'_> {
         let column = *column;
         let options = BuildOptions::of(index)?;
         let definition = &self.db.table(table)?.columns[column];
-        let metric = index_metric(index, definition.ty)?;
-        let dimensions = index_dimensions(&index.method, definition.modifier)?;
+        let (kind, metric) = index_metric(index, definition.ty)?;
+        let dimensions = index_dimensions(&index.method, kind, definition.modifier)?;
         if let BuildOptions::Hnsw { m, ef_construction } = options {
             if ef_construction < 2 * m {
                 return Err(PgError::new(
@@ -263,7 +264,8 @@ impl Exec<'_> {
             .map(|(n, _)| n.clone());
         let Some(index) = found else { return Ok(None) };
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
-        let value = crate::pg::types::cast::cast(self.eval(right, &frame)?, Type::Vector, None)?;
+        let ty = t.columns[at].ty;
+        let value = crate::pg::types::cast::cast(self.eval(right, &frame)?, ty, None)?;
         let Value::Vector(vector) = value.v else {
             // pgvector scans with a NULL query at distance zero to everything, in the
             // graph's or the lists' order.
@@ -275,7 +277,8 @@ impl Exec<'_> {
             return Err(PgError::new(
                 DATA_EXCEPTION,
                 format!(
-                    "different vector dimensions {dimensions} and {}",
+                    "different {} dimensions {dimensions} and {}",
+                    ty.name(),
                     vector.len()
                 ),
             )
@@ -322,13 +325,10 @@ fn metric_of(op: &BinaryOperator) -> Option<Metric> {
         BinaryOperator::Spaceship => Some(Metric::Cosine),
         BinaryOperator::LtDashGt => Some(Metric::L2),
         BinaryOperator::Custom(name) if name == "<#>" => Some(Metric::InnerProduct),
+        BinaryOperator::Custom(name) if name == "<+>" => Some(Metric::L1),
         _ => None,
     }
 }
-
-/// The dimensions pgvector's HNSW and IVFFlat index at most for `vector`
-/// (`HNSW_MAX_DIM`, `IVFFLAT_MAX_DIM`).
-const INDEX_DIMENSIONS_MAX: u32 = 2_000;
 
 /// A vector index's build options, within pgvector's bounds.
 #[derive(Clone, Copy)]
@@ -351,22 +351,22 @@ impl BuildOptions {
     }
 }
 
-/// The distance a vector index on a column of type `ty` orders by: its operator class's.
-fn index_metric(index: &IndexDef, ty: Type) -> PgResult<Metric> {
-    if ty != Type::Vector {
-        return Err(PgError::new(
+/// The type and distance a vector index on a column of type `ty` orders by: its
+/// operator class's (`vector_l2_ops` by default; `halfvec` has no default), checked in
+/// PostgreSQL's order: the class exists for the method, then accepts the column's type.
+fn index_metric(index: &IndexDef, ty: Type) -> PgResult<(Kind, Metric)> {
+    let no_default = || {
+        PgError::new(
             UNDEFINED_OBJECT,
             format!(
                 "data type {} has no default operator class for access method \"{}\"",
                 ty.name(),
                 index.method
             ),
-        ));
-    }
-    let opclass = index
-        .opclass
-        .clone()
-        .unwrap_or_else(|| "vector_l2_ops".into());
+        )
+    };
+    let default = (ty == Type::Vector).then(|| "vector_l2_ops".to_string());
+    let opclass = index.opclass.clone().or(default).ok_or_else(no_default)?;
     let missing = || {
         PgError::new(
             UNDEFINED_OBJECT,
@@ -376,23 +376,31 @@ fn index_metric(index: &IndexDef, ty: Type) -> PgResult<Metric> {
             ),
         )
     };
-    let metric = Metric::from_opclass(&opclass).ok_or_else(missing)?;
+    let (kind, metric) = Metric::from_opclass(&opclass).ok_or_else(missing)?;
     if index.method == "ivfflat" && !metric.ivfflat_supported() {
         return Err(missing());
     }
-    Ok(metric)
+    if ty.vector_kind() != Some(kind) {
+        return Err(PgError::new(
+            DATATYPE_MISMATCH,
+            format!(
+                "operator class \"{opclass}\" does not accept data type {}",
+                ty.name()
+            ),
+        ));
+    }
+    Ok((kind, metric))
 }
 
 /// The dimensions of the indexed column (its `vector(n)`), as pgvector's build checks them.
-fn index_dimensions(method: &str, modifier: Option<u32>) -> PgResult<usize> {
+fn index_dimensions(method: &str, kind: Kind, modifier: Option<u32>) -> PgResult<usize> {
     let dimensions = modifier
         .ok_or_else(|| PgError::new(INVALID_PARAMETER_VALUE, "column does not have dimensions"))?;
-    if dimensions > INDEX_DIMENSIONS_MAX {
+    let max = crate::pg::vector::ann::dimensions_max(kind) as u32;
+    if dimensions > max {
         return Err(PgError::new(
             PROGRAM_LIMIT_EXCEEDED,
-            format!(
-                "column cannot have more than {INDEX_DIMENSIONS_MAX} dimensions for {method} index"
-            ),
+            format!("column cannot have more than {max} dimensions for {method} index"),
         ));
     }
     Ok(dimensions as usize)

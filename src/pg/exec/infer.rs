@@ -327,9 +327,11 @@ impl Exec<'_> {
                 );
                 // jsonb || jsonb and vector || vector are their types' concatenations
                 // (an untyped side takes the other's type); anything else concatenates text.
+                let vectors = crate::pg::types::vector_fn::operand_type(l, r);
                 let t = match (l, r) {
-                    (t @ (Type::Jsonb | Type::Vector), u)
-                    | (u, t @ (Type::Jsonb | Type::Vector))
+                    _ if vectors.is_some() => vectors.expect("vector operands"),
+                    (t @ (Type::Jsonb | Type::Vector | Type::Halfvec), u)
+                    | (u, t @ (Type::Jsonb | Type::Vector | Type::Halfvec))
                         if u == t || u == Type::Unknown =>
                     {
                         t
@@ -766,7 +768,9 @@ fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
             vec![crate::pg::types::json_build::argument_type(n)]
         }
         n if n.starts_with("pg_advisory") || n.starts_with("pg_try_advisory") => advisory,
-        n if crate::pg::types::vector_fn::knows(n) => vec![Some(Type::Vector); count],
+        n if crate::pg::types::vector_fn::knows(n) => {
+            crate::pg::types::vector_fn::argument_types(n, count)
+        }
         _ => Vec::new(),
     }
 }
@@ -806,7 +810,9 @@ fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
         "pg_backend_pid" => Type::Int4,
         n if n.starts_with("pg_try_advisory") || n.contains("unlock") => Type::Bool,
         n if n.starts_with("pg_advisory") => Type::Void,
-        n if crate::pg::types::vector_fn::knows(n) => crate::pg::types::vector_fn::return_type(n),
+        n if crate::pg::types::vector_fn::knows(n) => {
+            crate::pg::types::vector_fn::return_type(n, args)
+        }
         _ => Type::Unknown,
     }
 }

@@ -35,7 +35,10 @@ pub(crate) fn encode(value: &Value, t: Type) -> Vec<u8> {
         (Value::Timestamptz(us) | Value::Timestamp(us), _) => us.to_be_bytes().to_vec(),
         (Value::Date(days), _) => days.to_be_bytes().to_vec(),
         (Value::Interval(i), _) => encode_interval(i),
-        (Value::Vector(v), _) => crate::pg::vector::value::encode_binary(v),
+        (Value::Vector(v), t) => {
+            let kind = t.vector_kind().expect("a vector value has a vector type");
+            crate::pg::vector::value::encode_binary(kind, v)
+        }
         (Value::Uuid(u), _) => u.to_vec(),
         (Value::Jsonb(j), _) => crate::pg::types::jsonb::encode_binary(j),
         (Value::Array(items), t) => encode_array(items, t.element().unwrap_or(Type::Text)),
@@ -104,9 +107,12 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
             i32::from_be_bytes(fixed(4)?.try_into().expect("4")),
         )?),
         Type::Interval => decode_interval(fixed(16)?),
-        Type::Vector => crate::pg::vector::value::decode_binary(bytes)
-            .map(Value::Vector)
-            .map_err(|e| PgError::new(e.sqlstate, e.message))?,
+        Type::Vector | Type::Halfvec => {
+            let kind = t.vector_kind().expect("a vector type");
+            crate::pg::vector::value::decode_binary(kind, bytes)
+                .map(Value::Vector)
+                .map_err(|e| PgError::new(e.sqlstate, e.message))?
+        }
         Type::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
         Type::Jsonb => decode_jsonb(bytes)?,
         // json_recv: the text, checked.

@@ -42,6 +42,9 @@ pub(crate) fn coerce_pair(a: Typed, b: Typed) -> PgResult<(Typed, Typed)> {
         (x, y) if is_datetime(x) && is_datetime(y) => {
             crate::pg::types::datetime_cast::coerce_pair(a, b)
         }
+        // pgvector's implicit cast: a vector beside a halfvec becomes one.
+        (Type::Vector, Type::Halfvec) => Ok((cast(a, Type::Halfvec, None)?, b)),
+        (Type::Halfvec, Type::Vector) => Ok((a, cast(b, Type::Halfvec, None)?)),
         // An integer compares with an oid as an oid (its implicit cast).
         (Type::Oid, y) if y.is_integer() => Ok((a, as_oid(b)?)),
         (x, Type::Oid) if x.is_integer() => Ok((as_oid(a)?, b)),
@@ -152,8 +155,11 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
             }
             Value::Array(cast_items)
         }
-        (Value::Array(items), _, Type::Vector) if casts_to_vector(from) => {
-            Value::Vector(array_to_vector(items, modifier)?)
+        (Value::Array(items), _, t) if casts_to_vector(from) && t.vector_kind().is_some() => {
+            Value::Vector(array_to_vector(t, items, modifier)?)
+        }
+        (Value::Vector(items), Type::Vector | Type::Halfvec, Type::Vector | Type::Halfvec) => {
+            Value::Vector(vector_to_vector(to, &items, modifier)?)
         }
         (_, f, t) => {
             return Err(PgError::new(
@@ -215,7 +221,8 @@ pub(crate) fn common_of(types: impl IntoIterator<Item = Type>) -> Type {
 /// Whether a value of type `from` may be stored in a column of type `to` (INSERT,
 /// UPDATE's SET): PostgreSQL's assignment coercion, its implicit and assignment casts —
 /// numbers among each other, anything into a string type (by its output function), json
-/// and jsonb, the date/time types among each other, integers and oids, the arrays pgvector casts to `vector` (`AS ASSIGNMENT`),
+/// and jsonb, the date/time types among each other, integers and oids, the arrays pgvector casts to `vector` and `halfvec`
+/// (`AS ASSIGNMENT`), `vector` and `halfvec` both ways,
 /// arrays element by element. Anything else (a boolean into an integer, text into a
 /// uuid) fails with 42804 before a row is read, whatever the value.
 pub(crate) fn assignable(from: Type, to: Type) -> bool {
@@ -230,7 +237,8 @@ pub(crate) fn assignable(from: Type, to: Type) -> bool {
         )
         || (from.is_integer() && oid(to))
         || (oid(from) && (to.is_integer() || oid(to)))
-        || (casts_to_vector(from) && to == Type::Vector)
+        || (casts_to_vector(from) && to.vector_kind().is_some())
+        || (from.vector_kind().is_some() && to.vector_kind().is_some())
         || (is_datetime(from) && is_datetime(to))
         || matches!((from.element(), to.element()), (Some(f), Some(t)) if assignable(f, t))
 }
@@ -269,7 +277,7 @@ pub(crate) fn check_modifier(v: &Value, t: Type, modifier: Option<u32>) -> PgRes
                 .iter()
                 .try_for_each(|item| check_modifier(item, element, modifier))
         }
-        (Value::Vector(items), Type::Vector) => {
+        (Value::Vector(items), Type::Vector | Type::Halfvec) => {
             crate::pg::vector::value::check_expected_dimensions(Some(n as usize), items)
                 .map_err(|e| PgError::new(e.sqlstate, e.message))
         }
@@ -294,8 +302,8 @@ pub(crate) fn convert(v: Value, from: Type, to: Type) -> PgResult<Value> {
     }
 }
 
-/// The array types pgvector casts to `vector` (it has casts from `real[]` too, a type the
-/// model does not have).
+/// The array types pgvector casts to `vector` and `halfvec` (it has casts from `real[]`
+/// too, a type the model does not have).
 fn casts_to_vector(from: Type) -> bool {
     matches!(
         from,
@@ -303,10 +311,12 @@ fn casts_to_vector(from: Type) -> bool {
     )
 }
 
-/// `array_to_vector`: an `integer[]`, `double precision[]` or `numeric[]` as a vector
-/// (of `modifier` dimensions if given), its checks in pgvector's order: one dimension, no
-/// nulls, the length, each element read as a float4, each element finite.
-fn array_to_vector(items: Vec<Value>, modifier: Option<u32>) -> PgResult<Vec<f32>> {
+/// `array_to_vector` (`array_to_halfvec`): an `integer[]`, `double precision[]` or
+/// `numeric[]` as a vector of type `to` (of `modifier` dimensions if given), its checks
+/// in pgvector's order: one dimension, no nulls, the length, each element read as a
+/// float4 and stored, each element finite.
+fn array_to_vector(to: Type, items: Vec<Value>, modifier: Option<u32>) -> PgResult<Vec<f32>> {
+    let kind = to.vector_kind().expect("a vector type");
     let error = |e: crate::pg::vector::value::VectorError| PgError::new(e.sqlstate, e.message);
     if items.iter().any(|item| matches!(item, Value::Array(_))) {
         return Err(PgError::new(DATA_EXCEPTION, "array must be 1-D"));
@@ -318,7 +328,7 @@ fn array_to_vector(items: Vec<Value>, modifier: Option<u32>) -> PgResult<Vec<f32
         ));
     }
     let expected = modifier.map(|m| m as usize);
-    crate::pg::vector::value::check_array_dimensions(items.len(), expected).map_err(error)?;
+    crate::pg::vector::value::check_array_dimensions(kind, items.len(), expected).map_err(error)?;
     let floats = items
         .iter()
         .map(|item| match item {
@@ -332,6 +342,15 @@ fn array_to_vector(items: Vec<Value>, modifier: Option<u32>) -> PgResult<Vec<f32
             )),
         })
         .collect::<PgResult<Vec<f32>>>()?;
-    crate::pg::vector::value::check_elements(&floats).map_err(error)?;
-    Ok(floats)
+    crate::pg::vector::value::store_elements(kind, &floats).map_err(error)
+}
+
+/// `vector_to_halfvec`, `halfvec_to_vector` (and the typmod casts `vector(n)`,
+/// `halfvec(n)`): the dimensions checked, each element stored as `to` stores it.
+fn vector_to_vector(to: Type, items: &[f32], modifier: Option<u32>) -> PgResult<Vec<f32>> {
+    let kind = to.vector_kind().expect("a vector type");
+    let error = |e: crate::pg::vector::value::VectorError| PgError::new(e.sqlstate, e.message);
+    let expected = modifier.map(|m| m as usize);
+    crate::pg::vector::value::check_array_dimensions(kind, items.len(), expected).map_err(error)?;
+    crate::pg::vector::value::store_elements(kind, items).map_err(error)
 }

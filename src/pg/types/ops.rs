@@ -14,7 +14,9 @@ use crate::pg::types::interval_ops;
 /// `l op r` for every operator but the comparisons and the logical ones.
 pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Typed> {
     let (l, r) = settle_unknown(op, l, r)?;
+    let (l, r) = crate::pg::types::vector_fn::settle_kinds(l, r)?;
     let result_type = result_type(op, l.t, r.t)?;
+    let kind = l.t.vector_kind();
     if l.v.is_null() || r.v.is_null() {
         return Ok(Typed::null(result_type));
     }
@@ -40,13 +42,17 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         }
         (op, Value::Text(a), b) if l.t == Type::Json => crate::pg::types::json::apply(op, &a, b)?,
         (BinaryOperator::StringConcat, Value::Vector(a), Value::Vector(b)) => {
-            Value::Vector(crate::pg::types::vector_fn::concat(&a, &b)?)
+            let kind = kind.expect("a vector operand");
+            Value::Vector(crate::pg::types::vector_fn::concat(kind, &a, &b)?)
         }
         (
             op @ (BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply),
             Value::Vector(a),
             Value::Vector(b),
-        ) => Value::Vector(crate::pg::types::vector_fn::elementwise(op, &a, &b)?),
+        ) => {
+            let kind = kind.expect("a vector operand");
+            Value::Vector(crate::pg::types::vector_fn::elementwise(op, kind, &a, &b)?)
+        }
         (BinaryOperator::StringConcat, a, b) => {
             let (a, b) = concatenated.unwrap_or((a, b));
             let text =
@@ -70,7 +76,13 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         (BinaryOperator::Divide, Value::Interval(i), b @ (Value::Float(_) | Value::Int(_))) => {
             Value::Interval(interval_ops::divide(i, as_f64(&b))?)
         }
-        (op, Value::Vector(a), Value::Vector(b)) => Value::Float(vector_op(op, &a, &b)?),
+        (op, Value::Vector(a), Value::Vector(b)) => {
+            let kind = kind.expect("a vector operand");
+            match crate::pg::types::vector_fn::distance(op, kind, &a, &b) {
+                Some(distance) => Value::Float(distance?),
+                None => return Err(no_operator(op, l.t, r.t)),
+            }
+        }
         (op, _, _) => return Err(no_operator(op, l.t, r.t)),
     };
     Ok(Typed::new(v, result_type))
@@ -104,7 +116,7 @@ pub(crate) fn unknown_operand_type(op: &BinaryOperator, other: Type) -> Type {
         return t;
     }
     match (op, other) {
-        (StringConcat, t @ (Type::Jsonb | Type::Vector)) => t,
+        (StringConcat, t @ (Type::Jsonb | Type::Vector | Type::Halfvec)) => t,
         (StringConcat, _) => Type::Text,
         // PostgreSQL prefers the string category: `-> 'k'` is a key, not an index.
         (Arrow | LongArrow | Question, Type::Jsonb) => Type::Text,
@@ -142,7 +154,11 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
     }
     let t = match (op, l, r) {
         (StringConcat, Type::Jsonb, Type::Jsonb) => Type::Jsonb,
-        (StringConcat | Plus | Minus | Multiply, Type::Vector, Type::Vector) => Type::Vector,
+        (StringConcat | Plus | Minus | Multiply, a, b)
+            if crate::pg::types::vector_fn::operand_type(a, b).is_some() =>
+        {
+            crate::pg::types::vector_fn::operand_type(a, b).expect("vector operands")
+        }
         // Array concatenation (`anyarray || anyelement` and its kin) is not modelled.
         (StringConcat, a, b) if a.element().is_some() || b.element().is_some() => {
             return Err(PgError::unsupported(format!(
@@ -163,8 +179,17 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
         (AtArrow | ArrowAt, Type::Jsonb, Type::Jsonb) => Type::Bool,
         (AtAt, Type::Tsvector, Type::Tsquery) | (AtAt, Type::Tsquery, Type::Tsvector) => Type::Bool,
         (Question, Type::Jsonb, k) if k.is_text() => Type::Bool,
-        (LtDashGt | Spaceship, Type::Vector, Type::Vector) => Type::Float8,
-        (Custom(name), Type::Vector, Type::Vector) if name == "<#>" => Type::Float8,
+        (LtDashGt | Spaceship, a, b)
+            if crate::pg::types::vector_fn::operand_type(a, b).is_some() =>
+        {
+            Type::Float8
+        }
+        (Custom(name), a, b)
+            if matches!(name.as_str(), "<#>" | "<+>")
+                && crate::pg::types::vector_fn::operand_type(a, b).is_some() =>
+        {
+            Type::Float8
+        }
         (Plus | Minus | Multiply | Divide | Modulo, a, b) if a.is_integer() && b.is_integer() => {
             if a == Type::Int8 || b == Type::Int8 {
                 Type::Int8
@@ -268,16 +293,4 @@ fn add_intervals(op: &BinaryOperator, a: Interval, b: Interval) -> PgResult<Inte
         BinaryOperator::Minus => interval_ops::subtract(a, b),
         other => Err(no_operator(other, Type::Interval, Type::Interval)),
     }
-}
-
-fn vector_op(op: &BinaryOperator, a: &[f32], b: &[f32]) -> PgResult<f64> {
-    let distance = match op {
-        BinaryOperator::LtDashGt => crate::pg::vector::value::l2_distance(a, b),
-        BinaryOperator::Spaceship => crate::pg::vector::value::cosine_distance(a, b),
-        BinaryOperator::Custom(name) if name == "<#>" => {
-            crate::pg::vector::value::negative_inner_product(a, b)
-        }
-        other => return Err(no_operator(other, Type::Vector, Type::Vector)),
-    };
-    distance.map_err(|e| PgError::new(e.sqlstate, e.message))
 }

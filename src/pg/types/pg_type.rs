@@ -13,6 +13,12 @@ pub(crate) const VECTOR_OID: u32 = 16_390;
 /// The OID the model gives pgvector's `_vector` (`vector[]`), fixed as `vector`'s is.
 pub(crate) const VECTOR_ARRAY_OID: u32 = VECTOR_OID + 5;
 
+/// The OID the model gives pgvector's `halfvec`, fixed as `vector`'s is.
+pub(crate) const HALFVEC_OID: u32 = VECTOR_OID + 10;
+
+/// The OID the model gives pgvector's `_halfvec` (`halfvec[]`).
+pub(crate) const HALFVEC_ARRAY_OID: u32 = HALFVEC_OID + 5;
+
 /// Microseconds between the Unix epoch and PostgreSQL's (2000-01-01).
 pub(crate) const PG_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
 
@@ -39,6 +45,8 @@ pub(crate) enum Type {
     Date,
     Interval,
     Vector,
+    /// pgvector's `halfvec`: held as `Value::Vector`, each element a half (`vector/half.rs`).
+    Halfvec,
     Uuid,
     Jsonb,
     /// `json`: its text as written, held as `Value::Text` (`json.rs`).
@@ -62,6 +70,7 @@ pub(crate) enum Type {
     Regconfig,
     JsonArray,
     VectorArray,
+    HalfvecArray,
     /// The catalog's types, for a client's type lookup.
     Oid,
     /// An OID naming a type (`'vector'::regtype`): sqlx's type lookups.
@@ -94,6 +103,7 @@ impl Type {
             Type::Numeric => 1700,
             Type::Void => 2278,
             Type::Vector => VECTOR_OID,
+            Type::Halfvec => HALFVEC_OID,
             Type::Uuid => 2950,
             Type::Jsonb => 3802,
             Type::Json => 114,
@@ -106,6 +116,7 @@ impl Type {
             Type::Tsquery => 3615,
             Type::Regconfig => 3734,
             Type::VectorArray => VECTOR_ARRAY_OID,
+            Type::HalfvecArray => HALFVEC_ARRAY_OID,
             Type::BoolArray => 1000,
             Type::ByteaArray => 1001,
             Type::Int4Array => 1007,
@@ -148,6 +159,7 @@ impl Type {
             Type::DateArray => "date[]",
             Type::Interval => "interval",
             Type::Vector => "vector",
+            Type::Halfvec => "halfvec",
             Type::Uuid => "uuid",
             Type::Jsonb => "jsonb",
             Type::Json => "json",
@@ -168,6 +180,7 @@ impl Type {
             Type::Regconfig => "regconfig",
             Type::JsonArray => "json[]",
             Type::VectorArray => "vector[]",
+            Type::HalfvecArray => "halfvec[]",
             Type::Oid => "oid",
             Type::Regtype => "regtype",
             Type::Name => "name",
@@ -193,6 +206,7 @@ impl Type {
             Type::OidArray => "_oid",
             Type::JsonArray => "_json",
             Type::VectorArray => "_vector",
+            Type::HalfvecArray => "_halfvec",
             other => other.name(),
         }
     }
@@ -231,6 +245,7 @@ impl Type {
             Type::OidArray => Some(Type::Oid),
             Type::JsonArray => Some(Type::Json),
             Type::VectorArray => Some(Type::Vector),
+            Type::HalfvecArray => Some(Type::Halfvec),
             Type::TimestampArray => Some(Type::Timestamp),
             Type::DateArray => Some(Type::Date),
             _ => None,
@@ -247,6 +262,15 @@ impl Type {
 
     pub(crate) fn is_numeric(self) -> bool {
         self.is_integer() || matches!(self, Type::Float4 | Type::Float8 | Type::Numeric)
+    }
+
+    /// pgvector's dense type this is, if it is one (`vector`, `halfvec`).
+    pub(crate) fn vector_kind(self) -> Option<crate::pg::vector::kind::Kind> {
+        match self {
+            Type::Vector => Some(crate::pg::vector::kind::Kind::Vector),
+            Type::Halfvec => Some(crate::pg::vector::kind::Kind::Halfvec),
+            _ => None,
+        }
     }
 
     pub(crate) fn is_text(self) -> bool {
@@ -270,6 +294,7 @@ impl Type {
             "date" => Type::Date,
             "interval" => Type::Interval,
             "vector" => Type::Vector,
+            "halfvec" => Type::Halfvec,
             "uuid" => Type::Uuid,
             "jsonb" => Type::Jsonb,
             "numeric" | "decimal" => Type::Numeric,
@@ -287,7 +312,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 41] = [
+const ALL: [Type; 43] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -321,6 +346,8 @@ const ALL: [Type; 41] = [
     Type::Regconfig,
     Type::JsonArray,
     Type::VectorArray,
+    Type::Halfvec,
+    Type::HalfvecArray,
     Type::Oid,
     Type::Regtype,
     Type::Name,

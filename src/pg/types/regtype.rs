@@ -11,6 +11,7 @@ use crate::pg::error::*;
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::tsearch::{refused, SIMPLE_OID};
 use crate::pg::types::value::Value;
+use crate::pg::vector::kind::Kind;
 
 /// The longest type name the model reads (PostgreSQL's identifiers are 63 bytes; a
 /// spelled type with modifiers and `[]` is a little longer).
@@ -185,16 +186,21 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
         (Type::Numeric, Some((_, spelled))) => {
             Some(crate::pg::types::numeric_cast::typmod_spelled(spelled)?)
         }
-        (Type::Vector | Type::VectorArray, Some((_, spelled))) => Some(vector_typmod(spelled)?),
+        (Type::Vector | Type::VectorArray, Some((_, spelled))) => {
+            Some(vector_typmod(Kind::Vector, spelled)?)
+        }
+        (Type::Halfvec | Type::HalfvecArray, Some((_, spelled))) => {
+            Some(vector_typmod(Kind::Halfvec, spelled)?)
+        }
         _ => modifier,
     };
     Ok((t, modifier))
 }
 
-/// `vector(…)`'s modifiers as PostgreSQL reads them: each an integer
+/// `vector(…)`'s (`halfvec(…)`'s) modifiers as PostgreSQL reads them: each an integer
 /// (`ArrayGetIntegerTypmods`; a quoted one too), then exactly one, within pgvector's
 /// dimensions (`vector_typmod_in`).
-fn vector_typmod(spelled: &str) -> PgResult<u32> {
+fn vector_typmod(kind: Kind, spelled: &str) -> PgResult<u32> {
     let inner = spelled.strip_suffix(')').unwrap_or(spelled);
     let typmods = inner
         .split(',')
@@ -206,7 +212,7 @@ fn vector_typmod(spelled: &str) -> PgResult<u32> {
             "invalid type modifier",
         ));
     };
-    crate::pg::vector::value::typmod_in(*dimensions)
+    crate::pg::vector::value::typmod_in(kind, *dimensions)
         .map(|n| n as u32)
         .map_err(|e| PgError::new(e.sqlstate, e.message))
 }

@@ -179,9 +179,12 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
         Type::Interval => {
             crate::pg::types::interval::parse(text, Default::default()).map(Value::Interval)
         }
-        Type::Vector => crate::pg::vector::value::parse_text(text)
-            .map(Value::Vector)
-            .map_err(|e| PgError::new(e.sqlstate, e.message)),
+        Type::Vector | Type::Halfvec => {
+            let kind = t.vector_kind().expect("a vector type");
+            crate::pg::vector::value::parse_text(kind, text)
+                .map(Value::Vector)
+                .map_err(|e| PgError::new(e.sqlstate, e.message))
+        }
         Type::Uuid => crate::pg::types::uuid::parse(text).map(Value::Uuid),
         Type::Jsonb => {
             crate::pg::types::jsonb_parse::parse(text).map(|j| Value::Jsonb(Box::new(j)))

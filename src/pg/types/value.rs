@@ -36,6 +36,8 @@ pub(crate) enum Value {
     /// `date`: days since 2000-01-01.
     Date(i32),
     Interval(Interval),
+    /// pgvector's `vector` or `halfvec` (its `Type` says which): a halfvec's elements are
+    /// the `f32`s its halves widen to, so the two share their order and distances.
     Vector(Vec<f32>),
     Uuid([u8; crate::pg::types::uuid::UUID_BYTES]),
     Jsonb(Box<crate::pg::types::jsonb::Json>),

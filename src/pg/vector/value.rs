@@ -1,6 +1,8 @@
-//! pgvector's `vector` type as pure functions: its text form (`vector_in`, `vector_out`),
-//! its binary form (`vector_recv`, `vector_send`) and its distance functions, with
-//! pgvector's own error messages and SQLSTATEs (read from pgvector's `src/vector.c`).
+//! pgvector's dense types, `vector` and `halfvec` ([`Kind`]), as pure functions: their
+//! text form (`vector_in`, `vector_out`, `halfvec_in`, `halfvec_out`), their binary form
+//! (`*_recv`, `*_send`), their arithmetic and distance functions, with pgvector's own
+//! error messages and SQLSTATEs (read from pgvector's `src/vector.c` and `src/halfvec.c`,
+//! which differ in the type's name and in how an element is stored).
 //!
 //! The simulated PostgreSQL answers with what a real server answers: the same digits for a
 //! float, the same error text for a malformed literal, the same rounding of a distance. So
@@ -11,7 +13,10 @@
 
 use std::fmt;
 
-/// pgvector's `VECTOR_MAX_DIM`: the most elements a `vector` value holds.
+use crate::pg::vector::half;
+pub(crate) use crate::pg::vector::kind::Kind;
+
+/// pgvector's `VECTOR_MAX_DIM` (and `HALFVEC_MAX_DIM`): the most elements a value holds.
 pub(crate) const DIMENSIONS_MAX: usize = 16_000;
 
 /// SQLSTATE `22P02` invalid_text_representation.
@@ -63,45 +68,57 @@ impl fmt::Display for VectorError {
 impl std::error::Error for VectorError {}
 
 /// The error a literal gets when it is not a vector at all.
-fn invalid_syntax(literal: &str) -> VectorError {
+fn invalid_syntax(kind: Kind, literal: &str) -> VectorError {
     VectorError::new(
         INVALID_TEXT_REPRESENTATION,
-        format!("invalid input syntax for type vector: \"{literal}\""),
+        format!(
+            "invalid input syntax for type {}: \"{literal}\"",
+            kind.name()
+        ),
+    )
+}
+
+/// A value with no element: `CheckDim`'s, and `subvector`'s for an empty range.
+fn no_dimensions(kind: Kind) -> VectorError {
+    VectorError::new(
+        DATA_EXCEPTION,
+        format!("{} must have at least 1 dimension", kind.name()),
     )
 }
 
 /// `CheckDim`: a value has 1 to 16000 elements.
-fn check_dimensions(dimensions: usize) -> Result<(), VectorError> {
+fn check_dimensions(kind: Kind, dimensions: i64) -> Result<(), VectorError> {
     if dimensions < 1 {
-        return Err(VectorError::new(
-            DATA_EXCEPTION,
-            "vector must have at least 1 dimension".to_string(),
-        ));
+        return Err(no_dimensions(kind));
     }
-    if dimensions > DIMENSIONS_MAX {
-        return Err(dimensions_exceeded());
+    if dimensions > DIMENSIONS_MAX as i64 {
+        return Err(dimensions_exceeded(kind));
     }
     Ok(())
 }
 
-fn dimensions_exceeded() -> VectorError {
+fn dimensions_exceeded(kind: Kind) -> VectorError {
     VectorError::new(
         PROGRAM_LIMIT_EXCEEDED,
-        format!("vector cannot have more than {DIMENSIONS_MAX} dimensions"),
+        format!(
+            "{} cannot have more than {DIMENSIONS_MAX} dimensions",
+            kind.name()
+        ),
     )
 }
 
-/// `vector_typmod_in`: the `n` of a `vector(n)` column type.
-pub(crate) fn typmod_in(dimensions: i64) -> Result<usize, VectorError> {
+/// `vector_typmod_in` (`halfvec_typmod_in`): the `n` of a `vector(n)` column type.
+pub(crate) fn typmod_in(kind: Kind, dimensions: i64) -> Result<usize, VectorError> {
     let invalid = |message: String| VectorError::new(INVALID_PARAMETER_VALUE, message);
+    let name = kind.name();
     if dimensions < 1 {
-        return Err(invalid(
-            "dimensions for type vector must be at least 1".to_string(),
-        ));
+        return Err(invalid(format!(
+            "dimensions for type {name} must be at least 1"
+        )));
     }
     if dimensions > DIMENSIONS_MAX as i64 {
         return Err(invalid(format!(
-            "dimensions for type vector cannot exceed {DIMENSIONS_MAX}"
+            "dimensions for type {name} cannot exceed {DIMENSIONS_MAX}"
         )));
     }
     Ok(dimensions as usize)
@@ -123,18 +140,20 @@ pub(crate) fn check_expected_dimensions(
 }
 
 /// `vector_concat`'s `a || b`: the elements of both, within the dimensions a vector has.
-pub(crate) fn concat(a: &[f32], b: &[f32]) -> Result<Vec<f32>, VectorError> {
-    check_dimensions(a.len() + b.len())?;
+pub(crate) fn concat(kind: Kind, a: &[f32], b: &[f32]) -> Result<Vec<f32>, VectorError> {
+    check_dimensions(kind, (a.len() + b.len()) as i64)?;
     Ok([a, b].concat())
 }
 
 /// `array_to_vector`'s checks of an array's length, before its elements are read: a
-/// vector's dimensions, and the `vector(n)` cast to's.
+/// vector's dimensions, and the `vector(n)` cast to's (the casts between `vector` and
+/// `halfvec` check the same).
 pub(crate) fn check_array_dimensions(
+    kind: Kind,
     length: usize,
     expected: Option<usize>,
 ) -> Result<(), VectorError> {
-    check_dimensions(length)?;
+    check_dimensions(kind, length as i64)?;
     match expected {
         Some(expected) if expected != length => Err(VectorError::new(
             DATA_EXCEPTION,
@@ -144,35 +163,60 @@ pub(crate) fn check_array_dimensions(
     }
 }
 
-/// `array_to_vector`'s last check: every element, read as a float4, is finite (a
-/// float8 past float4's range has become an infinity here, and is refused as one).
-pub(crate) fn check_elements(values: &[f32]) -> Result<(), VectorError> {
-    values.iter().try_for_each(|v| check_element(*v))
+/// `array_to_vector`'s (and `vector_to_halfvec`'s) elements, read as float4s, as the
+/// type stores them: a halfvec's rounded (`Float4ToHalf`: a finite float past the half's
+/// range is out of range, printed as the float4 it was), then every one finite (a float8
+/// past float4's range has become an infinity here, and is refused as one).
+pub(crate) fn store_elements(kind: Kind, values: &[f32]) -> Result<Vec<f32>, VectorError> {
+    let stored = values
+        .iter()
+        .map(|value| {
+            let stored = kind.store(*value);
+            match stored.is_infinite() && value.is_finite() {
+                true => Err(out_of_range(kind, &format_float4(*value))),
+                false => Ok(stored),
+            }
+        })
+        .collect::<Result<Vec<f32>, VectorError>>()?;
+    stored.iter().try_for_each(|v| check_element(kind, *v))?;
+    Ok(stored)
+}
+
+fn out_of_range(kind: Kind, spelled: &str) -> VectorError {
+    VectorError::new(
+        NUMERIC_VALUE_OUT_OF_RANGE,
+        format!("\"{spelled}\" is out of range for type {}", kind.name()),
+    )
 }
 
 /// `CheckElement`: NaN and infinities are refused, whichever form they came in.
-fn check_element(value: f32) -> Result<(), VectorError> {
+fn check_element(kind: Kind, value: f32) -> Result<(), VectorError> {
     if value.is_nan() {
         return Err(VectorError::new(
             DATA_EXCEPTION,
-            "NaN not allowed in vector".to_string(),
+            format!("NaN not allowed in {}", kind.name()),
         ));
     }
     if value.is_infinite() {
         return Err(VectorError::new(
             DATA_EXCEPTION,
-            "infinite value not allowed in vector".to_string(),
+            format!("infinite value not allowed in {}", kind.name()),
         ));
     }
     Ok(())
 }
 
 /// `CheckDims`: both operands of a distance have the same number of elements.
-fn check_same_dimensions(a: &[f32], b: &[f32]) -> Result<(), VectorError> {
+fn check_same_dimensions(kind: Kind, a: &[f32], b: &[f32]) -> Result<(), VectorError> {
     if a.len() != b.len() {
         return Err(VectorError::new(
             DATA_EXCEPTION,
-            format!("different vector dimensions {} and {}", a.len(), b.len()),
+            format!(
+                "different {} dimensions {} and {}",
+                kind.name(),
+                a.len(),
+                b.len()
+            ),
         ));
     }
     Ok(())
@@ -191,30 +235,30 @@ fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// Parses pgvector's text form, `[1,2.5,-3e-2]`, as `vector_in` does: whitespace around
-/// the brackets, commas and numbers, each number read like C's `strtof` (so `inf`, `nan`
-/// and hexadecimal floats are numbers, then refused or accepted as pgvector does).
-pub(crate) fn parse_text(literal: &str) -> Result<Vec<f32>, VectorError> {
+/// Parses pgvector's text form, `[1,2.5,-3e-2]`, as `vector_in` (`halfvec_in`) does:
+/// whitespace around the brackets, commas and numbers, each number read like C's `strtof`
+/// (so `inf`, `nan` and hexadecimal floats are numbers, then refused or accepted as
+/// pgvector does) and stored as the type stores it.
+pub(crate) fn parse_text(kind: Kind, literal: &str) -> Result<Vec<f32>, VectorError> {
     let bytes = literal.as_bytes();
     let mut at = skip_spaces(bytes, 0);
     if bytes.get(at) != Some(&b'[') {
-        return Err(invalid_syntax(literal).with_detail("Vector contents must start with \"[\"."));
+        return Err(
+            invalid_syntax(kind, literal).with_detail("Vector contents must start with \"[\".")
+        );
     }
     at = skip_spaces(bytes, at + 1);
     if bytes.get(at) == Some(&b']') {
-        return Err(VectorError::new(
-            DATA_EXCEPTION,
-            "vector must have at least 1 dimension".to_string(),
-        ));
+        return Err(no_dimensions(kind));
     }
     let mut values = Vec::new();
     loop {
         if values.len() == DIMENSIONS_MAX {
-            return Err(dimensions_exceeded());
+            return Err(dimensions_exceeded(kind));
         }
         at = skip_spaces(bytes, at);
-        let (value, end) = parse_float_prefix(literal, at)?;
-        check_element(value)?;
+        let (value, end) = parse_float_prefix(kind, literal, at)?;
+        check_element(kind, value)?;
         values.push(value);
         at = skip_spaces(bytes, end);
         match bytes.get(at) {
@@ -223,40 +267,42 @@ pub(crate) fn parse_text(literal: &str) -> Result<Vec<f32>, VectorError> {
                 at += 1;
                 break;
             }
-            _ => return Err(invalid_syntax(literal)),
+            _ => return Err(invalid_syntax(kind, literal)),
         }
     }
     at = skip_spaces(bytes, at);
     if at != bytes.len() {
-        return Err(invalid_syntax(literal).with_detail("Junk after closing right brace."));
+        return Err(invalid_syntax(kind, literal).with_detail("Junk after closing right brace."));
     }
-    check_dimensions(values.len())?;
+    check_dimensions(kind, values.len() as i64)?;
     assert!(values.iter().all(|value| value.is_finite()));
     Ok(values)
 }
 
 /// Reads the longest prefix of `literal[start..]` that C's `strtof` reads, returning the
-/// value and where it stopped; nothing read is the literal's syntax error, an overflow to
-/// infinity is pgvector's out-of-range error.
-fn parse_float_prefix(literal: &str, start: usize) -> Result<(f32, usize), VectorError> {
+/// value as the type stores it and where it stopped; nothing read is the literal's syntax
+/// error, an overflow to infinity (of the float, or of the half it rounds to) is
+/// pgvector's out-of-range error.
+fn parse_float_prefix(
+    kind: Kind,
+    literal: &str,
+    start: usize,
+) -> Result<(f32, usize), VectorError> {
     let bytes = literal.as_bytes();
     if start >= bytes.len() {
-        return Err(invalid_syntax(literal));
+        return Err(invalid_syntax(kind, literal));
     }
     let Some((value, end, is_literal_special)) = scan_float(bytes, start) else {
-        return Err(invalid_syntax(literal));
+        return Err(invalid_syntax(kind, literal));
     };
     assert!(end > start && end <= bytes.len());
-    if value.is_infinite() && !is_literal_special {
-        return Err(VectorError::new(
-            NUMERIC_VALUE_OUT_OF_RANGE,
-            format!(
-                "\"{}\" is out of range for type vector",
-                &literal[start..end]
-            ),
-        ));
+    let stored = kind.store(value);
+    let float_overflow = value.is_infinite() && !is_literal_special;
+    let half_overflow = stored.is_infinite() && !value.is_infinite();
+    if float_overflow || half_overflow {
+        return Err(out_of_range(kind, &literal[start..end]));
     }
-    Ok((value, end))
+    Ok((stored, end))
 }
 
 /// The `strtof` grammar: a sign, then `inf`/`infinity`/`nan[(chars)]`, a hexadecimal
@@ -463,10 +509,11 @@ fn fixed_notation(digits: &str, exponent: i32) -> String {
     }
 }
 
-/// `vector_recv`: an unsigned 16-bit dimension count, 16 unused bits that must be zero,
-/// then big-endian `f32`s. A short message is PostgreSQL's protocol violation; bytes left
-/// over are its "incorrect binary data format" (the caller adds "in bind parameter N").
-pub(crate) fn decode_binary(bytes: &[u8]) -> Result<Vec<f32>, VectorError> {
+/// `vector_recv` (`halfvec_recv`): a signed 16-bit dimension count, 16 unused bits that
+/// must be zero, then big-endian `f32`s (halves). A short message is PostgreSQL's
+/// protocol violation; bytes left over are its "incorrect binary data format" (the caller
+/// adds "in bind parameter N").
+pub(crate) fn decode_binary(kind: Kind, bytes: &[u8]) -> Result<Vec<f32>, VectorError> {
     let insufficient = || {
         VectorError::new(
             PROTOCOL_VIOLATION,
@@ -474,24 +521,29 @@ pub(crate) fn decode_binary(bytes: &[u8]) -> Result<Vec<f32>, VectorError> {
         )
     };
     let header = bytes.get(..4).ok_or_else(insufficient)?;
-    let dimensions = usize::from(u16::from_be_bytes([header[0], header[1]]));
-    let unused = u16::from_be_bytes([header[2], header[3]]);
-    check_dimensions(dimensions)?;
+    let dimensions = i16::from_be_bytes([header[0], header[1]]);
+    let unused = i16::from_be_bytes([header[2], header[3]]);
+    check_dimensions(kind, i64::from(dimensions))?;
+    let dimensions = dimensions as usize;
     if unused != 0 {
         return Err(VectorError::new(
             DATA_EXCEPTION,
             format!("expected unused to be 0, not {unused}"),
         ));
     }
+    let width = kind.element_bytes();
     let mut values = Vec::with_capacity(dimensions);
     for i in 0..dimensions {
-        let at = 4 + 4 * i;
-        let word = bytes.get(at..at + 4).ok_or_else(insufficient)?;
-        let value = f32::from_be_bytes([word[0], word[1], word[2], word[3]]);
-        check_element(value)?;
+        let at = 4 + width * i;
+        let word = bytes.get(at..at + width).ok_or_else(insufficient)?;
+        let value = match kind {
+            Kind::Vector => f32::from_be_bytes([word[0], word[1], word[2], word[3]]),
+            Kind::Halfvec => half::from_bits(u16::from_be_bytes([word[0], word[1]])),
+        };
+        check_element(kind, value)?;
         values.push(value);
     }
-    if bytes.len() != 4 + 4 * dimensions {
+    if bytes.len() != 4 + width * dimensions {
         return Err(VectorError::new(
             INVALID_BINARY_REPRESENTATION,
             "incorrect binary data format".to_string(),
@@ -500,17 +552,25 @@ pub(crate) fn decode_binary(bytes: &[u8]) -> Result<Vec<f32>, VectorError> {
     Ok(values)
 }
 
-/// `vector_send`: the inverse of [`decode_binary`], what the `pgvector` crate reads.
-pub(crate) fn encode_binary(values: &[f32]) -> Vec<u8> {
+/// `vector_send` (`halfvec_send`): the inverse of [`decode_binary`], what the `pgvector`
+/// crate reads.
+pub(crate) fn encode_binary(kind: Kind, values: &[f32]) -> Vec<u8> {
     assert!(!values.is_empty() && values.len() <= DIMENSIONS_MAX);
     let dimensions = u16::try_from(values.len()).expect("at most 16000 dimensions");
-    let mut bytes = Vec::with_capacity(4 + 4 * values.len());
+    let width = kind.element_bytes();
+    let mut bytes = Vec::with_capacity(4 + width * values.len());
     bytes.extend_from_slice(&dimensions.to_be_bytes());
     bytes.extend_from_slice(&0u16.to_be_bytes());
     for value in values {
-        bytes.extend_from_slice(&value.to_be_bytes());
+        match kind {
+            Kind::Vector => bytes.extend_from_slice(&value.to_be_bytes()),
+            Kind::Halfvec => {
+                assert!(half::is_half(*value), "a halfvec element is a half");
+                bytes.extend_from_slice(&half::to_bits(*value).to_be_bytes())
+            }
+        }
     }
-    assert_eq!(bytes.len(), 4 + 4 * values.len());
+    assert_eq!(bytes.len(), 4 + width * values.len());
     bytes
 }
 
@@ -546,56 +606,58 @@ pub(crate) fn l1_f32(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// `<->`: the square root, in `f64`, of the `f32` sum of squared differences.
-pub(crate) fn l2_distance(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
-    check_same_dimensions(a, b)?;
+pub(crate) fn l2_distance(kind: Kind, a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
+    check_same_dimensions(kind, a, b)?;
     Ok(f64::from(l2_squared_f32(a, b)).sqrt())
 }
 
-/// `+`, `-` and `*` of two vectors, element by element in `f32` (`vector_add`,
-/// `vector_sub`, `vector_mul`): an infinite element is an overflow, and a product of two
-/// non-zero elements that rounds to zero an underflow, as pgvector checks them.
+/// `+`, `-` and `*` of two vectors, element by element in `f32` then stored as the type
+/// stores it (`vector_add`, `vector_sub`, `vector_mul`; a half's sum, difference and
+/// product are exact in `f32`, so rounding once gives `_Float16`'s result): an infinite
+/// element is an overflow, and a product of two non-zero elements that rounds to zero an
+/// underflow, as pgvector checks them.
 pub(crate) fn elementwise(
+    kind: Kind,
     a: &[f32],
     b: &[f32],
     apply: fn(f32, f32) -> f32,
     checks_underflow: bool,
 ) -> Result<Vec<f32>, VectorError> {
-    check_same_dimensions(a, b)?;
-    let out: Vec<f32> = a.iter().zip(b).map(|(x, y)| apply(*x, *y)).collect();
-    let range = |what: &str| {
-        VectorError::new(
-            NUMERIC_VALUE_OUT_OF_RANGE,
-            format!("value out of range: {what}"),
-        )
-    };
+    check_same_dimensions(kind, a, b)?;
+    let out: Vec<f32> = (a.iter().zip(b))
+        .map(|(x, y)| kind.store(apply(*x, *y)))
+        .collect();
     for ((r, x), y) in out.iter().zip(a).zip(b) {
         if r.is_infinite() {
-            return Err(range("overflow"));
+            return Err(overflow());
         }
         if checks_underflow && *r == 0.0 && *x != 0.0 && *y != 0.0 {
-            return Err(range("underflow"));
+            return Err(VectorError::new(
+                NUMERIC_VALUE_OUT_OF_RANGE,
+                "value out of range: underflow".to_string(),
+            ));
         }
     }
     Ok(out)
 }
 
 /// `inner_product(a, b)`.
-pub(crate) fn inner_product(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
-    check_same_dimensions(a, b)?;
+pub(crate) fn inner_product(kind: Kind, a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
+    check_same_dimensions(kind, a, b)?;
     Ok(f64::from(inner_product_f32(a, b)))
 }
 
 /// `<#>`: the inner product negated (in `f32`, before widening), so that smaller is nearer.
-pub(crate) fn negative_inner_product(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
-    check_same_dimensions(a, b)?;
+pub(crate) fn negative_inner_product(kind: Kind, a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
+    check_same_dimensions(kind, a, b)?;
     Ok(f64::from(-inner_product_f32(a, b)))
 }
 
 /// `<=>`: 1 − cosine similarity. The three sums accumulate in `f32`, the similarity is
 /// `dot / sqrt(|a|² · |b|²)` in `f64` then clamped to [-1, 1]; a zero vector makes it
 /// 0/0, NaN, which the clamp lets through (pgvector returns NaN there, not an error).
-pub(crate) fn cosine_distance(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
-    check_same_dimensions(a, b)?;
+pub(crate) fn cosine_distance(kind: Kind, a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
+    check_same_dimensions(kind, a, b)?;
     let (mut similarity, mut norm_a, mut norm_b) = (0.0f32, 0.0f32, 0.0f32);
     for (x, y) in a.iter().zip(b) {
         similarity += x * y;
@@ -608,8 +670,8 @@ pub(crate) fn cosine_distance(a: &[f32], b: &[f32]) -> Result<f64, VectorError> 
 }
 
 /// `<+>`: the `f32` sum of absolute differences.
-pub(crate) fn l1_distance(a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
-    check_same_dimensions(a, b)?;
+pub(crate) fn l1_distance(kind: Kind, a: &[f32], b: &[f32]) -> Result<f64, VectorError> {
+    check_same_dimensions(kind, a, b)?;
     Ok(f64::from(l1_f32(a, b)))
 }
 
@@ -628,24 +690,93 @@ pub(crate) fn vector_norm(values: &[f32]) -> f64 {
         .sqrt()
 }
 
-/// `l2_normalize(v)`: each element divided by the `f64` norm then narrowed; a zero vector
-/// stays zero; an element that overflows `f32` is PostgreSQL's overflow error.
-pub(crate) fn l2_normalize(values: &[f32]) -> Result<Vec<f32>, VectorError> {
+/// `l2_normalize(v)`: each element divided by the `f64` norm then narrowed to `f32` (and
+/// a halfvec's then to a half); a zero vector stays zero; an element that overflows is
+/// PostgreSQL's overflow error.
+pub(crate) fn l2_normalize(kind: Kind, values: &[f32]) -> Result<Vec<f32>, VectorError> {
     let norm = vector_norm(values);
     if norm <= 0.0 {
         return Ok(vec![0.0; values.len()]);
     }
     let normalized: Vec<f32> = values
         .iter()
-        .map(|x| (f64::from(*x) / norm) as f32)
+        .map(|x| kind.store((f64::from(*x) / norm) as f32))
         .collect();
     if normalized.iter().any(|x| x.is_infinite()) {
-        return Err(VectorError::new(
-            NUMERIC_VALUE_OUT_OF_RANGE,
-            "value out of range: overflow".to_string(),
-        ));
+        return Err(overflow());
     }
     Ok(normalized)
+}
+
+/// PostgreSQL's `float_overflow_error`.
+fn overflow() -> VectorError {
+    VectorError::new(
+        NUMERIC_VALUE_OUT_OF_RANGE,
+        "value out of range: overflow".to_string(),
+    )
+}
+
+/// `subvector(v, start, count)`: `count` elements from the 1-based `start`, clipped to
+/// the value as `substring` clips, in `i32` as pgvector computes it; an empty result is
+/// the type's "at least 1 dimension" error.
+pub(crate) fn subvector(
+    kind: Kind,
+    values: &[f32],
+    start: i32,
+    count: i32,
+) -> Result<Vec<f32>, VectorError> {
+    assert!(values.len() <= DIMENSIONS_MAX);
+    let dimensions = values.len() as i32;
+    if count < 1 {
+        return Err(no_dimensions(kind));
+    }
+    // `start + count > dimensions` without overflowing: both are positive here.
+    let end = if start > dimensions - count {
+        dimensions + 1
+    } else {
+        start + count
+    };
+    let start = match start {
+        s if s < 1 => 1,
+        s if s > dimensions => return Err(no_dimensions(kind)),
+        s => s,
+    };
+    check_dimensions(kind, i64::from(end) - i64::from(start))?;
+    Ok(values[(start - 1) as usize..(end - 1) as usize].to_vec())
+}
+
+/// `avg(v)` (`vector_accum` then `vector_avg`, `halfvec_*`): the sums in `f64`, each
+/// overflow checked as it is added, then each mean narrowed to `f32` and stored as the
+/// type stores it. `None` for no rows (SQL's average of nothing is NULL).
+pub(crate) fn average(kind: Kind, rows: &[&[f32]]) -> Result<Option<Vec<f32>>, VectorError> {
+    let Some((first, rest)) = rows.split_first() else {
+        return Ok(None);
+    };
+    let mut sums: Vec<f64> = first.iter().map(|x| f64::from(*x)).collect();
+    for row in rest {
+        check_expected_dimensions(Some(sums.len()), row)?;
+        for (sum, x) in sums.iter_mut().zip(row.iter()) {
+            *sum += f64::from(*x);
+            if sum.is_infinite() {
+                return Err(overflow());
+            }
+        }
+    }
+    let count = rows.len() as f64;
+    let means: Vec<f32> = sums.iter().map(|sum| (sum / count) as f32).collect();
+    store_elements(kind, &means).map(Some)
+}
+
+/// `sum(v)`: `vector_add` (`halfvec_add`) row after row, each step checked as `+` is.
+pub(crate) fn sum(kind: Kind, rows: &[&[f32]]) -> Result<Option<Vec<f32>>, VectorError> {
+    let Some((first, rest)) = rows.split_first() else {
+        return Ok(None);
+    };
+    let mut total = first.to_vec();
+    for row in rest {
+        total = elementwise(kind, &total, row, |x, y| x + y, false)?;
+    }
+    Ok(Some(total))
 }
 
 #[cfg(test)]
@@ -659,12 +790,15 @@ mod tests {
             "[1e+20,1.234567e+06,123456,0.0001]",
             "[-0,0]",
         ] {
-            let values = parse_text(literal).unwrap();
+            let values = parse_text(Kind::Vector, literal).unwrap();
             assert_eq!(format_text(&values), literal);
         }
-        assert_eq!(parse_text(" [ 1 , 2 ,3 ] \n").unwrap(), vec![1.0, 2.0, 3.0]);
         assert_eq!(
-            parse_text("[1.,.5,+2,1e-50,0x1p3]").unwrap(),
+            parse_text(Kind::Vector, " [ 1 , 2 ,3 ] \n").unwrap(),
+            vec![1.0, 2.0, 3.0]
+        );
+        assert_eq!(
+            parse_text(Kind::Vector, "[1.,.5,+2,1e-50,0x1p3]").unwrap(),
             vec![1.0, 0.5, 2.0, 0.0, 8.0]
         );
     }
@@ -695,7 +829,7 @@ mod tests {
     }
 
     fn error(literal: &str) -> (String, &'static str) {
-        let error = parse_text(literal).unwrap_err();
+        let error = parse_text(Kind::Vector, literal).unwrap_err();
         (error.message, error.sqlstate)
     }
 
@@ -710,12 +844,12 @@ mod tests {
         for literal in ["1,2", "", "[1,2", "[1,,2]", "[1 2]", "[a]", "[1]x", "[1,]"] {
             assert_eq!(error(literal), syntax(literal), "{literal:?}");
         }
-        let missing = parse_text("(1)").unwrap_err();
+        let missing = parse_text(Kind::Vector, "(1)").unwrap_err();
         assert_eq!(
             missing.detail,
             Some("Vector contents must start with \"[\".")
         );
-        let junk = parse_text("[1] 2").unwrap_err();
+        let junk = parse_text(Kind::Vector, "[1] 2").unwrap_err();
         assert_eq!(junk.detail, Some("Junk after closing right brace."));
         let empty = ("vector must have at least 1 dimension".to_string(), "22000");
         assert_eq!(error("[]"), empty);
@@ -741,29 +875,47 @@ mod tests {
         );
         assert_eq!(error(&many), limit);
         let enough = format!("[{}]", vec!["0"; DIMENSIONS_MAX].join(","));
-        assert_eq!(parse_text(&enough).unwrap().len(), DIMENSIONS_MAX);
+        assert_eq!(
+            parse_text(Kind::Vector, &enough).unwrap().len(),
+            DIMENSIONS_MAX
+        );
     }
 
     #[test]
     fn binary_round_trips_and_errors() {
         let values = vec![1.0, -2.5, 3e-5];
-        let bytes = encode_binary(&values);
+        let bytes = encode_binary(Kind::Vector, &values);
         assert_eq!(&bytes[..4], &[0, 3, 0, 0]);
         assert_eq!(&bytes[4..8], &1.0f32.to_be_bytes());
-        assert_eq!(decode_binary(&bytes).unwrap(), values);
-        assert_eq!(decode_binary(&bytes[..7]).unwrap_err().sqlstate, "08P01");
-        assert_eq!(decode_binary(&[0, 0, 0, 0]).unwrap_err().sqlstate, "22000");
-        let unused = decode_binary(&[0, 1, 0, 7, 0, 0, 0, 0]).unwrap_err();
+        assert_eq!(decode_binary(Kind::Vector, &bytes).unwrap(), values);
+        assert_eq!(
+            decode_binary(Kind::Vector, &bytes[..7])
+                .unwrap_err()
+                .sqlstate,
+            "08P01"
+        );
+        assert_eq!(
+            decode_binary(Kind::Vector, &[0, 0, 0, 0])
+                .unwrap_err()
+                .sqlstate,
+            "22000"
+        );
+        let unused = decode_binary(Kind::Vector, &[0, 1, 0, 7, 0, 0, 0, 0]).unwrap_err();
         assert_eq!(unused.message, "expected unused to be 0, not 7");
         let nan = [&[0u8, 1, 0, 0][..], &f32::NAN.to_be_bytes()].concat();
         assert_eq!(
-            decode_binary(&nan).unwrap_err().message,
+            decode_binary(Kind::Vector, &nan).unwrap_err().message,
             "NaN not allowed in vector"
         );
         let long = [&bytes[..], &[0]].concat();
-        assert_eq!(decode_binary(&long).unwrap_err().sqlstate, "22P03");
         assert_eq!(
-            decode_binary(&[0x3e, 0x81, 0, 0]).unwrap_err().sqlstate,
+            decode_binary(Kind::Vector, &long).unwrap_err().sqlstate,
+            "22P03"
+        );
+        assert_eq!(
+            decode_binary(Kind::Vector, &[0x3e, 0x81, 0, 0])
+                .unwrap_err()
+                .sqlstate,
             "54000"
         );
     }
@@ -771,38 +923,52 @@ mod tests {
     #[test]
     fn distances_on_known_vectors() {
         let (a, b) = ([1.0, 2.0, 3.0], [4.0, 6.0, 3.0]);
-        assert_eq!(l2_distance(&a, &b).unwrap(), 5.0);
-        assert_eq!(inner_product(&a, &b).unwrap(), 25.0);
-        assert_eq!(negative_inner_product(&a, &b).unwrap(), -25.0);
-        assert_eq!(l1_distance(&a, &b).unwrap(), 7.0);
-        let cosine = cosine_distance(&a, &b).unwrap();
+        assert_eq!(l2_distance(Kind::Vector, &a, &b).unwrap(), 5.0);
+        assert_eq!(inner_product(Kind::Vector, &a, &b).unwrap(), 25.0);
+        assert_eq!(negative_inner_product(Kind::Vector, &a, &b).unwrap(), -25.0);
+        assert_eq!(l1_distance(Kind::Vector, &a, &b).unwrap(), 7.0);
+        let cosine = cosine_distance(Kind::Vector, &a, &b).unwrap();
         let expected = 1.0 - 25.0 / (14.0f64 * 61.0).sqrt();
         assert!((cosine - expected).abs() < 1e-12, "{cosine} {expected}");
-        assert_eq!(cosine_distance(&[1.0, 1.0], &[2.0, 2.0]).unwrap(), 0.0);
-        assert_eq!(cosine_distance(&[1.0, 0.0], &[-1.0, 0.0]).unwrap(), 2.0);
-        assert!(cosine_distance(&[0.0, 0.0], &[1.0, 2.0]).unwrap().is_nan());
+        assert_eq!(
+            cosine_distance(Kind::Vector, &[1.0, 1.0], &[2.0, 2.0]).unwrap(),
+            0.0
+        );
+        assert_eq!(
+            cosine_distance(Kind::Vector, &[1.0, 0.0], &[-1.0, 0.0]).unwrap(),
+            2.0
+        );
+        assert!(cosine_distance(Kind::Vector, &[0.0, 0.0], &[1.0, 2.0])
+            .unwrap()
+            .is_nan());
         // `f32` accumulation: 0.1 + 0.2 in f32 is not the f64 sum.
         let f32_sum = f64::from(0.1f32 * 0.1f32 + 0.2f32 * 0.2f32);
         assert_eq!(
-            l2_distance(&[0.1, 0.2], &[0.0, 0.0]).unwrap(),
+            l2_distance(Kind::Vector, &[0.1, 0.2], &[0.0, 0.0]).unwrap(),
             f32_sum.sqrt()
         );
-        let mismatch = l2_distance(&a, &[1.0, 2.0]).unwrap_err();
+        let mismatch = l2_distance(Kind::Vector, &a, &[1.0, 2.0]).unwrap_err();
         assert_eq!(mismatch.message, "different vector dimensions 3 and 2");
         assert_eq!(mismatch.sqlstate, "22000");
         assert_eq!(vector_dims(&a), 3);
         let expected = check_expected_dimensions(Some(2), &a).unwrap_err();
         assert_eq!(expected.message, "expected 2 dimensions, not 3");
         assert!(check_expected_dimensions(None, &a).is_ok());
-        assert_eq!(typmod_in(3), Ok(3));
-        let typmod = typmod_in(16001).unwrap_err();
+        assert_eq!(typmod_in(Kind::Vector, 3), Ok(3));
+        let typmod = typmod_in(Kind::Vector, 16001).unwrap_err();
         assert_eq!(
             typmod.message,
             "dimensions for type vector cannot exceed 16000"
         );
         assert_eq!(typmod.sqlstate, "22023");
         assert_eq!(vector_norm(&[3.0, 4.0]), 5.0);
-        assert_eq!(l2_normalize(&[3.0, 4.0]).unwrap(), vec![0.6, 0.8]);
-        assert_eq!(l2_normalize(&[0.0, 0.0]).unwrap(), vec![0.0, 0.0]);
+        assert_eq!(
+            l2_normalize(Kind::Vector, &[3.0, 4.0]).unwrap(),
+            vec![0.6, 0.8]
+        );
+        assert_eq!(
+            l2_normalize(Kind::Vector, &[0.0, 0.0]).unwrap(),
+            vec![0.0, 0.0]
+        );
     }
 }

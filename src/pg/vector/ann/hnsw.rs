@@ -25,8 +25,6 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{Candidate, IterativeScan, Metric};
 
-/// `HNSW_MAX_DIM`: pgvector refuses an HNSW index on wider `vector` columns.
-pub(crate) const DIMENSIONS_MAX: usize = 2000;
 /// `HNSW_MIN_M` and `HNSW_MAX_M`: the range of the `m` storage parameter.
 pub(crate) const M_MIN: u32 = 2;
 pub(crate) const M_MAX: u32 = 100;
@@ -187,7 +185,7 @@ impl Hnsw {
         ef_construction: u32,
         seed: u64,
     ) -> Hnsw {
-        assert!((1..=DIMENSIONS_MAX).contains(&dimensions));
+        assert!((1..=super::dimensions_max(super::Kind::Halfvec)).contains(&dimensions));
         assert!((M_MIN..=M_MAX).contains(&m));
         assert!((EF_CONSTRUCTION_MIN..=EF_CONSTRUCTION_MAX).contains(&ef_construction));
         assert!(

@@ -19,8 +19,6 @@ use rand_chacha::ChaCha8Rng;
 use super::{Candidate, IterativeScan, Metric};
 use crate::pg::vector::value as vector;
 
-/// `IVFFLAT_MAX_DIM`: pgvector refuses an IVFFlat index on wider `vector` columns.
-pub(crate) const DIMENSIONS_MAX: usize = 2000;
 /// `IVFFLAT_MIN_LISTS` and `IVFFLAT_MAX_LISTS`: the range of `lists`, `ivfflat.probes` and
 /// `ivfflat.max_probes`.
 pub(crate) const LISTS_MIN: u32 = 1;
@@ -66,7 +64,7 @@ impl IvfFlat {
             metric.ivfflat_supported(),
             "pgvector has no vector_l1_ops for ivfflat"
         );
-        assert!((1..=DIMENSIONS_MAX).contains(&dimensions));
+        assert!((1..=super::dimensions_max(super::Kind::Halfvec)).contains(&dimensions));
         assert!((LISTS_MIN..=LISTS_MAX).contains(&lists));
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let kmeans = KMeans {
@@ -272,7 +270,8 @@ impl KMeans {
     }
 
     fn normalize(&self, values: &[f32]) -> Vec<f32> {
-        vector::l2_normalize(values).unwrap_or_else(|_| vec![0.0; values.len()])
+        vector::l2_normalize(vector::Kind::Vector, values)
+            .unwrap_or_else(|_| vec![0.0; values.len()])
     }
 
     /// `SampleRows`: up to max(50 · lists, 10000) rows (all of them when fewer), zero

@@ -14,13 +14,14 @@ pub(crate) mod ivfflat;
 
 use std::cmp::Ordering;
 
+use crate::pg::vector::kind::Kind;
 use crate::pg::vector::value as vector;
 
 /// The operator class an index was created with: which operator it serves and which
 /// distance it orders by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Metric {
-    /// `vector_l2_ops`, `<->`: ordered by the squared L2 distance.
+    /// `vector_l2_ops` (`halfvec_l2_ops`), `<->`: ordered by the squared L2 distance.
     L2,
     /// `vector_cosine_ops`, `<=>`: values and queries normalized, ordered by the negative
     /// inner product (the same order as the cosine distance, for non-zero vectors).
@@ -32,16 +33,21 @@ pub(crate) enum Metric {
 }
 
 impl Metric {
-    /// The metric of an operator class name, as `CREATE INDEX ... (embedding
-    /// vector_cosine_ops)` names it.
-    pub(crate) fn from_opclass(opclass: &str) -> Option<Metric> {
-        match opclass {
-            "vector_l2_ops" => Some(Metric::L2),
-            "vector_cosine_ops" => Some(Metric::Cosine),
-            "vector_ip_ops" => Some(Metric::InnerProduct),
-            "vector_l1_ops" => Some(Metric::L1),
-            _ => None,
-        }
+    /// The type and metric of an operator class name, as `CREATE INDEX ... (embedding
+    /// vector_cosine_ops)` names it (`halfvec_cosine_ops` for a halfvec).
+    pub(crate) fn from_opclass(opclass: &str) -> Option<(Kind, Metric)> {
+        let (kind, metric) = opclass.split_once('_')?;
+        let kind = [Kind::Vector, Kind::Halfvec]
+            .into_iter()
+            .find(|k| k.name() == kind)?;
+        let metric = match metric {
+            "l2_ops" => Metric::L2,
+            "cosine_ops" => Metric::Cosine,
+            "ip_ops" => Metric::InnerProduct,
+            "l1_ops" => Metric::L1,
+            _ => return None,
+        };
+        Some((kind, metric))
     }
 
     /// pgvector defines no `vector_l1_ops` for ivfflat: `CREATE INDEX` refuses it.
@@ -56,7 +62,7 @@ impl Metric {
         match self {
             Metric::Cosine => {
                 if vector::vector_norm(values) > 0.0 {
-                    vector::l2_normalize(values).ok()
+                    vector::l2_normalize(vector::Kind::Vector, values).ok()
                 } else {
                     None
                 }
@@ -69,9 +75,8 @@ impl Metric {
     /// distance is then 0 and the order is the index's own).
     pub(crate) fn query_form(&self, query: &[f32]) -> Vec<f32> {
         match self {
-            Metric::Cosine => {
-                vector::l2_normalize(query).unwrap_or_else(|_| vec![0.0; query.len()])
-            }
+            Metric::Cosine => vector::l2_normalize(vector::Kind::Vector, query)
+                .unwrap_or_else(|_| vec![0.0; query.len()]),
             Metric::L2 | Metric::InnerProduct | Metric::L1 => query.to_vec(),
         }
     }
@@ -86,6 +91,15 @@ impl Metric {
             Metric::Cosine | Metric::InnerProduct => f64::from(-vector::inner_product_f32(a, b)),
             Metric::L1 => f64::from(vector::l1_f32(a, b)),
         }
+    }
+}
+
+/// The widest column pgvector's HNSW and IVFFlat index (`HNSW_MAX_DIM`,
+/// `IVFFLAT_MAX_DIM`): 2000 for `vector`, twice that for `halfvec`'s half-width elements.
+pub(crate) fn dimensions_max(kind: Kind) -> usize {
+    match kind {
+        Kind::Vector => 2_000,
+        Kind::Halfvec => 4_000,
     }
 }
 
@@ -140,10 +154,18 @@ mod tests {
     fn opclasses_and_ordering_distances() {
         assert_eq!(
             Metric::from_opclass("vector_cosine_ops"),
-            Some(Metric::Cosine)
+            Some((Kind::Vector, Metric::Cosine))
         );
-        assert_eq!(Metric::from_opclass("vector_l1_ops"), Some(Metric::L1));
-        assert_eq!(Metric::from_opclass("halfvec_l2_ops"), None);
+        assert_eq!(
+            Metric::from_opclass("vector_l1_ops"),
+            Some((Kind::Vector, Metric::L1))
+        );
+        assert_eq!(
+            Metric::from_opclass("halfvec_l2_ops"),
+            Some((Kind::Halfvec, Metric::L2))
+        );
+        assert_eq!(Metric::from_opclass("sparsevec_l2_ops"), None);
+        assert_eq!(Metric::from_opclass("vector_l3_ops"), None);
         assert!(!Metric::L1.ivfflat_supported());
         let (a, b) = ([3.0, 4.0], [0.0, 1.0]);
         assert_eq!(Metric::L2.distance(&a, &b), 18.0);
