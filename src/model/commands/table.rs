@@ -2,8 +2,8 @@
 //! decide how the node executes it.
 
 use crate::model::commands::cmd::{
-    blocking, collection_scan, config, connection, databases, hashes, keys, lists, scripting,
-    server, sets, strings, transactions, zset_algebra, zsets,
+    blocking, collection_scan, config, connection, databases, hashes, keys, lists, memory,
+    scripting, server, sets, strings, transactions, zset_algebra, zsets,
 };
 use crate::model::protocol::args::arity_error;
 use crate::model::protocol::args::CmdResult;
@@ -241,6 +241,7 @@ static COMMANDS: &[Command] = commands![
     "time" 1 C => server::time,
     "config" -2 C => config::config,
     "debug" -2 C => server::debug,
+    "memory" -2 R => memory::memory,
 ];
 
 /// The subcommands of container commands with their arity (Redis 7.0's command table):
@@ -261,6 +262,7 @@ static SUBCOMMANDS: &[(&str, &[(&str, i32)])] = &[
             ("set", -4),
         ],
     ),
+    ("memory", &[("help", 2), ("usage", -3)]),
     (
         "object",
         &[

@@ -76,7 +76,7 @@ fn section_fields(ctx: &Ctx, section: &str, field: &mut dyn FnMut(&str, String))
             field("tracking_clients", "0".into());
         }
         "memory" => {
-            field("used_memory", "0".into());
+            field("used_memory", node.used_memory_bytes().to_string());
             field("number_of_cached_scripts", node.scripting.len().to_string());
             field("maxmemory", "0".into());
             field("maxmemory_policy", "noeviction".into());
