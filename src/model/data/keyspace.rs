@@ -4,6 +4,7 @@
 //! command touches it) plus an active cycle that deletes keys nobody reads. Keys are kept in
 //! byte order, so `KEYS` and `SCAN` are deterministic.
 
+use crate::model::data::lfu::{Lfu, LfuParams};
 use crate::model::data::memory::{self, Measure};
 use crate::model::data::value::Value;
 use bytes::Bytes;
@@ -21,6 +22,8 @@ pub struct Entry {
     pub accessed_ms: u64,
     /// What the key adds to `used_memory` (`data::memory`), as of the last settled change.
     pub(crate) memory_bytes: usize,
+    /// Its access frequency; counted only under an LFU policy.
+    pub(crate) lfu: Lfu,
 }
 
 impl Entry {
@@ -66,6 +69,11 @@ pub struct Db {
     entries_bytes: usize,
     /// Small integer values are shared objects (the node's maxmemory policy allows it).
     shared_ints: bool,
+    /// An LFU policy is on: accesses count (Redis keeps either LRU or LFU data).
+    lfu: Option<LfuParams>,
+    /// The stream LFU's probabilistic increments draw from (splitmix64), seeded by the
+    /// node: a seed's counters are its own.
+    lfu_draws: u64,
 }
 
 impl Default for Db {
@@ -79,6 +87,8 @@ impl Default for Db {
             untouched: false,
             entries_bytes: 0,
             shared_ints: true,
+            lfu: None,
+            lfu_draws: 0,
         }
     }
 }
@@ -92,9 +102,36 @@ impl Db {
 
     /// Whether values written from now on may be shared integers (Redis decides it when
     /// it encodes a value; values already stored keep their encoding).
-    #[allow(dead_code)] // maxmemory policies that forbid shared integers come next (issue 48)
     pub(crate) fn set_shared_ints(&mut self, shared: bool) {
         self.shared_ints = shared;
+    }
+
+    /// Count accesses (an LFU policy), or not; `seed` starts the increments' stream.
+    pub(crate) fn set_lfu(&mut self, lfu: Option<LfuParams>, seed: u64) {
+        if lfu.is_some() && self.lfu.is_none() {
+            self.lfu_draws = seed;
+        }
+        self.lfu = lfu;
+    }
+
+    /// LFU's parameters when an LFU policy is on.
+    pub(crate) fn lfu_params(&self) -> Option<LfuParams> {
+        self.lfu
+    }
+
+    /// A uniform draw in [0, 1) from the LFU stream (splitmix64).
+    fn lfu_draw(&mut self) -> f64 {
+        self.lfu_draws = self.lfu_draws.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.lfu_draws;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// The `index`th key with a TTL in (deadline, key) order, with its deadline: O(index).
+    pub(crate) fn expiring_at(&self, index: usize) -> Option<&Bytes> {
+        self.expiries.iter().nth(index).map(|(_, key)| key)
     }
 
     /// MEMORY USAGE of `key`, without expiring it or counting an access.
@@ -117,6 +154,7 @@ impl Db {
 
     /// The keys' share of `used_memory` recomputed from every entry: what the running
     /// figure must equal once changes are settled (tests assert it).
+    #[cfg(test)]
     pub(crate) fn entries_bytes_recounted(&self) -> (usize, usize) {
         let recounted = self
             .entries
@@ -177,9 +215,14 @@ impl Db {
     /// [`Db::touch`]; callers that empty a collection call [`Db::remove_if_empty`].
     pub fn get_mut(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
         self.expire_if_needed(key, now_ms);
+        if self.untouched || !self.entries.contains_key(key) {
+            return self.entries.get_mut(key);
+        }
+        let draw = self.lfu.map(|_| self.lfu_draw());
         let entry = self.entries.get_mut(key)?;
-        if !self.untouched {
-            entry.accessed_ms = now_ms;
+        entry.accessed_ms = now_ms;
+        if let (Some(params), Some(draw)) = (self.lfu, draw) {
+            entry.lfu = entry.lfu.accessed(now_ms, params, draw);
         }
         Some(entry)
     }
@@ -203,11 +246,17 @@ impl Db {
             key: key.clone(),
             exists_after: true,
         });
+        // An overwritten key keeps its access frequency (Redis's `dbSetValue`).
+        let lfu = self
+            .entries
+            .get(&key)
+            .map_or(Lfu::new(self.now_ms), |old| old.lfu);
         let mut entry = Entry {
             value,
             expire_at_ms,
             accessed_ms: self.now_ms,
             memory_bytes: 0,
+            lfu,
         };
         entry.memory_bytes = entry.cost(&key, self.shared_ints);
         self.entries_bytes += entry.memory_bytes;

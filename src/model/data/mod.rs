@@ -9,6 +9,7 @@
 pub(crate) mod collections;
 pub(crate) mod glob;
 pub(crate) mod keyspace;
+pub(crate) mod lfu;
 pub(crate) mod long_double;
 pub(crate) mod memory;
 pub(crate) mod number;

@@ -13,6 +13,7 @@
 
 pub(crate) mod blocked;
 pub(crate) mod ctx;
+pub(crate) mod evict;
 pub(crate) mod memory;
 pub(crate) mod node;
 pub(crate) mod rand48;
