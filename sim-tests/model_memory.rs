@@ -8,6 +8,9 @@
 //! commands. Like `model_differential`, it needs `redis-server` on PATH and runs in
 //! `scripts/test --all`.
 //!
+//! A second test compares eviction under `allkeys-lru` with `maxmemory-samples 5`: see
+//! [`allkeys_lru_evicts_by_age_as_redis_does`].
+//!
 //! What is asserted (measured on 7.0.15, printed by the test; `--nocapture` shows them):
 //! - `used_memory` over one connection right after the workload: within 7 % of Redis's
 //!   (measured −5.3 %), the dataset share (used_memory less the startup figure and one
@@ -309,4 +312,100 @@ fn used_memory_follows_redis_on_a_recorded_workload() {
     assert!(percent(total_model, total_real).abs() <= 3.0);
     assert!(percent(used_model, used_real).abs() <= 7.0);
     assert!(percent(dataset(used_model), dataset(used_real)).abs() <= 10.0);
+}
+
+/// Key groups of different idle times, and keys per group.
+const AGE_GROUPS: usize = 4;
+const KEYS_PER_GROUP: usize = 250;
+
+/// Fill `AGE_GROUPS` groups of keys a second apart (Redis's LRU clock counts seconds), set
+/// `maxmemory` to what the server then uses, then write as many new keys as one group
+/// holds: each new key evicts about one old one. Returns the share of the evicted keys
+/// from each group, oldest first.
+fn evicted_share_by_age(connection: &mut redis::Connection) -> Vec<f64> {
+    let value = "v".repeat(100);
+    for group in 0..AGE_GROUPS {
+        for i in 0..KEYS_PER_GROUP {
+            let () = redis::cmd("SET")
+                .arg(format!("g{group}:{i}"))
+                .arg(&value)
+                .query(connection)
+                .expect("SET");
+        }
+        std::thread::sleep(Duration::from_millis(1100));
+    }
+    let limit = used_memory(connection) + 1024;
+    let () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory")
+        .arg(limit)
+        .arg("maxmemory-policy")
+        .arg("allkeys-lru")
+        .arg("maxmemory-samples")
+        .arg(5)
+        .query(connection)
+        .expect("CONFIG SET");
+    for i in 0..KEYS_PER_GROUP {
+        let () = redis::cmd("SET")
+            .arg(format!("new:{i}"))
+            .arg(&value)
+            .query(connection)
+            .expect("SET");
+    }
+    let mut evicted = vec![0usize; AGE_GROUPS];
+    for (group, count) in evicted.iter_mut().enumerate() {
+        for i in 0..KEYS_PER_GROUP {
+            let exists: bool = redis::cmd("EXISTS")
+                .arg(format!("g{group}:{i}"))
+                .query(connection)
+                .expect("EXISTS");
+            *count += usize::from(!exists);
+        }
+    }
+    let total: usize = evicted.iter().sum();
+    assert!(
+        total >= KEYS_PER_GROUP / 2,
+        "evictions happened: {evicted:?}"
+    );
+    evicted.iter().map(|&n| n as f64 / total as f64).collect()
+}
+
+/// Redis's LRU is approximated: each round samples five keys into a pool of sixteen and
+/// evicts the most idle candidate, so mostly, not only, the oldest keys go. What is
+/// compared: the share of the evicted keys that came from each of four age groups (a
+/// second apart) after 250 new keys pushed past `maxmemory`, on redis-server and on the
+/// model; each share within 0.12 of Redis's (about four standard deviations of a share
+/// out of some 250 evictions). Redis draws its samples with `dictGetSomeKeys` (a random
+/// bucket and its neighbours), the model distinct keys uniformly: the test holds that
+/// the difference does not show in which keys go.
+///
+/// It does not hold yet (issue 48): measured on 7.0.15, Redis's shares were
+/// [0.348, 0.337, 0.272, 0.043] (346 old keys evicted for 250 new) where the model's were
+/// [0.730, 0.270, 0.000, 0.000] (252): Redis evicts far less by age than the model's
+/// uniform sampling does. Run it with `--ignored` while the model's sampling is brought to
+/// Redis's (`state::evict`).
+#[test]
+#[ignore = "the model's LRU approximation is sharper than Redis's: see the doc comment"]
+fn allkeys_lru_evicts_by_age_as_redis_does() {
+    let server = RedisServer::start();
+    let (mut real, mut model) = (connect(server.port), connect(start_model()));
+    let (real, model) = std::thread::scope(|scope| {
+        let real = scope.spawn(|| evicted_share_by_age(&mut real));
+        let model = scope.spawn(|| evicted_share_by_age(&mut model));
+        (
+            real.join().expect("redis side"),
+            model.join().expect("model side"),
+        )
+    });
+    println!("evicted share by age group, oldest first: redis {real:.3?}, model {model:.3?}");
+    for (group, (r, m)) in real.iter().zip(&model).enumerate() {
+        assert!(
+            (r - m).abs() <= 0.12,
+            "group {group}: redis {real:?}, model {model:?}"
+        );
+    }
+    assert!(
+        model[0] > model[AGE_GROUPS - 1],
+        "the oldest go first: {model:?}"
+    );
 }
