@@ -215,12 +215,14 @@ impl Db {
     /// [`Db::touch`]; callers that empty a collection call [`Db::remove_if_empty`].
     pub fn get_mut(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
         self.expire_if_needed(key, now_ms);
-        if self.untouched || !self.entries.contains_key(key) {
-            return self.entries.get_mut(key);
-        }
-        let draw = self.lfu.map(|_| self.lfu_draw());
+        // One lookup on the common path; an LFU policy checks first, so that only a key
+        // found draws from its stream.
+        let counted = self.lfu.is_some() && !self.untouched && self.entries.contains_key(key);
+        let draw = counted.then(|| self.lfu_draw());
         let entry = self.entries.get_mut(key)?;
-        entry.accessed_ms = now_ms;
+        if !self.untouched {
+            entry.accessed_ms = now_ms;
+        }
         if let (Some(params), Some(draw)) = (self.lfu, draw) {
             entry.lfu = entry.lfu.accessed(now_ms, params, draw);
         }
@@ -246,22 +248,25 @@ impl Db {
             key: key.clone(),
             exists_after: true,
         });
-        // An overwritten key keeps its access frequency (Redis's `dbSetValue`).
-        let lfu = self
-            .entries
-            .get(&key)
-            .map_or(Lfu::new(self.now_ms), |old| old.lfu);
         let mut entry = Entry {
             value,
             expire_at_ms,
             accessed_ms: self.now_ms,
             memory_bytes: 0,
-            lfu,
+            lfu: Lfu::new(self.now_ms),
         };
         entry.memory_bytes = entry.cost(&key, self.shared_ints);
         self.entries_bytes += entry.memory_bytes;
-        if let Some(old) = self.entries.insert(key, entry) {
-            self.entries_bytes -= old.memory_bytes;
+        match self.entries.entry(key) {
+            std::collections::btree_map::Entry::Occupied(mut slot) => {
+                // An overwritten key keeps its access frequency (Redis's `dbSetValue`).
+                entry.lfu = slot.get().lfu;
+                let old = slot.insert(entry);
+                self.entries_bytes -= old.memory_bytes;
+            }
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                slot.insert(entry);
+            }
         }
     }
 

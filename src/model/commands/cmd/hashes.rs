@@ -101,7 +101,7 @@ pub fn hdel(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     };
     let removed = args[2..]
         .iter()
-        .filter(|field| hash.shift_remove(*field).is_some())
+        .filter(|field| hash.shift_remove(field).is_some())
         .count();
     if removed > 0 {
         db.touch(&args[1]);

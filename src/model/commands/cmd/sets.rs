@@ -48,10 +48,7 @@ pub fn srem(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let Some(set) = set_mut(db, &args[1], now_ms)? else {
         return Ok(Reply::Integer(0));
     };
-    let removed = args[2..]
-        .iter()
-        .filter(|member| set.remove(*member))
-        .count();
+    let removed = args[2..].iter().filter(|member| set.remove(member)).count();
     if removed > 0 {
         db.touch(&args[1]);
         db.remove_if_empty(&args[1]);
