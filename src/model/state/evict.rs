@@ -530,6 +530,24 @@ mod tests {
         assert!(info.contains("maxmemory_policy:allkeys-lfu"), "{info}");
         assert!(info.contains(&format!("evicted_keys:{}", node.stats.evicted_keys)));
         assert!(node.stats.evicted_keys > 0);
+        let kept = node.dbs[0].keys().next().expect("a kept key").clone();
+        let kept = String::from_utf8(kept.to_vec()).expect("an ASCII key");
+        let Reply::Integer(freq) = run(
+            &mut node,
+            &mut client,
+            1_000_000,
+            &["OBJECT", "FREQ", &kept],
+        ) else {
+            panic!("OBJECT FREQ answers under an LFU policy")
+        };
+        assert!((0..=255).contains(&freq));
+        let idle = run(
+            &mut node,
+            &mut client,
+            1_000_000,
+            &["OBJECT", "IDLETIME", &kept],
+        );
+        assert!(idle.is_error(), "{idle:?}");
     }
 
     fn candidate(rank: u64) -> Candidate {
