@@ -347,6 +347,7 @@ const INFO_EXACT: &[&str] = &[
     "number_of_cached_scripts",
     "maxmemory",
     "maxmemory_policy",
+    "evicted_keys",
     "loading",
     "aof_enabled",
     "aof_rewrite_in_progress",
@@ -1933,6 +1934,24 @@ OBJECT IDLETIME e
 OBJECT IDLETIME nokey
 OBJECT FREQ i
 OBJECT HELP
+MEMORY USAGE i
+MEMORY USAGE i2
+MEMORY USAGE e
+MEMORY USAGE raw
+MEMORY USAGE list
+MEMORY USAGE h
+MEMORY USAGE z
+MEMORY USAGE nokey
+MEMORY USAGE e SAMPLES 0
+MEMORY USAGE e samples 3
+MEMORY USAGE e SAMPLES -1
+MEMORY USAGE e SAMPLES x
+MEMORY USAGE e SAMPLES
+MEMORY USAGE e BOGUS 1
+MEMORY HELP
+MEMORY USAGE
+MEMORY BOGUS
+MEMORY
 OBJECT ENCODING
 OBJECT ENCODING a b
 OBJECT BOGUS x

@@ -258,6 +258,22 @@ pub struct KeyExpiry {
     pub key: String,
 }
 
+/// One key Redis deleted because its memory was over `maxmemory` (an eviction): which
+/// policy chose it and the memory figures that made it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyEviction {
+    /// When, in virtual microseconds since world start, like [`KeyExpiry::at_us`].
+    pub at_us: u64,
+    /// The key, lossily as UTF-8.
+    pub key: String,
+    /// `maxmemory-policy`, as Redis names it (`allkeys-lru`, `volatile-ttl`, ...).
+    pub policy: String,
+    /// `used_memory` when the eviction round began.
+    pub used_memory_bytes: u64,
+    /// The `maxmemory` it was over.
+    pub maxmemory_bytes: u64,
+}
+
 /// Everything the checker needs to know about one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
@@ -271,6 +287,10 @@ pub struct History {
     /// policy, not from keys).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expiries: Vec<KeyExpiry>,
+    /// Keys Redis evicted under `maxmemory`, in time order: facts, as expiries are, for
+    /// the checker to judge a loss by.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evictions: Vec<KeyEviction>,
 }
 
 impl History {

@@ -31,21 +31,32 @@ pub fn run_timeline(trace: &Trace, history: &History, full: bool) -> String {
     timeline_of(trace, history, kind)
 }
 
-/// The timeline of `kind` with a mark per key expiry of `history`
-/// (`[  12.345000s] redis     expired chat:v1:t0:s1:messages`): rendered from the history,
+/// The timeline of `kind` with a mark per key expiry and eviction of `history`
+/// (`[  12.345000s] redis     expired chat:v1:t0:s1:messages`, `... evicted chat:...
+/// (allkeys-lru, used_memory 1050000 > maxmemory 1000000)`): rendered from the history,
 /// never recorded in the trace, so the trace hash does not change.
 pub(crate) fn timeline_of(trace: &Trace, history: &History, kind: TimelineKind) -> String {
-    let marks: Vec<TraceEvent> = history
+    let mark = |at_us: u64, text: String| TraceEvent {
+        at_us,
+        host: "redis".into(),
+        text,
+        detail: false,
+        log: false,
+    };
+    let expiries = history
         .expiries
         .iter()
-        .map(|expiry| TraceEvent {
-            at_us: expiry.at_us,
-            host: "redis".into(),
-            text: format!("expired {}", expiry.key),
-            detail: false,
-            log: false,
-        })
-        .collect();
+        .map(|expiry| mark(expiry.at_us, format!("expired {}", expiry.key)));
+    let evictions = history.evictions.iter().map(|eviction| {
+        let text = format!(
+            "evicted {} ({}, used_memory {} > maxmemory {})",
+            eviction.key, eviction.policy, eviction.used_memory_bytes, eviction.maxmemory_bytes
+        );
+        mark(eviction.at_us, text)
+    });
+    let mut marks: Vec<TraceEvent> = expiries.chain(evictions).collect();
+    // Stable: marks of one time keep expiries before evictions.
+    marks.sort_by_key(|mark| mark.at_us);
     trace.timeline_with(kind, &marks)
 }
 

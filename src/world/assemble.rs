@@ -160,6 +160,19 @@ pub(crate) fn output_of(
             key: String::from_utf8_lossy(&expired.key).into_owned(),
         })
         .collect();
+    history.evictions = host
+        .model
+        .node()
+        .evicted_log
+        .iter()
+        .map(|evicted| crate::history::KeyEviction {
+            at_us: evicted.at_ms.saturating_sub(epoch_unix_ms) * 1_000,
+            key: String::from_utf8_lossy(&evicted.key).into_owned(),
+            policy: evicted.policy.name().to_string(),
+            used_memory_bytes: evicted.used_memory_bytes,
+            maxmemory_bytes: evicted.maxmemory_bytes,
+        })
+        .collect();
     SimOutput {
         history,
         trace,

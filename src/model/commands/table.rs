@@ -2,8 +2,8 @@
 //! decide how the node executes it.
 
 use crate::model::commands::cmd::{
-    blocking, collection_scan, config, connection, databases, hashes, keys, lists, scripting,
-    server, sets, strings, transactions, zset_algebra, zsets,
+    blocking, collection_scan, config, connection, databases, hashes, keys, lists, memory,
+    scripting, server, sets, strings, transactions, zset_algebra, zsets,
 };
 use crate::model::protocol::args::arity_error;
 use crate::model::protocol::args::CmdResult;
@@ -28,6 +28,9 @@ impl Flags {
     pub const CLOSES: Flags = Flags(8);
     /// Reads or writes keys: the commands an injected error reply may hit.
     pub const DATA: Flags = Flags(16);
+    /// May use more memory (Redis's `denyoom`): refused with `-OOM` when the node is over
+    /// `maxmemory` and can evict nothing.
+    pub const DENYOOM: Flags = Flags(32);
 
     pub const fn with(self, other: Flags) -> Flags {
         Flags(self.0 | other.0)
@@ -61,6 +64,8 @@ impl Command {
 }
 
 const W: Flags = Flags::WRITE.with(Flags::DATA);
+/// A write that may use more memory.
+const WM: Flags = W.with(Flags::DENYOOM);
 const R: Flags = Flags::DATA;
 /// Connection and server commands: never data.
 const C: Flags = Flags::NONE;
@@ -105,73 +110,73 @@ static COMMANDS: &[Command] = commands![
     "randomkey" 1 R => keys::randomkey,
     "touch" -2 R => keys::touch,
     "object" -2 R => keys::object,
-    "copy" -3 W => databases::copy,
+    "copy" -3 WM => databases::copy,
     "move" 3 W => databases::move_,
     "swapdb" 3 W => databases::swapdb,
     // strings
     "get" 2 R => strings::get,
-    "set" -3 W => strings::set,
-    "setnx" 3 W => strings::setnx,
+    "set" -3 WM => strings::set,
+    "setnx" 3 WM => strings::setnx,
     "mget" -2 R => strings::mget,
-    "mset" -3 W => strings::mset,
-    "incr" 2 W => strings::incr,
-    "decr" 2 W => strings::decr,
-    "incrby" 3 W => strings::incrby,
-    "decrby" 3 W => strings::decrby,
-    "append" 3 W => strings::append,
+    "mset" -3 WM => strings::mset,
+    "incr" 2 WM => strings::incr,
+    "decr" 2 WM => strings::decr,
+    "incrby" 3 WM => strings::incrby,
+    "decrby" 3 WM => strings::decrby,
+    "append" 3 WM => strings::append,
     "strlen" 2 R => strings::strlen,
     "getdel" 2 W => strings::getdel,
     "getex" -2 W => strings::getex,
-    "setex" 4 W => strings::setex,
-    "psetex" 4 W => strings::psetex,
-    "getset" 3 W => strings::getset,
-    "msetnx" -3 W => strings::msetnx,
+    "setex" 4 WM => strings::setex,
+    "psetex" 4 WM => strings::psetex,
+    "getset" 3 WM => strings::getset,
+    "msetnx" -3 WM => strings::msetnx,
     "getrange" 4 R => strings::getrange,
     "substr" 4 R => strings::getrange,
-    "setrange" 4 W => strings::setrange,
-    "incrbyfloat" 3 W => strings::incrbyfloat,
+    "setrange" 4 WM => strings::setrange,
+    "incrbyfloat" 3 WM => strings::incrbyfloat,
     // lists
-    "lpush" -3 W => lists::lpush,
-    "rpush" -3 W => lists::rpush,
+    "lpush" -3 WM => lists::lpush,
+    "rpush" -3 WM => lists::rpush,
     "lpop" -2 W => lists::lpop,
     "rpop" -2 W => lists::rpop,
     "lrange" 4 R => lists::lrange,
     "ltrim" 4 W => lists::ltrim,
     "llen" 2 R => lists::llen,
     "lindex" 3 R => lists::lindex,
-    "lset" 4 W => lists::lset,
+    "lset" 4 WM => lists::lset,
     "lrem" 4 W => lists::lrem,
-    "linsert" 5 W => lists::linsert,
-    "lmove" 5 W => lists::lmove,
-    "lpushx" -3 W => lists::lpushx,
-    "rpushx" -3 W => lists::rpushx,
-    "rpoplpush" 3 W => lists::rpoplpush,
+    "linsert" 5 WM => lists::linsert,
+    "lmove" 5 WM => lists::lmove,
+    "lpushx" -3 WM => lists::lpushx,
+    "rpushx" -3 WM => lists::rpushx,
+    "rpoplpush" 3 WM => lists::rpoplpush,
     "lpos" -3 R => lists::lpos,
     "lmpop" -4 W => lists::lmpop,
     "blpop" -3 W => blocking::blocking,
     "brpop" -3 W => blocking::blocking,
-    "blmove" 6 W => blocking::blocking,
-    "brpoplpush" 4 W => blocking::blocking,
+    "blmove" 6 WM => blocking::blocking,
+    "brpoplpush" 4 WM => blocking::blocking,
     "blmpop" -5 W => blocking::blocking,
     // hashes
-    "hset" -4 W => hashes::hset,
-    "hmset" -4 W => hashes::hmset,
-    "hsetnx" 4 W => hashes::hsetnx,
+    "hset" -4 WM => hashes::hset,
+    "hmset" -4 WM => hashes::hmset,
+    "hsetnx" 4 WM => hashes::hsetnx,
     "hget" 3 R => hashes::hget,
     "hmget" -3 R => hashes::hmget,
     "hgetall" 2 R => hashes::hgetall,
     "hdel" -3 W => hashes::hdel,
     "hlen" 2 R => hashes::hlen,
     "hexists" 3 R => hashes::hexists,
-    "hincrby" 4 W => hashes::hincrby,
+    "hincrby" 4 WM => hashes::hincrby,
     "hkeys" 2 R => hashes::hkeys,
     "hvals" 2 R => hashes::hvals,
     "hstrlen" 3 R => hashes::hstrlen,
-    "hincrbyfloat" 4 W => hashes::hincrbyfloat,
+    "hincrbyfloat" 4 WM => hashes::hincrbyfloat,
     "hrandfield" -2 R => hashes::hrandfield,
     "hscan" -3 R => collection_scan::hscan,
     // sets
-    "sadd" -3 W => sets::sadd,
+    "sadd" -3 WM => sets::sadd,
     "srem" -3 W => sets::srem,
     "smembers" 2 R => sets::smembers,
     "sismember" 3 R => sets::sismember,
@@ -181,15 +186,15 @@ static COMMANDS: &[Command] = commands![
     "spop" -2 W => sets::spop,
     "srandmember" -2 R => sets::srandmember,
     "sinter" -2 R => sets::sinter,
-    "sinterstore" -3 W => sets::sinterstore,
+    "sinterstore" -3 WM => sets::sinterstore,
     "sunion" -2 R => sets::sunion,
-    "sunionstore" -3 W => sets::sunionstore,
+    "sunionstore" -3 WM => sets::sunionstore,
     "sdiff" -2 R => sets::sdiff,
-    "sdiffstore" -3 W => sets::sdiffstore,
+    "sdiffstore" -3 WM => sets::sdiffstore,
     "sintercard" -3 R => sets::sintercard,
     "sscan" -3 R => collection_scan::sscan,
     // sorted sets
-    "zadd" -4 W => zsets::zadd,
+    "zadd" -4 WM => zsets::zadd,
     "zrem" -3 W => zsets::zrem,
     "zrange" -4 R => zsets::zrange,
     "zrangebyscore" -4 R => zsets::zrangebyscore,
@@ -204,8 +209,8 @@ static COMMANDS: &[Command] = commands![
     "zrangebylex" -4 R => zsets::zrangebylex,
     "zrevrangebylex" -4 R => zsets::zrevrangebylex,
     "zlexcount" 4 R => zsets::zlexcount,
-    "zrangestore" -5 W => zsets::zrangestore,
-    "zincrby" 4 W => zsets::zincrby,
+    "zrangestore" -5 WM => zsets::zrangestore,
+    "zincrby" 4 WM => zsets::zincrby,
     "zrank" 3 R => zsets::zrank,
     "zrevrank" 3 R => zsets::zrevrank,
     "zmscore" -3 R => zsets::zmscore,
@@ -219,9 +224,9 @@ static COMMANDS: &[Command] = commands![
     "zunion" -3 R => zset_algebra::zunion,
     "zinter" -3 R => zset_algebra::zinter,
     "zdiff" -3 R => zset_algebra::zdiff,
-    "zunionstore" -4 W => zset_algebra::zunionstore,
-    "zinterstore" -4 W => zset_algebra::zinterstore,
-    "zdiffstore" -4 W => zset_algebra::zdiffstore,
+    "zunionstore" -4 WM => zset_algebra::zunionstore,
+    "zinterstore" -4 WM => zset_algebra::zinterstore,
+    "zdiffstore" -4 WM => zset_algebra::zdiffstore,
     "zintercard" -3 R => zset_algebra::zintercard,
     "zscan" -3 R => collection_scan::zscan,
     // transactions
@@ -241,6 +246,7 @@ static COMMANDS: &[Command] = commands![
     "time" 1 C => server::time,
     "config" -2 C => config::config,
     "debug" -2 C => server::debug,
+    "memory" -2 R => memory::memory,
 ];
 
 /// The subcommands of container commands with their arity (Redis 7.0's command table):
@@ -261,6 +267,7 @@ static SUBCOMMANDS: &[(&str, &[(&str, i32)])] = &[
             ("set", -4),
         ],
     ),
+    ("memory", &[("help", 2), ("usage", -3)]),
     (
         "object",
         &[

@@ -4,6 +4,8 @@
 //! command touches it) plus an active cycle that deletes keys nobody reads. Keys are kept in
 //! byte order, so `KEYS` and `SCAN` are deterministic.
 
+use crate::model::data::lfu::{Lfu, LfuParams};
+use crate::model::data::memory::{self, Measure};
 use crate::model::data::value::Value;
 use bytes::Bytes;
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,6 +20,25 @@ pub struct Entry {
     pub expire_at_ms: Option<u64>,
     /// The last command that read or wrote the key (OBJECT IDLETIME).
     pub accessed_ms: u64,
+    /// What the key adds to `used_memory` (`data::memory`), as of the last settled change.
+    pub(crate) memory_bytes: usize,
+    /// Its access frequency; counted only under an LFU policy.
+    pub(crate) lfu: Lfu,
+}
+
+impl Entry {
+    /// What `key` holding this entry costs in `used_memory`.
+    fn cost(&self, key: &[u8], shared_ints: bool) -> usize {
+        let key_bytes =
+            memory::key_bytes(key.len(), self.expire_at_ms.is_some(), Measure::Allocated);
+        key_bytes + self.value.memory_bytes(shared_ints, Measure::Allocated)
+    }
+
+    /// MEMORY USAGE's answer for `key` holding this entry.
+    pub(crate) fn usage_bytes(&self, key: &[u8], shared_ints: bool) -> usize {
+        let key_bytes = memory::key_bytes(key.len(), false, Measure::Usage);
+        key_bytes + self.value.memory_bytes(shared_ints, Measure::Usage)
+    }
 }
 
 /// One modification of a key, as a WATCH sees it.
@@ -29,7 +50,7 @@ pub struct Touch {
 }
 
 /// One numbered database of a Redis node.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Db {
     entries: BTreeMap<Bytes, Entry>,
     /// (expire_at_ms, key) for every key with a TTL: the active cycle's work list.
@@ -44,9 +65,105 @@ pub struct Db {
     /// Lookups leave access times as they were: a `CLIENT NO-TOUCH` client's command
     /// is running (the node sets and clears it around the command).
     pub(crate) untouched: bool,
+    /// Σ of the entries' `memory_bytes`: the keys' share of `used_memory`.
+    entries_bytes: usize,
+    /// Small integer values are shared objects (the node's maxmemory policy allows it).
+    shared_ints: bool,
+    /// An LFU policy is on: accesses count (Redis keeps either LRU or LFU data).
+    lfu: Option<LfuParams>,
+    /// The stream LFU's probabilistic increments draw from (splitmix64), seeded by the
+    /// node: a seed's counters are its own.
+    lfu_draws: u64,
+}
+
+impl Default for Db {
+    fn default() -> Self {
+        Db {
+            entries: BTreeMap::new(),
+            expiries: BTreeSet::new(),
+            modified: Vec::new(),
+            expired: Vec::new(),
+            now_ms: 0,
+            untouched: false,
+            entries_bytes: 0,
+            shared_ints: true,
+            lfu: None,
+            lfu_draws: 0,
+        }
+    }
 }
 
 impl Db {
+    /// What this database adds to `used_memory`: its keys and its tables' buckets. O(1).
+    pub fn used_memory_bytes(&self) -> usize {
+        let tables = memory::keyspace_tables_bytes(self.entries.len(), self.expiries.len());
+        self.entries_bytes + tables
+    }
+
+    /// Whether values written from now on may be shared integers (Redis decides it when
+    /// it encodes a value; values already stored keep their encoding).
+    pub(crate) fn set_shared_ints(&mut self, shared: bool) {
+        self.shared_ints = shared;
+    }
+
+    /// Count accesses (an LFU policy), or not; `seed` starts the increments' stream.
+    pub(crate) fn set_lfu(&mut self, lfu: Option<LfuParams>, seed: u64) {
+        if lfu.is_some() && self.lfu.is_none() {
+            self.lfu_draws = seed;
+        }
+        self.lfu = lfu;
+    }
+
+    /// LFU's parameters when an LFU policy is on.
+    pub(crate) fn lfu_params(&self) -> Option<LfuParams> {
+        self.lfu
+    }
+
+    /// A uniform draw in [0, 1) from the LFU stream (splitmix64).
+    fn lfu_draw(&mut self) -> f64 {
+        self.lfu_draws = self.lfu_draws.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.lfu_draws;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// The `index`th key with a TTL in (deadline, key) order, with its deadline: O(index).
+    pub(crate) fn expiring_at(&self, index: usize) -> Option<&Bytes> {
+        self.expiries.iter().nth(index).map(|(_, key)| key)
+    }
+
+    /// MEMORY USAGE of `key`, without expiring it or counting an access.
+    pub(crate) fn usage_bytes(&self, key: &[u8]) -> Option<usize> {
+        let entry = self.entries.get(key)?;
+        Some(entry.usage_bytes(key, self.shared_ints))
+    }
+
+    /// Recost the keys changed in place since the last settle (a handler changes a
+    /// collection through `get_mut`, then touches the key). O(1) per touch.
+    fn settle_memory(&mut self) {
+        for touch in self.modified.iter().filter(|t| t.exists_after) {
+            if let Some(entry) = self.entries.get_mut(&touch.key) {
+                let cost = entry.cost(&touch.key, self.shared_ints);
+                self.entries_bytes = self.entries_bytes - entry.memory_bytes + cost;
+                entry.memory_bytes = cost;
+            }
+        }
+    }
+
+    /// The keys' share of `used_memory` recomputed from every entry: what the running
+    /// figure must equal once changes are settled (tests assert it).
+    #[cfg(test)]
+    pub(crate) fn entries_bytes_recounted(&self) -> (usize, usize) {
+        let recounted = self
+            .entries
+            .iter()
+            .map(|(key, entry)| entry.cost(key, self.shared_ints))
+            .sum();
+        (self.entries_bytes, recounted)
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -98,9 +215,16 @@ impl Db {
     /// [`Db::touch`]; callers that empty a collection call [`Db::remove_if_empty`].
     pub fn get_mut(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
         self.expire_if_needed(key, now_ms);
+        // One lookup on the common path; an LFU policy checks first, so that only a key
+        // found draws from its stream.
+        let counted = self.lfu.is_some() && !self.untouched && self.entries.contains_key(key);
+        let draw = counted.then(|| self.lfu_draw());
         let entry = self.entries.get_mut(key)?;
         if !self.untouched {
             entry.accessed_ms = now_ms;
+        }
+        if let (Some(params), Some(draw)) = (self.lfu, draw) {
+            entry.lfu = entry.lfu.accessed(now_ms, params, draw);
         }
         Some(entry)
     }
@@ -124,14 +248,26 @@ impl Db {
             key: key.clone(),
             exists_after: true,
         });
-        self.entries.insert(
-            key,
-            Entry {
-                value,
-                expire_at_ms,
-                accessed_ms: self.now_ms,
-            },
-        );
+        let mut entry = Entry {
+            value,
+            expire_at_ms,
+            accessed_ms: self.now_ms,
+            memory_bytes: 0,
+            lfu: Lfu::new(self.now_ms),
+        };
+        entry.memory_bytes = entry.cost(&key, self.shared_ints);
+        self.entries_bytes += entry.memory_bytes;
+        match self.entries.entry(key) {
+            std::collections::btree_map::Entry::Occupied(mut slot) => {
+                // An overwritten key keeps its access frequency (Redis's `dbSetValue`).
+                entry.lfu = slot.get().lfu;
+                let old = slot.insert(entry);
+                self.entries_bytes -= old.memory_bytes;
+            }
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                slot.insert(entry);
+            }
+        }
     }
 
     /// Replace the value of `key`, keeping its TTL (like RPUSH on an existing key or KEEPTTL).
@@ -142,6 +278,7 @@ impl Db {
 
     pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
         let (key, entry) = self.entries.remove_entry(key)?;
+        self.entries_bytes -= entry.memory_bytes;
         if let Some(at) = entry.expire_at_ms {
             self.expiries.remove(&(at, key.clone()));
         }
@@ -185,7 +322,11 @@ impl Db {
         if let Some(at) = expire_at_ms {
             self.expiries.insert((at, key.clone()));
         }
-        self.entries.get_mut(&key).expect("present").expire_at_ms = expire_at_ms;
+        let entry = self.entries.get_mut(&key).expect("present");
+        entry.expire_at_ms = expire_at_ms;
+        let cost = entry.cost(&key, self.shared_ints);
+        self.entries_bytes = self.entries_bytes - entry.memory_bytes + cost;
+        entry.memory_bytes = cost;
         self.modified.push(Touch {
             key,
             exists_after: true,
@@ -251,6 +392,7 @@ impl Db {
         self.modified.extend(touches);
         self.entries.clear();
         self.expiries.clear();
+        self.entries_bytes = 0;
     }
 
     /// Keys modified since the last [`Db::clear_changes`], deletions by expiry included.
@@ -266,6 +408,7 @@ impl Db {
     /// Forget the recorded changes. The lists keep their memory (every command records
     /// into them) unless a large deletion grew them.
     pub fn clear_changes(&mut self) {
+        self.settle_memory();
         if self.modified.capacity() > CHANGES_RETAINED_MAX {
             self.modified = Vec::new();
         } else {

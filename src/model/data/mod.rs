@@ -6,8 +6,11 @@
 //!
 //! May import: `setup` (it needs nothing of the model today).
 
+pub(crate) mod collections;
 pub(crate) mod glob;
 pub(crate) mod keyspace;
+pub(crate) mod lfu;
 pub(crate) mod long_double;
+pub(crate) mod memory;
 pub(crate) mod number;
 pub(crate) mod value;

@@ -1,18 +1,19 @@
 //! The values a key can hold, with the iteration orders Redis 7.0 shows for small
 //! collections (listpack hashes keep insertion order; integer sets are sorted).
 
+use crate::model::data::collections::{Hash, List, Set};
+use crate::model::data::memory::{self, Measure, Tally};
 use bytes::Bytes;
-use indexmap::IndexMap;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A key's value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     Str(Bytes),
-    List(VecDeque<Bytes>),
+    List(List),
     /// Insertion-ordered, as a listpack-encoded Redis hash.
-    Hash(IndexMap<Bytes, Bytes>),
-    Set(BTreeSet<Bytes>),
+    Hash(Hash),
+    Set(Set),
     ZSet(ZSet),
 }
 
@@ -56,11 +57,56 @@ impl Value {
     }
 }
 
+/// What a value costs in Redis's memory (`data::memory`), in the encoding its content
+/// decides; O(1) from the collections' tallies.
+impl Value {
+    /// `shared_ints`: small integer strings are Redis's shared objects (see
+    /// [`memory::string_bytes`]).
+    pub(crate) fn memory_bytes(&self, shared_ints: bool, measure: Measure) -> usize {
+        match self {
+            Value::Str(data) => memory::string_bytes(data, shared_ints, measure),
+            Value::List(list) => memory::list_bytes(list.tally().listpack_bytes, measure),
+            Value::Hash(hash) => {
+                let tally = hash.tally();
+                if hash.len() <= memory::HASH_LISTPACK_ENTRIES_MAX && tally.oversized == 0 {
+                    memory::listpack_object_bytes(tally.listpack_bytes)
+                } else {
+                    memory::table_object_bytes(hash.len(), tally.table_bytes, measure)
+                }
+            }
+            Value::Set(set) => {
+                let tally = set.tally();
+                if set.len() <= memory::SET_INTSET_ENTRIES_MAX && tally.oversized == 0 {
+                    memory::intset_bytes(set.len(), tally)
+                } else {
+                    memory::table_object_bytes(set.len(), tally.table_bytes, measure)
+                }
+            }
+            Value::ZSet(zset) => {
+                let tally = zset.tally();
+                if zset.len() <= memory::ZSET_LISTPACK_ENTRIES_MAX && tally.oversized == 0 {
+                    memory::listpack_object_bytes(tally.listpack_bytes)
+                } else {
+                    memory::skiplist_bytes(zset.len(), tally, measure)
+                }
+            }
+        }
+    }
+}
+
 /// A sorted set: members ordered by (score, member bytes), as Redis orders them.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct ZSet {
     scores: BTreeMap<Bytes, f64>,
     ordered: BTreeSet<(Score, Bytes)>,
+    /// What its members cost (`data::memory`).
+    tally: Tally,
+}
+
+impl PartialEq for ZSet {
+    fn eq(&self, other: &Self) -> bool {
+        self.scores == other.scores
+    }
 }
 
 /// An `f64` score with a total order; scores are never NaN.
@@ -90,6 +136,10 @@ impl ZSet {
         self.scores.is_empty()
     }
 
+    pub(crate) fn tally(&self) -> &Tally {
+        &self.tally
+    }
+
     pub fn score(&self, member: &[u8]) -> Option<f64> {
         self.scores.get(member).copied()
     }
@@ -100,8 +150,10 @@ impl ZSet {
         // Redis 7.0 keeps sorted sets of up to 128 short members as a listpack, which
         // stores a score as text and reads -0 back as 0.
         let score = score + 0.0;
+        self.tally.add(Tally::zset_member(&member, score));
         let previous = self.scores.insert(member.clone(), score);
         if let Some(old) = previous {
+            self.tally.sub(Tally::zset_member(&member, old));
             self.ordered.remove(&(Score(old), member.clone()));
         }
         self.ordered.insert((Score(score), member));
@@ -111,6 +163,7 @@ impl ZSet {
     pub fn remove(&mut self, member: &[u8]) -> bool {
         match self.scores.remove_entry(member) {
             Some((member, score)) => {
+                self.tally.sub(Tally::zset_member(&member, score));
                 self.ordered.remove(&(Score(score), member));
                 true
             }

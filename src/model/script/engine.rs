@@ -792,13 +792,20 @@ impl RunState<'_, '_> {
             return Ok((false, reply_to_lua(lua, &rejection, self.resp3)?));
         }
         let write = command.flags.contains(Flags::WRITE);
+        if write && self.read_only {
+            return fail(
+                lua,
+                b"Write commands are not allowed from read-only scripts.",
+            );
+        }
+        // Redis's `scriptVerifyOOM`: out of memory before the script, its first write
+        // may not be one that takes memory.
+        let denyoom = command.flags.contains(Flags::DENYOOM);
+        if denyoom && !self.outcome.wrote && self.ctx.node.oom_before_command {
+            let error = format!("-{}", crate::model::server::execute::OOM);
+            return fail(lua, error.as_bytes());
+        }
         if write {
-            if self.read_only {
-                return fail(
-                    lua,
-                    b"Write commands are not allowed from read-only scripts.",
-                );
-            }
             self.outcome.wrote = true;
         }
         self.client.protocol = if self.resp3 {

@@ -31,6 +31,9 @@ pub struct Execution {
 const BUSY: &str =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 
+/// Redis's `shared.oomerr`.
+pub(crate) const OOM: &str = "OOM command not allowed when used memory > 'maxmemory'.";
+
 /// The commands Redis runs while a script is busy (`CMD_ALLOW_BUSY`).
 fn allowed_while_busy(command: &Command, args: &[Bytes]) -> bool {
     match command.name {
@@ -240,6 +243,14 @@ impl Node {
             let reply = Reply::error("NOAUTH Authentication required.");
             return Err(self.reject_command(client, command, reply));
         }
+        // Redis evicts before any command when a limit is set, a busy script aside.
+        if self.config.maxmemory.bytes > 0 && self.busy_script.is_none() {
+            let out_of_memory = self.perform_evictions(self.clock_ms);
+            self.oom_before_command = out_of_memory;
+            if out_of_memory && refused_on_oom(command, client) {
+                return Err(self.reject_command(client, command, Reply::error(OOM)));
+            }
+        }
         if self.busy_script.is_some() && !allowed_while_busy(command, args) {
             return Err(self.reject_command(client, command, Reply::error(BUSY)));
         }
@@ -316,6 +327,8 @@ impl Node {
         self.scan_cursors.clear();
         self.scripting = ScriptState::default();
         self.stats.restarts += 1;
+        self.evict_pool.clear();
+        self.apply_maxmemory();
         for entry in entries {
             self.replay(entry);
         }
@@ -335,6 +348,24 @@ impl Node {
             self.run(command, &mut client, &args, entry.at_ms);
         }
     }
+}
+
+/// Whether an out-of-memory node refuses `command` (Redis's `processCommand`): a
+/// `denyoom` command, an EXEC whose queue holds one, and inside MULTI anything but EXEC,
+/// DISCARD, QUIT and RESET (queueing itself takes memory).
+fn refused_on_oom(command: &Command, client: &ClientState) -> bool {
+    let denyoom = |flags: Flags| flags.contains(Flags::DENYOOM);
+    if denyoom(command.flags) {
+        return true;
+    }
+    let Some(queued) = &client.queued else {
+        return false;
+    };
+    if command.name == "exec" {
+        let flags_of = |args: &Vec<Bytes>| table::lookup(&args[0]).map(|c| c.flags);
+        return queued.iter().filter_map(flags_of).any(denyoom);
+    }
+    !matches!(command.name, "discard" | "quit" | "reset")
 }
 
 /// Redis's unknown-command error, quoting the name and up to about 128 bytes of arguments.

@@ -33,6 +33,9 @@ pub struct ModelConfig {
     /// `amnesia serve-model` turn it on.
     #[serde(default)]
     pub client_commands_7_2: bool,
+    /// `maxmemory` and how keys are evicted past it (CONFIG SET changes it).
+    #[serde(default)]
+    pub maxmemory: crate::model::setup::eviction::MaxMemory,
 }
 
 impl Default for ModelConfig {
@@ -48,6 +51,7 @@ impl Default for ModelConfig {
             aof_rewrite_commands_min: 10_000,
             random_seed: 0,
             client_commands_7_2: false,
+            maxmemory: Default::default(),
         }
     }
 }

@@ -7,4 +7,5 @@
 
 pub mod clock;
 pub mod config;
+pub mod eviction;
 pub(crate) mod params;

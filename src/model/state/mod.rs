@@ -13,6 +13,8 @@
 
 pub(crate) mod blocked;
 pub(crate) mod ctx;
+pub(crate) mod evict;
+pub(crate) mod memory;
 pub(crate) mod node;
 pub(crate) mod rand48;
 pub(crate) mod script_cache;

@@ -52,6 +52,16 @@ pub struct Node {
     /// The script cache and `math.random`'s generator (`state::script_cache`); a restart
     /// starts them afresh, as a restarted Redis does.
     pub(crate) scripting: ScriptState,
+    /// Every key deleted by eviction, in order, up to `EVICTED_LOG_MAX`: facts for the
+    /// history, like `expired_log`.
+    pub evicted_log: Vec<crate::model::state::evict::EvictedKey>,
+    /// Redis's eviction pool, kept across commands (`state::evict`).
+    pub(crate) evict_pool: Vec<crate::model::state::evict::Candidate>,
+    /// The database the random policies look at next.
+    pub(crate) evict_next_db: usize,
+    /// `performEvictions` found the node out of memory before this command (Redis's
+    /// `pre_command_oom_state`): a script's first `denyoom` call is refused.
+    pub(crate) oom_before_command: bool,
 }
 
 /// Expired keys a node remembers; later ones are counted in `stats` only.
@@ -74,6 +84,8 @@ pub struct NodeStats {
     /// Connections open now.
     pub connected_clients: u64,
     pub expired_keys: u64,
+    /// Keys deleted by eviction (INFO stats' `evicted_keys`).
+    pub evicted_keys: u64,
     pub restarts: u64,
     /// When the node last started, on its clock (INFO's uptime).
     pub started_ms: u64,
@@ -105,7 +117,7 @@ impl Node {
             config.aof_rewrite_commands_min,
             now_ms,
         );
-        Self {
+        let mut node = Self {
             dbs: vec![Db::default(); config.databases],
             aof,
             rng: ChaCha8Rng::seed_from_u64(config.random_seed),
@@ -126,7 +138,13 @@ impl Node {
             },
             clock_ms: now_ms,
             scripting: ScriptState::default(),
-        }
+            evicted_log: Vec::new(),
+            evict_pool: Vec::new(),
+            evict_next_db: 0,
+            oom_before_command: false,
+        };
+        node.apply_maxmemory();
+        node
     }
 
     /// Answer the next data command (from any client) with `error` instead of running it,

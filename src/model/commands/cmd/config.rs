@@ -2,16 +2,18 @@
 //! 7.0.15's parsing, bounds and error texts (`config.c`).
 //!
 //! Parameters that change what the model does are applied: `proto-max-bulk-len`,
-//! `client-query-buffer-limit`, `requirepass`, `appendonly`, `appendfsync`, `hz`. The
-//! encoding thresholds, `maxmemory`, `maxmemory-policy`, `timeout` and
-//! `busy-reply-threshold` are kept and answered but change nothing (the model has no
-//! encodings, no eviction and no idle timeout). A pattern matches only the parameters
+//! `client-query-buffer-limit`, `requirepass`, `appendonly`, `appendfsync`, `hz`,
+//! `maxmemory`, `maxmemory-policy`, `maxmemory-samples`, `lfu-log-factor` and
+//! `lfu-decay-time` (`state::evict`). The encoding thresholds, `timeout` and
+//! `busy-reply-threshold` are kept and answered but change nothing (the model's
+//! encodings follow the defaults; it has no idle timeout). A pattern matches only the parameters
 //! listed here, where Redis knows about two hundred.
 
 use crate::model::data::glob;
 use crate::model::data::number::parse_strict_i64;
 use crate::model::protocol::args::{is, syntax_error, CmdResult};
 use crate::model::protocol::reply::Reply;
+use crate::model::setup::eviction::EvictionPolicy;
 use crate::model::state::ctx::Ctx;
 use crate::model::state::node::Node;
 use bytes::Bytes;
@@ -180,6 +182,30 @@ static PARAMS: &[Param] = &[
         "noeviction",
     ),
     param(
+        "maxmemory-samples",
+        Kind::Signed {
+            min: 1,
+            max: INT_MAX,
+        },
+        "5",
+    ),
+    param(
+        "lfu-decay-time",
+        Kind::Signed {
+            min: 0,
+            max: INT_MAX,
+        },
+        "1",
+    ),
+    param(
+        "lfu-log-factor",
+        Kind::Signed {
+            min: 0,
+            max: INT_MAX,
+        },
+        "10",
+    ),
+    param(
         "proto-max-bulk-len",
         Kind::Memory {
             min: 1024 * 1024,
@@ -231,6 +257,11 @@ fn current(node: &Node, param: &Param) -> String {
         "client-query-buffer-limit" => config.query_buffer_bytes_max.to_string(),
         "databases" => config.databases.to_string(),
         "hz" => config.expire_cycles_per_second.to_string(),
+        "maxmemory" => config.maxmemory.bytes.to_string(),
+        "maxmemory-policy" => config.maxmemory.policy.name().to_string(),
+        "maxmemory-samples" => config.maxmemory.samples.to_string(),
+        "lfu-log-factor" => config.maxmemory.lfu_log_factor.to_string(),
+        "lfu-decay-time" => config.maxmemory.lfu_decay_time_min.to_string(),
         "requirepass" => config.password.clone().unwrap_or_default(),
         name => node
             .inert_params
@@ -253,6 +284,7 @@ pub fn config(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         stats.commands_processed = 0;
         stats.connections_received = 0;
         stats.expired_keys = 0;
+        stats.evicted_keys = 0;
         stats.error_replies.clear();
         Ok(Reply::ok())
     } else if is(sub, "rewrite") {
@@ -426,6 +458,21 @@ fn apply(ctx: &mut Ctx, param: &'static Param, value: String) {
             node.config.expire_cycles_per_second = hz as u32;
         }
         "requirepass" => node.config.password = (!value.is_empty()).then_some(value),
+        "maxmemory" | "maxmemory-policy" | "maxmemory-samples" | "lfu-log-factor"
+        | "lfu-decay-time" => {
+            let limits = &mut node.config.maxmemory;
+            let int = || u32::try_from(number()).expect("bounded by INT_MAX");
+            match param.name {
+                "maxmemory" => limits.bytes = number(),
+                "maxmemory-policy" => {
+                    limits.policy = EvictionPolicy::from_name(&value).expect("parsed above");
+                }
+                "maxmemory-samples" => limits.samples = int(),
+                "lfu-log-factor" => limits.lfu_log_factor = int(),
+                _ => limits.lfu_decay_time_min = int(),
+            }
+            node.apply_maxmemory();
+        }
         "appendonly" | "appendfsync" => {
             node.inert_params.values.insert(param.name, value);
             node.reconfigure_persistence(ctx.now_ms);

@@ -1,6 +1,7 @@
 //! Hash commands. Fields keep insertion order (Redis 7.0's listpack encoding for small
 //! hashes); a hash that becomes empty is deleted; HSET keeps the key's TTL.
 
+use crate::model::data::collections::Hash;
 use crate::model::data::keyspace::Db;
 use crate::model::data::number::parse_strict_i64;
 use crate::model::data::value::Value;
@@ -8,9 +9,6 @@ use crate::model::protocol::args::{arity_error, int, int_bytes, wrong_type, CmdR
 use crate::model::protocol::reply::Reply;
 use crate::model::state::ctx::Ctx;
 use bytes::Bytes;
-use indexmap::IndexMap;
-
-type Hash = IndexMap<Bytes, Bytes>;
 
 pub(crate) fn hash_mut<'a>(
     db: &'a mut Db,
@@ -29,7 +27,7 @@ pub(crate) fn hash_mut<'a>(
 /// The hash at `key`, created empty if missing.
 fn hash_or_create<'a>(db: &'a mut Db, key: &Bytes, now_ms: u64) -> Result<&'a mut Hash, Reply> {
     if hash_mut(db, key, now_ms)?.is_none() {
-        db.set(key.clone(), Value::Hash(Hash::new()), None);
+        db.set(key.clone(), Value::Hash(Hash::default()), None);
     }
     db.touch(key);
     Ok(hash_mut(db, key, now_ms)?.expect("just created"))
@@ -103,7 +101,7 @@ pub fn hdel(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     };
     let removed = args[2..]
         .iter()
-        .filter(|field| hash.shift_remove(*field).is_some())
+        .filter(|field| hash.shift_remove(field).is_some())
         .count();
     if removed > 0 {
         db.touch(&args[1]);

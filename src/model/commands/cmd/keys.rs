@@ -425,10 +425,19 @@ pub fn object(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         let shared = matches!(&entry.value, Value::Str(data)
             if parse_strict_i64(data).is_some_and(|i| (0..SHARED_INTEGERS).contains(&i)));
         Ok(Reply::Integer(if shared { SHARED_REFCOUNT } else { 1 }))
+    } else if is(sub, "idletime") && db.lfu_params().is_some() {
+        Err(Reply::error(
+            "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that \
+             when switching between policies at runtime LRU and LFU data will take some time \
+             to adjust.",
+        ))
     } else if is(sub, "idletime") {
         // Redis stamps accesses with a clock of whole seconds (`LRU_CLOCK`).
         let idle_s = (now_ms / 1000).saturating_sub(entry.accessed_ms / 1000);
         Ok(Reply::Integer(idle_s as i64))
+    } else if let Some(params) = db.lfu_params() {
+        // FREQ: the counter decayed to now (Redis's `LFUDecrAndReturn`), not touched.
+        Ok(Reply::Integer(i64::from(entry.lfu.decayed(now_ms, params))))
     } else {
         Err(Reply::error(
             "ERR An LFU maxmemory policy is not selected, access frequency not tracked. \

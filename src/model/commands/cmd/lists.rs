@@ -1,6 +1,7 @@
 //! List commands. A list that becomes empty is deleted; pushing onto an existing list keeps
 //! its TTL. Argument and type checks come in the order Redis 7.0 makes them.
 
+use crate::model::data::collections::List;
 use crate::model::data::keyspace::Db;
 use crate::model::data::value::Value;
 use crate::model::protocol::args::{
@@ -16,7 +17,7 @@ pub(crate) fn list_mut<'a>(
     db: &'a mut Db,
     key: &[u8],
     now_ms: u64,
-) -> Result<Option<&'a mut VecDeque<Bytes>>, Reply> {
+) -> Result<Option<&'a mut List>, Reply> {
     match db.get_mut(key, now_ms) {
         None => Ok(None),
         Some(entry) => match &mut entry.value {
@@ -46,7 +47,7 @@ fn push_generic(ctx: &mut Ctx, args: &[Bytes], end: End, existing_only: bool) ->
         if existing_only {
             return Ok(Reply::Integer(0));
         }
-        db.set(key.clone(), Value::List(VecDeque::new()), None);
+        db.set(key.clone(), Value::List(List::default()), None);
     }
     let list = list_mut(db, key, now_ms)?.expect("just created");
     for value in &args[2..] {
@@ -136,8 +137,7 @@ pub fn ltrim(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     };
     match index_range(start, stop, list.len()) {
         Some((from, to)) => {
-            list.truncate(to + 1);
-            list.drain(..from);
+            list.keep_range(from, to);
         }
         None => list.clear(),
     }
@@ -179,7 +179,7 @@ pub fn lset(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let Some(at) = position(index, list.len()) else {
         return Err(Reply::error("ERR index out of range"));
     };
-    list[at] = args[3].clone();
+    list.replace(at, args[3].clone());
     db.touch(&args[1]);
     Ok(Reply::ok())
 }
@@ -199,7 +199,8 @@ pub fn lrem(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     };
     let mut removed = 0;
     let kept: VecDeque<Bytes> = if count >= 0 {
-        list.drain(..)
+        list.take_all()
+            .into_iter()
             .filter(|item| {
                 !(item == value && removed < limit && {
                     removed += 1;
@@ -209,7 +210,8 @@ pub fn lrem(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
             .collect()
     } else {
         let mut kept: VecDeque<Bytes> = list
-            .drain(..)
+            .take_all()
+            .into_iter()
             .rev()
             .filter(|item| {
                 !(item == value && removed < limit && {
@@ -221,7 +223,7 @@ pub fn lrem(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
         kept.make_contiguous().reverse();
         kept
     };
-    *list = kept;
+    *list = kept.into_iter().collect();
     if removed > 0 {
         db.touch(&args[1]);
         db.remove_if_empty(&args[1]);
@@ -287,7 +289,7 @@ pub(crate) fn move_item(ctx: &mut Ctx, keys: &[Bytes], from: End, to: End) -> Cm
     .expect("a stored list is never empty");
     db.touch(source);
     if list_mut(db, destination, now_ms)?.is_none() {
-        db.set(destination.clone(), Value::List(VecDeque::new()), None);
+        db.set(destination.clone(), Value::List(List::default()), None);
     }
     let target = list_mut(db, destination, now_ms)?.expect("just ensured");
     match to {

@@ -8,6 +8,7 @@ pub mod databases;
 pub mod hashes;
 pub mod keys;
 pub mod lists;
+pub mod memory;
 pub mod scripting;
 pub mod server;
 pub mod sets;

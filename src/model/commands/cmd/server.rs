@@ -76,10 +76,11 @@ fn section_fields(ctx: &Ctx, section: &str, field: &mut dyn FnMut(&str, String))
             field("tracking_clients", "0".into());
         }
         "memory" => {
-            field("used_memory", "0".into());
+            field("used_memory", node.used_memory_bytes().to_string());
             field("number_of_cached_scripts", node.scripting.len().to_string());
-            field("maxmemory", "0".into());
-            field("maxmemory_policy", "noeviction".into());
+            let limits = node.config.maxmemory;
+            field("maxmemory", limits.bytes.to_string());
+            field("maxmemory_policy", limits.policy.name().into());
         }
         "persistence" => {
             field("loading", "0".into());
@@ -98,6 +99,7 @@ fn section_fields(ctx: &Ctx, section: &str, field: &mut dyn FnMut(&str, String))
                 stats.commands_processed.to_string(),
             );
             field("expired_keys", stats.expired_keys.to_string());
+            field("evicted_keys", stats.evicted_keys.to_string());
             let errors: u64 = stats.error_replies.values().sum();
             field("total_error_replies", errors.to_string());
         }

@@ -2,6 +2,7 @@
 //! SRANDMEMBER (drawn from the node's seeded stream), SINTER/SUNION/SDIFF with their
 //! STORE forms, SINTERCARD.
 
+use crate::model::data::collections::Set;
 use crate::model::data::keyspace::Db;
 use crate::model::data::value::Value;
 use crate::model::protocol::args::{
@@ -13,11 +14,7 @@ use bytes::Bytes;
 use rand::Rng;
 use std::collections::BTreeSet;
 
-fn set_mut<'a>(
-    db: &'a mut Db,
-    key: &[u8],
-    now_ms: u64,
-) -> Result<Option<&'a mut BTreeSet<Bytes>>, Reply> {
+fn set_mut<'a>(db: &'a mut Db, key: &[u8], now_ms: u64) -> Result<Option<&'a mut Set>, Reply> {
     match db.get_mut(key, now_ms) {
         None => Ok(None),
         Some(entry) => match &mut entry.value {
@@ -31,7 +28,7 @@ pub fn sadd(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let now_ms = ctx.now_ms;
     let db = ctx.db();
     if set_mut(db, &args[1], now_ms)?.is_none() {
-        db.set(args[1].clone(), Value::Set(BTreeSet::new()), None);
+        db.set(args[1].clone(), Value::Set(Set::default()), None);
     }
     let set = set_mut(db, &args[1], now_ms)?.expect("just created");
     let added = args[2..]
@@ -51,10 +48,7 @@ pub fn srem(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     let Some(set) = set_mut(db, &args[1], now_ms)? else {
         return Ok(Reply::Integer(0));
     };
-    let removed = args[2..]
-        .iter()
-        .filter(|member| set.remove(*member))
-        .count();
+    let removed = args[2..].iter().filter(|member| set.remove(member)).count();
     if removed > 0 {
         db.touch(&args[1]);
         db.remove_if_empty(&args[1]);
@@ -124,7 +118,7 @@ pub fn smove(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     db.touch(source);
     db.remove_if_empty(source);
     if destination_kind.is_none() {
-        db.set(destination.clone(), Value::Set(BTreeSet::new()), None);
+        db.set(destination.clone(), Value::Set(Set::default()), None);
     }
     let target = set_mut(db, destination, now_ms)?.expect("ensured above");
     if target.insert(member.clone()) {
@@ -231,7 +225,7 @@ fn sets_of(ctx: &mut Ctx, keys: &[Bytes]) -> Result<Vec<Option<BTreeSet<Bytes>>>
     let now_ms = ctx.now_ms;
     let db = ctx.db();
     keys.iter()
-        .map(|key| Ok(set_mut(db, key, now_ms)?.map(|s| s.clone())))
+        .map(|key| Ok(set_mut(db, key, now_ms)?.map(|s| BTreeSet::clone(s))))
         .collect()
 }
 
@@ -284,7 +278,7 @@ fn algebra_store(ctx: &mut Ctx, args: &[Bytes], algebra: Algebra) -> CmdResult {
     if result.is_empty() {
         db.remove(&args[1]);
     } else {
-        db.set(args[1].clone(), Value::Set(result), None);
+        db.set(args[1].clone(), Value::Set(result.into()), None);
     }
     Ok(Reply::Integer(len as i64))
 }

@@ -1,0 +1,119 @@
+//! What a node does when its memory passes `maxmemory` (Redis's `maxmemory-policy`,
+//! `maxmemory-samples`, `lfu-log-factor`, `lfu-decay-time`; `evict.c`).
+
+use serde::{Deserialize, Serialize};
+
+/// `maxmemory-policy`: which keys may be evicted, chosen how.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvictionPolicy {
+    VolatileLru,
+    VolatileLfu,
+    VolatileRandom,
+    VolatileTtl,
+    AllkeysLru,
+    AllkeysLfu,
+    AllkeysRandom,
+    /// Nothing is evicted: a write that needs memory gets `-OOM`.
+    #[default]
+    Noeviction,
+}
+
+/// How a policy ranks its candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rank {
+    /// The longest idle first, from a sampled pool.
+    Lru,
+    /// The least frequently used first, from a sampled pool.
+    Lfu,
+    /// The soonest to expire first, from a sampled pool.
+    Ttl,
+    /// Any key, drawn at random.
+    Random,
+}
+
+impl EvictionPolicy {
+    /// Every policy in CONFIG SET's order (Redis's `maxmemory_policy_enum`).
+    pub const ALL: [EvictionPolicy; 8] = [
+        EvictionPolicy::VolatileLru,
+        EvictionPolicy::VolatileLfu,
+        EvictionPolicy::VolatileRandom,
+        EvictionPolicy::VolatileTtl,
+        EvictionPolicy::AllkeysLru,
+        EvictionPolicy::AllkeysLfu,
+        EvictionPolicy::AllkeysRandom,
+        EvictionPolicy::Noeviction,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EvictionPolicy::VolatileLru => "volatile-lru",
+            EvictionPolicy::VolatileLfu => "volatile-lfu",
+            EvictionPolicy::VolatileRandom => "volatile-random",
+            EvictionPolicy::VolatileTtl => "volatile-ttl",
+            EvictionPolicy::AllkeysLru => "allkeys-lru",
+            EvictionPolicy::AllkeysLfu => "allkeys-lfu",
+            EvictionPolicy::AllkeysRandom => "allkeys-random",
+            EvictionPolicy::Noeviction => "noeviction",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<EvictionPolicy> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(name))
+    }
+
+    /// `None` for noeviction.
+    pub fn rank(self) -> Option<Rank> {
+        match self {
+            EvictionPolicy::VolatileLru | EvictionPolicy::AllkeysLru => Some(Rank::Lru),
+            EvictionPolicy::VolatileLfu | EvictionPolicy::AllkeysLfu => Some(Rank::Lfu),
+            EvictionPolicy::VolatileTtl => Some(Rank::Ttl),
+            EvictionPolicy::VolatileRandom | EvictionPolicy::AllkeysRandom => Some(Rank::Random),
+            EvictionPolicy::Noeviction => None,
+        }
+    }
+
+    /// Only keys with a TTL are candidates.
+    pub fn volatile(self) -> bool {
+        self.name().starts_with("volatile-")
+    }
+
+    /// Access counts are kept (LFU) rather than access times.
+    pub fn lfu(self) -> bool {
+        self.rank() == Some(Rank::Lfu)
+    }
+
+    /// Small integers are not shared objects: each key needs its own access stamp
+    /// (`MAXMEMORY_FLAG_NO_SHARED_INTEGERS`: the LRU and LFU policies).
+    pub fn shares_integers(self) -> bool {
+        !matches!(self.rank(), Some(Rank::Lru | Rank::Lfu))
+    }
+}
+
+/// A node's memory limit and eviction settings, Redis 7.0's defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MaxMemory {
+    /// `maxmemory`: 0 is no limit.
+    pub bytes: u64,
+    pub policy: EvictionPolicy,
+    /// `maxmemory-samples`: keys sampled per database per eviction round.
+    pub samples: u32,
+    /// `lfu-log-factor`: how slowly the access counter grows.
+    pub lfu_log_factor: u32,
+    /// `lfu-decay-time`: minutes per step down of an idle key's counter (0: never).
+    pub lfu_decay_time_min: u32,
+}
+
+impl Default for MaxMemory {
+    fn default() -> Self {
+        MaxMemory {
+            bytes: 0,
+            policy: EvictionPolicy::Noeviction,
+            samples: 5,
+            lfu_log_factor: 10,
+            lfu_decay_time_min: 1,
+        }
+    }
+}
