@@ -73,3 +73,20 @@ ALTER TABLE renamed RENAME TO renamed2;
 ROLLBACK;
 SELECT * FROM renamed2;
 SELECT * FROM renamed;
+
+-- case: an index created without a name is named as PostgreSQL names it (table, columns, idx, numbered when taken), which a migration's later DROP INDEX names
+CREATE TABLE ix_names (id int, body text, score int);
+CREATE INDEX ON ix_names (body);
+CREATE INDEX ON ix_names (body);
+CREATE UNIQUE INDEX ON ix_names (id, score);
+CREATE INDEX ON ix_names ((lower(body)), (score + 1));
+CREATE INDEX ON ix_names (score, score);
+DROP INDEX ix_names_body_idx1;
+DROP INDEX ix_names_body_idx;
+DROP INDEX ix_names_id_score_idx;
+DROP INDEX ix_names_lower_expr_idx;
+DROP INDEX ix_names_score_score1_idx;
+CREATE INDEX ix_names ON ix_names (score);
+CREATE TABLE ix_names_with_a_rather_long_name_that_fills_most_of_the_limit (a_column_with_a_long_name int);
+CREATE INDEX ON ix_names_with_a_rather_long_name_that_fills_most_of_the_limit (a_column_with_a_long_name);
+DROP INDEX ix_names_with_a_rather_long_name__a_column_with_a_long_name_idx;

@@ -296,11 +296,14 @@ impl Exec<'_> {
         let table = table_name(&create.table_name)?;
         let name = match &create.name {
             Some(n) => object_name(n).last().cloned().unwrap_or_default(),
-            None => format!("{table}_idx"),
+            None => {
+                let taken = |n: &str| self.relation_named(n);
+                crate::pg::exec::index_name::choose(&table, create, taken).ok_or_else(|| {
+                    PgError::new(DUPLICATE_TABLE, "could not choose a name for the index")
+                })?
+            }
         };
-        if self.db.tables.values().any(|t| {
-            t.indexes.iter().any(|i| i.name == name) || t.uniques.iter().any(|u| u.name == name)
-        }) {
+        if self.relation_named(&name) {
             return match create.if_not_exists {
                 true => Ok(()),
                 false => Err(PgError::new(
@@ -399,6 +402,14 @@ impl Exec<'_> {
             });
         }
         Ok(())
+    }
+
+    /// Whether a table, an index or a key's index already has `name` (one namespace).
+    fn relation_named(&self, name: &str) -> bool {
+        self.db.tables.contains_key(name)
+            || self.db.tables.values().any(|t| {
+                t.indexes.iter().any(|i| i.name == name) || t.uniques.iter().any(|u| u.name == name)
+            })
     }
 
     /// A unique index over rows that already repeat a key fails to build (23505), as

@@ -39,6 +39,7 @@ pub(crate) mod functions;
 pub(crate) mod hash_join;
 pub(crate) mod index;
 pub(crate) mod index_expr;
+pub(crate) mod index_name;
 pub(crate) mod infer;
 pub(crate) mod json_keys;
 pub(crate) mod keyed;

@@ -1075,6 +1075,15 @@ pub(crate) fn output_name(e: &Expr) -> String {
     named(e).0
 }
 
+/// An expression's own name (a column's, a function's), as `FigureIndexColname` names an
+/// index column: `None` when it would only be named after its type or `?column?`.
+pub(crate) fn own_name(e: &Expr) -> Option<String> {
+    match named(e) {
+        (name, Strength::Own) => Some(name),
+        _ => None,
+    }
+}
+
 /// How sure a name is, as PostgreSQL's `FigureColname` ranks it: a cast's type names
 /// its column only when what it casts has no name of its own (`$1::regtype::oid` is
 /// `oid`, `n::text` is `n`).
