@@ -9,6 +9,43 @@ use sqlx::postgres::{PgPool, PgPoolOptions, PgRow};
 use sqlx::Row;
 use std::time::Duration;
 
+/// How long a pooled connection may take to answer the pool's ping: four dead ones tried
+/// in turn still leave time to dial a fresh one within the second a call waits.
+pub const PING_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// How the pool checks the connections it hands out and takes back.
+///
+/// sqlx 0.8's pool pings an idle connection before handing it out and every connection
+/// it takes back, with no timeout of their own. A connection black-holed by a NAT or a
+/// load balancer that forgot the flow never answers (the kernel retransmits for ~15
+/// minutes):
+/// - handing out: the ping uses up the call's whole acquire timeout, so each dead idle
+///   connection costs one call "pool timed out while waiting for an open connection", one
+///   after another, though PostgreSQL is up and a new connection would get through;
+/// - taking back (a call given up with its query in flight): the spawned task that pings
+///   holds the connection's permit until the ping ends (sqlx issue #4349), so once every
+///   permit is stranded so, every call fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolPings {
+    /// sqlx's defaults: both of the above (amnesia's madsim sweep catches the first as
+    /// `unavailable` after a silent drop of idle connections).
+    SqlxDefaults,
+    /// Both pings bounded by [`PING_TIMEOUT`] in the pool's hooks (`before_acquire`,
+    /// with sqlx's own test before acquire off, and `after_release`): a connection that
+    /// does not answer in time is an error, which sqlx closes without I/O, and the call
+    /// goes on to the next connection or a fresh one.
+    Bounded,
+}
+
+/// The pool's hooks' ping: the connection answers in time, or is to be closed.
+async fn answers_ping(conn: &mut sqlx::PgConnection) -> Result<bool, sqlx::Error> {
+    use sqlx::Connection;
+    match tokio::time::timeout(PING_TIMEOUT, conn.ping()).await {
+        Ok(answered) => answered.map(|()| true),
+        Err(_) => Err(sqlx::Error::PoolTimedOut),
+    }
+}
+
 /// A call's failure.
 pub type Error = Failure<sqlx::Error>;
 
@@ -20,12 +57,25 @@ pub struct SqlxMemory {
 
 impl SqlxMemory {
     /// A store on the PostgreSQL at `url`; nothing is dialed until the first call. A call
-    /// waits at most a second for a connection of the pool.
+    /// waits at most a second for a connection of the pool, which pings the connections
+    /// it hands out and takes back within [`PING_TIMEOUT`] (see [`PoolPings`]).
     pub fn connect_lazy(url: &str) -> Result<SqlxMemory, sqlx::Error> {
-        let pool = PgPoolOptions::new()
+        SqlxMemory::connect_lazy_with(url, PoolPings::Bounded)
+    }
+
+    /// [`SqlxMemory::connect_lazy`], its pool checking connections as `pings` says.
+    pub fn connect_lazy_with(url: &str, pings: PoolPings) -> Result<SqlxMemory, sqlx::Error> {
+        let options = PgPoolOptions::new()
             .max_connections(4)
-            .acquire_timeout(Duration::from_secs(1))
-            .connect_lazy(url)?;
+            .acquire_timeout(Duration::from_secs(1));
+        let options = match pings {
+            PoolPings::SqlxDefaults => options,
+            PoolPings::Bounded => options
+                .test_before_acquire(false)
+                .before_acquire(|conn, _| Box::pin(answers_ping(conn)))
+                .after_release(|conn, _| Box::pin(answers_ping(conn))),
+        };
+        let pool = options.connect_lazy(url)?;
         Ok(SqlxMemory {
             pool,
             schema: tokio::sync::OnceCell::new(),

@@ -13,7 +13,7 @@ use amnesia::{
     SweepReport, TtlPolicy, UserKey, ViolationClass,
 };
 use madsim_store::pg_schema::{Failure, StoredMemory, StoredMessage, DIMENSIONS};
-use madsim_store::pg_sqlx::SqlxMemory;
+use madsim_store::pg_sqlx::{PoolPings, SqlxMemory};
 use madsim_store::pg_tokio::TokioPgMemory;
 
 /// What the adapter needs of either client's store.
@@ -98,8 +98,13 @@ fn tokio_pg_error(failure: Failure<tokio_postgres::Error>) -> StoreError {
     }
 }
 
+/// `MemoryDb` for `$db`, opened by `$open`, its errors mapped by `$error`, each call made
+/// on what `$inner` reads of it (the store itself unless a wrapper picks its pool).
 macro_rules! impl_memory_db {
     ($db:ty, $open:expr, $error:path) => {
+        impl_memory_db!($db, $open, $error, itself);
+    };
+    ($db:ty, $open:expr, $error:path, $inner:path) => {
         #[async_trait::async_trait]
         impl MemoryDb for $db {
             fn open(url: &str) -> Self {
@@ -110,7 +115,8 @@ macro_rules! impl_memory_db {
                 conversation: &str,
                 message: &StoredMessage,
             ) -> Result<(), StoreError> {
-                <$db>::append(self, conversation, message)
+                $inner(self)
+                    .append(conversation, message)
                     .await
                     .map_err($error)
             }
@@ -119,15 +125,16 @@ macro_rules! impl_memory_db {
                 conversation: &str,
                 limit: usize,
             ) -> Result<Vec<StoredMessage>, StoreError> {
-                <$db>::recent(self, conversation, limit)
+                $inner(self)
+                    .recent(conversation, limit)
                     .await
                     .map_err($error)
             }
             async fn clear(&self, conversation: &str) -> Result<(), StoreError> {
-                <$db>::clear(self, conversation).await.map_err($error)
+                $inner(self).clear(conversation).await.map_err($error)
             }
             async fn delete(&self, conversation: &str, id: &str) -> Result<(), StoreError> {
-                <$db>::delete(self, conversation, id).await.map_err($error)
+                $inner(self).delete(conversation, id).await.map_err($error)
             }
             async fn remember(
                 &self,
@@ -135,7 +142,8 @@ macro_rules! impl_memory_db {
                 memory: &Memory,
                 embedding: &[f32],
             ) -> Result<(), StoreError> {
-                <$db>::remember(self, owner, &memory.id, &memory.text, embedding)
+                $inner(self)
+                    .remember(owner, &memory.id, &memory.text, embedding)
                     .await
                     .map_err($error)
             }
@@ -145,15 +153,16 @@ macro_rules! impl_memory_db {
                 embedding: &[f32],
                 k: usize,
             ) -> Result<Vec<(String, String)>, StoreError> {
-                <$db>::recall(self, owner, embedding, k)
+                $inner(self)
+                    .recall(owner, embedding, k)
                     .await
                     .map_err($error)
             }
             async fn forget(&self, owner: &str, id: &str) -> Result<(), StoreError> {
-                <$db>::forget(self, owner, id).await.map_err($error)
+                $inner(self).forget(owner, id).await.map_err($error)
             }
             async fn memories(&self, owner: &str) -> Result<Vec<StoredMemory>, StoreError> {
-                <$db>::memories(self, owner).await.map_err($error)
+                $inner(self).memories(owner).await.map_err($error)
             }
         }
     };
@@ -165,6 +174,28 @@ impl_memory_db!(
     sqlx_error
 );
 impl_memory_db!(TokioPgMemory, TokioPgMemory::new, tokio_pg_error);
+
+/// The team's store on sqlx's pool defaults ([`PoolPings::SqlxDefaults`]).
+struct SqlxDefaults(SqlxMemory);
+
+impl_memory_db!(
+    SqlxDefaults,
+    |url: &str| SqlxDefaults(
+        SqlxMemory::connect_lazy_with(url, PoolPings::SqlxDefaults)
+            .expect("a URL amnesia made parses")
+    ),
+    sqlx_error,
+    sqlx_of_defaults
+);
+
+fn sqlx_of_defaults(db: &SqlxDefaults) -> &SqlxMemory {
+    &db.0
+}
+
+/// A store that is its own database.
+fn itself<T>(db: &T) -> &T {
+    db
+}
 
 /// The caller's embedding model: hashed words and character trigrams, normalised (a
 /// constant feature keeps every vector non-zero, so cosine distances are defined).
@@ -336,6 +367,12 @@ fn sqlx_store() -> Store {
     Store::new("team-pgvector-sqlx", Adapter::<SqlxMemory>::new).with_backend(Backend::Pgvector)
 }
 
+/// The team's store on sqlx's pool defaults, its pings unbounded.
+fn sqlx_defaults_store() -> Store {
+    Store::new("team-pgvector-sqlx-defaults", Adapter::<SqlxDefaults>::new)
+        .with_backend(Backend::Pgvector)
+}
+
 /// The team's store on tokio-postgres.
 fn tokio_postgres_store() -> Store {
     Store::new(
@@ -396,8 +433,8 @@ fn failing(report: &SweepReport) -> Vec<String> {
     let failing = report.results.iter().filter(|r| !r.is_pass());
     let line = |r: &SeedResult| {
         format!(
-            "seed {} {:?} {:?}: {}",
-            r.seed, r.status, r.classes, r.replay
+            "seed {} {:?} {:?}: {}\n  {:?}",
+            r.seed, r.status, r.classes, r.replay, r.violations
         )
     };
     failing.map(line).collect()
@@ -425,6 +462,40 @@ fn assert_exercised(report: &SweepReport) {
     assert!(
         crashed > 0,
         "no seed restarted PostgreSQL with a write in flight"
+    );
+}
+
+/// sqlx 0.8's pool on its defaults pings an idle connection before handing it out within
+/// the call's acquire timeout: after a silent drop of its idle connections, each dead one
+/// costs a call "pool timed out" though PostgreSQL is up, so a session fails again past
+/// the recovery grace. The sweep catches it as `unavailable`, and nothing else; the
+/// team's bounded pings (`PoolPings::Bounded`, the next test) pass the same seeds.
+#[test]
+fn sqlx_default_pool_hands_out_dead_connections_after_a_silent_drop() {
+    let test = "sqlx_default_pool_hands_out_dead_connections_after_a_silent_drop";
+    let report = sweep(
+        sqlx_defaults_store(),
+        EngineKind::Madsim,
+        seeds(0..200),
+        test,
+        false,
+    );
+    let failures: Vec<&SeedResult> = report.results.iter().filter(|r| !r.is_pass()).collect();
+    assert!(
+        !failures.is_empty(),
+        "no seed caught the dead connections handed out"
+    );
+    for failure in &failures {
+        let stranded = failure.violations.iter().all(|v| {
+            v.class == ViolationClass::Unavailable && v.explanation.contains("pool timed out")
+        });
+        assert!(stranded, "{}", failing(&report).join("\n"));
+    }
+    println!(
+        "{} of {} seeds caught: {:?}",
+        failures.len(),
+        report.results.len(),
+        failures.iter().map(|r| r.seed).collect::<Vec<_>>()
     );
 }
 
