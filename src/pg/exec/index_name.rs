@@ -44,7 +44,8 @@ fn column_names(create: &CreateIndex) -> Vec<String> {
         let mut name = original.clone();
         let mut n = 1;
         while names.contains(&name) {
-            name = object_name(&original, "", &n.to_string());
+            let suffix = n.to_string();
+            name = format!("{}{suffix}", clip(&original, NAME_BYTES_MAX - suffix.len()));
             n += 1;
         }
         names.push(name);
