@@ -802,7 +802,7 @@ impl RunState<'_, '_> {
         // may not be one that takes memory.
         let denyoom = command.flags.contains(Flags::DENYOOM);
         if denyoom && !self.outcome.wrote && self.ctx.node.oom_before_command {
-            let error = format!("-{}", crate::model::server::execute::OOM);
+            let error = format!("-{}", crate::model::setup::eviction::OOM);
             return fail(lua, error.as_bytes());
         }
         if write {

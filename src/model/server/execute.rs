@@ -31,9 +31,6 @@ pub struct Execution {
 const BUSY: &str =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 
-/// Redis's `shared.oomerr`.
-pub(crate) const OOM: &str = "OOM command not allowed when used memory > 'maxmemory'.";
-
 /// The commands Redis runs while a script is busy (`CMD_ALLOW_BUSY`).
 fn allowed_while_busy(command: &Command, args: &[Bytes]) -> bool {
     match command.name {
@@ -248,7 +245,11 @@ impl Node {
             let out_of_memory = self.perform_evictions(self.clock_ms);
             self.oom_before_command = out_of_memory;
             if out_of_memory && refused_on_oom(command, client) {
-                return Err(self.reject_command(client, command, Reply::error(OOM)));
+                return Err(self.reject_command(
+                    client,
+                    command,
+                    Reply::error(crate::model::setup::eviction::OOM),
+                ));
             }
         }
         if self.busy_script.is_some() && !allowed_while_busy(command, args) {

@@ -1,7 +1,32 @@
 //! What a node does when its memory passes `maxmemory` (Redis's `maxmemory-policy`,
 //! `maxmemory-samples`, `lfu-log-factor`, `lfu-decay-time`; `evict.c`).
 
+use bytes::Bytes;
 use serde::{Deserialize, Serialize};
+
+/// Redis's `shared.oomerr`: the reply to a command refused for memory.
+pub(crate) const OOM: &str = "OOM command not allowed when used memory > 'maxmemory'.";
+
+/// One key deleted by eviction: the fact the history records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvictedKey {
+    /// When, on the node's clock.
+    pub at_ms: u64,
+    pub db: usize,
+    pub key: Bytes,
+    pub policy: EvictionPolicy,
+    /// `used_memory` when the round began, and the limit it was over.
+    pub used_memory_bytes: u64,
+    pub maxmemory_bytes: u64,
+}
+
+/// A candidate in the eviction pool: higher `rank` is evicted first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Candidate {
+    pub(crate) rank: u64,
+    pub(crate) db: usize,
+    pub(crate) key: Bytes,
+}
 
 /// `maxmemory-policy`: which keys may be evicted, chosen how.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

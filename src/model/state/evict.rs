@@ -12,7 +12,7 @@
 use crate::model::data::keyspace::Db;
 use crate::model::data::lfu::LfuParams;
 use crate::model::persistence::aof::AofEntry;
-use crate::model::setup::eviction::{EvictionPolicy, Rank};
+use crate::model::setup::eviction::{Candidate, EvictedKey, Rank};
 use crate::model::state::node::Node;
 use bytes::Bytes;
 use rand::Rng;
@@ -26,27 +26,6 @@ const EVICTIONS_PER_COMMAND_MAX: usize = 100_000;
 
 /// Evicted keys a node remembers; later ones are counted in `stats` only.
 pub const EVICTED_LOG_MAX: usize = 100_000;
-
-/// One key deleted by eviction: the fact the history records.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvictedKey {
-    /// When, on the node's clock.
-    pub at_ms: u64,
-    pub db: usize,
-    pub key: Bytes,
-    pub policy: EvictionPolicy,
-    /// `used_memory` when the round began, and the limit it was over.
-    pub used_memory_bytes: u64,
-    pub maxmemory_bytes: u64,
-}
-
-/// A candidate in the eviction pool: higher `rank` is evicted first.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Candidate {
-    rank: u64,
-    db: usize,
-    key: Bytes,
-}
 
 impl Node {
     /// Make the databases follow the maxmemory settings: shared integers, LFU counting.
@@ -267,6 +246,7 @@ mod tests {
     use crate::model::protocol::client::ClientState;
     use crate::model::protocol::reply::Reply;
     use crate::model::setup::config::ModelConfig;
+    use crate::model::setup::eviction::EvictionPolicy;
     use crate::model::state::memory::{CLIENT_BYTES, STARTUP_BYTES};
 
     fn run(node: &mut Node, client: &mut ClientState, at_ms: u64, args: &[&str]) -> Reply {
@@ -308,7 +288,7 @@ mod tests {
                 &["SET", &format!("k{i}"), &value()],
             );
             if reply != Reply::ok() {
-                assert_eq!(reply, Reply::error(crate::model::server::execute::OOM));
+                assert_eq!(reply, Reply::error(crate::model::setup::eviction::OOM));
                 refused_at.get_or_insert(i);
             }
         }
@@ -337,7 +317,7 @@ mod tests {
 
     #[test]
     fn out_of_memory_inside_multi_refuses_queueing_and_exec_with_a_denyoom_queue() {
-        let oom = Reply::error(crate::model::server::execute::OOM);
+        let oom = Reply::error(crate::model::setup::eviction::OOM);
         let (mut node, mut client) = limited("noeviction", 0);
         let mut other = node.connect();
         let limit = ((STARTUP_BYTES + 2 * CLIENT_BYTES) as u64).to_string();

@@ -54,9 +54,9 @@ pub struct Node {
     pub(crate) scripting: ScriptState,
     /// Every key deleted by eviction, in order, up to `EVICTED_LOG_MAX`: facts for the
     /// history, like `expired_log`.
-    pub evicted_log: Vec<crate::model::state::evict::EvictedKey>,
+    pub evicted_log: Vec<crate::model::setup::eviction::EvictedKey>,
     /// Redis's eviction pool, kept across commands (`state::evict`).
-    pub(crate) evict_pool: Vec<crate::model::state::evict::Candidate>,
+    pub(crate) evict_pool: Vec<crate::model::setup::eviction::Candidate>,
     /// The database the random policies look at next.
     pub(crate) evict_next_db: usize,
     /// `performEvictions` found the node out of memory before this command (Redis's

@@ -143,10 +143,10 @@ fn identity(select: &Select, columns: &[(String, Type)], sources: &[Source], e: 
             SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }
         )
     });
-    let column = crate::pg::exec::query::column_at(sources, e);
+    let column = crate::pg::sql::scope::column_at(sources, e);
     let repeated = select.projection.iter().position(|item| {
         matches!(item, SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. }
-            if x == e || column.is_some() && crate::pg::exec::query::column_at(sources, x) == column)
+            if x == e || column.is_some() && crate::pg::sql::scope::column_at(sources, x) == column)
     });
     match (plain, repeated) {
         (true, Some(at)) => Identity::Output(at),

@@ -12,7 +12,7 @@
 //! could fail) keeps the nested loop.
 
 use crate::pg::exec::context::Joined;
-use crate::pg::exec::query::column_at;
+use crate::pg::sql::scope::column_at;
 use crate::pg::sql::scope::Source;
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::Value;

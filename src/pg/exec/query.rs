@@ -1003,35 +1003,6 @@ fn catalog_factor(
     )
 }
 
-/// Where in the FROM row a column reference (`id`, `t.id`) reads, when it names exactly
-/// one column of `sources`.
-pub(crate) fn column_at(sources: &[Source], e: &Expr) -> Option<usize> {
-    let parts: Vec<String> = match e {
-        Expr::Identifier(i) => vec![ident(i)],
-        Expr::CompoundIdentifier(parts) => parts.iter().map(ident).collect(),
-        _ => return None,
-    };
-    let (alias, name) = match parts.as_slice() {
-        [name] => (None, name),
-        [alias, name] => (Some(alias), name),
-        _ => return None,
-    };
-    let mut found = sources
-        .iter()
-        .filter(|s| alias.is_none_or(|a| *a == s.alias))
-        .flat_map(|s| {
-            s.columns
-                .iter()
-                .enumerate()
-                .filter(|(_, (n, _))| n == name)
-                .map(move |(at, _)| s.offset + at)
-        });
-    match (found.next(), found.next()) {
-        (Some(at), None) => Some(at),
-        _ => None,
-    }
-}
-
 /// The output column an ORDER BY key names, given the output columns' names (the rule
 /// of PostgreSQL's `findTargetlistEntrySQL92`): an integer constant is a position
 /// (`ORDER BY 2`), a bare name is the one output column of that name. `None`: the key

@@ -3,7 +3,9 @@
 //! resolves among them, with PostgreSQL's errors for an unknown or ambiguous column.
 
 use crate::pg::error::*;
+use crate::pg::sql::names::ident;
 use crate::pg::types::pg_type::Type;
+use sqlparser::ast::Expr;
 
 /// One FROM item's columns, and where they start in a joined row.
 #[derive(Clone, Debug)]
@@ -77,4 +79,33 @@ pub(crate) fn resolve(sources: &[Source], parts: &[String]) -> PgResult<Option<(
         }
     }
     Ok(found)
+}
+
+/// Where in the FROM row a column reference (`id`, `t.id`) reads, when it names exactly
+/// one column of `sources`.
+pub(crate) fn column_at(sources: &[Source], e: &Expr) -> Option<usize> {
+    let parts: Vec<String> = match e {
+        Expr::Identifier(i) => vec![ident(i)],
+        Expr::CompoundIdentifier(parts) => parts.iter().map(ident).collect(),
+        _ => return None,
+    };
+    let (alias, name) = match parts.as_slice() {
+        [name] => (None, name),
+        [alias, name] => (Some(alias), name),
+        _ => return None,
+    };
+    let mut found = sources
+        .iter()
+        .filter(|s| alias.is_none_or(|a| *a == s.alias))
+        .flat_map(|s| {
+            s.columns
+                .iter()
+                .enumerate()
+                .filter(|(_, (n, _))| n == name)
+                .map(move |(at, _)| s.offset + at)
+        });
+    match (found.next(), found.next()) {
+        (Some(at), None) => Some(at),
+        _ => None,
+    }
 }
