@@ -150,6 +150,7 @@ fn unbounded_volatile(appends_idempotent: bool) -> Policy {
         durability: amnesia::internal::store::Durability::Volatile,
         appends_idempotent,
         recovery_grace_ms: 0,
+        eviction: amnesia::Eviction::Forbidden,
     }
 }
 

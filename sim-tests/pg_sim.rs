@@ -455,6 +455,7 @@ impl amnesia::MemoryStore for SpawnedCommits {
             durability: amnesia::Durability::Postgres(amnesia::SynchronousCommit::On),
             appends_idempotent: true,
             recovery_grace_ms: 0,
+            eviction: amnesia::Eviction::Forbidden,
         }
     }
 }

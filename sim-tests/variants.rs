@@ -196,6 +196,7 @@ impl amnesia::MemoryStore for WithGrace {
     fn policy(&self) -> amnesia::Policy {
         amnesia::Policy {
             recovery_grace_ms: self.grace_ms,
+            eviction: amnesia::Eviction::Forbidden,
             ..self.inner.policy()
         }
     }

@@ -161,6 +161,38 @@ pub struct Policy {
     /// [`RECOVERY_GRACE_MS_MAX`]; a run refuses a store that declares more.
     #[serde(default = "recovery_grace_ms_default")]
     pub recovery_grace_ms: u64,
+    /// What the store's data may suffer from Redis's `maxmemory` eviction: whether a
+    /// message or memory gone because Redis evicted its key breaks a promise.
+    #[serde(default, skip_serializing_if = "Eviction::is_forbidden")]
+    pub eviction: Eviction,
+}
+
+/// Whether a store may lose data to Redis's eviction ([`Policy::eviction`]). A loss is
+/// the eviction's when Redis evicted a key naming the session (or user), tenant and
+/// name as consecutive key segments, after the lost write was invoked and before the read
+/// that missed it completed.
+///
+/// ```
+/// use amnesia::Eviction;
+/// assert_eq!(Eviction::default(), Eviction::Forbidden);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Eviction {
+    /// The store's data must survive memory pressure (it needs `noeviction`, or a
+    /// `volatile-*` policy with its keys persistent): a loss an eviction explains is
+    /// `evicted`, a violation naming the key, the policy and the memory figures.
+    #[default]
+    Forbidden,
+    /// The store is a cache its application rebuilds: a loss an eviction explains is
+    /// noted (`Info::Evicted`), not judged; every other loss still is.
+    Tolerated,
+}
+
+impl Eviction {
+    fn is_forbidden(&self) -> bool {
+        *self == Eviction::Forbidden
+    }
 }
 
 /// The recovery grace the built-in stores declare ([`Policy::recovery_grace_ms`]).
@@ -185,6 +217,7 @@ impl Policy {
     ///     durability: Durability::AsRedis,
     ///     appends_idempotent: true,
     ///     recovery_grace_ms: RECOVERY_GRACE_MS_MAX,
+    ///     eviction: amnesia::Eviction::Forbidden,
     /// };
     /// assert_eq!(policy.validate(), Ok(()));
     /// let patient = Policy { recovery_grace_ms: RECOVERY_GRACE_MS_MAX + 1, ..policy };

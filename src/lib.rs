@@ -95,6 +95,7 @@
 //!             durability: Durability::AsRedis,
 //!             appends_idempotent: true,
 //!             recovery_grace_ms: 0,
+//!             eviction: amnesia::Eviction::Forbidden,
 //!         }
 //!     }
 //! }
@@ -168,7 +169,7 @@ pub use check::{Excused, Info, Subject, Verdict, Violation, ViolationClass};
 pub use clock::Clock;
 pub use connect::Connector;
 pub use contract::{
-    Backend, Context, Durability, MemoryAudit, MemoryStore, PgContext, Policy, StoreContext,
+    Backend, Context, Durability, Eviction, MemoryAudit, MemoryStore, PgContext, Policy, StoreContext,
     StoreError, StoreFactory, StoreInput, SynchronousCommit, TtlPolicy, RECOVERY_GRACE_MS_MAX,
 };
 pub use domain::{

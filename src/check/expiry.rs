@@ -7,6 +7,7 @@
 //! append as possibly applied at the worst moment.
 
 use super::index::{Append, Index};
+use super::keys::names_session;
 use crate::domain::SessionKey;
 
 /// Tolerance on every expiry judgement. Redis expires at millisecond resolution and its
@@ -202,19 +203,4 @@ pub(crate) fn recorded_key_expiries(
         parts.push(format!("{} more keys", latest.len() - SHOWN));
     }
     (!parts.is_empty()).then(|| parts.join(", "))
-}
-
-fn names_session(key: &str, session: &SessionKey) -> bool {
-    // `chat2:{t0}:s1:log` reads `:chat2:t0:s1:log:`: the session is a run of segments.
-    let mut segments = String::with_capacity(key.len() + 2);
-    for c in std::iter::once(':')
-        .chain(key.chars())
-        .chain(std::iter::once(':'))
-    {
-        let c = if matches!(c, '{' | '}' | '/') { ':' } else { c };
-        if !(c == ':' && segments.ends_with(':')) {
-            segments.push(c);
-        }
-    }
-    segments.contains(&format!(":{}:{}:", session.tenant, session.session))
 }

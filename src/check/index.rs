@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::contract::{Policy, TtlPolicy};
 use crate::domain::{Memory, Message, SessionKey, Summary, UserKey};
-use crate::history::{History, KeyExpiry, Op, OpKind, OpValue, Outcome};
+use crate::history::{History, KeyEviction, KeyExpiry, Op, OpKind, OpValue, Outcome};
 
 /// What an append's outcome says about its application.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,6 +209,8 @@ pub(crate) struct Index<'a> {
     pub restarts: Vec<RestartBound>,
     /// The keys Redis expired, in time order: named by explanations, never judged.
     pub expiries: &'a [KeyExpiry],
+    /// The keys Redis evicted, in time order: a loss one explains is `evicted`.
+    pub evictions: &'a [KeyEviction],
 }
 
 /// One restart as the checker weighs it.
@@ -252,6 +254,7 @@ impl<'a> Index<'a> {
             timings: Vec::new(),
             restarts,
             expiries: &history.expiries,
+            evictions: &history.evictions,
         };
         for op in ops {
             idx.add(op);

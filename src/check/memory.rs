@@ -33,6 +33,7 @@
 use super::time::span;
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::eviction::{take_explained, Loss};
 use super::index::{Forget, Index, Recall, Remember};
 use super::{Info, Quiescence, Subject, Verdict, Violation, ViolationClass};
 use crate::domain::UserKey;
@@ -182,7 +183,7 @@ fn check_forgotten_held(idx: &Index<'_>, q: &Quiescence, verdict: &mut Verdict) 
 /// audit's data side can.
 fn check_acked_stored(idx: &Index<'_>, q: &Quiescence, verdict: &mut Verdict) {
     let stored: BTreeSet<&str> = q.memories_stored.iter().map(String::as_str).collect();
-    let mut lost: BTreeMap<&UserKey, (Vec<usize>, Vec<String>)> = BTreeMap::new();
+    let mut lost: BTreeMap<&UserKey, Vec<Loss>> = BTreeMap::new();
     for r in &idx.remembers {
         let id = r.memory.id.as_str();
         if stored.contains(id)
@@ -192,24 +193,39 @@ fn check_acked_stored(idx: &Index<'_>, q: &Quiescence, verdict: &mut Verdict) {
         {
             continue;
         }
-        let (ops, ids) = lost.entry(r.user).or_default();
-        ops.push(r.write.op);
-        if !ids.iter().any(|known| known == id) {
-            ids.push(id.to_string());
+        let losses = lost.entry(r.user).or_default();
+        match losses.iter_mut().find(|l| l.id == id) {
+            Some(loss) => {
+                loss.ops.push(r.write.op);
+                loss.invoke_us = loss.invoke_us.max(r.write.invoke_us);
+            }
+            None => losses.push(Loss {
+                ops: vec![r.write.op],
+                id: id.to_string(),
+                invoke_us: r.write.invoke_us,
+            }),
         }
     }
-    for (user, (ops, ids)) in lost {
-        let text = format!(
-            "at quiescence, acknowledged memories are not stored: [{}]",
-            ids.join(", ")
-        );
+    for (user, losses) in lost {
         let subject = Subject::User(user.clone());
+        let words = |ids: &[String]| {
+            format!(
+                "at quiescence, acknowledged memories are not stored: [{}]",
+                ids.join(", ")
+            )
+        };
+        let losses = take_explained(idx, &subject, losses, u64::MAX, None, words, verdict);
+        if losses.is_empty() {
+            continue;
+        }
+        let ids: Vec<String> = losses.iter().map(|l| l.id.clone()).collect();
+        let ops = losses.iter().flat_map(|l| l.ops.iter().copied()).collect();
         verdict.violations.push(Violation::new(
             ViolationClass::Lost,
             subject,
             ops,
-            ids,
-            text,
+            ids.clone(),
+            words(&ids),
         ));
     }
 }
@@ -294,9 +310,35 @@ fn check_misses(idx: &Index<'_>, recall: &Recall<'_>, by_rank: bool, verdict: &m
     if missed.is_empty() {
         return;
     }
+    let losses = missed.iter().map(|r| Loss {
+        ops: vec![r.write.op],
+        id: r.memory.id.clone(),
+        invoke_us: r.write.invoke_us,
+    });
+    let words = |ids: &[String]| {
+        format!(
+            "recall at {} (k {}) for its exact text did not return {}",
+            span(recall.invoke_us, recall.complete_us),
+            recall.k,
+            ids.join(", ")
+        )
+    };
+    let subject_now = subject();
+    let missed = take_explained(
+        idx,
+        &subject_now,
+        losses.collect(),
+        recall.complete_us,
+        Some(recall.op),
+        words,
+        verdict,
+    );
+    if missed.is_empty() {
+        return;
+    }
     let mut ops = vec![recall.op];
-    ops.extend(missed.iter().map(|r| r.write.op));
-    let ids: Vec<String> = missed.iter().map(|r| r.memory.id.clone()).collect();
+    ops.extend(missed.iter().flat_map(|l| l.ops.iter().copied()));
+    let ids: Vec<String> = missed.iter().map(|l| l.id.clone()).collect();
     let text = format!(
         "recall at {} (k {}) for its exact text did not return {}",
         span(recall.invoke_us, recall.complete_us),
@@ -356,9 +398,39 @@ fn check_short(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
     if missing.is_empty() {
         return;
     }
+    let subject = Subject::User(recall.user.clone());
+    let losses = missing.iter().map(|&(id, op)| Loss {
+        ops: vec![op],
+        id: id.to_string(),
+        invoke_us: remembers_of(idx, id)
+            .find(|r| r.write.op == op)
+            .map_or(0, |r| r.write.invoke_us),
+    });
+    let words = |ids: &[String]| {
+        format!(
+            "recall at {} (k {}) returned {} memories although the user certainly held \
+             more; not returned: {}",
+            span(recall.invoke_us, recall.complete_us),
+            recall.k,
+            recall.memories.len(),
+            ids.join(", ")
+        )
+    };
+    let missing = take_explained(
+        idx,
+        &subject,
+        losses.collect(),
+        recall.complete_us,
+        Some(recall.op),
+        words,
+        verdict,
+    );
+    if missing.is_empty() {
+        return;
+    }
     let mut ops = vec![recall.op];
-    ops.extend(missing.iter().map(|(_, op)| *op));
-    let ids: Vec<String> = missing.iter().map(|(id, _)| id.to_string()).collect();
+    ops.extend(missing.iter().flat_map(|l| l.ops.iter().copied()));
+    let ids: Vec<String> = missing.iter().map(|l| l.id.clone()).collect();
     let text = format!(
         "recall at {} (k {}) returned {} memories although the user certainly held \
          {} more; not returned: {}",
@@ -368,7 +440,6 @@ fn check_short(idx: &Index<'_>, recall: &Recall<'_>, verdict: &mut Verdict) {
         ids.len(),
         ids.join(", ")
     );
-    let subject = Subject::User(recall.user.clone());
     verdict.violations.push(Violation::new(
         ViolationClass::RecallMiss,
         subject,
@@ -497,3 +568,4 @@ fn check_drift(q: &Quiescence, verdict: &mut Verdict) {
         text,
     ));
 }
+

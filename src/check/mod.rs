@@ -9,9 +9,11 @@
 //! into per-session and per-id lookups, `expiry` answers "certainly alive / certainly
 //! expired" questions under a sliding TTL.
 
+mod eviction;
 mod expiry;
 mod index;
 mod integrity;
+mod keys;
 mod liveness;
 mod memory;
 mod order;
@@ -70,6 +72,12 @@ pub enum ViolationClass {
     /// error or a timeout) after its first failure there plus the store's declared
     /// recovery grace: a store that never replaces a broken connection.
     Unavailable,
+    /// `evicted`: what would be `lost` (or `premature-expiry`, or a `recall-miss`) went
+    /// with a key of its session (or user) that Redis evicted under `maxmemory` after the
+    /// write: the store's data did not survive memory pressure although its policy
+    /// forbids that ([`crate::Eviction::Forbidden`]). The explanation names the key, the
+    /// policy and the memory figures.
+    Evicted,
 }
 
 /// What a violation or an info is about, so reports can group by session or user.
@@ -138,6 +146,21 @@ pub enum Info {
         message_ids: Vec<String>,
         /// When the restart that may have lost them happened, in virtual microseconds.
         restart_at_us: u64,
+    },
+    /// Acked data missing because Redis evicted a key of its session (or user) under
+    /// `maxmemory`, for a store that tolerates eviction ([`crate::Eviction::Tolerated`]):
+    /// noted, not a violation.
+    Evicted {
+        /// The session (or user) whose data went missing.
+        subject: Subject,
+        /// The reads that missed it and the writes they missed, sorted.
+        op_indexes: Vec<usize>,
+        /// Ids of the excused messages (or memories), sorted.
+        message_ids: Vec<String>,
+        /// The evicted key, as the history records it.
+        key: String,
+        /// When Redis evicted it, in virtual microseconds.
+        evicted_at_us: u64,
     },
     /// A message whose append reported a definite failure shows up in a read: the store
     /// misclassified an error. No class covers it, so it is treated like an
@@ -295,6 +318,7 @@ impl<'a> CheckInput<'a> {
 ///     durability: Durability::AsRedis,
 ///     appends_idempotent: true,
 ///     recovery_grace_ms: 0,
+///     eviction: amnesia::Eviction::Forbidden,
 /// };
 /// let verdict = amnesia::internal::check::check(&history, &policy);
 /// assert_eq!(verdict.classes(), [ViolationClass::Lost]);

@@ -41,10 +41,12 @@
 
 use std::collections::BTreeMap;
 
+use super::eviction::{first_eviction, report, Explained};
 use super::expiry::{recorded_key_expiries, Expiry};
 use super::index::{Append, Index, Read, WriteStatus};
 use super::time::{at, span};
 use super::{Info, Subject, Verdict, Violation, ViolationClass};
+use crate::history::KeyEviction;
 
 pub(crate) fn check(idx: &Index<'_>, verdict: &mut Verdict) {
     let expiry = Expiry::new(idx);
@@ -277,6 +279,9 @@ struct Missing<'i, 'a> {
     lost: Vec<&'i Append<'a>>,
     first: Option<&'i Append<'a>>,
     expected: BTreeMap<u64, Vec<&'i Append<'a>>>,
+    /// Per eviction that explains them (the first of the session's keys after each was
+    /// invoked), in the order first met.
+    evicted: Vec<(&'a KeyEviction, Vec<&'i Append<'a>>)>,
 }
 
 /// Judges the acked messages missing from `read`, newest first (`appends`: the session's
@@ -325,6 +330,7 @@ fn check_missing<'i, 'a>(
         }
     }
     report_expected(read, &missing, verdict);
+    report_evicted(idx, read, &missing, verdict);
     report_first(read, &missing, verdict);
     if missing.lost.is_empty() {
         return;
@@ -363,6 +369,18 @@ fn classify_missing<'i, 'a>(
     if !expiry.certainly_alive_through(idx, m, read.complete_us) {
         return;
     }
+    let subject = subject(read);
+    if let Some(eviction) = first_eviction(idx, &subject, m.write.invoke_us, read.complete_us) {
+        match missing
+            .evicted
+            .iter_mut()
+            .find(|(e, _)| std::ptr::eq(*e, eviction))
+        {
+            Some((_, appends)) => appends.push(m),
+            None => missing.evicted.push((eviction, vec![m])),
+        }
+        return;
+    }
     if is_first {
         missing.first = Some(m);
     } else {
@@ -388,6 +406,26 @@ fn report_expected(read: &Read<'_>, missing: &Missing<'_, '_>, verdict: &mut Ver
             message_ids,
             restart_at_us,
         });
+    }
+}
+
+fn report_evicted(idx: &Index<'_>, read: &Read<'_>, missing: &Missing<'_, '_>, verdict: &mut Verdict) {
+    for (eviction, appends) in &missing.evicted {
+        let (op_indexes, message_ids) = ops_and_ids(read, appends);
+        let missing = format!(
+            "read at {} (limit {}) is missing {}",
+            span(read.invoke_us, read.complete_us),
+            read.limit,
+            message_ids.join(", ")
+        );
+        let explained = Explained {
+            eviction,
+            subject: subject(read),
+            op_indexes,
+            message_ids,
+            missing,
+        };
+        report(idx, explained, verdict);
     }
 }
 

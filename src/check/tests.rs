@@ -45,6 +45,7 @@ fn plain() -> Policy {
         durability: Durability::AsRedis,
         appends_idempotent: true,
         recovery_grace_ms: 0,
+        eviction: crate::contract::Eviction::Forbidden,
     }
 }
 
@@ -549,6 +550,7 @@ fn not_idempotent() -> Policy {
     Policy {
         appends_idempotent: false,
         recovery_grace_ms: 0,
+        eviction: crate::contract::Eviction::Forbidden,
         ..plain()
     }
 }
@@ -1215,6 +1217,7 @@ fn recovery_verdict(h: &History, grace_ms: u64) -> Verdict {
     };
     let policy = Policy {
         recovery_grace_ms: grace_ms,
+        eviction: crate::contract::Eviction::Forbidden,
         ..plain()
     };
     let input = CheckInput {
@@ -1979,4 +1982,74 @@ fn explanations_name_the_keys_redis_expired() {
          chat:v1:t1:s1:messages expired at 2.500 s"
     );
     assert!(!without.violations[0].explanation.contains("expired at"));
+}
+
+fn eviction_at(at_us: u64, key: &str) -> crate::history::KeyEviction {
+    crate::history::KeyEviction {
+        at_us,
+        key: key.into(),
+        policy: "allkeys-lru".into(),
+        used_memory_bytes: 1_203_456,
+        maxmemory_bytes: 1_200_000,
+    }
+}
+
+/// A message gone with its session's evicted key is `evicted` for a store that forbids
+/// eviction, with the key, the policy and the figures; for one that tolerates it, a note.
+#[test]
+fn a_loss_an_eviction_explains_is_evicted_unless_tolerated() {
+    let mut history = History::new();
+    history.push_acked_append(0, &sk("s1"), msg("m1", 0), 0, MS);
+    history.push_context(1, &sk("s1"), 10, 8_923 * MS, 8_927 * MS, vec![]);
+    history.evictions.push(eviction_at(2_500 * MS, "chat:v1:t1:s1:messages"));
+    let verdict = check(&history, &plain());
+    assert_eq!(verdict.classes(), [ViolationClass::Evicted]);
+    assert_eq!(
+        verdict.violations[0].explanation,
+        "read at 8.923..8.927 s (limit 10) is missing m1: Redis evicted key \
+         chat:v1:t1:s1:messages at 2.500 s under allkeys-lru (used_memory 1203456 > \
+         maxmemory 1200000), and the store's policy forbids eviction (Eviction::Forbidden)"
+    );
+    let tolerant = Policy {
+        eviction: crate::contract::Eviction::Tolerated,
+        ..plain()
+    };
+    let verdict = check(&history, &tolerant);
+    assert!(verdict.is_pass(), "{verdict:?}");
+    assert!(matches!(
+        &verdict.info[..],
+        [Info::Evicted { key, message_ids, .. }] if key == "chat:v1:t1:s1:messages" && message_ids == &["m1"]
+    ));
+}
+
+/// An eviction explains only what was written before it, of the same session: a key
+/// evicted before the append, or another session's, leaves the loss `lost`.
+#[test]
+fn an_eviction_before_the_write_or_of_another_session_explains_nothing() {
+    let mut history = History::new();
+    history.push_acked_append(0, &sk("s1"), msg("m1", 0), 3_000 * MS, 3_001 * MS);
+    history.push_context(1, &sk("s1"), 10, 8_923 * MS, 8_927 * MS, vec![]);
+    history.evictions.push(eviction_at(2_500 * MS, "chat:v1:t1:s1:messages"));
+    history.evictions.push(eviction_at(4_000 * MS, "chat:v1:t1:s11:messages"));
+    let tolerant = Policy {
+        eviction: crate::contract::Eviction::Tolerated,
+        ..plain()
+    };
+    assert_eq!(check(&history, &tolerant).classes(), [ViolationClass::Lost]);
+    assert_eq!(check(&history, &plain()).classes(), [ViolationClass::Lost]);
+}
+
+/// A memory gone at quiescence with its user's evicted key is `evicted`.
+#[test]
+fn a_memory_gone_with_an_evicted_key_is_evicted() {
+    let u = user("a");
+    let mut h = History::new();
+    h.push_remember(1, &u, mem("k1", "likes tea"), 0, Some(10 * MS), acked());
+    h.evictions.push(eviction_at(500 * MS, "mem:t1:a:index"));
+    let input = CheckInput {
+        quiescence: Some(&Quiescence::default()),
+        ..CheckInput::new(&h, plain())
+    };
+    let verdict = check_input(&input);
+    assert_eq!(verdict.classes(), [ViolationClass::Evicted]);
 }

@@ -100,6 +100,7 @@ pub fn verdict_text(verdict: &Verdict) -> String {
 fn info_lines(verdict: &Verdict) -> Vec<String> {
     use std::collections::{BTreeMap, BTreeSet};
     let mut losses: BTreeMap<(String, u64), (usize, BTreeSet<&str>)> = BTreeMap::new();
+    let mut evicted: BTreeMap<(String, u64, &str), (usize, BTreeSet<&str>)> = BTreeMap::new();
     let mut lines = Vec::new();
     for info in &verdict.info {
         match info {
@@ -115,6 +116,19 @@ fn info_lines(verdict: &Verdict) -> Vec<String> {
                 entry.0 += 1;
                 entry.1.extend(message_ids.iter().map(String::as_str));
             }
+            Info::Evicted {
+                subject,
+                message_ids,
+                key,
+                evicted_at_us,
+                ..
+            } => {
+                let entry = evicted
+                    .entry((subject_text(subject), *evicted_at_us, key.as_str()))
+                    .or_default();
+                entry.0 += 1;
+                entry.1.extend(message_ids.iter().map(String::as_str));
+            }
             Info::FailedAppendVisible {
                 session,
                 message_id,
@@ -125,6 +139,14 @@ fn info_lines(verdict: &Verdict) -> Vec<String> {
                 ));
             }
         }
+    }
+    for ((subject, evicted_at_us, key), (reads, ids)) in evicted {
+        let ids: Vec<&str> = ids.into_iter().collect();
+        lines.push(format!(
+            "  info: evicted on {subject} with key {key} at {}, tolerated ({reads} reads): {}",
+            crate::check::time::at(evicted_at_us),
+            ids.join(" ")
+        ));
     }
     for ((subject, restart_at_us), (reads, ids)) in losses {
         let ids: Vec<&str> = ids.into_iter().collect();

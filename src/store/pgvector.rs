@@ -612,6 +612,7 @@ impl MemoryStore for PgVectorStore {
             durability: Durability::Postgres(SynchronousCommit::On),
             appends_idempotent: true,
             recovery_grace_ms: crate::contract::RECOVERY_GRACE_MS_DEFAULT,
+            eviction: crate::contract::Eviction::Forbidden,
         }
     }
 }

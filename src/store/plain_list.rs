@@ -49,6 +49,7 @@ impl PlainListStore {
             durability: crate::contract::Durability::AsRedis,
             appends_idempotent: false,
             recovery_grace_ms: crate::contract::RECOVERY_GRACE_MS_DEFAULT,
+            eviction: crate::contract::Eviction::Forbidden,
         }
     }
 }

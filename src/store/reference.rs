@@ -489,6 +489,7 @@ impl MemoryStore for RedisChatStore {
             durability: Durability::AsRedis,
             appends_idempotent: true,
             recovery_grace_ms: crate::contract::RECOVERY_GRACE_MS_DEFAULT,
+            eviction: crate::contract::Eviction::Forbidden,
         }
     }
 }

@@ -44,6 +44,7 @@ impl MemoryStore for Unserved {
             durability: Durability::Volatile,
             appends_idempotent: true,
             recovery_grace_ms: crate::contract::RECOVERY_GRACE_MS_DEFAULT,
+            eviction: crate::contract::Eviction::Forbidden,
         }
     }
 }

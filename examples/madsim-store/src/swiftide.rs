@@ -181,6 +181,7 @@ impl MemoryStore for SwiftideHistory {
             durability: Durability::AsRedis,
             appends_idempotent: false,
             recovery_grace_ms: 1_000,
+            eviction: amnesia::Eviction::Forbidden,
         }
     }
 }

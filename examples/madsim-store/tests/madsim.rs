@@ -154,6 +154,7 @@ impl<L: Log> MemoryStore for Adapter<L> {
             durability: Durability::AsRedis,
             appends_idempotent: true,
             recovery_grace_ms: 1_000,
+            eviction: amnesia::Eviction::Forbidden,
         }
     }
 }

@@ -358,6 +358,7 @@ impl<D: MemoryDb> MemoryStore for Adapter<D> {
             appends_idempotent: true,
             // A failed call costs the next one a pool acquire or a reconnect.
             recovery_grace_ms: 1_000,
+            eviction: amnesia::Eviction::Forbidden,
         }
     }
 }

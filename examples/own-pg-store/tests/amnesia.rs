@@ -185,6 +185,7 @@ impl MemoryStore for Adapter {
             appends_idempotent: true,
             // A broken connection is replaced on the next call.
             recovery_grace_ms: 0,
+            eviction: amnesia::Eviction::Forbidden,
         }
     }
 }

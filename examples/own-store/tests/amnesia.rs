@@ -143,6 +143,7 @@ impl MemoryStore for Adapter {
             durability: Durability::AsRedis,
             appends_idempotent: true,
             recovery_grace_ms: 0,
+            eviction: amnesia::Eviction::Forbidden,
         }
     }
 }

@@ -208,6 +208,7 @@ pub(crate) fn reference_policy(config: &ChatStoreConfig) -> Policy {
         durability: Durability::AsRedis,
         appends_idempotent: true,
         recovery_grace_ms: crate::contract::RECOVERY_GRACE_MS_DEFAULT,
+        eviction: crate::contract::Eviction::Forbidden,
     }
 }
 
