@@ -164,15 +164,15 @@ fn retries_follow_the_declared_idempotency() {
     println!("retries after a failure: {after_failure}; racing: {racing}");
 }
 
-/// A built-in store whose declared recovery grace is `grace_ms`: its commands unchanged
-/// (those the cached-connection stores offer), its promise to recover later.
-struct WithGrace {
+/// A built-in store that declares another policy: every call forwarded, its promise
+/// changed by `change` (a later recovery, a tolerance of eviction).
+struct Redeclared {
     inner: std::sync::Arc<dyn amnesia::MemoryStore>,
-    grace_ms: u64,
+    policy: amnesia::Policy,
 }
 
 #[async_trait::async_trait]
-impl amnesia::MemoryStore for WithGrace {
+impl amnesia::MemoryStore for Redeclared {
     async fn append(
         &self,
         session: &amnesia::SessionKey,
@@ -189,26 +189,91 @@ impl amnesia::MemoryStore for WithGrace {
         self.inner.context(session, limit).await
     }
 
+    async fn summarized_context(
+        &self,
+        session: &amnesia::SessionKey,
+        limit: usize,
+    ) -> Result<amnesia::Context, amnesia::StoreError> {
+        self.inner.summarized_context(session, limit).await
+    }
+
     async fn clear(&self, session: &amnesia::SessionKey) -> Result<(), amnesia::StoreError> {
         self.inner.clear(session).await
     }
 
-    fn policy(&self) -> amnesia::Policy {
-        amnesia::Policy {
-            recovery_grace_ms: self.grace_ms,
-            eviction: amnesia::Eviction::Forbidden,
-            ..self.inner.policy()
-        }
+    async fn delete(
+        &self,
+        session: &amnesia::SessionKey,
+        id: &str,
+    ) -> Result<(), amnesia::StoreError> {
+        self.inner.delete(session, id).await
     }
+
+    async fn remember(
+        &self,
+        user: &amnesia::UserKey,
+        memory: &amnesia::Memory,
+    ) -> Result<(), amnesia::StoreError> {
+        self.inner.remember(user, memory).await
+    }
+
+    async fn recall(
+        &self,
+        user: &amnesia::UserKey,
+        query: &str,
+        k: usize,
+    ) -> Result<Vec<amnesia::Memory>, amnesia::StoreError> {
+        self.inner.recall(user, query, k).await
+    }
+
+    async fn update_memory(
+        &self,
+        user: &amnesia::UserKey,
+        memory: &amnesia::Memory,
+    ) -> Result<(), amnesia::StoreError> {
+        self.inner.update_memory(user, memory).await
+    }
+
+    async fn forget(&self, user: &amnesia::UserKey, id: &str) -> Result<(), amnesia::StoreError> {
+        self.inner.forget(user, id).await
+    }
+
+    async fn audit_memories(
+        &self,
+        user: &amnesia::UserKey,
+    ) -> Result<amnesia::MemoryAudit, amnesia::StoreError> {
+        self.inner.audit_memories(user).await
+    }
+
+    async fn migrate(&self) -> Result<Option<String>, amnesia::StoreError> {
+        self.inner.migrate().await
+    }
+
+    fn policy(&self) -> amnesia::Policy {
+        self.policy
+    }
+}
+
+/// `name` declaring the policy `change` makes of its own, under the name `label`.
+fn redeclared(
+    name: &str,
+    label: String,
+    change: impl Fn(amnesia::Policy) -> amnesia::Policy + std::marker::Send + Sync + 'static,
+) -> Store {
+    let factory = Store::named(name).expect("a known store").factory().clone();
+    Store::new(label, move |context| {
+        let inner = factory(context);
+        let policy = change(inner.policy());
+        Redeclared { inner, policy }
+    })
 }
 
 /// `name` declaring a recovery grace of `grace_ms`.
 fn with_grace(name: &str, grace_ms: u64) -> Store {
-    let factory = Store::named(name).expect("a known store").factory().clone();
-    Store::new(format!("{name}+grace{grace_ms}"), move |context| {
-        WithGrace {
-            inner: factory(context),
-            grace_ms,
+    redeclared(name, format!("{name}+grace{grace_ms}"), move |policy| {
+        amnesia::Policy {
+            recovery_grace_ms: grace_ms,
+            ..policy
         }
     })
 }
@@ -247,4 +312,127 @@ fn a_connection_per_session_is_judged_per_conversation_at_any_grace() {
 fn a_grace_above_the_largest_is_refused() {
     let store = with_grace("session-connection", amnesia::RECOVERY_GRACE_MS_MAX + 1);
     run_seed(0, &ScenarioConfig::standard(), &store, EngineKind::Event);
+}
+
+/// Seeds of `scenario` run with `store`: each with its report.
+fn reports(
+    store: &Store,
+    scenario: &ScenarioConfig,
+    seeds: std::ops::Range<u64>,
+) -> Vec<(u64, RunReport)> {
+    seeds
+        .map(|seed| (seed, run_seed(seed, scenario, store, EngineKind::Event)))
+        .collect()
+}
+
+/// The pressure scenario with one policy.
+fn pressure(policy: amnesia::EvictionPolicy) -> ScenarioConfig {
+    ScenarioConfig {
+        maxmemory_policy: Some(policy),
+        ..ScenarioConfig::pressure()
+    }
+}
+
+/// Under `noeviction` a full Redis refuses the store's writes with `-OOM` while the
+/// neighbour's cache fills it: the reference store reports them failed and passes.
+#[test]
+fn under_noeviction_a_full_redis_refuses_writes_and_the_reference_store_passes() {
+    let reference = Store::named("reference").unwrap();
+    let runs = reports(
+        &reference,
+        &pressure(amnesia::EvictionPolicy::Noeviction),
+        0..60,
+    );
+    let mut refused = 0;
+    for (seed, report) in &runs {
+        assert!(
+            report.verdict.is_pass(),
+            "seed {seed}: {:?}",
+            report.verdict
+        );
+        refused += report
+            .history
+            .ops
+            .iter()
+            .filter(|op| matches!(&op.outcome, Outcome::Fail(e) if e.contains("OOM")))
+            .count();
+    }
+    assert!(refused > 0, "no write refused for memory in 60 seeds");
+    println!("noeviction: {refused} writes refused with -OOM in 60 seeds");
+}
+
+/// Under the evicting policies the reference store (which forbids eviction) loses
+/// sessions and memories to it: `evicted`, never another class, each naming its key and
+/// policy; the same store declaring `Eviction::Tolerated` passes with the losses noted.
+#[test]
+fn eviction_is_judged_evicted_and_a_tolerant_store_passes_with_the_losses_noted() {
+    let reference = Store::named("reference").unwrap();
+    let tolerant = redeclared("reference", "reference+tolerant".into(), |policy| {
+        amnesia::Policy {
+            eviction: amnesia::Eviction::Tolerated,
+            ..policy
+        }
+    });
+    let (mut evicted, mut noted) = (0, 0);
+    // allkeys-lru alone, then a policy drawn per seed from all eight.
+    let scenarios = [
+        pressure(amnesia::EvictionPolicy::AllkeysLru),
+        ScenarioConfig::pressure(),
+    ];
+    for (scenario, seed) in scenarios
+        .iter()
+        .flat_map(|s| (0..30).map(move |seed| (s, seed)))
+    {
+        let report = run_seed(seed, scenario, &reference, EngineKind::Event);
+        for violation in &report.verdict.violations {
+            assert_eq!(
+                violation.class,
+                ViolationClass::Evicted,
+                "seed {seed}: {violation:?}"
+            );
+            assert!(
+                violation.explanation.contains("Redis evicted key"),
+                "{violation:?}"
+            );
+            evicted += 1;
+        }
+        let report = run_seed(seed, scenario, &tolerant, EngineKind::Event);
+        assert!(
+            report.verdict.is_pass(),
+            "seed {seed}: {:?}",
+            report.verdict
+        );
+        noted += report
+            .verdict
+            .info
+            .iter()
+            .filter(|info| matches!(info, amnesia::Info::Evicted { .. }))
+            .count();
+    }
+    assert!(evicted > 0 && noted > 0, "evicted {evicted}, noted {noted}");
+    println!("pressure: {evicted} evicted violations, {noted} tolerated notes in 60 seeds");
+}
+
+/// A store that pipelines its writes and ignores the replies' errors acknowledges
+/// appends a full Redis refused: `lost`, with no other fault in the plan.
+#[test]
+fn a_pipeline_that_ignores_oom_replies_is_caught_as_lost() {
+    let scenario = ScenarioConfig {
+        swarm: false,
+        ..pressure(amnesia::EvictionPolicy::Noeviction)
+    };
+    let reference = Store::named("reference").unwrap();
+    let pipeline = Store::named("pipeline-partial").unwrap();
+    let caught = (0..100).find(|&seed| {
+        let report = run_seed(seed, &scenario, &pipeline, EngineKind::Event);
+        report.verdict.classes().contains(&ViolationClass::Lost)
+    });
+    let seed = caught.expect("pipeline-partial not caught as lost in 0..100");
+    let report = run_seed(seed, &scenario, &reference, EngineKind::Event);
+    assert!(
+        report.verdict.is_pass(),
+        "reference at seed {seed}: {:?}",
+        report.verdict
+    );
+    println!("pipeline-partial under noeviction, no faults: lost at seed {seed}");
 }

@@ -253,3 +253,16 @@ impl Backend {
         .find(|backend| backend.name() == name)
     }
 }
+
+/// Escape the key separator so `a:b`/`c` and `a`/`b:c` never share a key (the
+/// `prefix-collision` bug): use it on every tenant and session id put into a key.
+///
+/// ```
+/// assert_ne!(
+///     format!("chat:{}:{}", amnesia::escape_key_part("a:b"), amnesia::escape_key_part("c")),
+///     format!("chat:{}:{}", amnesia::escape_key_part("a"), amnesia::escape_key_part("b:c")),
+/// );
+/// ```
+pub fn escape_key_part(part: &str) -> String {
+    part.replace('%', "%25").replace(':', "%3A")
+}

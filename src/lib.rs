@@ -169,19 +169,21 @@ pub use check::{Excused, Info, Subject, Verdict, Violation, ViolationClass};
 pub use clock::Clock;
 pub use connect::Connector;
 pub use contract::{
-    Backend, Context, Durability, Eviction, MemoryAudit, MemoryStore, PgContext, Policy, StoreContext,
-    StoreError, StoreFactory, StoreInput, SynchronousCommit, TtlPolicy, RECOVERY_GRACE_MS_MAX,
+    Backend, Context, Durability, Eviction, MemoryAudit, MemoryStore, PgContext, Policy,
+    StoreContext, StoreError, StoreFactory, StoreInput, SynchronousCommit, TtlPolicy,
+    RECOVERY_GRACE_MS_MAX,
 };
 pub use domain::{
-    IndexedEmbedding, Memory, Message, Persistence, Role, SessionKey, Summary, UserKey,
+    escape_key_part, IndexedEmbedding, Memory, Message, Persistence, Role, SessionKey, Summary,
+    UserKey,
 };
-pub use plan::{Plan, PlanError, Retries, ScenarioConfig};
+pub use plan::{EvictionPolicy, Neighbour, Plan, PlanError, Pressure, Retries, ScenarioConfig};
 pub use postgres::PgConnector;
 #[cfg(feature = "pg")]
 pub use postgres::{PgClient, PgFuture};
 pub use runner::shrink::{ShrinkError, Shrunk};
 pub use runner::{EngineKind, LogFilter, RunReport, SeedRange, Snapshot, SweepReport};
-pub use store::{decode_message, encode_message, escape_key_part, ChatStoreConfig, RedisChatStore};
+pub use store::{decode_message, encode_message, ChatStoreConfig, RedisChatStore};
 pub use trace::{Trace, TraceEvent};
 
 /// Buggify points for your own store's code, after FoundationDB's `BUGGIFY`: the ones

@@ -114,7 +114,10 @@ pub(crate) fn take_explained(
     for loss in losses {
         match first_eviction(idx, subject, loss.invoke_us, to_us) {
             None => unexplained.push(loss),
-            Some(eviction) => match explained.iter_mut().find(|(e, _)| std::ptr::eq(*e, eviction)) {
+            Some(eviction) => match explained
+                .iter_mut()
+                .find(|(e, _)| std::ptr::eq(*e, eviction))
+            {
                 Some((_, group)) => group.push(loss),
                 None => explained.push((eviction, vec![loss])),
             },

@@ -2,11 +2,19 @@
 //! about keys (expiries, evictions) are matched to the subjects the checker judges by
 //! the key's segments, since a store names its keys as it likes.
 
-use crate::domain::{SessionKey, UserKey};
+use crate::domain::{escape_key_part, SessionKey, UserKey};
 
 /// True when `key`'s segments (split at `:`, `/` and hash-tag braces) hold `tenant` and
-/// `name` in a row: `chat2:{t0}:s1:log` reads `:chat2:t0:s1:log:`.
+/// `name` in a row, as they are or escaped ([`crate::escape_key_part`]):
+/// `chat2:{t0}:s1:log` reads `:chat2:t0:s1:log:`.
 pub(crate) fn names(key: &str, tenant: &str, name: &str) -> bool {
+    let segments = segments(key);
+    let escaped = || format!(":{}:{}:", escape_key_part(tenant), escape_key_part(name));
+    segments.contains(&format!(":{tenant}:{name}:")) || segments.contains(&escaped())
+}
+
+/// `key` with its separators made `:`, between `:`s.
+fn segments(key: &str) -> String {
     let mut segments = String::with_capacity(key.len() + 2);
     for c in std::iter::once(':')
         .chain(key.chars())
@@ -17,7 +25,7 @@ pub(crate) fn names(key: &str, tenant: &str, name: &str) -> bool {
             segments.push(c);
         }
     }
-    segments.contains(&format!(":{tenant}:{name}:"))
+    segments
 }
 
 /// [`names`] for a session's keys.
@@ -41,5 +49,7 @@ mod tests {
         assert!(!names("chat:t0:s10", "t0", "s1"));
         assert!(!names("chat:t0:x:s1", "t0", "s1"));
         assert!(!names("chat:t10:s1", "t0", "s1"));
+        assert!(names("chat:v1:t3:s1%3As1:head", "t3", "s1:s1"));
+        assert!(!names("chat:v1:t3:s1%3As1:head", "t3", "s1"));
     }
 }

@@ -47,7 +47,7 @@ pub(crate) fn check(idx: &Index<'_>, input: &super::CheckInput<'_>, verdict: &mu
         check_superseded(idx, recall, verdict);
     }
     if let Some(q) = quiescence {
-        check_drift(q, verdict);
+        check_drift(idx, q, verdict);
         check_embeddings(idx, q, verdict);
         check_forgotten_held(idx, q, verdict);
         check_acked_stored(idx, q, verdict);
@@ -531,7 +531,41 @@ fn check_embeddings(idx: &Index<'_>, q: &Quiescence, verdict: &mut Verdict) {
     ));
 }
 
-fn check_drift(q: &Quiescence, verdict: &mut Verdict) {
+/// The drifting ids no eviction of their user's keys explains (one after the memory's
+/// last write); those one explains are reported by it.
+fn unexplained_drift(idx: &Index<'_>, ids: Vec<&str>, verdict: &mut Verdict) -> Vec<String> {
+    let mut unexplained = Vec::new();
+    let mut by_user: BTreeMap<&UserKey, Vec<Loss>> = BTreeMap::new();
+    for id in ids {
+        let Some(user) = remembers_of(idx, id).map(|r| r.user).next() else {
+            unexplained.push(id.to_string());
+            continue;
+        };
+        by_user.entry(user).or_default().push(Loss {
+            ops: remembers_of(idx, id).map(|r| r.write.op).collect(),
+            id: id.to_string(),
+            invoke_us: remembers_of(idx, id)
+                .map(|r| r.write.invoke_us)
+                .max()
+                .unwrap_or(0),
+        });
+    }
+    for (user, losses) in by_user {
+        let words = |ids: &[String]| {
+            format!(
+                "at quiescence, the memory data and index disagree on [{}]",
+                ids.join(", ")
+            )
+        };
+        let subject = Subject::User(user.clone());
+        let left = take_explained(idx, &subject, losses, u64::MAX, None, words, verdict);
+        unexplained.extend(left.into_iter().map(|l| l.id));
+    }
+    unexplained.sort_unstable();
+    unexplained
+}
+
+fn check_drift(idx: &Index<'_>, q: &Quiescence, verdict: &mut Verdict) {
     let stored: BTreeSet<&str> = q.memories_stored.iter().map(String::as_str).collect();
     let indexed: BTreeSet<&str> = q.memories_indexed.iter().map(String::as_str).collect();
     let unindexed: Vec<&str> = stored.difference(&indexed).copied().collect();
@@ -539,11 +573,12 @@ fn check_drift(q: &Quiescence, verdict: &mut Verdict) {
     if unindexed.is_empty() && dangling.is_empty() {
         return;
     }
-    let ids = unindexed
-        .iter()
-        .chain(&dangling)
-        .map(|s| s.to_string())
-        .collect();
+    let unindexed = unexplained_drift(idx, unindexed, verdict);
+    let dangling = unexplained_drift(idx, dangling, verdict);
+    if unindexed.is_empty() && dangling.is_empty() {
+        return;
+    }
+    let ids = unindexed.iter().chain(&dangling).cloned().collect();
     let mut text = format!(
         "at quiescence, stored but not indexed: [{}]; indexed but not stored: [{}]",
         unindexed.join(", "),
@@ -552,7 +587,8 @@ fn check_drift(q: &Quiescence, verdict: &mut Verdict) {
     if let Some(exact) = &q.memories_exact {
         let (lost, stale): (Vec<&str>, Vec<&str>) = unindexed
             .iter()
-            .partition(|id| exact.iter().any(|e| e == *id));
+            .map(String::as_str)
+            .partition(|id| exact.iter().any(|e| e == id));
         text.push_str(&format!(
             "; an exact search finds [{}] by their own text (the index lost them), not [{}] \
              (their embedding is not their text's)",
@@ -568,4 +604,3 @@ fn check_drift(q: &Quiescence, verdict: &mut Verdict) {
         text,
     ));
 }
-

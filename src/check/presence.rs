@@ -409,7 +409,12 @@ fn report_expected(read: &Read<'_>, missing: &Missing<'_, '_>, verdict: &mut Ver
     }
 }
 
-fn report_evicted(idx: &Index<'_>, read: &Read<'_>, missing: &Missing<'_, '_>, verdict: &mut Verdict) {
+fn report_evicted(
+    idx: &Index<'_>,
+    read: &Read<'_>,
+    missing: &Missing<'_, '_>,
+    verdict: &mut Verdict,
+) {
     for (eviction, appends) in &missing.evicted {
         let (op_indexes, message_ids) = ops_and_ids(read, appends);
         let missing = format!(

@@ -550,7 +550,6 @@ fn not_idempotent() -> Policy {
     Policy {
         appends_idempotent: false,
         recovery_grace_ms: 0,
-        eviction: crate::contract::Eviction::Forbidden,
         ..plain()
     }
 }
@@ -1217,7 +1216,6 @@ fn recovery_verdict(h: &History, grace_ms: u64) -> Verdict {
     };
     let policy = Policy {
         recovery_grace_ms: grace_ms,
-        eviction: crate::contract::Eviction::Forbidden,
         ..plain()
     };
     let input = CheckInput {
@@ -2001,7 +1999,9 @@ fn a_loss_an_eviction_explains_is_evicted_unless_tolerated() {
     let mut history = History::new();
     history.push_acked_append(0, &sk("s1"), msg("m1", 0), 0, MS);
     history.push_context(1, &sk("s1"), 10, 8_923 * MS, 8_927 * MS, vec![]);
-    history.evictions.push(eviction_at(2_500 * MS, "chat:v1:t1:s1:messages"));
+    history
+        .evictions
+        .push(eviction_at(2_500 * MS, "chat:v1:t1:s1:messages"));
     let verdict = check(&history, &plain());
     assert_eq!(verdict.classes(), [ViolationClass::Evicted]);
     assert_eq!(
@@ -2029,8 +2029,12 @@ fn an_eviction_before_the_write_or_of_another_session_explains_nothing() {
     let mut history = History::new();
     history.push_acked_append(0, &sk("s1"), msg("m1", 0), 3_000 * MS, 3_001 * MS);
     history.push_context(1, &sk("s1"), 10, 8_923 * MS, 8_927 * MS, vec![]);
-    history.evictions.push(eviction_at(2_500 * MS, "chat:v1:t1:s1:messages"));
-    history.evictions.push(eviction_at(4_000 * MS, "chat:v1:t1:s11:messages"));
+    history
+        .evictions
+        .push(eviction_at(2_500 * MS, "chat:v1:t1:s1:messages"));
+    history
+        .evictions
+        .push(eviction_at(4_000 * MS, "chat:v1:t1:s11:messages"));
     let tolerant = Policy {
         eviction: crate::contract::Eviction::Tolerated,
         ..plain()

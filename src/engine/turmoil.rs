@@ -321,6 +321,15 @@ impl ServerNode for TurmoilNode {
     fn withdraw_error(&self) -> bool {
         self.model.withdraw_error()
     }
+
+    fn neighbour_set(
+        &self,
+        key: &str,
+        value_bytes: usize,
+        ttl_ms: Option<u64>,
+    ) -> crate::world::node::NeighbourWrite {
+        self.model.neighbour_set(key, value_bytes, ttl_ms)
+    }
 }
 
 /// Dials Redis over turmoil's TCP from one client process; refuses once that process has

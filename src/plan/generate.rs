@@ -68,6 +68,7 @@ impl Plan {
             deploy_at_ms,
             migration_reset_ms,
             persistence,
+            pressure: super::pressure::generate(seed, scenario),
             tcp,
             backend: crate::domain::Backend::Redis,
             corpus,

@@ -12,6 +12,7 @@ mod file;
 mod generate;
 pub(crate) mod memory;
 mod overlap;
+mod pressure;
 mod prng;
 pub mod scenario;
 mod tcp;
@@ -32,6 +33,7 @@ pub use faults::{
 pub use file::PlanError;
 pub use generate::MIGRATION_RESET_MS_MAX;
 pub use overlap::{OVERLAP_SEEDS_PPM, OVERLAP_TURN_PPM, RETRY_AFTER_MS_MAX, RETRY_TURN_PPM};
+pub use pressure::{EvictionPolicy, Neighbour, Pressure, NEIGHBOUR_KEY_PREFIX};
 pub use scenario::{Retries, ScenarioConfig};
 pub use tcp::{Retransmission, TCP_MS_MAX, USER_TIMEOUT_SEEDS_PPM};
 pub use twins::{TwinForm, TWIN_NAMES_PPM};
@@ -84,6 +86,10 @@ pub struct Plan {
     /// The servers the run has (the store's backend); left out of a Redis plan's JSON.
     #[serde(default, skip_serializing_if = "is_redis")]
     pub backend: crate::domain::Backend,
+    /// Redis under memory pressure (`maxmemory`, a policy, a noisy neighbour); `None`
+    /// (left out of the JSON): no limit, as every scenario but a pressure one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure: Option<Pressure>,
     /// Each user's history corpus, remembered before the first turn; left out of a
     /// plan's JSON when empty (every scenario but a corpus one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -199,7 +205,12 @@ impl Plan {
              traffic: {traffic}\n\
              busy {duration_ms} ms, quiet {quiet_ms} ms, session ttl {ttl_ms} ms, {durability}\n\
              {tcp}\n\
-             faults {fault_count}{faults}",
+             faults {fault_count}{faults}{pressure}",
+            pressure = self
+                .pressure
+                .as_ref()
+                .map(|p| format!("\nmemory pressure: {}", p.describe()))
+                .unwrap_or_default(),
             tcp = self.tcp.describe(),
             traffic = self.traffic(),
             version = self.version,

@@ -35,6 +35,8 @@ pub(crate) enum Stream {
     Edits,
     /// A corpus scenario's preloaded memories, their recalls and revisions.
     Corpus,
+    /// Memory pressure: `maxmemory`, the policy, the noisy neighbour.
+    Pressure,
 }
 
 impl Stream {
@@ -52,6 +54,7 @@ impl Stream {
             Stream::Overlap => 9,
             Stream::Edits => 10,
             Stream::Corpus => 11,
+            Stream::Pressure => 12,
         }
     }
 }

@@ -119,6 +119,18 @@ pub struct ScenarioConfig {
     /// (and left out of a saved plan, so plans written before it load alike).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub corpus_memories_max: u32,
+    /// Every seed runs Redis under memory pressure ([`crate::Pressure`]): `maxmemory`,
+    /// a policy, and another tenant's cache filling the instance. Left out of a saved
+    /// plan when off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pressure: bool,
+    /// The pressure's `maxmemory-policy`; `None`: drawn per seed from all eight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maxmemory_policy: Option<crate::EvictionPolicy>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Memories a corpus scenario may preload per user.
@@ -215,6 +227,8 @@ impl ScenarioConfig {
             retries: Retries::Auto,
             corpus_memories_min: 0,
             corpus_memories_max: 0,
+            pressure: false,
+            maxmemory_policy: None,
         }
     }
 
@@ -247,8 +261,9 @@ impl ScenarioConfig {
     }
 
     /// The scenarios the `amnesia` binary knows by name (`--scenario NAME`).
-    pub const NAMES: &'static [&'static str] =
-        &["standard", "smoke", "replay", "migrate", "corpus"];
+    pub const NAMES: &'static [&'static str] = &[
+        "standard", "smoke", "replay", "migrate", "corpus", "pressure",
+    ];
 
     /// The scenario called `name`, if the binary knows it.
     pub fn named(name: &str) -> Option<Self> {
@@ -258,6 +273,7 @@ impl ScenarioConfig {
             "replay" => Some(Self::replay()),
             "migrate" => Some(Self::migrate()),
             "corpus" => Some(Self::corpus()),
+            "pressure" => Some(Self::pressure()),
             _ => None,
         }
     }
@@ -311,6 +327,28 @@ impl ScenarioConfig {
             turns: 80,
             corpus_memories_min: 100,
             corpus_memories_max: 400,
+            ..Self::standard()
+        }
+    }
+
+    /// The standard scenario with Redis under memory pressure every seed
+    /// ([`Self::pressure`]): `maxmemory` 1.6 to 2.9 MB, a policy drawn from all eight (or
+    /// `maxmemory_policy`), and a neighbour's cache filling the rest, so eviction or
+    /// `-OOM` replies meet the store mid-run.
+    ///
+    /// ```
+    /// use amnesia::{EvictionPolicy, Plan, ScenarioConfig};
+    /// let scenario = ScenarioConfig {
+    ///     maxmemory_policy: Some(EvictionPolicy::Noeviction),
+    ///     ..ScenarioConfig::pressure()
+    /// };
+    /// let plan = Plan::generate(1, &scenario);
+    /// assert_eq!(plan.pressure.unwrap().policy, EvictionPolicy::Noeviction);
+    /// ```
+    pub fn pressure() -> Self {
+        Self {
+            name: "pressure".to_string(),
+            pressure: true,
             ..Self::standard()
         }
     }

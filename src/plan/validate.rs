@@ -84,6 +84,11 @@ impl Plan {
 
         self.validate_turns(&sessions)?;
         self.validate_memories()?;
+        if let Some(pressure) = &self.pressure {
+            pressure
+                .validate(self.duration_ms)
+                .map_err(PlanError::Invalid)?;
+        }
         if let Some(at_ms) = self.deploy_at_ms {
             ensure!(
                 at_ms < self.duration_ms,

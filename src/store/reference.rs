@@ -133,18 +133,7 @@ impl RedisChatStore {
     }
 }
 
-/// Escape the key separator so `a:b`/`c` and `a`/`b:c` never share a key (the
-/// `prefix-collision` bug): use it on every tenant and session id put into a key.
-///
-/// ```
-/// assert_ne!(
-///     format!("chat:{}:{}", amnesia::escape_key_part("a:b"), amnesia::escape_key_part("c")),
-///     format!("chat:{}:{}", amnesia::escape_key_part("a"), amnesia::escape_key_part("b:c")),
-/// );
-/// ```
-pub fn escape_key_part(part: &str) -> String {
-    part.replace('%', "%25").replace(':', "%3A")
-}
+pub use crate::domain::escape_key_part;
 
 /// The v1 keys of a session: (message list, first message).
 pub fn session_keys(session: &SessionKey) -> (String, String) {

@@ -121,6 +121,25 @@ fn servers(
     }
 }
 
+/// A key of the noisy neighbour's: no fact of the store's history.
+fn is_neighbours(key: &[u8]) -> bool {
+    key.starts_with(crate::plan::NEIGHBOUR_KEY_PREFIX.as_bytes())
+}
+
+/// The plan's `maxmemory` settings: Redis's defaults (no limit) without pressure.
+fn maxmemory_of(plan: &Plan) -> crate::model::setup::eviction::MaxMemory {
+    let defaults = crate::model::setup::eviction::MaxMemory::default();
+    match &plan.pressure {
+        None => defaults,
+        Some(pressure) => crate::model::setup::eviction::MaxMemory {
+            bytes: pressure.maxmemory_bytes,
+            policy: pressure.policy,
+            samples: pressure.samples,
+            ..defaults
+        },
+    }
+}
+
 /// The Redis model of `plan`'s world, on the world's clock.
 pub(crate) fn model_of(plan: &Plan, options: &WorldOptions, clock: &WorldClock) -> Model {
     let model_clock = {
@@ -132,6 +151,7 @@ pub(crate) fn model_of(plan: &Plan, options: &WorldOptions, clock: &WorldClock) 
         // ChaCha stream 0 of the seed: no plan concern draws from it.
         random_seed: plan.seed,
         client_commands_7_2: options.client_commands_7_2,
+        maxmemory: maxmemory_of(plan),
         ..ModelConfig::default()
     };
     let model = Model::new(config, model_clock);
@@ -155,6 +175,7 @@ pub(crate) fn output_of(
         .node()
         .expired_log
         .iter()
+        .filter(|expired| !is_neighbours(&expired.key))
         .map(|expired| crate::history::KeyExpiry {
             at_us: expired.at_ms.saturating_sub(epoch_unix_ms) * 1_000,
             key: String::from_utf8_lossy(&expired.key).into_owned(),
@@ -165,6 +186,7 @@ pub(crate) fn output_of(
         .node()
         .evicted_log
         .iter()
+        .filter(|evicted| !is_neighbours(&evicted.key))
         .map(|evicted| crate::history::KeyEviction {
             at_us: evicted.at_ms.saturating_sub(epoch_unix_ms) * 1_000,
             key: String::from_utf8_lossy(&evicted.key).into_owned(),

@@ -6,8 +6,8 @@
 //! Its layers, each depending only on those before it: clocks ([`clock`]), the run's
 //! context ([`context`]), hosts ([`host`]), links ([`net`]), server nodes ([`node`]), the
 //! deploy's gate ([`gate`]), the recorder ([`recorder`]), the world's shared state
-//! ([`shared`]), the driver of the turns ([`driver`]) and the fault schedule ([`faults`])
-//! working on it, the run ([`run`]), and the world around the model as the simulating
+//! ([`shared`]), the driver of the turns ([`driver`]), the fault schedule ([`faults`]) and
+//! a pressure plan's noisy neighbour ([`neighbour`]) working on it, the run ([`run`]), and the world around the model as the simulating
 //! engines assemble it ([`assemble`]).
 //!
 //! The plan, the stores, the checker and the runner see only [`Engine`] and [`SimOutput`];
@@ -21,6 +21,7 @@ pub mod driver;
 pub mod faults;
 pub mod gate;
 pub mod host;
+pub mod neighbour;
 pub mod net;
 pub mod node;
 #[cfg(feature = "pg")]

@@ -86,6 +86,30 @@ pub trait ServerNode: Send + Sync {
     fn lock_tables(&self, _until_ms: u64) -> Option<Vec<String>> {
         None
     }
+
+    /// One write of the noisy neighbour's (`SET key <value_bytes bytes> [PX ttl_ms]`),
+    /// from its own connection on the server's network.
+    fn neighbour_set(
+        &self,
+        _key: &str,
+        _value_bytes: usize,
+        _ttl_ms: Option<u64>,
+    ) -> NeighbourWrite {
+        NeighbourWrite::Unsupported
+    }
+}
+
+/// What became of one write of the noisy neighbour's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NeighbourWrite {
+    /// Stored (evicting what the policy chose, if it had to).
+    Stored,
+    /// Refused with this error (`-OOM` under `noeviction`, or with nothing to evict).
+    Refused(String),
+    /// The server is down or paused: the neighbour's client waits it out, skipping.
+    Unreachable,
+    /// Not reproduced by this node (a real server, PostgreSQL).
+    Unsupported,
 }
 
 /// The simulator's node: the Redis model on a host of tasks, reached through the
@@ -139,6 +163,41 @@ impl ServerNode for ModelNode {
 
     fn withdraw_error(&self) -> bool {
         self.host.model.node().withdraw_injected_error()
+    }
+
+    fn neighbour_set(&self, key: &str, value_bytes: usize, ttl_ms: Option<u64>) -> NeighbourWrite {
+        if self.host.is_down() || self.host.is_paused() {
+            return NeighbourWrite::Unreachable;
+        }
+        neighbour_set_on(&self.host, key, value_bytes, ttl_ms)
+    }
+}
+
+/// [`ServerNode::neighbour_set`] on the model of `host`: a connection for the one write.
+pub(crate) fn neighbour_set_on(
+    host: &RedisHost,
+    key: &str,
+    value_bytes: usize,
+    ttl_ms: Option<u64>,
+) -> NeighbourWrite {
+    use bytes::Bytes;
+    let mut args = vec![
+        Bytes::from_static(b"SET"),
+        Bytes::copy_from_slice(key.as_bytes()),
+        Bytes::from(vec![b'n'; value_bytes]),
+    ];
+    if let Some(ttl_ms) = ttl_ms {
+        args.push(Bytes::from_static(b"PX"));
+        args.push(Bytes::from(ttl_ms.to_string()));
+    }
+    let now_ms = host.model.clock().now_ms();
+    let mut node = host.model.node();
+    let mut client = node.connect();
+    let execution = node.execute(&mut client, args, now_ms);
+    node.disconnect(&mut client);
+    match execution.reply {
+        crate::model::protocol::reply::Reply::Error(error) => NeighbourWrite::Refused(error),
+        _ => NeighbourWrite::Stored,
     }
 }
 

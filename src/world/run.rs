@@ -27,6 +27,7 @@ impl World {
         (0..plan.clients).for_each(|client| self.start_client(client));
         let policy = self.policy();
         tokio::spawn(crate::world::faults::run_schedule(self.clone()));
+        tokio::spawn(crate::world::neighbour::run_neighbour(self.clone()));
         if let Some(at_ms) = plan.deploy_at_ms {
             let world = self.clone();
             tokio::spawn(async move { world.deploy(at_ms).await });

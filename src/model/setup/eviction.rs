@@ -32,12 +32,19 @@ pub(crate) struct Candidate {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EvictionPolicy {
+    /// The longest idle of the keys with a TTL, from a sampled pool.
     VolatileLru,
+    /// The least frequently used of the keys with a TTL, from a sampled pool.
     VolatileLfu,
+    /// Any key with a TTL.
     VolatileRandom,
+    /// The key with a TTL soonest to expire, from a sampled pool.
     VolatileTtl,
+    /// The longest idle key, from a sampled pool.
     AllkeysLru,
+    /// The least frequently used key, from a sampled pool.
     AllkeysLfu,
+    /// Any key.
     AllkeysRandom,
     /// Nothing is evicted: a write that needs memory gets `-OOM`.
     #[default]
@@ -70,6 +77,13 @@ impl EvictionPolicy {
         EvictionPolicy::Noeviction,
     ];
 
+    /// The name `CONFIG SET maxmemory-policy` takes.
+    ///
+    /// ```
+    /// use amnesia::EvictionPolicy;
+    /// assert_eq!(EvictionPolicy::AllkeysLru.name(), "allkeys-lru");
+    /// assert_eq!(EvictionPolicy::from_name("ALLKEYS-LRU"), Some(EvictionPolicy::AllkeysLru));
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             EvictionPolicy::VolatileLru => "volatile-lru",
@@ -83,6 +97,7 @@ impl EvictionPolicy {
         }
     }
 
+    /// The policy `name` names, in any case.
     pub fn from_name(name: &str) -> Option<EvictionPolicy> {
         Self::ALL
             .into_iter()
@@ -90,7 +105,7 @@ impl EvictionPolicy {
     }
 
     /// `None` for noeviction.
-    pub fn rank(self) -> Option<Rank> {
+    pub(crate) fn rank(self) -> Option<Rank> {
         match self {
             EvictionPolicy::VolatileLru | EvictionPolicy::AllkeysLru => Some(Rank::Lru),
             EvictionPolicy::VolatileLfu | EvictionPolicy::AllkeysLfu => Some(Rank::Lfu),
@@ -106,13 +121,13 @@ impl EvictionPolicy {
     }
 
     /// Access counts are kept (LFU) rather than access times.
-    pub fn lfu(self) -> bool {
+    pub(crate) fn lfu(self) -> bool {
         self.rank() == Some(Rank::Lfu)
     }
 
     /// Small integers are not shared objects: each key needs its own access stamp
     /// (`MAXMEMORY_FLAG_NO_SHARED_INTEGERS`: the LRU and LFU policies).
-    pub fn shares_integers(self) -> bool {
+    pub(crate) fn shares_integers(self) -> bool {
         !matches!(self.rank(), Some(Rank::Lru | Rank::Lfu))
     }
 }
