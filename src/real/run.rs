@@ -112,6 +112,13 @@ fn run_observed(
     options: &RealOptions,
     progress: &Arc<RealProgress>,
 ) -> Result<RealReport, RealError> {
+    if plan.pressure.is_some() {
+        return Err(RealError::Unsupported(
+            "this plan runs Redis under memory pressure (a pressure scenario), which the \
+             real tier does not reproduce yet: run it in the simulator"
+                .into(),
+        ));
+    }
     let started = std::time::Instant::now();
     let plan = Arc::new(crate::real::scale_plan(plan, options.time_scale));
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -22,6 +22,9 @@ pub enum RealError {
     /// The server did not do what it was asked (start, stop, pause).
     #[error("{0}")]
     Server(String),
+    /// The plan asks for what the real tier does not reproduce (exit 2).
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// What runs Redis for the real tier.

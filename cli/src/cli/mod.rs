@@ -77,11 +77,14 @@ pub enum CliError {
 }
 
 /// A real-tier failure: what is missing is an environment error (exit 4), and so is a
-/// server that would not start or obey.
+/// server that would not start or obey; a plan the tier cannot reproduce is bad usage.
 #[cfg(feature = "real")]
 impl From<amnesia::real::RealError> for CliError {
     fn from(error: amnesia::real::RealError) -> CliError {
-        CliError::Environment(error.to_string())
+        match error {
+            amnesia::real::RealError::Unsupported(_) => CliError::Usage(error.to_string()),
+            _ => CliError::Environment(error.to_string()),
+        }
     }
 }
 

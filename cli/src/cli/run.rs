@@ -25,7 +25,7 @@ pub struct ShowArgs {
     #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     pub store: String,
     /// The scenario the seed's plan is generated from (standard, smoke, replay, migrate,
-    /// corpus; default: the store's backend's, `standard` for Redis, `replay` for
+    /// corpus, pressure; default: the store's backend's, `standard` for Redis, `replay` for
     /// pgvector, `migrate` for redis-then-pgvector); a plan file carries its own.
     #[arg(long)]
     pub scenario: Option<String>,

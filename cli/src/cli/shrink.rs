@@ -16,7 +16,7 @@ pub struct Args {
     /// The store under test.
     #[arg(long, default_value = "reference", long_help = crate::cli::store_help())]
     store: String,
-    /// The scenario the seed's plan is generated from (standard, smoke, replay, migrate, corpus); default:
+    /// The scenario the seed's plan is generated from (standard, smoke, replay, migrate, corpus, pressure); default:
     /// the store's backend's: `standard` for Redis, `replay` for pgvector).
     #[arg(long)]
     scenario: Option<String>,
