@@ -63,6 +63,51 @@ fn the_reference_store_passes_on_both_engines() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Memory pressure runs on turmoil's engine as on the event engine: under `noeviction` the
+/// reference store passes, under `allkeys-lru` its only class is `evicted`, and some seed
+/// shows it.
+#[test]
+fn memory_pressure_is_judged_alike_on_both_engines() {
+    let reference = Store::named("reference").expect("a known store");
+    let seeds: Vec<u64> = (0..20).collect();
+    for policy in [
+        amnesia::EvictionPolicy::Noeviction,
+        amnesia::EvictionPolicy::AllkeysLru,
+    ] {
+        let scenario = ScenarioConfig {
+            maxmemory_policy: Some(policy),
+            ..ScenarioConfig::pressure()
+        };
+        for engine in [EngineKind::Event, EngineKind::Turmoil] {
+            let found = in_parallel(&seeds, |&seed| {
+                run_seed(seed, &scenario, &reference, engine)
+                    .verdict
+                    .classes()
+            });
+            let expected: &[ViolationClass] = match policy {
+                amnesia::EvictionPolicy::Noeviction => &[],
+                _ => &[ViolationClass::Evicted],
+            };
+            for (seed, classes) in found.iter().enumerate() {
+                assert!(
+                    classes.iter().all(|class| expected.contains(class)),
+                    "{} seed {seed} on {}: {classes:?}",
+                    policy.name(),
+                    engine.name()
+                );
+            }
+            let shown = found.iter().any(|classes| !classes.is_empty());
+            assert_eq!(
+                shown,
+                !expected.is_empty(),
+                "{} on {}",
+                policy.name(),
+                engine.name()
+            );
+        }
+    }
+}
+
 /// Variants whose race only the plan's timing opens (no fault, no buggify point): the
 /// engines time a seed differently (TCP segments, turmoil's tick), so the seeds that hit
 /// the race differ and no window of seeds is common to both. The event engine's catch is
