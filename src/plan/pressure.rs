@@ -34,6 +34,8 @@ pub const NEIGHBOUR_KEY_PREFIX: &str = "amnesia-neighbour:cache:";
 /// ```
 /// use amnesia::{EvictionPolicy, Plan, ScenarioConfig};
 /// let plan = Plan::generate(3, &ScenarioConfig::pressure());
+/// // A saved pressure plan replays as it was drawn.
+/// assert_eq!(Plan::from_json(&plan.to_json_pretty()).unwrap(), plan);
 /// let pressure = plan.pressure.expect("the pressure scenario presses every seed");
 /// assert!(pressure.maxmemory_bytes > 876_000, "above an empty Redis's used_memory");
 /// assert!(EvictionPolicy::ALL.contains(&pressure.policy));

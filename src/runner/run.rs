@@ -249,6 +249,24 @@ pub fn run_plan_with(
     }
 }
 
+/// When the plan's last fault's effects ended, and its kind: a fault's settling, or a
+/// memory pressure's drain (under `noeviction` a full Redis refuses writes until the
+/// neighbour's keys expired); `(0, "")` for a calm plan.
+fn healed(plan: &Plan) -> (u64, &'static str) {
+    let fault = plan.last_settled().map_or((0, ""), |(fault, settled_ms)| {
+        (settled_ms, fault.kind.class().name())
+    });
+    let drained = plan
+        .pressure
+        .as_ref()
+        .and_then(|pressure| pressure.neighbour.drained_ms())
+        .map(|drained_ms| (drained_ms, "memory-pressure"));
+    match drained {
+        Some(drained) if drained.0 > fault.0 => drained,
+        _ => fault,
+    }
+}
+
 /// The checker's verdict on what an engine produced for `plan`: every class, liveness
 /// from the end of the busy phase on.
 pub fn judge(plan: &Plan, output: &SimOutput) -> Verdict {
@@ -258,13 +276,13 @@ pub fn judge(plan: &Plan, output: &SimOutput) -> Verdict {
 /// [`judge`] with the quiet period's per-operation budget given (the real tier scales it
 /// with the plan).
 pub(crate) fn judge_with_budget(plan: &Plan, output: &SimOutput, op_budget_ms: u64) -> Verdict {
-    let last_fault = plan.last_settled();
+    let (healed_ms, healed_fault) = healed(plan);
     let liveness = LivenessSpec {
         quiet_from_us: plan.duration_ms * 1_000,
         op_budget_us: op_budget_ms * 1_000,
         run_end_us: output.end_us,
-        healed_us: last_fault.map_or(0, |(_, settled_ms)| settled_ms * 1_000),
-        healed_fault: last_fault.map_or("", |(fault, _)| fault.kind.class().name()),
+        healed_us: healed_ms * 1_000,
+        healed_fault,
     };
     let input = CheckInput {
         liveness: Some(liveness),
