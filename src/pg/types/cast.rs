@@ -178,6 +178,10 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
                 crate::pg::vector::sparse::from_dense(&items, modifier).map_err(vector_error)?;
             Value::Sparse(Box::new(sparse))
         }
+        // `vector_to_float4` (`halfvec_to_float4`): the elements as they are.
+        (Value::Vector(items), Type::Vector | Type::Halfvec, Type::Float4Array) => {
+            Value::Array(items.iter().map(|x| Value::Float(f64::from(*x))).collect())
+        }
         (Value::Sparse(sparse), Type::Sparsevec, t @ (Type::Vector | Type::Halfvec)) => {
             let kind = t.vector_kind().expect("a dense vector type");
             Value::Vector(
@@ -263,6 +267,7 @@ pub(crate) fn assignable(from: Type, to: Type) -> bool {
         || (oid(from) && (to.is_integer() || oid(to)))
         || (casts_to_vector(from) && to.is_pgvector())
         || (from.is_pgvector() && to.is_pgvector())
+        || (from.vector_kind().is_some() && to == Type::Float4Array)
         || (is_datetime(from) && is_datetime(to))
         || matches!((from.element(), to.element()), (Some(f), Some(t)) if assignable(f, t))
 }
@@ -333,12 +338,11 @@ pub(crate) fn convert(v: Value, from: Type, to: Type) -> PgResult<Value> {
     }
 }
 
-/// The array types pgvector casts to `vector` and `halfvec` (it has casts from `real[]`
-/// too, a type the model does not have).
+/// The array types pgvector casts to `vector`, `halfvec` and `sparsevec`.
 fn casts_to_vector(from: Type) -> bool {
     matches!(
         from,
-        Type::Int4Array | Type::Float8Array | Type::NumericArray
+        Type::Int4Array | Type::Float4Array | Type::Float8Array | Type::NumericArray
     )
 }
 

@@ -65,6 +65,8 @@ pub(crate) enum Type {
     BoolArray,
     Int4Array,
     Int8Array,
+    /// `real[]`: pgvector's casts read and write it.
+    Float4Array,
     Float8Array,
     TextArray,
     ByteaArray,
@@ -133,6 +135,7 @@ impl Type {
             Type::Int4Array => 1007,
             Type::TextArray => 1009,
             Type::Int8Array => 1016,
+            Type::Float4Array => 1021,
             Type::Float8Array => 1022,
             Type::Oid => 26,
             Type::Regtype => 2206,
@@ -180,6 +183,7 @@ impl Type {
             Type::BoolArray => "boolean[]",
             Type::Int4Array => "integer[]",
             Type::Int8Array => "bigint[]",
+            Type::Float4Array => "real[]",
             Type::Float8Array => "double precision[]",
             Type::TextArray => "text[]",
             Type::ByteaArray => "bytea[]",
@@ -250,6 +254,7 @@ impl Type {
             Type::BoolArray => Some(Type::Bool),
             Type::Int4Array => Some(Type::Int4),
             Type::Int8Array => Some(Type::Int8),
+            Type::Float4Array => Some(Type::Float4),
             Type::Float8Array => Some(Type::Float8),
             Type::TextArray => Some(Type::Text),
             Type::ByteaArray => Some(Type::Bytea),
@@ -333,7 +338,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 45] = [
+const ALL: [Type; 46] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -355,6 +360,7 @@ const ALL: [Type; 45] = [
     Type::BoolArray,
     Type::Int4Array,
     Type::Int8Array,
+    Type::Float4Array,
     Type::Float8Array,
     Type::TextArray,
     Type::ByteaArray,

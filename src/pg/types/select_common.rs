@@ -82,9 +82,9 @@ fn category(t: Type) -> Option<Category> {
         Uuid | Json | Jsonb | Bytea | Vector | Halfvec | Sparsevec | Tsvector | Tsquery => {
             Category::User
         }
-        BoolArray | Int4Array | Int8Array | Float8Array | TextArray | ByteaArray | UuidArray
-        | JsonbArray | NumericArray | OidArray | JsonArray | VectorArray | HalfvecArray
-        | SparsevecArray | TimestampArray | DateArray => Category::Array,
+        BoolArray | Int4Array | Int8Array | Float4Array | Float8Array | TextArray | ByteaArray
+        | UuidArray | JsonbArray | NumericArray | OidArray | JsonArray | VectorArray
+        | HalfvecArray | SparsevecArray | TimestampArray | DateArray => Category::Array,
         _ => return None,
     })
 }
