@@ -232,7 +232,6 @@ fn array_oid(t: Type) -> u32 {
         Type::Varchar => 1015,
         Type::Int8 => 1016,
         Type::Float4 => 1021,
-        Type::Float4 => 1021,
         Type::Float8 => 1022,
         Type::Oid => 1028,
         Type::Timestamptz => 1185,
