@@ -399,6 +399,12 @@ fn index_metric(index: &IndexDef, ty: Type) -> PgResult<(Option<Kind>, Metric)> 
     };
     let default = (ty == Type::Vector).then(|| "vector_l2_ops".to_string());
     let opclass = index.opclass.clone().or(default).ok_or_else(no_default)?;
+    // pgvector's classes for PostgreSQL's bit type are not modelled.
+    if opclass.starts_with("bit_") {
+        return Err(PgError::unsupported(format!(
+            "a vector index with the operator class {opclass}"
+        )));
+    }
     let missing = || {
         PgError::new(
             UNDEFINED_OBJECT,

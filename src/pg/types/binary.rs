@@ -40,6 +40,7 @@ pub(crate) fn encode(value: &Value, t: Type) -> Vec<u8> {
             crate::pg::vector::value::encode_binary(kind, v)
         }
         (Value::Sparse(v), _) => crate::pg::vector::sparse::encode_binary(v),
+        (Value::Bit(bits), _) => crate::pg::types::bit::encode_binary(bits),
         (Value::Uuid(u), _) => u.to_vec(),
         (Value::Jsonb(j), _) => crate::pg::types::jsonb::encode_binary(j),
         (Value::Array(items), t) => encode_array(items, t.element().unwrap_or(Type::Text)),
@@ -122,7 +123,7 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
         // json_recv: the text, checked.
         Type::Json => crate::pg::types::text::parse(utf8(bytes)?, Type::Json)?,
         Type::Void => Value::Null,
-        Type::Tsvector | Type::Tsquery | Type::Regconfig => {
+        Type::Tsvector | Type::Tsquery | Type::Regconfig | Type::Bit => {
             return Err(PgError::unsupported(format!(
                 "a binary {} parameter",
                 t.name()

@@ -114,6 +114,10 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
                 crate::pg::vector::sparse::parse_text(&s, modifier).map_err(vector_error)?;
             Value::Sparse(Box::new(sparse))
         }
+        // `bit_in` checks the typmod's length.
+        (Value::Text(s), _, Type::Bit) if from == Type::Unknown || from.is_text() => {
+            Value::Bit(crate::pg::types::bit::parse(&s, modifier)?)
+        }
         (Value::Text(s), _, t) if from == Type::Unknown || from.is_text() => text::parse(&s, t)?,
         (v, f, t) if is_datetime(f) && is_datetime(t) => {
             crate::pg::types::datetime_cast::convert(v, t)?
@@ -317,6 +321,11 @@ pub(crate) fn check_modifier(v: &Value, t: Type, modifier: Option<u32>) -> PgRes
             )
             .map_err(vector_error)
         }
+        // An explicit cast pads or truncates, an assignment fails: the model cannot
+        // tell them apart here, so refuses both.
+        (Value::Bit(bits), Type::Bit) if bits.len() != n as usize => Err(PgError::unsupported(
+            format!("a bit string of {} bits as bit({n})", bits.len()),
+        )),
         (Value::Text(s), Type::Varchar) if s.chars().count() > n as usize => Err(PgError::new(
             STRING_DATA_RIGHT_TRUNCATION,
             format!("value too long for type character varying({n})"),

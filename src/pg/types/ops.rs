@@ -83,6 +83,12 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
                 None => return Err(no_operator(op, l.t, r.t)),
             }
         }
+        (op, Value::Bit(a), Value::Bit(b)) => {
+            match crate::pg::types::bit_fn::distance(op, &a, &b) {
+                Some(distance) => Value::Float(distance?),
+                None => return Err(no_operator(op, l.t, r.t)),
+            }
+        }
         (op, Value::Sparse(a), Value::Sparse(b)) => {
             match crate::pg::types::vector_fn::sparse_distance(op, &a, &b) {
                 Some(distance) => Value::Float(distance?),
@@ -190,6 +196,7 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
         {
             Type::Float8
         }
+        (op, Type::Bit, Type::Bit) if crate::pg::types::bit_fn::is_operator(op) => Type::Float8,
         (Custom(name), a, b)
             if matches!(name.as_str(), "<#>" | "<+>")
                 && crate::pg::types::vector_fn::distance_operand_type(a, b).is_some() =>

@@ -55,6 +55,8 @@ pub(crate) enum Type {
     Halfvec,
     /// pgvector's `sparsevec`: held as `Value::Sparse` (`vector/sparse.rs`).
     Sparsevec,
+    /// `bit(n)`: held as `Value::Bit` (`bit.rs`).
+    Bit,
     Uuid,
     Jsonb,
     /// `json`: its text as written, held as `Value::Text` (`json.rs`).
@@ -116,6 +118,7 @@ impl Type {
             Type::Vector => VECTOR_OID,
             Type::Halfvec => HALFVEC_OID,
             Type::Sparsevec => SPARSEVEC_OID,
+            Type::Bit => 1560,
             Type::Uuid => 2950,
             Type::Jsonb => 3802,
             Type::Json => 114,
@@ -175,6 +178,7 @@ impl Type {
             Type::Vector => "vector",
             Type::Halfvec => "halfvec",
             Type::Sparsevec => "sparsevec",
+            Type::Bit => "bit",
             Type::Uuid => "uuid",
             Type::Jsonb => "jsonb",
             Type::Json => "json",
@@ -321,6 +325,7 @@ impl Type {
             "vector" => Type::Vector,
             "halfvec" => Type::Halfvec,
             "sparsevec" => Type::Sparsevec,
+            "bit" => Type::Bit,
             "uuid" => Type::Uuid,
             "jsonb" => Type::Jsonb,
             "numeric" | "decimal" => Type::Numeric,
@@ -338,7 +343,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 46] = [
+const ALL: [Type; 47] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -377,6 +382,7 @@ const ALL: [Type; 46] = [
     Type::HalfvecArray,
     Type::Sparsevec,
     Type::SparsevecArray,
+    Type::Bit,
     Type::Oid,
     Type::Regtype,
     Type::Name,

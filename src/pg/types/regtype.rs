@@ -192,6 +192,11 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
         (Type::Halfvec | Type::HalfvecArray, Some((_, spelled))) => {
             Some(vector_typmod(Kind::Halfvec, spelled)?)
         }
+        (Type::Bit, Some((_, spelled))) => {
+            Some(crate::pg::types::bit::typmod_in(single_typmod(spelled)?)?)
+        }
+        // `bit` alone is `bit(1)`.
+        (Type::Bit, None) => Some(1),
         (Type::Sparsevec | Type::SparsevecArray, Some((_, spelled))) => {
             let dimensions = single_typmod(spelled)?;
             Some(
