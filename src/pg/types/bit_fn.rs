@@ -3,7 +3,7 @@
 //! strings of one length, and `binary_quantize` of a `vector` or `halfvec` (a bit per
 //! element, set where the element is positive).
 
-use crate::pg::error::{PgError, PgResult, DATA_EXCEPTION, UNDEFINED_FUNCTION};
+use crate::pg::error::{PgError, PgResult, AMBIGUOUS_FUNCTION, DATA_EXCEPTION, UNDEFINED_FUNCTION};
 use crate::pg::types::cast::cast;
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{Typed, Value};
@@ -21,11 +21,11 @@ pub(crate) fn knows(name: &str) -> bool {
 
 /// The types the arguments take when nothing else says (a parameter's).
 pub(crate) fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
-    let t = match name {
-        "binary_quantize" => Type::Vector,
-        _ => Type::Bit,
-    };
-    vec![Some(t); count]
+    match name {
+        // A parameter would be ambiguous between the vector and halfvec overloads.
+        "binary_quantize" => vec![None; count],
+        _ => vec![Some(Type::Bit); count],
+    }
 }
 
 pub(crate) fn return_type(name: &str) -> Type {
@@ -97,12 +97,18 @@ fn bit_arguments(args: &[Typed]) -> PgResult<Option<Vec<Vec<bool>>>> {
     Ok(Some(out))
 }
 
-/// `binary_quantize(v)`: resolved as PostgreSQL resolves it (a vector, a halfvec, or a
-/// literal read as a vector).
+/// `binary_quantize(v)`: resolved as PostgreSQL resolves it (a vector or a halfvec; a
+/// literal could be either).
 fn binary_quantize(arg: &Typed) -> PgResult<Typed> {
     let t = match arg.t {
         Type::Halfvec => Type::Halfvec,
-        Type::Vector | Type::Unknown => Type::Vector,
+        Type::Vector => Type::Vector,
+        Type::Unknown => {
+            return Err(PgError::new(
+                AMBIGUOUS_FUNCTION,
+                "function binary_quantize(unknown) is not unique",
+            ))
+        }
         other => {
             return Err(PgError::new(
                 UNDEFINED_FUNCTION,

@@ -114,9 +114,11 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
                 crate::pg::vector::sparse::parse_text(&s, modifier).map_err(vector_error)?;
             Value::Sparse(Box::new(sparse))
         }
-        // `bit_in` checks the typmod's length.
+        // A literal read as bit; a length other than bit(n)'s is padded or cut by an
+        // explicit cast and refused by an assignment, which `check_modifier` cannot tell
+        // apart (it refuses both).
         (Value::Text(s), _, Type::Bit) if from == Type::Unknown || from.is_text() => {
-            Value::Bit(crate::pg::types::bit::parse(&s, modifier)?)
+            Value::Bit(crate::pg::types::bit::parse(&s, None)?)
         }
         (Value::Text(s), _, t) if from == Type::Unknown || from.is_text() => text::parse(&s, t)?,
         (v, f, t) if is_datetime(f) && is_datetime(t) => {
