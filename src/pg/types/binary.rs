@@ -117,7 +117,7 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
         }
         Type::Sparsevec => crate::pg::vector::sparse::decode_binary(bytes, None)
             .map(|v| Value::Sparse(Box::new(v)))
-            .map_err(crate::pg::types::vector_fn::error)?,
+            .map_err(crate::pg::error::PgError::from)?,
         Type::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
         Type::Jsonb => decode_jsonb(bytes)?,
         // json_recv: the text, checked.

@@ -386,7 +386,7 @@ fn array_to_sparsevec(
 
 /// pgvector's error as PostgreSQL reports it.
 fn vector_error(e: crate::pg::vector::value::VectorError) -> PgError {
-    crate::pg::types::vector_fn::error(e)
+    PgError::from(e)
 }
 
 /// An array a pgvector cast reads: one dimension, no NULL.

@@ -201,7 +201,7 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
             let dimensions = single_typmod(spelled)?;
             Some(
                 crate::pg::vector::sparse::typmod_in(dimensions)
-                    .map_err(crate::pg::types::vector_fn::error)?,
+                    .map_err(crate::pg::error::PgError::from)?,
             )
         }
         _ => modifier,

@@ -189,7 +189,7 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
         }
         Type::Sparsevec => crate::pg::vector::sparse::parse_text(text, None)
             .map(|v| Value::Sparse(Box::new(v)))
-            .map_err(crate::pg::types::vector_fn::error),
+            .map_err(crate::pg::error::PgError::from),
         Type::Bit => crate::pg::types::bit::parse(text, None).map(Value::Bit),
         Type::Uuid => crate::pg::types::uuid::parse(text).map(Value::Uuid),
         Type::Jsonb => {

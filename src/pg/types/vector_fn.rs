@@ -174,13 +174,8 @@ pub(crate) fn return_type(name: &str, types: &[Type]) -> Type {
 }
 
 /// pgvector's error as the server reports it (with its `DETAIL` line, if any).
-pub(crate) fn error(e: vector::VectorError) -> PgError {
-    let detail = e.detail;
-    let error = PgError::new(e.sqlstate, e.message);
-    match detail {
-        Some(detail) => error.with_detail(detail.to_string()),
-        None => error,
-    }
+fn error(e: vector::VectorError) -> PgError {
+    PgError::from(e)
 }
 
 /// The vectors among `args`, each cast to the overload's type; `None` if one is NULL.

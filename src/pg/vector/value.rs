@@ -67,6 +67,17 @@ impl fmt::Display for VectorError {
 
 impl std::error::Error for VectorError {}
 
+/// pgvector's error as the server reports it (with its `DETAIL` line, if any).
+impl From<VectorError> for crate::pg::error::PgError {
+    fn from(e: VectorError) -> crate::pg::error::PgError {
+        let error = crate::pg::error::PgError::new(e.sqlstate, e.message);
+        match e.detail {
+            Some(detail) => error.with_detail(detail),
+            None => error,
+        }
+    }
+}
+
 /// The error a literal gets when it is not a vector at all.
 fn invalid_syntax(kind: Kind, literal: &str) -> VectorError {
     VectorError::new(
