@@ -42,12 +42,14 @@ pub(crate) mod wire;
 pub(crate) use server::{PgModel, WAL_WRITER_DELAY_MS};
 pub use wire::serve_tcp;
 
-/// The OIDs the model gives pgvector's `vector`, `halfvec` and their arrays (a real server
+/// The OIDs the model gives pgvector's `vector`, `halfvec`, `sparsevec` and their arrays (a real server
 /// assigns its own at `CREATE EXTENSION`): what a comparison with a real server maps them
 /// to.
-pub const EXTENSION_TYPE_OIDS: [(&str, u32); 4] = [
+pub const EXTENSION_TYPE_OIDS: [(&str, u32); 6] = [
     ("vector", types::pg_type::VECTOR_OID),
     ("_vector", types::pg_type::VECTOR_ARRAY_OID),
     ("halfvec", types::pg_type::HALFVEC_OID),
     ("_halfvec", types::pg_type::HALFVEC_ARRAY_OID),
+    ("sparsevec", types::pg_type::SPARSEVEC_OID),
+    ("_sparsevec", types::pg_type::SPARSEVEC_ARRAY_OID),
 ];

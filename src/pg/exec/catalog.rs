@@ -244,6 +244,7 @@ fn array_oid(t: Type) -> u32 {
         Type::Jsonb => 3807,
         Type::Vector => VECTOR_ARRAY_OID,
         Type::Halfvec => crate::pg::types::pg_type::HALFVEC_ARRAY_OID,
+        Type::Sparsevec => crate::pg::types::pg_type::SPARSEVEC_ARRAY_OID,
         _ => 0,
     }
 }

@@ -157,6 +157,11 @@ impl Exec<'_> {
                 Ok(Typed::new(Value::Text(s.value.clone()), Type::Unknown))
             }
             Literal::Placeholder(p) => self.param(p),
+            // `B'101'`: a bit string.
+            Literal::SingleQuotedByteStringLiteral(s) => Ok(Typed::new(
+                Value::Bit(crate::pg::types::bit::parse(s, None)?),
+                Type::Bit,
+            )),
             other => Err(PgError::unsupported(format!("the literal {other}"))),
         }
     }

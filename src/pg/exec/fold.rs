@@ -623,6 +623,7 @@ fn simple(t: Type) -> bool {
                 | Type::Uuid
                 | Type::Vector
                 | Type::Halfvec
+                | Type::Sparsevec
                 | Type::Bytea
                 | Type::Date
                 | Type::Timestamp

@@ -201,6 +201,9 @@ impl Exec<'_> {
             (name, _) if crate::pg::types::vector_fn::knows(name) => {
                 Ok(crate::pg::types::vector_fn::call(name, args)?)
             }
+            (name, _) if crate::pg::types::bit_fn::knows(name) => {
+                Ok(crate::pg::types::bit_fn::call(name, args)?)
+            }
             (name, _) if crate::pg::types::builtin_names::is_function(name) => {
                 Err(PgError::unsupported(format!("the function {name}")).into())
             }

@@ -85,6 +85,13 @@ impl Exec<'_> {
         let definition = &self.db.table(table)?.columns[column];
         let (kind, metric) = index_metric(index, definition.ty)?;
         let dimensions = index_dimensions(&index.method, kind, definition.modifier)?;
+        if kind.is_none() && dimensions > crate::pg::vector::ann::dimensions_max(Kind::Halfvec) {
+            // pgvector indexes a sparsevec of up to a billion dimensions; the model's HNSW
+            // holds dense copies, as wide as a halfvec's at most.
+            return Err(PgError::unsupported(format!(
+                "an hnsw index on a sparsevec of {dimensions} dimensions"
+            )));
+        }
         if let BuildOptions::Hnsw { m, ef_construction } = options {
             if ef_construction < 2 * m {
                 return Err(PgError::new(
@@ -121,14 +128,13 @@ impl Exec<'_> {
         let txns = &self.db.txns;
         let built =
             |xmin| xmin == 0 || txns.status(xmin) != crate::pg::storage::txn::Status::Aborted;
-        Ok(t.heap
-            .iter()
-            .filter(|(_, v)| built(v.xmin))
-            .filter_map(|(tid, v)| match &v.data[column] {
-                Value::Vector(values) => Some((*tid, values.clone())),
-                _ => None,
-            })
-            .collect())
+        let mut rows = Vec::new();
+        for (tid, version) in t.heap.iter().filter(|(_, v)| built(v.xmin)) {
+            if let Some(values) = indexed_values(&version.data[column])? {
+                rows.push((*tid, values));
+            }
+        }
+        Ok(rows)
     }
 
     /// A new version of `table` enters its vector indexes.
@@ -136,12 +142,12 @@ impl Exec<'_> {
         let t = self.db.table_mut(table)?;
         let data = &t.heap[&tid].data;
         for index in t.vector_indexes.values_mut() {
-            let Value::Vector(values) = &data[index.column] else {
+            let Some(values) = indexed_values(&data[index.column])? else {
                 continue;
             };
             match std::sync::Arc::make_mut(&mut index.ann) {
-                Ann::Hnsw(h) => h.insert(tid, values),
-                Ann::IvfFlat(i) => i.insert(tid, values),
+                Ann::Hnsw(h) => h.insert(tid, &values),
+                Ann::IvfFlat(i) => i.insert(tid, &values),
             }
         }
         Ok(())
@@ -266,24 +272,29 @@ impl Exec<'_> {
         let frame = parent.copied().unwrap_or(Frame::EMPTY);
         let ty = t.columns[at].ty;
         let value = crate::pg::types::cast::cast(self.eval(right, &frame)?, ty, None)?;
-        let Value::Vector(vector) = value.v else {
+        let length = match &value.v {
+            Value::Vector(vector) => vector.len(),
+            Value::Sparse(sparse) => sparse.dimensions() as usize,
             // pgvector scans with a NULL query at distance zero to everything, in the
             // graph's or the lists' order.
-            return Err(
-                PgError::unsupported("a vector index scan ordered by distance to NULL").into(),
-            );
+            _ => {
+                return Err(
+                    PgError::unsupported("a vector index scan ordered by distance to NULL").into(),
+                )
+            }
         };
-        if vector.len() != dimensions {
+        if length != dimensions {
             return Err(PgError::new(
                 DATA_EXCEPTION,
                 format!(
                     "different {} dimensions {dimensions} and {}",
                     ty.name(),
-                    vector.len()
+                    length
                 ),
             )
             .into());
         }
+        let vector = indexed_values(&value.v)?.expect("a vector value");
         Ok(Some((table, index, vector)))
     }
 }
@@ -320,6 +331,26 @@ fn table_alias(select: &Select) -> Option<String> {
     }
 }
 
+/// The most non-zero elements of a sparsevec pgvector's HNSW takes (`HNSW_MAX_NNZ`).
+const HNSW_NON_ZEROS_MAX: usize = 1_000;
+
+/// A value as a vector index holds it: a dense value's elements, a sparsevec's made dense
+/// (the distances come out the same: its zeros add nothing), after pgvector's check of
+/// its non-zero count (`SparsevecCheckValue`); `None` for NULL.
+fn indexed_values(value: &Value) -> PgResult<Option<Vec<f32>>> {
+    match value {
+        Value::Vector(values) => Ok(Some(values.clone())),
+        Value::Sparse(sparse) if sparse.non_zeros() > HNSW_NON_ZEROS_MAX => Err(PgError::new(
+            PROGRAM_LIMIT_EXCEEDED,
+            format!(
+                "sparsevec cannot have more than {HNSW_NON_ZEROS_MAX} non-zero elements for hnsw index"
+            ),
+        )),
+        Value::Sparse(sparse) => Ok(Some(sparse.to_dense())),
+        _ => Ok(None),
+    }
+}
+
 fn metric_of(op: &BinaryOperator) -> Option<Metric> {
     match op {
         BinaryOperator::Spaceship => Some(Metric::Cosine),
@@ -351,10 +382,11 @@ impl BuildOptions {
     }
 }
 
-/// The type and distance a vector index on a column of type `ty` orders by: its
+/// The type and distance a vector index on a column of type `ty` orders by (the dense
+/// kind, `None` for a sparsevec): its
 /// operator class's (`vector_l2_ops` by default; `halfvec` has no default), checked in
 /// PostgreSQL's order: the class exists for the method, then accepts the column's type.
-fn index_metric(index: &IndexDef, ty: Type) -> PgResult<(Kind, Metric)> {
+fn index_metric(index: &IndexDef, ty: Type) -> PgResult<(Option<Kind>, Metric)> {
     let no_default = || {
         PgError::new(
             UNDEFINED_OBJECT,
@@ -367,6 +399,12 @@ fn index_metric(index: &IndexDef, ty: Type) -> PgResult<(Kind, Metric)> {
     };
     let default = (ty == Type::Vector).then(|| "vector_l2_ops".to_string());
     let opclass = index.opclass.clone().or(default).ok_or_else(no_default)?;
+    // pgvector's classes for PostgreSQL's bit type are not modelled.
+    if opclass.starts_with("bit_") {
+        return Err(PgError::unsupported(format!(
+            "a vector index with the operator class {opclass}"
+        )));
+    }
     let missing = || {
         PgError::new(
             UNDEFINED_OBJECT,
@@ -376,11 +414,23 @@ fn index_metric(index: &IndexDef, ty: Type) -> PgResult<(Kind, Metric)> {
             ),
         )
     };
-    let (kind, metric) = Metric::from_opclass(&opclass).ok_or_else(missing)?;
+    // `sparsevec_*_ops`: HNSW's only, the dense classes' metrics.
+    let (kind, metric) = match opclass.strip_prefix("sparsevec_") {
+        Some(_) if index.method != "hnsw" => return Err(missing()),
+        Some(metric) => {
+            let (_, metric) =
+                Metric::from_opclass(&format!("vector_{metric}")).ok_or_else(missing)?;
+            (None, metric)
+        }
+        None => {
+            let (kind, metric) = Metric::from_opclass(&opclass).ok_or_else(missing)?;
+            (Some(kind), metric)
+        }
+    };
     if index.method == "ivfflat" && !metric.ivfflat_supported() {
         return Err(missing());
     }
-    if ty.vector_kind() != Some(kind) {
+    if ty.vector_kind() != kind || (kind.is_none() && ty != Type::Sparsevec) {
         return Err(PgError::new(
             DATATYPE_MISMATCH,
             format!(
@@ -393,10 +443,13 @@ fn index_metric(index: &IndexDef, ty: Type) -> PgResult<(Kind, Metric)> {
 }
 
 /// The dimensions of the indexed column (its `vector(n)`), as pgvector's build checks them.
-fn index_dimensions(method: &str, kind: Kind, modifier: Option<u32>) -> PgResult<usize> {
+fn index_dimensions(method: &str, kind: Option<Kind>, modifier: Option<u32>) -> PgResult<usize> {
     let dimensions = modifier
         .ok_or_else(|| PgError::new(INVALID_PARAMETER_VALUE, "column does not have dimensions"))?;
-    let max = crate::pg::vector::ann::dimensions_max(kind) as u32;
+    let max = match kind {
+        Some(kind) => crate::pg::vector::ann::dimensions_max(kind) as u32,
+        None => crate::pg::vector::sparse::DIMENSIONS_MAX as u32,
+    };
     if dimensions > max {
         return Err(PgError::new(
             PROGRAM_LIMIT_EXCEEDED,

@@ -284,6 +284,7 @@ impl Exec<'_> {
         match literal {
             Literal::Number(n, _) => Ok(number_literal(n)?.t),
             Literal::Boolean(_) => Ok(Type::Bool),
+            Literal::SingleQuotedByteStringLiteral(_) => Ok(Type::Bit),
             Literal::Placeholder(p) => {
                 let n: usize = p.trim_start_matches('$').parse().unwrap_or(0);
                 let bound = self
@@ -771,6 +772,9 @@ fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
         n if crate::pg::types::vector_fn::knows(n) => {
             crate::pg::types::vector_fn::argument_types(n, count)
         }
+        n if crate::pg::types::bit_fn::knows(n) => {
+            crate::pg::types::bit_fn::argument_types(n, count)
+        }
         _ => Vec::new(),
     }
 }
@@ -813,6 +817,7 @@ fn return_type(name: &str, args: &[Type], first_known: Type) -> Type {
         n if crate::pg::types::vector_fn::knows(n) => {
             crate::pg::types::vector_fn::return_type(n, args)
         }
+        n if crate::pg::types::bit_fn::knows(n) => crate::pg::types::bit_fn::return_type(n),
         _ => Type::Unknown,
     }
 }

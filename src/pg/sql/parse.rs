@@ -43,11 +43,19 @@ pub(crate) fn parse(sql: &str) -> PgResult<Vec<Statement>> {
         ));
     }
     let parser = sqlparser::parser::Parser::new(&dialect).with_recursion_limit(64);
-    let tokens = match sql.to_ascii_lowercase().contains("key") {
+    let (has_key, has_l1) = (
+        sql.to_ascii_lowercase().contains("key"),
+        sql.contains("<+>"),
+    );
+    let tokens = match has_key || has_l1 {
         true => sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
             .tokenize_with_location()
             .ok()
-            .and_then(key_locks),
+            .map(|tokens| if has_l1 { l1_operator(tokens) } else { tokens })
+            .and_then(|tokens| match has_key {
+                true => key_locks(tokens.clone()).or(has_l1.then_some(tokens)),
+                false => Some(tokens),
+            }),
         false => None,
     };
     let parser = match tokens {
@@ -173,6 +181,35 @@ pub(crate) const KEY_LOCK_MARKER: &str = "amnesia:key";
 
 /// `tokens` with each `FOR KEY SHARE [OF t]` as `FOR SHARE OF "marker"[.t]` and each
 /// `FOR NO KEY UPDATE [OF t]` as `FOR UPDATE OF "marker"[.t]`; `None` when there is none.
+/// pgvector's `<+>` as one operator, as PostgreSQL's lexer reads it: sqlparser reads
+/// `<+` as `<` then `+` (so that `a<+1` compares), leaving `<`, `+`, `>`; three such
+/// tokens with nothing between them become the custom operator `<+>`.
+fn l1_operator(
+    tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+) -> Vec<sqlparser::tokenizer::TokenWithSpan> {
+    use sqlparser::tokenizer::{Token, TokenWithSpan};
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        let n = out.len();
+        let merges = n >= 2
+            && token.token == Token::Gt
+            && out[n - 1].token == Token::Plus
+            && out[n - 2].token == Token::Lt;
+        if merges {
+            let start = out[n - 2].span.start;
+            out.truncate(n - 2);
+            let span = sqlparser::tokenizer::Span::new(start, token.span.end);
+            out.push(TokenWithSpan::new(
+                Token::CustomBinaryOperator("<+>".to_string()),
+                span,
+            ));
+        } else {
+            out.push(token);
+        }
+    }
+    out
+}
+
 fn key_locks(
     tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
 ) -> Option<Vec<sqlparser::tokenizer::TokenWithSpan>> {
@@ -307,6 +344,16 @@ mod tests {
             panic!("a query");
         };
         query.locks.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn l1_distance_is_one_operator() {
+        let statements = parse("SELECT a<+>b, c <+> '[1]', d<+1, '<+>' FROM t").expect("parses");
+        let printed = statements[0].to_string();
+        assert!(printed.contains("a <+> b"), "{printed}");
+        assert!(printed.contains("c <+> '[1]'"), "{printed}");
+        assert!(printed.contains("d < +1"), "{printed}");
+        assert!(printed.contains("'<+>'"), "{printed}");
     }
 
     #[test]

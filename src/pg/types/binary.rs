@@ -39,6 +39,8 @@ pub(crate) fn encode(value: &Value, t: Type) -> Vec<u8> {
             let kind = t.vector_kind().expect("a vector value has a vector type");
             crate::pg::vector::value::encode_binary(kind, v)
         }
+        (Value::Sparse(v), _) => crate::pg::vector::sparse::encode_binary(v),
+        (Value::Bit(bits), _) => crate::pg::types::bit::encode_binary(bits),
         (Value::Uuid(u), _) => u.to_vec(),
         (Value::Jsonb(j), _) => crate::pg::types::jsonb::encode_binary(j),
         (Value::Array(items), t) => encode_array(items, t.element().unwrap_or(Type::Text)),
@@ -113,12 +115,15 @@ pub(crate) fn decode(bytes: &[u8], t: Type) -> PgResult<Value> {
                 .map(Value::Vector)
                 .map_err(|e| PgError::new(e.sqlstate, e.message))?
         }
+        Type::Sparsevec => crate::pg::vector::sparse::decode_binary(bytes, None)
+            .map(|v| Value::Sparse(Box::new(v)))
+            .map_err(crate::pg::error::PgError::from)?,
         Type::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
         Type::Jsonb => decode_jsonb(bytes)?,
         // json_recv: the text, checked.
         Type::Json => crate::pg::types::text::parse(utf8(bytes)?, Type::Json)?,
         Type::Void => Value::Null,
-        Type::Tsvector | Type::Tsquery | Type::Regconfig => {
+        Type::Tsvector | Type::Tsquery | Type::Regconfig | Type::Bit => {
             return Err(PgError::unsupported(format!(
                 "a binary {} parameter",
                 t.name()

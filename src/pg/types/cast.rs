@@ -42,9 +42,12 @@ pub(crate) fn coerce_pair(a: Typed, b: Typed) -> PgResult<(Typed, Typed)> {
         (x, y) if is_datetime(x) && is_datetime(y) => {
             crate::pg::types::datetime_cast::coerce_pair(a, b)
         }
-        // pgvector's implicit cast: a vector beside a halfvec becomes one.
+        // pgvector's implicit casts: a vector beside a halfvec becomes one, a dense
+        // value beside a sparsevec one too.
         (Type::Vector, Type::Halfvec) => Ok((cast(a, Type::Halfvec, None)?, b)),
         (Type::Halfvec, Type::Vector) => Ok((a, cast(b, Type::Halfvec, None)?)),
+        (Type::Vector | Type::Halfvec, Type::Sparsevec) => Ok((cast(a, Type::Sparsevec, None)?, b)),
+        (Type::Sparsevec, Type::Vector | Type::Halfvec) => Ok((a, cast(b, Type::Sparsevec, None)?)),
         // An integer compares with an oid as an oid (its implicit cast).
         (Type::Oid, y) if y.is_integer() => Ok((a, as_oid(b)?)),
         (x, Type::Oid) if x.is_integer() => Ok((as_oid(a)?, b)),
@@ -105,6 +108,18 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
                 crate::pg::types::interval::Typmod::of(modifier),
             )?)
         }
+        // `sparsevec_in` checks the typmod before the indices.
+        (Value::Text(s), _, Type::Sparsevec) if from == Type::Unknown || from.is_text() => {
+            let sparse =
+                crate::pg::vector::sparse::parse_text(&s, modifier).map_err(vector_error)?;
+            Value::Sparse(Box::new(sparse))
+        }
+        // A literal read as bit; a length other than bit(n)'s is padded or cut by an
+        // explicit cast and refused by an assignment, which `check_modifier` cannot tell
+        // apart (it refuses both).
+        (Value::Text(s), _, Type::Bit) if from == Type::Unknown || from.is_text() => {
+            Value::Bit(crate::pg::types::bit::parse(&s, None)?)
+        }
         (Value::Text(s), _, t) if from == Type::Unknown || from.is_text() => text::parse(&s, t)?,
         (v, f, t) if is_datetime(f) && is_datetime(t) => {
             crate::pg::types::datetime_cast::convert(v, t)?
@@ -158,8 +173,27 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
         (Value::Array(items), _, t) if casts_to_vector(from) && t.vector_kind().is_some() => {
             Value::Vector(array_to_vector(t, items, modifier)?)
         }
+        (Value::Array(items), _, Type::Sparsevec) if casts_to_vector(from) => {
+            Value::Sparse(Box::new(array_to_sparsevec(items, modifier)?))
+        }
         (Value::Vector(items), Type::Vector | Type::Halfvec, Type::Vector | Type::Halfvec) => {
             Value::Vector(vector_to_vector(to, &items, modifier)?)
+        }
+        (Value::Vector(items), Type::Vector | Type::Halfvec, Type::Sparsevec) => {
+            let sparse =
+                crate::pg::vector::sparse::from_dense(&items, modifier).map_err(vector_error)?;
+            Value::Sparse(Box::new(sparse))
+        }
+        // `vector_to_float4` (`halfvec_to_float4`): the elements as they are.
+        (Value::Vector(items), Type::Vector | Type::Halfvec, Type::Float4Array) => {
+            Value::Array(items.iter().map(|x| Value::Float(f64::from(*x))).collect())
+        }
+        (Value::Sparse(sparse), Type::Sparsevec, t @ (Type::Vector | Type::Halfvec)) => {
+            let kind = t.vector_kind().expect("a dense vector type");
+            Value::Vector(
+                crate::pg::vector::sparse::to_dense(kind, &sparse, modifier)
+                    .map_err(vector_error)?,
+            )
         }
         (_, f, t) => {
             return Err(PgError::new(
@@ -237,8 +271,9 @@ pub(crate) fn assignable(from: Type, to: Type) -> bool {
         )
         || (from.is_integer() && oid(to))
         || (oid(from) && (to.is_integer() || oid(to)))
-        || (casts_to_vector(from) && to.vector_kind().is_some())
-        || (from.vector_kind().is_some() && to.vector_kind().is_some())
+        || (casts_to_vector(from) && to.is_pgvector())
+        || (from.is_pgvector() && to.is_pgvector())
+        || (from.vector_kind().is_some() && to == Type::Float4Array)
         || (is_datetime(from) && is_datetime(to))
         || matches!((from.element(), to.element()), (Some(f), Some(t)) if assignable(f, t))
 }
@@ -281,6 +316,18 @@ pub(crate) fn check_modifier(v: &Value, t: Type, modifier: Option<u32>) -> PgRes
             crate::pg::vector::value::check_expected_dimensions(Some(n as usize), items)
                 .map_err(|e| PgError::new(e.sqlstate, e.message))
         }
+        (Value::Sparse(sparse), Type::Sparsevec) => {
+            crate::pg::vector::sparse::check_expected_dimensions(
+                Some(n),
+                i64::from(sparse.dimensions()),
+            )
+            .map_err(vector_error)
+        }
+        // An explicit cast pads or truncates, an assignment fails: the model cannot
+        // tell them apart here, so refuses both.
+        (Value::Bit(bits), Type::Bit) if bits.len() != n as usize => Err(PgError::unsupported(
+            format!("a bit string of {} bits as bit({n})", bits.len()),
+        )),
         (Value::Text(s), Type::Varchar) if s.chars().count() > n as usize => Err(PgError::new(
             STRING_DATA_RIGHT_TRUNCATION,
             format!("value too long for type character varying({n})"),
@@ -302,12 +349,11 @@ pub(crate) fn convert(v: Value, from: Type, to: Type) -> PgResult<Value> {
     }
 }
 
-/// The array types pgvector casts to `vector` and `halfvec` (it has casts from `real[]`
-/// too, a type the model does not have).
+/// The array types pgvector casts to `vector`, `halfvec` and `sparsevec`.
 fn casts_to_vector(from: Type) -> bool {
     matches!(
         from,
-        Type::Int4Array | Type::Float8Array | Type::NumericArray
+        Type::Int4Array | Type::Float4Array | Type::Float8Array | Type::NumericArray
     )
 }
 
@@ -318,6 +364,33 @@ fn casts_to_vector(from: Type) -> bool {
 fn array_to_vector(to: Type, items: Vec<Value>, modifier: Option<u32>) -> PgResult<Vec<f32>> {
     let kind = to.vector_kind().expect("a vector type");
     let error = |e: crate::pg::vector::value::VectorError| PgError::new(e.sqlstate, e.message);
+    check_vector_array(&items)?;
+    let expected = modifier.map(|m| m as usize);
+    crate::pg::vector::value::check_array_dimensions(kind, items.len(), expected).map_err(error)?;
+    let floats = array_floats(&items)?;
+    crate::pg::vector::value::store_elements(kind, &floats).map_err(error)
+}
+
+/// `array_to_sparsevec`: the array's checks as `array_to_vector`'s, then the length's
+/// (a sparsevec's dimensions), then the elements read as float4s, the non-zero kept.
+fn array_to_sparsevec(
+    items: Vec<Value>,
+    modifier: Option<u32>,
+) -> PgResult<crate::pg::vector::sparse::Sparse> {
+    use crate::pg::vector::sparse;
+    check_vector_array(&items)?;
+    sparse::check_length(items.len() as i64, modifier).map_err(vector_error)?;
+    let floats = array_floats(&items)?;
+    sparse::from_floats(&floats, modifier).map_err(vector_error)
+}
+
+/// pgvector's error as PostgreSQL reports it.
+fn vector_error(e: crate::pg::vector::value::VectorError) -> PgError {
+    PgError::from(e)
+}
+
+/// An array a pgvector cast reads: one dimension, no NULL.
+fn check_vector_array(items: &[Value]) -> PgResult<()> {
     if items.iter().any(|item| matches!(item, Value::Array(_))) {
         return Err(PgError::new(DATA_EXCEPTION, "array must be 1-D"));
     }
@@ -327,9 +400,12 @@ fn array_to_vector(to: Type, items: Vec<Value>, modifier: Option<u32>) -> PgResu
             "array must not contain nulls",
         ));
     }
-    let expected = modifier.map(|m| m as usize);
-    crate::pg::vector::value::check_array_dimensions(kind, items.len(), expected).map_err(error)?;
-    let floats = items
+    Ok(())
+}
+
+/// An array's elements read as float4s, as pgvector's casts read them.
+fn array_floats(items: &[Value]) -> PgResult<Vec<f32>> {
+    items
         .iter()
         .map(|item| match item {
             Value::Int(n) => Ok(*n as f32),
@@ -341,8 +417,7 @@ fn array_to_vector(to: Type, items: Vec<Value>, modifier: Option<u32>) -> PgResu
                 format!("unsupported array element {other:?}"),
             )),
         })
-        .collect::<PgResult<Vec<f32>>>()?;
-    crate::pg::vector::value::store_elements(kind, &floats).map_err(error)
+        .collect::<PgResult<Vec<f32>>>()
 }
 
 /// `vector_to_halfvec`, `halfvec_to_vector` (and the typmod casts `vector(n)`,

@@ -13,6 +13,8 @@
 pub(crate) mod array_recv;
 pub(crate) mod array_text;
 pub(crate) mod binary;
+pub(crate) mod bit;
+pub(crate) mod bit_fn;
 pub(crate) mod builtin_names;
 pub(crate) mod cast;
 pub(crate) mod datetime;

@@ -14,7 +14,7 @@ use crate::pg::types::interval_ops;
 /// `l op r` for every operator but the comparisons and the logical ones.
 pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Typed> {
     let (l, r) = settle_unknown(op, l, r)?;
-    let (l, r) = crate::pg::types::vector_fn::settle_kinds(l, r)?;
+    let (l, r) = crate::pg::types::vector_fn::settle_kinds(op, l, r)?;
     let result_type = result_type(op, l.t, r.t)?;
     let kind = l.t.vector_kind();
     if l.v.is_null() || r.v.is_null() {
@@ -79,6 +79,18 @@ pub(crate) fn arithmetic(op: &BinaryOperator, l: Typed, r: Typed) -> PgResult<Ty
         (op, Value::Vector(a), Value::Vector(b)) => {
             let kind = kind.expect("a vector operand");
             match crate::pg::types::vector_fn::distance(op, kind, &a, &b) {
+                Some(distance) => Value::Float(distance?),
+                None => return Err(no_operator(op, l.t, r.t)),
+            }
+        }
+        (op, Value::Bit(a), Value::Bit(b)) => {
+            match crate::pg::types::bit_fn::distance(op, &a, &b) {
+                Some(distance) => Value::Float(distance?),
+                None => return Err(no_operator(op, l.t, r.t)),
+            }
+        }
+        (op, Value::Sparse(a), Value::Sparse(b)) => {
+            match crate::pg::types::vector_fn::sparse_distance(op, &a, &b) {
                 Some(distance) => Value::Float(distance?),
                 None => return Err(no_operator(op, l.t, r.t)),
             }
@@ -180,13 +192,14 @@ pub(crate) fn result_type(op: &BinaryOperator, l: Type, r: Type) -> PgResult<Typ
         (AtAt, Type::Tsvector, Type::Tsquery) | (AtAt, Type::Tsquery, Type::Tsvector) => Type::Bool,
         (Question, Type::Jsonb, k) if k.is_text() => Type::Bool,
         (LtDashGt | Spaceship, a, b)
-            if crate::pg::types::vector_fn::operand_type(a, b).is_some() =>
+            if crate::pg::types::vector_fn::distance_operand_type(a, b).is_some() =>
         {
             Type::Float8
         }
+        (op, Type::Bit, Type::Bit) if crate::pg::types::bit_fn::is_operator(op) => Type::Float8,
         (Custom(name), a, b)
             if matches!(name.as_str(), "<#>" | "<+>")
-                && crate::pg::types::vector_fn::operand_type(a, b).is_some() =>
+                && crate::pg::types::vector_fn::distance_operand_type(a, b).is_some() =>
         {
             Type::Float8
         }

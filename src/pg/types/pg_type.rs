@@ -19,6 +19,12 @@ pub(crate) const HALFVEC_OID: u32 = VECTOR_OID + 10;
 /// The OID the model gives pgvector's `_halfvec` (`halfvec[]`).
 pub(crate) const HALFVEC_ARRAY_OID: u32 = HALFVEC_OID + 5;
 
+/// The OID the model gives pgvector's `sparsevec`, fixed as `vector`'s is.
+pub(crate) const SPARSEVEC_OID: u32 = VECTOR_OID + 20;
+
+/// The OID the model gives pgvector's `_sparsevec` (`sparsevec[]`).
+pub(crate) const SPARSEVEC_ARRAY_OID: u32 = SPARSEVEC_OID + 5;
+
 /// Microseconds between the Unix epoch and PostgreSQL's (2000-01-01).
 pub(crate) const PG_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
 
@@ -47,6 +53,10 @@ pub(crate) enum Type {
     Vector,
     /// pgvector's `halfvec`: held as `Value::Vector`, each element a half (`vector/half.rs`).
     Halfvec,
+    /// pgvector's `sparsevec`: held as `Value::Sparse` (`vector/sparse.rs`).
+    Sparsevec,
+    /// `bit(n)`: held as `Value::Bit` (`bit.rs`).
+    Bit,
     Uuid,
     Jsonb,
     /// `json`: its text as written, held as `Value::Text` (`json.rs`).
@@ -57,6 +67,8 @@ pub(crate) enum Type {
     BoolArray,
     Int4Array,
     Int8Array,
+    /// `real[]`: pgvector's casts read and write it.
+    Float4Array,
     Float8Array,
     TextArray,
     ByteaArray,
@@ -71,6 +83,7 @@ pub(crate) enum Type {
     JsonArray,
     VectorArray,
     HalfvecArray,
+    SparsevecArray,
     /// The catalog's types, for a client's type lookup.
     Oid,
     /// An OID naming a type (`'vector'::regtype`): sqlx's type lookups.
@@ -104,6 +117,8 @@ impl Type {
             Type::Void => 2278,
             Type::Vector => VECTOR_OID,
             Type::Halfvec => HALFVEC_OID,
+            Type::Sparsevec => SPARSEVEC_OID,
+            Type::Bit => 1560,
             Type::Uuid => 2950,
             Type::Jsonb => 3802,
             Type::Json => 114,
@@ -117,11 +132,13 @@ impl Type {
             Type::Regconfig => 3734,
             Type::VectorArray => VECTOR_ARRAY_OID,
             Type::HalfvecArray => HALFVEC_ARRAY_OID,
+            Type::SparsevecArray => SPARSEVEC_ARRAY_OID,
             Type::BoolArray => 1000,
             Type::ByteaArray => 1001,
             Type::Int4Array => 1007,
             Type::TextArray => 1009,
             Type::Int8Array => 1016,
+            Type::Float4Array => 1021,
             Type::Float8Array => 1022,
             Type::Oid => 26,
             Type::Regtype => 2206,
@@ -160,6 +177,8 @@ impl Type {
             Type::Interval => "interval",
             Type::Vector => "vector",
             Type::Halfvec => "halfvec",
+            Type::Sparsevec => "sparsevec",
+            Type::Bit => "bit",
             Type::Uuid => "uuid",
             Type::Jsonb => "jsonb",
             Type::Json => "json",
@@ -168,6 +187,7 @@ impl Type {
             Type::BoolArray => "boolean[]",
             Type::Int4Array => "integer[]",
             Type::Int8Array => "bigint[]",
+            Type::Float4Array => "real[]",
             Type::Float8Array => "double precision[]",
             Type::TextArray => "text[]",
             Type::ByteaArray => "bytea[]",
@@ -181,6 +201,7 @@ impl Type {
             Type::JsonArray => "json[]",
             Type::VectorArray => "vector[]",
             Type::HalfvecArray => "halfvec[]",
+            Type::SparsevecArray => "sparsevec[]",
             Type::Oid => "oid",
             Type::Regtype => "regtype",
             Type::Name => "name",
@@ -207,6 +228,7 @@ impl Type {
             Type::JsonArray => "_json",
             Type::VectorArray => "_vector",
             Type::HalfvecArray => "_halfvec",
+            Type::SparsevecArray => "_sparsevec",
             other => other.name(),
         }
     }
@@ -236,6 +258,7 @@ impl Type {
             Type::BoolArray => Some(Type::Bool),
             Type::Int4Array => Some(Type::Int4),
             Type::Int8Array => Some(Type::Int8),
+            Type::Float4Array => Some(Type::Float4),
             Type::Float8Array => Some(Type::Float8),
             Type::TextArray => Some(Type::Text),
             Type::ByteaArray => Some(Type::Bytea),
@@ -246,6 +269,7 @@ impl Type {
             Type::JsonArray => Some(Type::Json),
             Type::VectorArray => Some(Type::Vector),
             Type::HalfvecArray => Some(Type::Halfvec),
+            Type::SparsevecArray => Some(Type::Sparsevec),
             Type::TimestampArray => Some(Type::Timestamp),
             Type::DateArray => Some(Type::Date),
             _ => None,
@@ -273,6 +297,11 @@ impl Type {
         }
     }
 
+    /// Whether this is one of pgvector's types (`vector`, `halfvec`, `sparsevec`).
+    pub(crate) fn is_pgvector(self) -> bool {
+        self.vector_kind().is_some() || self == Type::Sparsevec
+    }
+
     pub(crate) fn is_text(self) -> bool {
         matches!(self, Type::Text | Type::Varchar | Type::Name | Type::Char)
     }
@@ -295,6 +324,8 @@ impl Type {
             "interval" => Type::Interval,
             "vector" => Type::Vector,
             "halfvec" => Type::Halfvec,
+            "sparsevec" => Type::Sparsevec,
+            "bit" => Type::Bit,
             "uuid" => Type::Uuid,
             "jsonb" => Type::Jsonb,
             "numeric" | "decimal" => Type::Numeric,
@@ -312,7 +343,7 @@ impl Type {
     }
 }
 
-const ALL: [Type; 43] = [
+const ALL: [Type; 47] = [
     Type::Bool,
     Type::Int2,
     Type::Int4,
@@ -334,6 +365,7 @@ const ALL: [Type; 43] = [
     Type::BoolArray,
     Type::Int4Array,
     Type::Int8Array,
+    Type::Float4Array,
     Type::Float8Array,
     Type::TextArray,
     Type::ByteaArray,
@@ -348,6 +380,9 @@ const ALL: [Type; 43] = [
     Type::VectorArray,
     Type::Halfvec,
     Type::HalfvecArray,
+    Type::Sparsevec,
+    Type::SparsevecArray,
+    Type::Bit,
     Type::Oid,
     Type::Regtype,
     Type::Name,

@@ -192,6 +192,18 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
         (Type::Halfvec | Type::HalfvecArray, Some((_, spelled))) => {
             Some(vector_typmod(Kind::Halfvec, spelled)?)
         }
+        (Type::Bit, Some((_, spelled))) => {
+            Some(crate::pg::types::bit::typmod_in(single_typmod(spelled)?)?)
+        }
+        // `bit` alone is `bit(1)`.
+        (Type::Bit, None) => Some(1),
+        (Type::Sparsevec | Type::SparsevecArray, Some((_, spelled))) => {
+            let dimensions = single_typmod(spelled)?;
+            Some(
+                crate::pg::vector::sparse::typmod_in(dimensions)
+                    .map_err(crate::pg::error::PgError::from)?,
+            )
+        }
         _ => modifier,
     };
     Ok((t, modifier))
@@ -201,6 +213,14 @@ pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, 
 /// (`ArrayGetIntegerTypmods`; a quoted one too), then exactly one, within pgvector's
 /// dimensions (`vector_typmod_in`).
 fn vector_typmod(kind: Kind, spelled: &str) -> PgResult<u32> {
+    let dimensions = single_typmod(spelled)?;
+    crate::pg::vector::value::typmod_in(kind, dimensions)
+        .map(|n| n as u32)
+        .map_err(|e| PgError::new(e.sqlstate, e.message))
+}
+
+/// A pgvector type's one modifier (`ArrayGetIntegerTypmods`, then exactly one).
+fn single_typmod(spelled: &str) -> PgResult<i64> {
     let inner = spelled.strip_suffix(')').unwrap_or(spelled);
     let typmods = inner
         .split(',')
@@ -212,9 +232,7 @@ fn vector_typmod(kind: Kind, spelled: &str) -> PgResult<u32> {
             "invalid type modifier",
         ));
     };
-    crate::pg::vector::value::typmod_in(kind, *dimensions)
-        .map(|n| n as u32)
-        .map_err(|e| PgError::new(e.sqlstate, e.message))
+    Ok(*dimensions)
 }
 
 /// A type modifier's integer (`pg_strtoint32`).

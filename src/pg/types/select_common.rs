@@ -79,10 +79,12 @@ fn category(t: Type) -> Option<Category> {
         Text | Varchar | Name => Category::String,
         Date | Timestamp | Timestamptz => Category::DateTime,
         Interval => Category::Timespan,
-        Uuid | Json | Jsonb | Bytea | Vector | Halfvec | Tsvector | Tsquery => Category::User,
-        BoolArray | Int4Array | Int8Array | Float8Array | TextArray | ByteaArray | UuidArray
-        | JsonbArray | NumericArray | OidArray | JsonArray | VectorArray | HalfvecArray
-        | TimestampArray | DateArray => Category::Array,
+        Uuid | Json | Jsonb | Bytea | Vector | Halfvec | Sparsevec | Tsvector | Tsquery => {
+            Category::User
+        }
+        BoolArray | Int4Array | Int8Array | Float4Array | Float8Array | TextArray | ByteaArray
+        | UuidArray | JsonbArray | NumericArray | OidArray | JsonArray | VectorArray
+        | HalfvecArray | SparsevecArray | TimestampArray | DateArray => Category::Array,
         _ => return None,
     })
 }

@@ -26,6 +26,8 @@ pub(crate) fn format(value: &Value, t: Type) -> Option<String> {
         Value::Date(days) => crate::pg::types::datetime::format_date(i64::from(*days)),
         Value::Interval(i) => crate::pg::types::interval_ops::format(i),
         Value::Vector(v) => crate::pg::vector::value::format_text(v),
+        Value::Sparse(v) => crate::pg::vector::sparse::format_text(v),
+        Value::Bit(bits) => crate::pg::types::bit::format(bits),
         Value::Uuid(u) => crate::pg::types::uuid::format(u),
         Value::Jsonb(j) => crate::pg::types::jsonb::format(j),
         Value::Array(items) => format_array(items, t.element().unwrap_or(Type::Text)),
@@ -185,6 +187,10 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
                 .map(Value::Vector)
                 .map_err(|e| PgError::new(e.sqlstate, e.message))
         }
+        Type::Sparsevec => crate::pg::vector::sparse::parse_text(text, None)
+            .map(|v| Value::Sparse(Box::new(v)))
+            .map_err(crate::pg::error::PgError::from),
+        Type::Bit => crate::pg::types::bit::parse(text, None).map(Value::Bit),
         Type::Uuid => crate::pg::types::uuid::parse(text).map(Value::Uuid),
         Type::Jsonb => {
             crate::pg::types::jsonb_parse::parse(text).map(|j| Value::Jsonb(Box::new(j)))

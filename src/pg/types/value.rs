@@ -39,6 +39,10 @@ pub(crate) enum Value {
     /// pgvector's `vector` or `halfvec` (its `Type` says which): a halfvec's elements are
     /// the `f32`s its halves widen to, so the two share their order and distances.
     Vector(Vec<f32>),
+    /// pgvector's `sparsevec`: its non-zero elements (`vector/sparse.rs`).
+    Sparse(Box<crate::pg::vector::sparse::Sparse>),
+    /// `bit(n)`: its bits, first first (`bit.rs`).
+    Bit(Vec<bool>),
     Uuid([u8; crate::pg::types::uuid::UUID_BYTES]),
     Jsonb(Box<crate::pg::types::jsonb::Json>),
     Array(Vec<Value>),
@@ -90,6 +94,9 @@ pub(crate) fn compare(a: &Value, b: &Value) -> Ordering {
         (Value::Date(x), Value::Date(y)) => x.cmp(y),
         (Value::Interval(x), Value::Interval(y)) => interval_span_us(x).cmp(&interval_span_us(y)),
         (Value::Vector(x), Value::Vector(y)) => vector_order(x, y),
+        (Value::Sparse(x), Value::Sparse(y)) => crate::pg::vector::sparse::compare(x, y),
+        // `bit_cmp`: the bits in order, then the length.
+        (Value::Bit(x), Value::Bit(y)) => x.cmp(y),
         (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
         (Value::Jsonb(x), Value::Jsonb(y)) => crate::pg::types::jsonb::compare(x, y),
         (Value::Array(x), Value::Array(y)) => array_order(x, y),

@@ -1,15 +1,17 @@
-//! pgvector's functions on its dense types, `vector` and `halfvec`: the distances by
-//! name, `vector_dims`, `vector_norm`, `l2_norm`, `l2_normalize`, `subvector`, the btree
-//! comparison functions, the aggregates `sum` and `avg`, and the operators `+`, `-`,
-//! `*`, `||`. Each name resolves to its `vector` or `halfvec` overload as PostgreSQL's
-//! function resolution picks it: a `vector` casts to `halfvec` implicitly (and to
-//! `sparsevec`, which the model lacks, so a choice between those two is ambiguous), a
-//! `halfvec` to `vector` only by assignment.
+//! pgvector's functions on its types, `vector`, `halfvec` and `sparsevec`: the distances
+//! by name, `vector_dims`, `vector_norm`, `l2_norm`, `l2_normalize`, `subvector`, the
+//! btree comparison functions, the aggregates `sum` and `avg`, and the operators `+`,
+//! `-`, `*`, `||` and the distances. Each name resolves to its overload as PostgreSQL's
+//! function resolution picks it: a `vector` casts to `halfvec` and `sparsevec`
+//! implicitly (so a choice between those two alone is ambiguous), a `halfvec` to
+//! `sparsevec` implicitly and to `vector` only by assignment, a `sparsevec` to the dense
+//! types only by assignment.
 
 use crate::pg::error::{PgError, PgResult, AMBIGUOUS_FUNCTION, UNDEFINED_FUNCTION};
 use crate::pg::types::cast::cast;
 use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{Typed, Value};
+use crate::pg::vector::sparse::{self, Sparse};
 use crate::pg::vector::value::{self as vector, Kind};
 
 /// Each function with the dense types it is defined for (pgvector's `sparsevec` noted
@@ -39,7 +41,7 @@ const fn function(
 const ALL: [bool; 3] = [true, true, true];
 const DENSE: [bool; 3] = [true, true, false];
 
-const FUNCTIONS: [Function; 11] = [
+const FUNCTIONS: [Function; 12] = [
     function("l2_distance", ALL, 2),
     function("cosine_distance", ALL, 2),
     function("inner_product", ALL, 2),
@@ -51,7 +53,15 @@ const FUNCTIONS: [Function; 11] = [
     function("subvector", DENSE, 3),
     function("vector_cmp", [true, false, false], 2),
     function("halfvec_cmp", [false, true, false], 2),
+    function("sparsevec_cmp", [false, false, true], 2),
 ];
+
+/// The overload a call resolves to: a dense type's, or `sparsevec`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Overload {
+    Dense(Kind),
+    Sparse,
+}
 
 fn find(name: &str) -> Option<&'static Function> {
     FUNCTIONS.iter().find(|f| f.name == name)
@@ -72,6 +82,7 @@ fn vector_arguments(name: &str, count: usize) -> usize {
 /// The types the arguments of `name` take when nothing else says (a parameter's).
 pub(crate) fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
     let t = match find(name) {
+        Some(f) if !f.vector && !f.halfvec => Type::Sparsevec,
         Some(f) if !f.vector && !f.sparsevec => Type::Halfvec,
         _ => Type::Vector,
     };
@@ -84,7 +95,7 @@ pub(crate) fn argument_types(name: &str, count: usize) -> Vec<Option<Type>> {
 /// The overload of `name` PostgreSQL picks for arguments of `types`: `halfvec` when one
 /// is a halfvec (or a vector and only the halfvec overload is left), `vector` when one
 /// is a vector; untyped literals alone pick only a function with one overload.
-fn resolve(name: &str, types: &[Type]) -> PgResult<Kind> {
+fn resolve(name: &str, types: &[Type]) -> PgResult<Overload> {
     let f = find(name).expect("a pgvector function");
     let vectors = &types[..vector_arguments(name, types.len())];
     let has = |t: Type| vectors.contains(&t);
@@ -104,21 +115,32 @@ fn resolve(name: &str, types: &[Type]) -> PgResult<Kind> {
             format!("function {} is not unique", listed()),
         )
     };
-    if has(Type::Halfvec) {
-        return if f.halfvec {
-            Ok(Kind::Halfvec)
+    // A sparsevec casts to neither dense type implicitly.
+    if has(Type::Sparsevec) {
+        return if f.sparsevec {
+            Ok(Overload::Sparse)
         } else {
             Err(missing())
         };
     }
+    // A halfvec casts implicitly to sparsevec only.
+    if has(Type::Halfvec) {
+        return match (f.halfvec, f.sparsevec) {
+            (true, _) => Ok(Overload::Dense(Kind::Halfvec)),
+            (false, true) => Ok(Overload::Sparse),
+            (false, false) => Err(missing()),
+        };
+    }
     let from_vector = has(Type::Vector) || vectors.iter().any(|t| *t != Type::Unknown);
     match (f.vector, f.halfvec, f.sparsevec) {
-        (true, _, _) if from_vector => Ok(Kind::Vector),
+        (true, _, _) if from_vector => Ok(Overload::Dense(Kind::Vector)),
         // A vector casts implicitly to both halfvec and sparsevec: neither is better.
         (false, true, true) if from_vector => Err(ambiguous()),
-        (false, true, _) if from_vector => Ok(Kind::Halfvec),
-        (true, false, false) => Ok(Kind::Vector),
-        (false, true, false) => Ok(Kind::Halfvec),
+        (false, true, _) if from_vector => Ok(Overload::Dense(Kind::Halfvec)),
+        (false, false, true) if from_vector => Ok(Overload::Sparse),
+        (true, false, false) => Ok(Overload::Dense(Kind::Vector)),
+        (false, true, false) => Ok(Overload::Dense(Kind::Halfvec)),
+        (false, false, true) => Ok(Overload::Sparse),
         _ if vectors.is_empty() => Err(missing()),
         _ => Err(ambiguous()),
     }
@@ -131,21 +153,29 @@ fn vector_type(kind: Kind) -> Type {
     }
 }
 
+fn overload_type(overload: Overload) -> Type {
+    match overload {
+        Overload::Dense(kind) => vector_type(kind),
+        Overload::Sparse => Type::Sparsevec,
+    }
+}
+
 /// The type `name` returns for arguments of `types` (`Unknown` when none resolves: the
 /// call then fails with PostgreSQL's error).
 pub(crate) fn return_type(name: &str, types: &[Type]) -> Type {
     match name {
-        "vector_dims" | "vector_cmp" | "halfvec_cmp" => Type::Int4,
+        "vector_dims" | "vector_cmp" | "halfvec_cmp" | "sparsevec_cmp" => Type::Int4,
         "l2_normalize" | "subvector" => match resolve(name, types) {
-            Ok(kind) => vector_type(kind),
+            Ok(overload) => overload_type(overload),
             Err(_) => Type::Unknown,
         },
         _ => Type::Float8,
     }
 }
 
+/// pgvector's error as the server reports it (with its `DETAIL` line, if any).
 fn error(e: vector::VectorError) -> PgError {
-    PgError::new(e.sqlstate, e.message)
+    PgError::from(e)
 }
 
 /// The vectors among `args`, each cast to the overload's type; `None` if one is NULL.
@@ -184,7 +214,10 @@ pub(crate) fn call(name: &str, args: Vec<Typed>) -> PgResult<Typed> {
             ),
         ));
     }
-    let kind = resolve(name, &types)?;
+    let kind = match resolve(name, &types)? {
+        Overload::Dense(kind) => kind,
+        Overload::Sparse => return call_sparse(name, &args, return_type(name, &types)),
+    };
     let t = return_type(name, &types);
     let (vector_args, other_args) = args.split_at(vector_arguments(name, args.len()));
     let (Some(v), Some(n)) = (vectors(kind, vector_args)?, integers(other_args)?) else {
@@ -208,17 +241,56 @@ pub(crate) fn call(name: &str, args: Vec<Typed>) -> PgResult<Typed> {
 /// `vector_cmp`: -1, 0 or 1 by the btree order (elements first, then dimensions).
 fn compare(a: &[f32], b: &[f32]) -> i64 {
     let (a, b) = (Value::Vector(a.to_vec()), Value::Vector(b.to_vec()));
-    match crate::pg::types::value::compare(&a, &b) {
-        std::cmp::Ordering::Less => -1,
-        std::cmp::Ordering::Equal => 0,
-        std::cmp::Ordering::Greater => 1,
+    crate::pg::types::value::compare(&a, &b) as i64
+}
+
+/// The sparsevecs among `args`, each cast to `sparsevec`; `None` if one is NULL.
+fn sparse_arguments(args: &[Typed]) -> PgResult<Option<Vec<Sparse>>> {
+    let mut out = Vec::with_capacity(args.len());
+    for arg in args {
+        match cast(arg.clone(), Type::Sparsevec, None)?.v {
+            Value::Sparse(v) => out.push(*v),
+            _ => return Ok(None),
+        }
     }
+    Ok(Some(out))
+}
+
+/// A function's `sparsevec` overload (`sparsevec_l2_distance` and its kin).
+fn call_sparse(name: &str, args: &[Typed], t: Type) -> PgResult<Typed> {
+    let Some(v) = sparse_arguments(args)? else {
+        return Ok(Typed::null(t));
+    };
+    let float = |d: Result<f64, vector::VectorError>| d.map(Value::Float).map_err(error);
+    let value = match name {
+        "l2_distance" => float(sparse::l2_distance(&v[0], &v[1]))?,
+        "cosine_distance" => float(sparse::cosine_distance(&v[0], &v[1]))?,
+        "inner_product" => float(sparse::inner_product(&v[0], &v[1]))?,
+        "l1_distance" => float(sparse::l1_distance(&v[0], &v[1]))?,
+        "l2_norm" => Value::Float(sparse::l2_norm(&v[0])),
+        "sparsevec_cmp" => Value::Int(sparse::compare(&v[0], &v[1]) as i64),
+        "l2_normalize" => Value::Sparse(Box::new(sparse::l2_normalize(&v[0]).map_err(error)?)),
+        other => unreachable!("{other} has no sparsevec overload"),
+    };
+    Ok(Typed::new(value, t))
 }
 
 /// Two operands of a vector operator brought to one type: a vector beside a halfvec
 /// becomes one (pgvector's implicit cast), as PostgreSQL resolves `vector <-> halfvec`.
-pub(crate) fn settle_kinds(l: Typed, r: Typed) -> PgResult<(Typed, Typed)> {
+pub(crate) fn settle_kinds(
+    op: &sqlparser::ast::BinaryOperator,
+    l: Typed,
+    r: Typed,
+) -> PgResult<(Typed, Typed)> {
+    let distance = is_distance(op);
     match (l.t, r.t) {
+        // A dense value beside a sparsevec becomes one, for the operators both have.
+        (Type::Vector | Type::Halfvec, Type::Sparsevec) if distance => {
+            Ok((cast(l, Type::Sparsevec, None)?, r))
+        }
+        (Type::Sparsevec, Type::Vector | Type::Halfvec) if distance => {
+            Ok((l, cast(r, Type::Sparsevec, None)?))
+        }
         (Type::Vector, Type::Halfvec) => Ok((cast(l, Type::Halfvec, None)?, r)),
         (Type::Halfvec, Type::Vector) => Ok((l, cast(r, Type::Halfvec, None)?)),
         _ => Ok((l, r)),
@@ -233,6 +305,42 @@ pub(crate) fn operand_type(l: Type, r: Type) -> Option<Type> {
         (Some(_), Some(_)) => Some(Type::Halfvec),
         _ => None,
     }
+}
+
+/// Whether `op` is one of pgvector's distance operators (`<->`, `<=>`, `<#>`, `<+>`).
+pub(crate) fn is_distance(op: &sqlparser::ast::BinaryOperator) -> bool {
+    use sqlparser::ast::BinaryOperator::{Custom, LtDashGt, Spaceship};
+    match op {
+        LtDashGt | Spaceship => true,
+        Custom(name) => matches!(name.as_str(), "<#>" | "<+>"),
+        _ => false,
+    }
+}
+
+/// The type a distance operator works in for operand types `l` and `r`, if both are
+/// pgvector's: `sparsevec` when either is, else as [`operand_type`].
+pub(crate) fn distance_operand_type(l: Type, r: Type) -> Option<Type> {
+    match (l.is_pgvector(), r.is_pgvector()) {
+        (true, true) if l == Type::Sparsevec || r == Type::Sparsevec => Some(Type::Sparsevec),
+        _ => operand_type(l, r),
+    }
+}
+
+/// A distance operator on two sparsevecs.
+pub(crate) fn sparse_distance(
+    op: &sqlparser::ast::BinaryOperator,
+    a: &Sparse,
+    b: &Sparse,
+) -> Option<PgResult<f64>> {
+    use sqlparser::ast::BinaryOperator::{Custom, LtDashGt, Spaceship};
+    let distance = match op {
+        LtDashGt => sparse::l2_distance(a, b),
+        Spaceship => sparse::cosine_distance(a, b),
+        Custom(name) if name == "<#>" => sparse::negative_inner_product(a, b),
+        Custom(name) if name == "<+>" => sparse::l1_distance(a, b),
+        _ => return None,
+    };
+    Some(distance.map_err(error))
 }
 
 /// `vector + vector`, `-` and `*` (`vector_add`, `vector_sub`, `vector_mul`).
@@ -300,23 +408,35 @@ mod tests {
         use Type::{Halfvec, Unknown, Vector};
         assert_eq!(
             resolve("l2_distance", &[Vector, Halfvec]).unwrap(),
-            Kind::Halfvec
+            Overload::Dense(Kind::Halfvec)
         );
         assert_eq!(
             resolve("l2_distance", &[Vector, Unknown]).unwrap(),
-            Kind::Vector
+            Overload::Dense(Kind::Vector)
         );
         assert_eq!(
             resolve("l2_distance", &[Unknown, Halfvec]).unwrap(),
-            Kind::Halfvec
+            Overload::Dense(Kind::Halfvec)
         );
         assert_eq!(
             resolve("halfvec_cmp", &[Vector, Unknown]).unwrap(),
-            Kind::Halfvec
+            Overload::Dense(Kind::Halfvec)
         );
-        assert_eq!(resolve("vector_norm", &[Unknown]).unwrap(), Kind::Vector);
+        assert_eq!(
+            resolve("vector_norm", &[Unknown]).unwrap(),
+            Overload::Dense(Kind::Vector)
+        );
         let code = |name: &str, types: &[Type]| resolve(name, types).unwrap_err().code;
         assert_eq!(code("l2_norm", &[Vector]), AMBIGUOUS_FUNCTION);
+        assert_eq!(
+            resolve("l2_distance", &[Halfvec, Type::Sparsevec]).unwrap(),
+            Overload::Sparse
+        );
+        assert_eq!(
+            resolve("sparsevec_cmp", &[Unknown, Unknown]).unwrap(),
+            Overload::Sparse
+        );
+        assert_eq!(code("vector_dims", &[Type::Sparsevec]), UNDEFINED_FUNCTION);
         assert_eq!(code("vector_dims", &[Unknown]), AMBIGUOUS_FUNCTION);
         assert_eq!(code("vector_norm", &[Halfvec]), UNDEFINED_FUNCTION);
         assert_eq!(
@@ -326,6 +446,6 @@ mod tests {
             "function l2_distance(unknown, unknown) is not unique"
         );
         let subvector = resolve("subvector", &[Halfvec, Type::Int4, Type::Int4]);
-        assert_eq!(subvector.unwrap(), Kind::Halfvec);
+        assert_eq!(subvector.unwrap(), Overload::Dense(Kind::Halfvec));
     }
 }

@@ -1,5 +1,5 @@
 //! The vector room: pgvector's dense types, `vector` and `halfvec` (`kind`; `half`: IEEE
-//! half precision), as pure functions (`value`: text and binary forms, arithmetic,
+//! half precision), its sparse one (`sparse`: `sparsevec`), as pure functions (`value`: text and binary forms, arithmetic,
 //! distances, dimensions, with pgvector's own messages) and its approximate
 //! nearest-neighbour indexes (`ann`: HNSW and IVFFlat, built insert by insert). Nothing
 //! here knows SQL: the types room calls the I/O and distances, the storage room keeps the
@@ -10,4 +10,5 @@
 pub(crate) mod ann;
 pub(crate) mod half;
 pub(crate) mod kind;
+pub(crate) mod sparse;
 pub(crate) mod value;

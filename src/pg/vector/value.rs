@@ -20,19 +20,19 @@ pub(crate) use crate::pg::vector::kind::Kind;
 pub(crate) const DIMENSIONS_MAX: usize = 16_000;
 
 /// SQLSTATE `22P02` invalid_text_representation.
-const INVALID_TEXT_REPRESENTATION: &str = "22P02";
+pub(crate) const INVALID_TEXT_REPRESENTATION: &str = "22P02";
 /// SQLSTATE `22000` data_exception.
-const DATA_EXCEPTION: &str = "22000";
+pub(crate) const DATA_EXCEPTION: &str = "22000";
 /// SQLSTATE `54000` program_limit_exceeded.
-const PROGRAM_LIMIT_EXCEEDED: &str = "54000";
+pub(crate) const PROGRAM_LIMIT_EXCEEDED: &str = "54000";
 /// SQLSTATE `22003` numeric_value_out_of_range.
-const NUMERIC_VALUE_OUT_OF_RANGE: &str = "22003";
+pub(crate) const NUMERIC_VALUE_OUT_OF_RANGE: &str = "22003";
 /// SQLSTATE `22023` invalid_parameter_value.
-const INVALID_PARAMETER_VALUE: &str = "22023";
+pub(crate) const INVALID_PARAMETER_VALUE: &str = "22023";
 /// SQLSTATE `08P01` protocol_violation (PostgreSQL's `pq_getmsg*` on a short message).
-const PROTOCOL_VIOLATION: &str = "08P01";
+pub(crate) const PROTOCOL_VIOLATION: &str = "08P01";
 /// SQLSTATE `22P03` invalid_binary_representation.
-const INVALID_BINARY_REPRESENTATION: &str = "22P03";
+pub(crate) const INVALID_BINARY_REPRESENTATION: &str = "22P03";
 
 /// An error as the server reports it: the SQLSTATE, the primary message and, where
 /// pgvector adds one, the `DETAIL` line.
@@ -44,7 +44,7 @@ pub(crate) struct VectorError {
 }
 
 impl VectorError {
-    fn new(sqlstate: &'static str, message: String) -> VectorError {
+    pub(crate) fn new(sqlstate: &'static str, message: String) -> VectorError {
         assert_eq!(sqlstate.len(), 5, "a SQLSTATE has five characters");
         VectorError {
             sqlstate,
@@ -53,7 +53,7 @@ impl VectorError {
         }
     }
 
-    fn with_detail(mut self, detail: &'static str) -> VectorError {
+    pub(crate) fn with_detail(mut self, detail: &'static str) -> VectorError {
         self.detail = Some(detail);
         self
     }
@@ -66,6 +66,17 @@ impl fmt::Display for VectorError {
 }
 
 impl std::error::Error for VectorError {}
+
+/// pgvector's error as the server reports it (with its `DETAIL` line, if any).
+impl From<VectorError> for crate::pg::error::PgError {
+    fn from(e: VectorError) -> crate::pg::error::PgError {
+        let error = crate::pg::error::PgError::new(e.sqlstate, e.message);
+        match e.detail {
+            Some(detail) => error.with_detail(detail),
+            None => error,
+        }
+    }
+}
 
 /// The error a literal gets when it is not a vector at all.
 fn invalid_syntax(kind: Kind, literal: &str) -> VectorError {
@@ -87,7 +98,7 @@ fn no_dimensions(kind: Kind) -> VectorError {
 }
 
 /// `CheckDim`: a value has 1 to 16000 elements.
-fn check_dimensions(kind: Kind, dimensions: i64) -> Result<(), VectorError> {
+pub(crate) fn check_dimensions(kind: Kind, dimensions: i64) -> Result<(), VectorError> {
     if dimensions < 1 {
         return Err(no_dimensions(kind));
     }
@@ -228,7 +239,7 @@ fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c')
 }
 
-fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
+pub(crate) fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
     while at < bytes.len() && is_space(bytes[at]) {
         at += 1;
     }
@@ -307,7 +318,7 @@ fn parse_float_prefix(
 
 /// The `strtof` grammar: a sign, then `inf`/`infinity`/`nan[(chars)]`, a hexadecimal
 /// float, or a decimal one. The flag says the value was spelled as a special value.
-fn scan_float(bytes: &[u8], start: usize) -> Option<(f32, usize, bool)> {
+pub(crate) fn scan_float(bytes: &[u8], start: usize) -> Option<(f32, usize, bool)> {
     let mut at = start;
     let negative = match bytes.get(at) {
         Some(b'-') => {
@@ -709,7 +720,7 @@ pub(crate) fn l2_normalize(kind: Kind, values: &[f32]) -> Result<Vec<f32>, Vecto
 }
 
 /// PostgreSQL's `float_overflow_error`.
-fn overflow() -> VectorError {
+pub(crate) fn overflow() -> VectorError {
     VectorError::new(
         NUMERIC_VALUE_OUT_OF_RANGE,
         "value out of range: overflow".to_string(),
