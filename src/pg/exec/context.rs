@@ -402,6 +402,9 @@ pub(crate) struct Named {
     pub rows: Rows,
     /// A data-modifying CTE without RETURNING: reading it is PostgreSQL's 0A000.
     pub without_returning: bool,
+    /// The shallowest frame its rows read a column of (`u32::MAX`: none): a subquery
+    /// reading a CTE correlated with a query around it is correlated with that query too.
+    pub read_depth_min: u32,
 }
 
 impl Named {

@@ -48,7 +48,11 @@ impl Exec<'_> {
             Expr::Cast {
                 expr, data_type, ..
             } => {
-                let value = self.eval(expr, frame)?;
+                // `ARRAY[]::int[]`: the cast is what types an empty array (transformArrayExpr).
+                let value = match is_empty_array(expr) {
+                    true => Typed::new(Value::Array(Vec::new()), Type::TextArray),
+                    false => self.eval(expr, frame)?,
+                };
                 let (to, modifier) = self.sql_type(data_type)?;
                 Ok(cast(truncate_varchar(value, to, modifier), to, modifier)?)
             }
@@ -204,7 +208,11 @@ impl Exec<'_> {
                 } else {
                     value.t
                 };
-                Ok(Typed::new(Value::Int(fit_integer(-i, t)?), t))
+                // int8um: the minimum has no negation in bigint (nor in any narrower type).
+                let negated = i.checked_neg().ok_or_else(|| {
+                    PgError::new(NUMERIC_VALUE_OUT_OF_RANGE, "bigint out of range")
+                })?;
+                Ok(Typed::new(Value::Int(fit_integer(negated, t)?), t))
             }
             (UnaryOperator::Minus, Value::Float(f)) => Ok(Typed::new(Value::Float(-f), value.t)),
             (UnaryOperator::Minus, Value::Numeric(n)) => {
@@ -468,6 +476,9 @@ impl Exec<'_> {
     }
 
     fn array_literal(&mut self, elements: &[Expr], frame: &Frame<'_>) -> FlowResult<Typed> {
+        if elements.is_empty() {
+            return Err(empty_array_error().into());
+        }
         let mut items = Vec::with_capacity(elements.len());
         let mut element = Type::Unknown;
         for e in elements {
@@ -561,4 +572,14 @@ fn interval_typmod(
         }
     };
     crate::pg::types::interval::typmod(leading, last, precision)
+}
+
+/// `ARRAY[]`, which only a cast around it gives a type.
+pub(crate) fn is_empty_array(e: &Expr) -> bool {
+    matches!(e, Expr::Array(array) if array.elem.is_empty())
+}
+
+/// `ARRAY[]` with no cast around it (PostgreSQL's 42P18).
+pub(crate) fn empty_array_error() -> PgError {
+    PgError::new(INDETERMINATE_DATATYPE, "cannot determine type of empty array")
 }

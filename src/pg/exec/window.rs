@@ -578,6 +578,11 @@ impl Exec<'_> {
 
     fn bound(&mut self, bound: &WindowFrameBound, which: &str) -> FlowResult<Bound> {
         let offset = |exec: &mut Self, e: &Expr| -> FlowResult<i64> {
+            // sqlparser reads a quoted offset (`'inf' PRECEDING`) as an interval: whether
+            // it was one, or an untyped literal the key's type reads, is lost.
+            if let Expr::Interval(_) = e {
+                return Err(PgError::unsupported("a quoted or interval frame offset").into());
+            }
             let value = exec.eval(e, &Frame::EMPTY)?;
             if !matches!(
                 value.t,

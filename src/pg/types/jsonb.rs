@@ -85,10 +85,11 @@ impl Json {
 /// each time a statement applies them to a stored value.
 pub(crate) fn bounded(json: Json) -> PgResult<Json> {
     if depth(&json) > DEPTH_MAX {
-        return Err(PgError::new(
-            PROGRAM_LIMIT_EXCEEDED,
-            format!("jsonb nested deeper than the model's {DEPTH_MAX} levels"),
-        ));
+        // PostgreSQL goes deeper (to its stack depth, then 54001): beyond the model's
+        // bound the value is refused, not answered with an error PostgreSQL would not raise.
+        return Err(PgError::unsupported(format!(
+            "jsonb nested deeper than {DEPTH_MAX} levels"
+        )));
     }
     if format(&json).len() > VALUE_BYTES_MAX {
         return Err(PgError::new(

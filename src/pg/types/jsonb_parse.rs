@@ -145,10 +145,11 @@ impl<B: Build> Parser<'_, '_, B> {
 
     fn nested(&mut self, parse: fn(&mut Self, usize) -> PgResult<B::Node>) -> PgResult<B::Node> {
         if self.depth >= DEPTH_MAX {
-            return Err(PgError::new(
-                PROGRAM_LIMIT_EXCEEDED,
-                format!("jsonb nested deeper than the model's {DEPTH_MAX} levels"),
-            ));
+            // PostgreSQL goes deeper (to its stack depth, then 54001): beyond the model's
+            // bound the value is refused, not answered with an error PostgreSQL would not raise.
+            return Err(PgError::unsupported(format!(
+                "jsonb nested deeper than {DEPTH_MAX} levels"
+            )));
         }
         self.depth += 1;
         let start = self.at;
