@@ -190,3 +190,28 @@ SELECT f1, (WITH c AS (SELECT 7 AS k) SELECT (SELECT k FROM c)) FROM i4;
 SELECT row(row(row(1))) = any (SELECT row(row(1)));
 -- refused
 SELECT x FROM (VALUES (row(1, 2)), (row(1, 3))) _(x) UNION SELECT x FROM (VALUES (row(1, 2)), (row(1, 4))) _(x);
+
+-- case: a table's row type is refused as a column type, not reported missing
+CREATE TABLE rowt (q1 int8, q2 int8);
+-- refused
+CREATE TABLE holds_rows (f1 rowt[]);
+-- refused
+CREATE TABLE holds_row (f1 rowt);
+-- expect 42704
+CREATE TABLE holds_none (f1 nosuchtype);
+
+-- case: ARRAY[…] under a cast takes the cast's element type element by element
+-- refused
+SELECT width_bucket(op, ARRAY[1, 3, 9, 'NaN', 'NaN']::float8[]) FROM (VALUES (-5.2::float8), (4::float8), (77::float8), ('NaN'::float8)) v(op);
+SELECT ARRAY[1, 'NaN']::float8[], ARRAY['1', 2.5]::numeric[], (ARRAY[1, 2])::int8[], ARRAY[1.6, 2]::int[];
+-- expect 22P02
+SELECT ARRAY[1, 'x']::int[];
+-- expect 22P02
+SELECT ARRAY[1, 'NaN'];
+
+-- case: a cross join too large to hold is refused, never left to fill memory
+CREATE TABLE big (a int, b int, c int, d int);
+INSERT INTO big SELECT g, g, g, g FROM generate_series(1, 1500) g;
+-- refused
+SELECT count(*) FROM big t1, big t2 WHERE t1.a = t2.b OR t1.c = t2.d;
+SELECT count(*) FROM big t1, (SELECT a FROM big LIMIT 100) t2 WHERE t1.a = t2.a;

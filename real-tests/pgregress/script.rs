@@ -393,7 +393,9 @@ fn only_comments(text: &str) -> bool {
 /// `COPY <table> [(<columns>)] FROM STDIN` (text format): its target, as an INSERT names it.
 fn copy_from_stdin(statement: &str) -> Option<String> {
     let upper = statement.to_ascii_uppercase();
-    let target = upper.strip_prefix("COPY ")?.strip_suffix(" FROM STDIN")?;
+    // The server reads `FROM STDOUT` as `FROM STDIN` (the grammar's copy_file_name).
+    let copy = upper.strip_prefix("COPY ")?;
+    let target = (copy.strip_suffix(" FROM STDIN")).or_else(|| copy.strip_suffix(" FROM STDOUT"))?;
     let target_at = "COPY ".len();
     Some(
         statement[target_at..target_at + target.len()]

@@ -380,6 +380,18 @@ impl Exec<'_> {
                 if quoted(expr) || crate::pg::exec::expr::is_empty_array(expr) {
                     return self.evaluated(e);
                 }
+                let to = crate::pg::types::regtype::sql_type(data_type).map(|(t, _)| t);
+                if let Some((items, _)) = to.ok().and_then(|to| crate::pg::exec::expr::cast_elements(expr, to)) {
+                    // The cast types the elements (not their common type): folded whole.
+                    let mut constant = true;
+                    for item in items {
+                        constant &= self.fold(w, item, d)?.is_some_and(|v| simple(v.t));
+                    }
+                    return match constant && plan {
+                        true => self.evaluated(e),
+                        false => Ok(None),
+                    };
+                }
                 if plan && matches!(unnested(expr), Expr::Value(v) if v.value == Literal::Null) {
                     // A NULL's cast is a NULL constant of the type (`coerce_type`).
                     return Ok(self.evaluated(e).ok().flatten());

@@ -21,6 +21,8 @@ use std::cmp::Ordering;
 const NESTING_MAX: u32 = 32;
 /// Uncorrelated subqueries a statement keeps the rows of (more run each time).
 const SUBQUERIES_CACHED_MAX: usize = 64;
+/// Values a cross join's product may hold (rows × columns): about 256 MB of them.
+const CROSS_VALUES_MAX: usize = 8_000_000;
 
 /// The entries a target list may have (PostgreSQL's `MaxTupleAttributeNumber`).
 pub(crate) const TARGET_LIST_ENTRIES_MAX: usize = 1664;
@@ -485,7 +487,17 @@ impl Exec<'_> {
     }
 
     fn cross(&mut self, left: Vec<Joined>, right: Vec<Joined>) -> FlowResult<Vec<Joined>> {
-        let mut out = Vec::with_capacity(left.len() * right.len());
+        let pairs = left.len().saturating_mul(right.len());
+        let width = left.first().map_or(0, |l| l.values.len()) + right.first().map_or(0, |r| r.values.len());
+        // The product is held whole before WHERE reads it: one too large to hold (tenk1
+        // with itself: 10^8 rows) is refused before it is built, never left to fill memory.
+        if pairs.saturating_mul(width.max(1)) > CROSS_VALUES_MAX {
+            return Err(PgError::unsupported(format!(
+                "a cross join of {pairs} rows (the model holds at most {CROSS_VALUES_MAX} values of one)"
+            ))
+            .into());
+        }
+        let mut out = Vec::with_capacity(pairs);
         for l in &left {
             for r in &right {
                 self.tick()?;
