@@ -215,3 +215,29 @@ INSERT INTO big SELECT g, g, g, g FROM generate_series(1, 1500) g;
 -- refused
 SELECT count(*) FROM big t1, big t2 WHERE t1.a = t2.b OR t1.c = t2.d;
 SELECT count(*) FROM big t1, (SELECT a FROM big LIMIT 100) t2 WHERE t1.a = t2.a;
+
+-- case: a partial index's predicate is read against the table
+CREATE TABLE pi (a int, b text);
+CREATE INDEX ON pi (a) WHERE b <> 'x';
+-- expect 42703
+CREATE INDEX ON pi (a) WHERE nope > 0;
+-- expect 0A000
+CREATE INDEX ON pi (a) WHERE ctid >= '(1000,0)';
+-- expect 42804
+CREATE INDEX ON pi (a) WHERE a + 1;
+
+-- case: a whole row as an aggregate's argument is refused
+CREATE TABLE wr (q1 int8, q2 int8);
+INSERT INTO wr VALUES (1, 2), (2, 3);
+-- refused
+SELECT t1.q2, count(t2.*) FROM wr t1 LEFT JOIN wr t2 ON t1.q2 = t2.q1 GROUP BY t1.q2 ORDER BY 1;
+
+-- case: ORDER BY and a window sort ties as PostgreSQL's quicksort leaves them
+CREATE TABLE emp (depname varchar, empno bigint, salary int, enroll_date date);
+INSERT INTO emp VALUES ('develop', 10, 5200, '2007-08-01'), ('sales', 1, 5000, '2006-10-01'), ('personnel', 5, 3500, '2007-12-10'), ('sales', 4, 4800, '2007-08-08'), ('personnel', 2, 3900, '2006-12-23'), ('develop', 7, 4200, '2008-01-01'), ('develop', 9, 4500, '2008-01-01'), ('sales', 3, 4800, '2007-08-01'), ('develop', 8, 6000, '2006-10-01'), ('develop', 11, 5200, '2007-08-15');
+SELECT depname, empno, salary, sum(salary) OVER (PARTITION BY depname) FROM emp ORDER BY depname, salary;
+SELECT depname, empno, salary, rank() OVER w FROM emp WINDOW w AS (PARTITION BY depname ORDER BY salary) ORDER BY rank() OVER w;
+SELECT first_value(salary) OVER (ORDER BY enroll_date GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING), lead(salary) OVER (ORDER BY enroll_date GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING), salary, enroll_date FROM emp;
+SELECT empno, depname, row_number() OVER (PARTITION BY depname ORDER BY enroll_date) rn FROM emp;
+SELECT empno, salary FROM emp ORDER BY salary;
+SELECT empno, depname FROM emp ORDER BY depname DESC;

@@ -55,6 +55,8 @@ const NAMING_WORDS: &[&str] = &[
     "inherit",
     // `CREATE RULE r AS ON INSERT TO t`, `ALTER TABLE a RENAME TO b`.
     "to",
+    // A constraint's index has its name (`ADD CONSTRAINT k PRIMARY KEY USING INDEX i`).
+    "constraint",
     "analyze",
     "vacuum",
 ];
@@ -108,6 +110,9 @@ pub struct Judge {
     setting: bool,
     /// The sides' transaction states differ after the last step.
     diverged: bool,
+    /// Names of temporary tables created on one side only: PostgreSQL's may hide a table
+    /// of its name, so a DROP that both sides answer alike may drop different tables.
+    temporary: BTreeSet<String>,
 }
 
 impl Judge {
@@ -141,7 +146,9 @@ impl Judge {
             // (one that disagrees may have dropped a temporary table hiding another).
             Verdict::Agree if first == "drop" => {
                 for name in named(statement) {
-                    self.names.remove(&name);
+                    if !self.temporary.contains(&name) {
+                        self.names.remove(&name);
+                    }
                 }
             }
             Verdict::Agree if tainted && changes && first != "set" && first != "reset" => {
@@ -149,7 +156,13 @@ impl Judge {
             }
             Verdict::Agree => {}
             _ if first == "set" || first == "reset" => self.setting |= verdict == Verdict::Refused,
-            _ if changes => self.names.extend(named(statement)),
+            _ if changes => {
+                let temporary = words(statement).iter().take(3).any(|w| w.starts_with("temp"));
+                if first == "create" && temporary {
+                    self.temporary.extend(named(statement));
+                }
+                self.names.extend(named(statement))
+            }
             _ => {}
         }
     }

@@ -344,6 +344,14 @@ impl Exec<'_> {
                 "a partial unique or vector index (CREATE INDEX … WHERE)",
             ));
         }
+        // The predicate is read as a WHERE over the table (its names, its type), though
+        // the model keeps no partial index.
+        if let Some(predicate) = &create.predicate {
+            let source = self.source_of(&table, None)?;
+            if let Err(Flow::Error(e)) = self.infer_condition(predicate, "WHERE", &[source], None) {
+                return Err(e);
+            }
+        }
         let mut columns = Vec::new();
         let mut expressions = Vec::new();
         let mut opclass = None;

@@ -823,7 +823,10 @@ impl Exec<'_> {
                 (descending, k.options.nulls_first.unwrap_or(descending))
             })
             .collect();
-        keyed.sort_by(|(a, _), (b, _)| sort_order(a, b, &directions));
+        // PostgreSQL's quicksort, not a stable sort: ties come out as PostgreSQL's do.
+        crate::pg::exec::pg_qsort::sort(&mut keyed, &mut |(a, _), (b, _)| {
+            sort_order(a, b, &directions)
+        });
         Ok(keyed.into_iter().map(|(_, pair)| pair).collect())
     }
 
