@@ -119,8 +119,7 @@ impl Judge {
     /// Count `statement`, answered `pg` by PostgreSQL and `model` by the model.
     pub fn judge(&mut self, statement: &str, pg: &Observed, model: &Observed) -> Verdict {
         let touched = touched_names(statement);
-        let before =
-            self.setting || self.diverged || touched.iter().any(|n| self.names.contains(n));
+        let before = self.setting || self.diverged || touched.iter().any(|n| self.tainted(n));
         let verdict = match (model.agrees(pg), refuses(model) && !refuses(pg), before) {
             (true, _, _) => Verdict::Agree,
             (false, true, _) => Verdict::Refused,
@@ -131,6 +130,17 @@ impl Judge {
         self.diverged = model.first.tx != pg.first.tx
             || model.later.as_ref().map(|r| r.tx) != pg.later.as_ref().map(|r| r.tx);
         verdict
+    }
+
+    /// Whether `name` is tainted, or is an object PostgreSQL names after a tainted one
+    /// (`<table>_<columns>_key`, `<index>_ccnew`): what a refused statement made implicitly.
+    fn tainted(&self, name: &str) -> bool {
+        self.names.contains(name)
+            || (name.split('_').count() > 1)
+                && self.names.iter().any(|t| {
+                    name.strip_prefix(t.as_str())
+                        .is_some_and(|rest| rest.starts_with('_'))
+                })
     }
 
     /// `tainted`: the statement read a name an earlier disagreement touched, so what it
@@ -157,7 +167,10 @@ impl Judge {
             Verdict::Agree => {}
             _ if first == "set" || first == "reset" => self.setting |= verdict == Verdict::Refused,
             _ if changes => {
-                let temporary = words(statement).iter().take(3).any(|w| w.starts_with("temp"));
+                let temporary = words(statement)
+                    .iter()
+                    .take(3)
+                    .any(|w| w.starts_with("temp"));
                 if first == "create" && temporary {
                     self.temporary.extend(named(statement));
                 }
@@ -191,6 +204,10 @@ fn words(statement: &str) -> Vec<String> {
                 out.push(quoted);
             }
             '(' | ',' => out.push(c.to_string()),
+            ':' if chars.peek() == Some(&':') => {
+                chars.next();
+                out.push("::".to_string());
+            }
             c if c.is_alphanumeric() || c == '_' => {
                 let mut word = c.to_lowercase().to_string();
                 while let Some(&next) = chars.peek().filter(|c| c.is_alphanumeric() || **c == '_') {
@@ -247,7 +264,7 @@ fn named(statement: &str) -> Vec<String> {
 }
 
 fn is_name(word: &str) -> bool {
-    word != "(" && word != "," && !word.chars().all(|c| c.is_ascii_digit())
+    !matches!(word, "(" | "," | "::") && !word.chars().all(|c| c.is_ascii_digit())
 }
 
 /// The names a statement touches: [`named`] ones and the functions it calls.
@@ -257,8 +274,14 @@ fn touched_names(statement: &str) -> Vec<String> {
         .windows(2)
         .filter(|pair| pair[1] == "(" && is_name(&pair[0]))
         .map(|pair| pair[0].clone());
+    // `x::t`: the cast's type.
+    let casts = words
+        .windows(2)
+        .filter(|pair| pair[0] == "::" && is_name(&pair[1]))
+        .map(|pair| pair[1].clone());
     let mut names = named(statement);
     names.extend(calls);
+    names.extend(casts);
     names.extend(column_types(&words));
     names
 }
@@ -299,6 +322,7 @@ mod tests {
             vec!["t", "t", "int", "comptype"]
         );
         assert_eq!(named("ANALYZE t"), vec!["t"]);
+        assert_eq!(touched_names("SELECT x::ct1 FROM t"), vec!["t", "ct1"]);
         assert_eq!(named("CREATE TABLE c (a int) INHERITS (p)"), vec!["c", "p"]);
     }
 }

@@ -50,7 +50,9 @@ pub fn split(text: &str, getenv: &dyn Fn(&str) -> Option<String>) -> Script {
         if let Some(((target, null), rows)) = &mut copying {
             match line {
                 "\\." => {
-                    script.statements.extend(rows_as_inserts(target, rows, null));
+                    script
+                        .statements
+                        .extend(rows_as_inserts(target, rows, null));
                     copying = None;
                 }
                 _ => rows.push(line.to_string()),
@@ -537,7 +539,10 @@ mod tests {
         assert_eq!(copy_literal("a\\tb'c", "\\N"), "'a\tb''c'");
         assert_eq!(copy_literal("null", "null"), "NULL");
         let null = |s: &str| copy_from_stdin(s).map(|(_, null)| null);
-        assert_eq!(null("COPY t FROM STDIN NULL 'null'").as_deref(), Some("null"));
+        assert_eq!(
+            null("COPY t FROM STDIN NULL 'null'").as_deref(),
+            Some("null")
+        );
         assert_eq!(null("copy t from stdout").as_deref(), Some("\\N"));
         assert_eq!(null("COPY t FROM STDIN WITH CSV"), None);
     }

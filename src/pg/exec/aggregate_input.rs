@@ -61,7 +61,9 @@ pub(crate) fn call(f: &Function) -> PgResult<Call<'_>> {
             FunctionArg::Unnamed(FunctionArgExpr::Wildcard) if name == "count" => {}
             // `count(t.*)`: a whole row, a composite value the model does not have.
             FunctionArg::Unnamed(FunctionArgExpr::QualifiedWildcard(_)) => {
-                return Err(PgError::unsupported(format!("a whole row (t.*) as {name}'s argument")))
+                return Err(PgError::unsupported(format!(
+                    "a whole row (t.*) as {name}'s argument"
+                )))
             }
             _ => {
                 return Err(PgError::new(

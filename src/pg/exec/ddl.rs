@@ -43,7 +43,9 @@ impl Exec<'_> {
         // first in the search path); the model keeps one namespace.
         if let Some(taken) = self.db.tables.get(&name) {
             if create.temporary != taken.temporary {
-                return Err(PgError::unsupported("a temporary table and another of its name").into());
+                return Err(
+                    PgError::unsupported("a temporary table and another of its name").into(),
+                );
             }
         }
         if self.db.tables.contains_key(&name) {
@@ -303,7 +305,9 @@ impl Exec<'_> {
 
     fn create_index_locked(&mut self, create: &CreateIndex) -> PgResult<()> {
         if create.nulls_distinct == Some(false) {
-            return Err(PgError::unsupported("a unique index with NULLS NOT DISTINCT"));
+            return Err(PgError::unsupported(
+                "a unique index with NULLS NOT DISTINCT",
+            ));
         }
         let table = table_name(&create.table_name)?;
         let name = match &create.name {
@@ -671,7 +675,10 @@ fn refuse_unmodelled_key(constraint: &TableConstraint) -> PgResult<()> {
         TableConstraint::Unique(u) => (&u.characteristics, Some(&u.nulls_distinct)),
         _ => return Ok(()),
     };
-    if characteristics.as_ref().is_some_and(|c| c.deferrable == Some(true)) {
+    if characteristics
+        .as_ref()
+        .is_some_and(|c| c.deferrable == Some(true))
+    {
         return Err(PgError::unsupported("a DEFERRABLE unique key"));
     }
     match nulls {

@@ -895,9 +895,7 @@ fn check_assignable(column: &str, from: Type, to: Type) -> PgResult<()> {
 /// `DEFAULT` as a value in INSERT's VALUES or UPDATE's SET, which sqlparser reads as a
 /// column named `default`: refused, never reported as a missing column.
 pub(crate) fn refuse_default_marker(statement: &Statement) -> PgResult<()> {
-    let marker = |e: &Expr| {
-        matches!(e, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
-    };
+    let marker = |e: &Expr| matches!(e, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"));
     let found = match statement {
         Statement::Insert(insert) => insert.source.as_ref().is_some_and(|q| {
             matches!(&*q.body, SetExpr::Values(v) if v.rows.iter().flat_map(|row| &row.content).any(marker))

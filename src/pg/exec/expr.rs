@@ -601,7 +601,10 @@ pub(crate) fn is_empty_array(e: &Expr) -> bool {
 
 /// `ARRAY[]` with no cast around it (PostgreSQL's 42P18).
 pub(crate) fn empty_array_error() -> PgError {
-    PgError::new(INDETERMINATE_DATATYPE, "cannot determine type of empty array")
+    PgError::new(
+        INDETERMINATE_DATATYPE,
+        "cannot determine type of empty array",
+    )
 }
 
 /// The elements of `ARRAY[…]` under a cast to the array type `to`, and `to`'s element

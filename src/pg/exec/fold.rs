@@ -381,7 +381,10 @@ impl Exec<'_> {
                     return self.evaluated(e);
                 }
                 let to = crate::pg::types::regtype::sql_type(data_type).map(|(t, _)| t);
-                if let Some((items, _)) = to.ok().and_then(|to| crate::pg::exec::expr::cast_elements(expr, to)) {
+                if let Some((items, _)) = to
+                    .ok()
+                    .and_then(|to| crate::pg::exec::expr::cast_elements(expr, to))
+                {
                     // The cast types the elements (not their common type): folded whole.
                     let mut constant = true;
                     for item in items {
@@ -501,7 +504,8 @@ impl Exec<'_> {
                         op: BinaryOperator::Eq,
                         right: Box::new(when.condition.clone()),
                     });
-                    let condition = self.fold_pure(w, test.as_ref().unwrap_or(&when.condition), d)?;
+                    let condition =
+                        self.fold_pure(w, test.as_ref().unwrap_or(&when.condition), d)?;
                     let constant = plan;
                     decided &= condition.as_ref().is_some_and(|c| c.pure);
                     match condition.map(|c| c.value.v) {

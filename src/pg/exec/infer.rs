@@ -671,7 +671,9 @@ impl Exec<'_> {
                 }
                 let alias = alias
                     .as_ref()
-                    .map_or(crate::pg::sql::scope::UNNAMED.to_string(), |a| ident(&a.name));
+                    .map_or(crate::pg::sql::scope::UNNAMED.to_string(), |a| {
+                        ident(&a.name)
+                    });
                 Ok(Source {
                     alias,
                     columns,

@@ -52,7 +52,9 @@ impl Exec<'_> {
         }
         let name = alias
             .as_ref()
-            .map_or(crate::pg::sql::scope::UNNAMED.to_string(), |a| ident(&a.name));
+            .map_or(crate::pg::sql::scope::UNNAMED.to_string(), |a| {
+                ident(&a.name)
+            });
         if name != crate::pg::sql::scope::UNNAMED && sources.iter().any(|s| s.alias == name) {
             return Err(PgError::new(
                 DUPLICATE_ALIAS,

@@ -171,7 +171,9 @@ mod tests {
         let mut seed = 7u64;
         let mut v: Vec<u64> = (0..500)
             .map(|_| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 seed >> 33
             })
             .collect();
@@ -183,12 +185,21 @@ mod tests {
 
     #[test]
     fn ties_are_sorted_but_not_kept_in_order() {
-        let mut v: Vec<(i32, usize)> = [3, 2, 4, 4, 0, 1, 2, 4, 0, 1].into_iter().zip(0..).collect();
+        let mut v: Vec<(i32, usize)> = [3, 2, 4, 4, 0, 1, 2, 4, 0, 1]
+            .into_iter()
+            .zip(0..)
+            .collect();
         sort(&mut v, &mut |a, b| a.0.cmp(&b.0));
         let keys: Vec<i32> = v.iter().map(|p| p.0).collect();
         assert_eq!(keys, vec![0, 0, 1, 1, 2, 2, 3, 4, 4, 4]);
-        let mut stable: Vec<(i32, usize)> = [3, 2, 4, 4, 0, 1, 2, 4, 0, 1].into_iter().zip(0..).collect();
+        let mut stable: Vec<(i32, usize)> = [3, 2, 4, 4, 0, 1, 2, 4, 0, 1]
+            .into_iter()
+            .zip(0..)
+            .collect();
         stable.sort_by_key(|p| p.0);
-        assert_ne!(v, stable, "a partition step moves ties, as PostgreSQL's does");
+        assert_ne!(
+            v, stable,
+            "a partition step moves ties, as PostgreSQL's does"
+        );
     }
 }

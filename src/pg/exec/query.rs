@@ -464,7 +464,9 @@ impl Exec<'_> {
                 }
                 let alias = alias
                     .as_ref()
-                    .map_or(crate::pg::sql::scope::UNNAMED.to_string(), |a| ident(&a.name));
+                    .map_or(crate::pg::sql::scope::UNNAMED.to_string(), |a| {
+                        ident(&a.name)
+                    });
                 let rows = result
                     .rows
                     .into_iter()
@@ -488,7 +490,8 @@ impl Exec<'_> {
 
     fn cross(&mut self, left: Vec<Joined>, right: Vec<Joined>) -> FlowResult<Vec<Joined>> {
         let pairs = left.len().saturating_mul(right.len());
-        let width = left.first().map_or(0, |l| l.values.len()) + right.first().map_or(0, |r| r.values.len());
+        let width = left.first().map_or(0, |l| l.values.len())
+            + right.first().map_or(0, |r| r.values.len());
         // The product is held whole before WHERE reads it: one too large to hold (tenk1
         // with itself: 10^8 rows) is refused before it is built, never left to fill memory.
         if pairs.saturating_mul(width.max(1)) > CROSS_VALUES_MAX {

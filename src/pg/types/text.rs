@@ -159,12 +159,15 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
         Type::Regconfig => crate::pg::types::regtype::regconfig(trimmed),
         Type::Float4 => {
             let f = parse_float(trimmed).ok_or_else(|| invalid_input(t, text))?;
-            float4(f).filter(|_| !beyond_float8(trimmed, f)).map(Value::Float).ok_or_else(|| {
-                PgError::new(
-                    NUMERIC_VALUE_OUT_OF_RANGE,
-                    format!("\"{trimmed}\" is out of range for type real"),
-                )
-            })
+            float4(f)
+                .filter(|_| !beyond_float8(trimmed, f))
+                .map(Value::Float)
+                .ok_or_else(|| {
+                    PgError::new(
+                        NUMERIC_VALUE_OUT_OF_RANGE,
+                        format!("\"{trimmed}\" is out of range for type real"),
+                    )
+                })
         }
         Type::Float8 => {
             let f = parse_float(trimmed).ok_or_else(|| invalid_input(t, text))?;
