@@ -248,6 +248,7 @@ pub(crate) fn encode_binary(json: &Json) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pg::error::FEATURE_NOT_SUPPORTED;
 
     fn num(n: &str) -> Json {
         Json::Number(n.into())
@@ -275,7 +276,10 @@ mod tests {
         }
         let json = bounded(json).expect("at the bound");
         let deeper = bounded(Json::Array(vec![json])).unwrap_err();
-        assert_eq!(deeper.code, PROGRAM_LIMIT_EXCEEDED);
+        assert_eq!(
+            deeper.code, FEATURE_NOT_SUPPORTED,
+            "refused: PostgreSQL goes deeper"
+        );
         let long = Json::String("x".repeat(VALUE_BYTES_MAX));
         assert_eq!(bounded(long).unwrap_err().code, PROGRAM_LIMIT_EXCEEDED);
     }
