@@ -45,10 +45,12 @@ use std::sync::Arc;
 /// Files run at once (each mostly waits on the two servers).
 const PARALLEL: usize = 4;
 /// One connection, so no statement waits on a lock: a reply slower than this (on either
-/// side) is a stall, never compared as a wait.
+/// side) is a stall, never compared as a wait. PostgreSQL itself takes over 5 s on a few
+/// of the suites' statements here (tenk1 joined with itself with none of the indexes the
+/// suite's own schedule builds first), so the bound leaves it room.
 const WAITS: pgdiff::session::Waits = pgdiff::session::Waits {
-    blocked_ms: 5_000,
-    busy_ms: 5_000,
+    blocked_ms: 30_000,
+    busy_ms: 30_000,
 };
 /// Wrong statements printed per file.
 const WRONG_SHOWN_MAX: usize = 10;

@@ -7,7 +7,7 @@
 //! wrong answer of its own. What a refused read (`SELECT`) changes is nothing: it taints
 //! nothing. A refused `SET`, and any step that leaves the two sides in different
 //! transaction states, taint everything after it (until the transaction states agree
-//! again, for the latter). A `DROP` both sides end without the name clears it.
+//! again, for the latter). A `DROP` both sides answer alike clears the name.
 
 use crate::pgdiff::outcome::{Observed, Outcome};
 use std::collections::BTreeSet;
@@ -49,6 +49,16 @@ const NAMING_WORDS: &[&str] = &[
     "trigger",
     "rule",
     "collation",
+    // A child table's rows are its parent's too (`CREATE TABLE c … INHERITS (p)`,
+    // `ALTER TABLE c INHERIT p`).
+    "inherits",
+    "inherit",
+    // `CREATE RULE r AS ON INSERT TO t`, `ALTER TABLE a RENAME TO b`.
+    "to",
+    // A constraint's index has its name (`ADD CONSTRAINT k PRIMARY KEY USING INDEX i`).
+    "constraint",
+    "analyze",
+    "vacuum",
 ];
 /// Words that come between a naming word and the name.
 const FILLER_WORDS: &[&str] = &[
@@ -100,42 +110,72 @@ pub struct Judge {
     setting: bool,
     /// The sides' transaction states differ after the last step.
     diverged: bool,
+    /// Names of temporary tables created on one side only: PostgreSQL's may hide a table
+    /// of its name, so a DROP that both sides answer alike may drop different tables.
+    temporary: BTreeSet<String>,
 }
 
 impl Judge {
     /// Count `statement`, answered `pg` by PostgreSQL and `model` by the model.
     pub fn judge(&mut self, statement: &str, pg: &Observed, model: &Observed) -> Verdict {
         let touched = touched_names(statement);
-        let before =
-            self.setting || self.diverged || touched.iter().any(|n| self.names.contains(n));
+        let before = self.setting || self.diverged || touched.iter().any(|n| self.tainted(n));
         let verdict = match (model.agrees(pg), refuses(model) && !refuses(pg), before) {
             (true, _, _) => Verdict::Agree,
             (false, true, _) => Verdict::Refused,
             (false, false, true) => Verdict::Following,
             (false, false, false) => Verdict::Wrong,
         };
-        self.remember(statement, verdict);
+        self.remember(statement, verdict, before);
         self.diverged = model.first.tx != pg.first.tx
             || model.later.as_ref().map(|r| r.tx) != pg.later.as_ref().map(|r| r.tx);
         verdict
     }
 
-    fn remember(&mut self, statement: &str, verdict: Verdict) {
+    /// Whether `name` is tainted, or is an object PostgreSQL names after a tainted one
+    /// (`<table>_<columns>_key`, `<index>_ccnew`): what a refused statement made implicitly.
+    fn tainted(&self, name: &str) -> bool {
+        self.names.contains(name)
+            || (name.split('_').count() > 1)
+                && self.names.iter().any(|t| {
+                    name.strip_prefix(t.as_str())
+                        .is_some_and(|rest| rest.starts_with('_'))
+                })
+    }
+
+    /// `tainted`: the statement read a name an earlier disagreement touched, so what it
+    /// wrote may differ on the two sides even when its replies agree.
+    fn remember(&mut self, statement: &str, verdict: Verdict, tainted: bool) {
         let first = first_word(statement);
         let changes = !matches!(
             first.as_str(),
             "select" | "values" | "explain" | "show" | "table"
         ) || statement.to_ascii_lowercase().contains(" into ");
         match verdict {
-            // Whatever either side had, neither has it after the DROP.
-            Verdict::Agree | Verdict::Following if first == "drop" => {
+            // Whatever either side had, neither has it after the DROP both answered alike
+            // (one that disagrees may have dropped a temporary table hiding another).
+            Verdict::Agree if first == "drop" => {
                 for name in named(statement) {
-                    self.names.remove(&name);
+                    if !self.temporary.contains(&name) {
+                        self.names.remove(&name);
+                    }
                 }
+            }
+            Verdict::Agree if tainted && changes && first != "set" && first != "reset" => {
+                self.names.extend(named(statement))
             }
             Verdict::Agree => {}
             _ if first == "set" || first == "reset" => self.setting |= verdict == Verdict::Refused,
-            _ if changes => self.names.extend(named(statement)),
+            _ if changes => {
+                let temporary = words(statement)
+                    .iter()
+                    .take(3)
+                    .any(|w| w.starts_with("temp"));
+                if first == "create" && temporary {
+                    self.temporary.extend(named(statement));
+                }
+                self.names.extend(named(statement))
+            }
             _ => {}
         }
     }
@@ -164,6 +204,10 @@ fn words(statement: &str) -> Vec<String> {
                 out.push(quoted);
             }
             '(' | ',' => out.push(c.to_string()),
+            ':' if chars.peek() == Some(&':') => {
+                chars.next();
+                out.push("::".to_string());
+            }
             c if c.is_alphanumeric() || c == '_' => {
                 let mut word = c.to_lowercase().to_string();
                 while let Some(&next) = chars.peek().filter(|c| c.is_alphanumeric() || **c == '_') {
@@ -204,6 +248,10 @@ fn named(statement: &str) -> Vec<String> {
         while at < words.len() && FILLER_WORDS.contains(&words[at].as_str()) {
             at += 1;
         }
+        // `INHERITS (p)`: the parent inside the parentheses.
+        if word == "inherits" && words.get(at).is_some_and(|w| w == "(") {
+            at += 1;
+        }
         // `CREATE INDEX ON t`: the next word names on its own.
         if let Some(name) = words
             .get(at)
@@ -216,7 +264,7 @@ fn named(statement: &str) -> Vec<String> {
 }
 
 fn is_name(word: &str) -> bool {
-    word != "(" && word != "," && !word.chars().all(|c| c.is_ascii_digit())
+    !matches!(word, "(" | "," | "::") && !word.chars().all(|c| c.is_ascii_digit())
 }
 
 /// The names a statement touches: [`named`] ones and the functions it calls.
@@ -226,9 +274,31 @@ fn touched_names(statement: &str) -> Vec<String> {
         .windows(2)
         .filter(|pair| pair[1] == "(" && is_name(&pair[0]))
         .map(|pair| pair[0].clone());
+    // `x::t`: the cast's type.
+    let casts = words
+        .windows(2)
+        .filter(|pair| pair[0] == "::" && is_name(&pair[1]))
+        .map(|pair| pair[1].clone());
     let mut names = named(statement);
     names.extend(calls);
+    names.extend(casts);
+    names.extend(column_types(&words));
     names
+}
+
+/// The type names of a `CREATE TABLE`'s columns (the word after each column's name): a
+/// table of a type a refused `CREATE TYPE` or `CREATE DOMAIN` made follows that refusal.
+fn column_types(words: &[String]) -> Vec<String> {
+    let create_table =
+        words.first().is_some_and(|w| w == "create") && words.iter().take(4).any(|w| w == "table");
+    if !create_table {
+        return Vec::new();
+    }
+    words
+        .windows(3)
+        .filter(|w| (w[0] == "(" || w[0] == ",") && is_name(&w[1]) && is_name(&w[2]))
+        .map(|w| w[2].clone())
+        .collect()
 }
 
 #[cfg(test)]
@@ -247,5 +317,12 @@ mod tests {
             vec!["a", "b", "c", "a", "d"]
         );
         assert_eq!(touched_names("SELECT f(x) FROM t"), vec!["t", "f"]);
+        assert_eq!(
+            touched_names("CREATE TABLE t (a int, b comptype[])"),
+            vec!["t", "t", "int", "comptype"]
+        );
+        assert_eq!(named("ANALYZE t"), vec!["t"]);
+        assert_eq!(touched_names("SELECT x::ct1 FROM t"), vec!["t", "ct1"]);
+        assert_eq!(named("CREATE TABLE c (a int) INHERITS (p)"), vec!["c", "p"]);
     }
 }

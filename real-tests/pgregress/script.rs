@@ -45,12 +45,14 @@ pub fn split(text: &str, getenv: &dyn Fn(&str) -> Option<String>) -> Script {
     let mut variables: BTreeMap<String, String> = BTreeMap::new();
     let mut cutter = Cutter::default();
     // A `COPY … FROM STDIN`'s target and the data lines read so far (until `\.`).
-    let mut copying: Option<(String, Vec<String>)> = None;
+    let mut copying: Option<((String, String), Vec<String>)> = None;
     for line in text.lines() {
-        if let Some((target, rows)) = &mut copying {
+        if let Some(((target, null), rows)) = &mut copying {
             match line {
                 "\\." => {
-                    script.statements.extend(rows_as_inserts(target, rows));
+                    script
+                        .statements
+                        .extend(rows_as_inserts(target, rows, null));
                     copying = None;
                 }
                 _ => rows.push(line.to_string()),
@@ -390,27 +392,40 @@ fn only_comments(text: &str) -> bool {
         .all(|line| line.trim().is_empty() || line.trim_start().starts_with("--"))
 }
 
-/// `COPY <table> [(<columns>)] FROM STDIN` (text format): its target, as an INSERT names it.
-fn copy_from_stdin(statement: &str) -> Option<String> {
+/// `COPY <table> [(<columns>)] FROM STDIN [[WITH] NULL '<marker>']` (text format): its
+/// target, as an INSERT names it, and the field that stands for NULL (`\N` unless given).
+fn copy_from_stdin(statement: &str) -> Option<(String, String)> {
     let upper = statement.to_ascii_uppercase();
-    let target = upper.strip_prefix("COPY ")?.strip_suffix(" FROM STDIN")?;
+    let copy = upper.strip_prefix("COPY ")?;
+    // The server reads `FROM STDOUT` as `FROM STDIN` (the grammar's copy_file_name).
+    let (target, tail) = ["FROM STDIN", "FROM STDOUT"]
+        .iter()
+        .find_map(|source| copy.split_once(&format!(" {source}")))?;
+    let tail = tail.trim();
+    let tail = tail.strip_prefix("WITH").map_or(tail, str::trim_start);
+    let null = match tail.strip_prefix("NULL") {
+        _ if tail.is_empty() => "\\N".to_string(),
+        Some(marker) => {
+            let at = statement.len() - marker.len();
+            let marker = statement[at..].trim();
+            marker.strip_prefix('\'')?.strip_suffix('\'')?.to_string()
+        }
+        None => return None,
+    };
     let target_at = "COPY ".len();
-    Some(
-        statement[target_at..target_at + target.len()]
-            .trim()
-            .to_string(),
-    )
+    let target = statement[target_at..target_at + target.len()].trim();
+    Some((target.to_string(), null))
 }
 
-/// COPY text-format lines as INSERTs into `target`.
-fn rows_as_inserts(target: &str, lines: &[String]) -> Vec<String> {
+/// COPY text-format lines as INSERTs into `target`, `null` the field that is NULL.
+fn rows_as_inserts(target: &str, lines: &[String], null: &str) -> Vec<String> {
     let rows: Vec<String> = lines
         .iter()
         .map(|line| {
             format!(
                 "({})",
                 line.split('\t')
-                    .map(copy_literal)
+                    .map(|field| copy_literal(field, null))
                     .collect::<Vec<_>>()
                     .join(", ")
             )
@@ -438,13 +453,13 @@ pub fn copy_as_inserts(statement: &str) -> Option<Vec<String>> {
         .take_while(|line| *line != "\\.")
         .map(String::from)
         .collect();
-    Some(rows_as_inserts(table, &lines))
+    Some(rows_as_inserts(table, &lines, "\\N"))
 }
 
 /// One field of COPY's text format as an SQL literal: `\N` is NULL; backslash escapes
 /// decoded.
-fn copy_literal(field: &str) -> String {
-    if field == "\\N" {
+fn copy_literal(field: &str, null: &str) -> String {
+    if field == null {
         return "NULL".into();
     }
     let mut value = String::with_capacity(field.len());
@@ -520,7 +535,15 @@ mod tests {
 
     #[test]
     fn copy_literals_decode_nulls_and_escapes() {
-        assert_eq!(copy_literal("\\N"), "NULL");
-        assert_eq!(copy_literal("a\\tb'c"), "'a\tb''c'");
+        assert_eq!(copy_literal("\\N", "\\N"), "NULL");
+        assert_eq!(copy_literal("a\\tb'c", "\\N"), "'a\tb''c'");
+        assert_eq!(copy_literal("null", "null"), "NULL");
+        let null = |s: &str| copy_from_stdin(s).map(|(_, null)| null);
+        assert_eq!(
+            null("COPY t FROM STDIN NULL 'null'").as_deref(),
+            Some("null")
+        );
+        assert_eq!(null("copy t from stdout").as_deref(), Some("\\N"));
+        assert_eq!(null("COPY t FROM STDIN WITH CSV"), None);
     }
 }

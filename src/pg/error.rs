@@ -86,6 +86,7 @@ pub(crate) const DUPLICATE_TABLE: &str = "42P07";
 pub(crate) const DUPLICATE_OBJECT: &str = "42710";
 pub(crate) const AMBIGUOUS_COLUMN: &str = "42702";
 pub(crate) const DATATYPE_MISMATCH: &str = "42804";
+pub(crate) const INDETERMINATE_DATATYPE: &str = "42P18";
 pub(crate) const GROUPING_ERROR: &str = "42803";
 pub(crate) const WINDOWING_ERROR: &str = "42P20";
 pub(crate) const WRONG_OBJECT_TYPE: &str = "42809";

@@ -59,6 +59,12 @@ pub(crate) fn call(f: &Function) -> PgResult<Call<'_>> {
         match arg {
             FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
             FunctionArg::Unnamed(FunctionArgExpr::Wildcard) if name == "count" => {}
+            // `count(t.*)`: a whole row, a composite value the model does not have.
+            FunctionArg::Unnamed(FunctionArgExpr::QualifiedWildcard(_)) => {
+                return Err(PgError::unsupported(format!(
+                    "a whole row (t.*) as {name}'s argument"
+                )))
+            }
             _ => {
                 return Err(PgError::new(
                     UNDEFINED_FUNCTION,

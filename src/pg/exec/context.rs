@@ -104,7 +104,8 @@ impl Exec<'_> {
         &self,
         data_type: &sqlparser::ast::DataType,
     ) -> PgResult<(Type, Option<u32>)> {
-        let (t, modifier) = crate::pg::types::regtype::sql_type(data_type)?;
+        let (t, modifier) = crate::pg::types::regtype::sql_type(data_type)
+            .map_err(|e| self.row_type_refused(data_type, e))?;
         let vector = t.element().unwrap_or(t).vector_kind().is_some();
         if vector && !self.db.extensions.contains("vector") {
             return Err(PgError::new(
@@ -118,14 +119,25 @@ impl Exec<'_> {
         Ok((t, modifier))
     }
 
-    /// Count one unit of work; a statement over the bound fails instead of stalling.
+    /// A type name no type has but a table does: PostgreSQL's row type of the table (a
+    /// composite type the model lacks), refused rather than reported missing.
+    fn row_type_refused(&self, data_type: &sqlparser::ast::DataType, error: PgError) -> PgError {
+        let spelled = data_type.to_string().to_lowercase();
+        let name = spelled.split(['[', ' ']).next().unwrap_or_default();
+        match error.code == UNDEFINED_OBJECT && self.db.tables.contains_key(name) {
+            true => PgError::unsupported(format!("the row type of table {name}")),
+            false => error,
+        }
+    }
+
+    /// Count one unit of work; a statement over the bound is refused instead of stalling
+    /// (PostgreSQL would answer it, given the time: no error of its own fits).
     pub(crate) fn tick(&mut self) -> PgResult<()> {
         self.work += 1;
         if self.work > STATEMENT_WORK_MAX {
-            return Err(PgError::new(
-                PROGRAM_LIMIT_EXCEEDED,
-                format!("statement exceeds the model's work limit of {STATEMENT_WORK_MAX} steps"),
-            ));
+            return Err(PgError::unsupported(format!(
+                "a statement of more than the model's {STATEMENT_WORK_MAX} steps of work"
+            )));
         }
         if self.work >= self.interrupt_at {
             self.interrupt_at = self.work + INTERRUPT_STEPS;
@@ -402,6 +414,9 @@ pub(crate) struct Named {
     pub rows: Rows,
     /// A data-modifying CTE without RETURNING: reading it is PostgreSQL's 0A000.
     pub without_returning: bool,
+    /// The shallowest frame its rows read a column of (`u32::MAX`: none): a subquery
+    /// reading a CTE correlated with a query around it is correlated with that query too.
+    pub read_depth_min: u32,
 }
 
 impl Named {

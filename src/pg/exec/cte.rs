@@ -7,6 +7,7 @@
 use crate::pg::error::*;
 use crate::pg::exec::context::{Exec, Frame, Named, Rows};
 use crate::pg::sql::names::ident;
+use crate::pg::types::pg_type::Type;
 use sqlparser::ast::{Cte, Query, With};
 
 /// CTEs visible at once (the statement's and its nested queries').
@@ -30,15 +31,21 @@ impl Exec<'_> {
                 .into());
             }
             let without_returning = self.check_cte_writes(cte, parent)?;
+            let outer_min = std::mem::replace(&mut self.subqueries.read_depth_min, u32::MAX);
             let rows = match with.recursive {
-                true => self.recursive_cte(cte, parent, describe)?,
-                false => renamed(cte, self.cte_rows(cte, parent, describe)?)?,
+                true => self.recursive_cte(cte, parent, describe),
+                false => self
+                    .cte_rows(cte, parent, describe)
+                    .and_then(|rows| Ok(renamed(cte, rows)?)),
             };
+            let read_depth_min = self.subqueries.read_depth_min;
+            self.subqueries.read_depth_min = outer_min.min(read_depth_min);
             let name = ident(&cte.alias.name);
             self.ctes.push(Named {
                 name,
-                rows,
+                rows: rows?,
                 without_returning,
+                read_depth_min,
             });
         }
         Ok(())
@@ -110,20 +117,31 @@ pub(crate) fn renamed_by(
     what: &str,
     mut rows: Rows,
 ) -> PgResult<Rows> {
+    rename_columns(alias, what, &mut rows.columns)?;
+    Ok(rows)
+}
+
+/// `columns` under the names `alias` lists, if any (a table's, a CTE's or a catalog
+/// relation's `AS t(a, b)` as much as a subquery's).
+pub(crate) fn rename_columns(
+    alias: &sqlparser::ast::TableAlias,
+    what: &str,
+    columns: &mut [(String, Type)],
+) -> PgResult<()> {
     let names = &alias.columns;
-    if names.len() > rows.columns.len() {
+    if names.len() > columns.len() {
         return Err(PgError::new(
             INVALID_COLUMN_REFERENCE,
             format!(
                 "{what} \"{}\" has {} columns available but {} columns specified",
                 ident(&alias.name),
-                rows.columns.len(),
+                columns.len(),
                 names.len()
             ),
         ));
     }
-    for (column, name) in rows.columns.iter_mut().zip(names) {
+    for (column, name) in columns.iter_mut().zip(names) {
         column.0 = ident(&name.name);
     }
-    Ok(rows)
+    Ok(())
 }

@@ -39,6 +39,15 @@ impl Exec<'_> {
 
     pub(crate) fn create_table(&mut self, create: &CreateTable) -> FlowResult<()> {
         let name = table_name(&create.name)?;
+        // A temporary table of a taken name hides the other in PostgreSQL (pg_temp comes
+        // first in the search path); the model keeps one namespace.
+        if let Some(taken) = self.db.tables.get(&name) {
+            if create.temporary != taken.temporary {
+                return Err(
+                    PgError::unsupported("a temporary table and another of its name").into(),
+                );
+            }
+        }
         if self.db.tables.contains_key(&name) {
             return match create.if_not_exists {
                 true => Ok(()),
@@ -61,6 +70,7 @@ impl Exec<'_> {
             .into());
         }
         let mut table = Table::new(name.clone(), Vec::new());
+        table.temporary = create.temporary;
         let mut constraints: Vec<TableConstraint> = create.constraints.clone();
         // PostgreSQL names the columns' CHECKs before the table's.
         let mut checks = Vec::new();
@@ -167,6 +177,7 @@ impl Exec<'_> {
                 })
                 .collect()
         };
+        refuse_unmodelled_key(constraint)?;
         match constraint {
             TableConstraint::PrimaryKey(pk) => {
                 let columns = columns_of(
@@ -293,6 +304,11 @@ impl Exec<'_> {
     }
 
     fn create_index_locked(&mut self, create: &CreateIndex) -> PgResult<()> {
+        if create.nulls_distinct == Some(false) {
+            return Err(PgError::unsupported(
+                "a unique index with NULLS NOT DISTINCT",
+            ));
+        }
         let table = table_name(&create.table_name)?;
         let name = match &create.name {
             Some(n) => object_name(n).last().cloned().unwrap_or_default(),
@@ -332,6 +348,14 @@ impl Exec<'_> {
                 "a partial unique or vector index (CREATE INDEX … WHERE)",
             ));
         }
+        // The predicate is read as a WHERE over the table (its names, its type), though
+        // the model keeps no partial index.
+        if let Some(predicate) = &create.predicate {
+            let source = self.source_of(&table, None)?;
+            if let Err(Flow::Error(e)) = self.infer_condition(predicate, "WHERE", &[source], None) {
+                return Err(e);
+            }
+        }
         let mut columns = Vec::new();
         let mut expressions = Vec::new();
         let mut opclass = None;
@@ -348,6 +372,9 @@ impl Exec<'_> {
             let t = self.db.table(&table)?;
             let column = ident(i);
             columns.push(t.column(&column).ok_or_else(|| {
+                if crate::pg::sql::scope::is_system_column(&column) {
+                    return PgError::unsupported("an index on a system column");
+                }
                 PgError::new(
                     UNDEFINED_COLUMN,
                     format!("column \"{column}\" does not exist"),
@@ -637,6 +664,28 @@ fn index_option(e: &Expr) -> PgResult<(String, String)> {
         other => Err(PgError::syntax(format!(
             "syntax error at or near \"{other}\""
         ))),
+    }
+}
+
+/// A unique key whose NULLs are equal (`NULLS NOT DISTINCT`) or whose check waits for
+/// the statement's end (`DEFERRABLE`): the model's keys are neither, so refused.
+fn refuse_unmodelled_key(constraint: &TableConstraint) -> PgResult<()> {
+    let (characteristics, nulls) = match constraint {
+        TableConstraint::PrimaryKey(pk) => (&pk.characteristics, None),
+        TableConstraint::Unique(u) => (&u.characteristics, Some(&u.nulls_distinct)),
+        _ => return Ok(()),
+    };
+    if characteristics
+        .as_ref()
+        .is_some_and(|c| c.deferrable == Some(true))
+    {
+        return Err(PgError::unsupported("a DEFERRABLE unique key"));
+    }
+    match nulls {
+        Some(sqlparser::ast::NullsDistinctOption::NotDistinct) => {
+            Err(PgError::unsupported("UNIQUE NULLS NOT DISTINCT"))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -18,7 +18,7 @@ use crate::pg::types::pg_type::Type;
 use crate::pg::types::value::{Typed, Value};
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnConflictAction, OnInsert,
-    SelectItem, SetExpr, TableFactor, TableObject, Update,
+    SelectItem, SetExpr, Statement, TableFactor, TableObject, Update,
 };
 
 /// Versions of one row an update chain may hold before the model gives up.
@@ -890,4 +890,21 @@ fn check_assignable(column: &str, from: Type, to: Type) -> PgResult<()> {
             from.name()
         ),
     ))
+}
+
+/// `DEFAULT` as a value in INSERT's VALUES or UPDATE's SET, which sqlparser reads as a
+/// column named `default`: refused, never reported as a missing column.
+pub(crate) fn refuse_default_marker(statement: &Statement) -> PgResult<()> {
+    let marker = |e: &Expr| matches!(e, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"));
+    let found = match statement {
+        Statement::Insert(insert) => insert.source.as_ref().is_some_and(|q| {
+            matches!(&*q.body, SetExpr::Values(v) if v.rows.iter().flat_map(|row| &row.content).any(marker))
+        }),
+        Statement::Update(update) => update.assignments.iter().any(|a| marker(&a.value)),
+        _ => false,
+    };
+    match found {
+        true => Err(PgError::unsupported("DEFAULT as an INSERT or UPDATE value")),
+        false => Ok(()),
+    }
 }

@@ -48,8 +48,15 @@ impl Exec<'_> {
             Expr::Cast {
                 expr, data_type, ..
             } => {
-                let value = self.eval(expr, frame)?;
+                // `ARRAY[]::int[]`: the cast is what types an empty array (transformArrayExpr).
                 let (to, modifier) = self.sql_type(data_type)?;
+                let value = match (is_empty_array(expr), cast_elements(expr, to)) {
+                    (true, _) => Typed::new(Value::Array(Vec::new()), Type::TextArray),
+                    (false, Some((elements, element))) => {
+                        self.array_as(elements, element, to, frame)?
+                    }
+                    (false, None) => self.eval(expr, frame)?,
+                };
                 Ok(cast(truncate_varchar(value, to, modifier), to, modifier)?)
             }
             Expr::TypedString(typed) => {
@@ -209,7 +216,11 @@ impl Exec<'_> {
                 } else {
                     value.t
                 };
-                Ok(Typed::new(Value::Int(fit_integer(-i, t)?), t))
+                // int8um: the minimum has no negation in bigint (nor in any narrower type).
+                let negated = i.checked_neg().ok_or_else(|| {
+                    PgError::new(NUMERIC_VALUE_OUT_OF_RANGE, "bigint out of range")
+                })?;
+                Ok(Typed::new(Value::Int(fit_integer(negated, t)?), t))
             }
             (UnaryOperator::Minus, Value::Float(f)) => Ok(Typed::new(Value::Float(-f), value.t)),
             (UnaryOperator::Minus, Value::Numeric(n)) => {
@@ -472,7 +483,27 @@ impl Exec<'_> {
         }
     }
 
+    /// `ARRAY[…]::t[]`: each element cast to `t` on its own, as transformArrayExpr does
+    /// with the cast's type as its hint (`ARRAY[1, 'NaN']::float8[]` never reads 'NaN'
+    /// as an integer).
+    fn array_as(
+        &mut self,
+        elements: &[Expr],
+        element: Type,
+        to: Type,
+        frame: &Frame<'_>,
+    ) -> FlowResult<Typed> {
+        let mut values = Vec::with_capacity(elements.len());
+        for e in elements {
+            values.push(cast(self.eval(e, frame)?, element, None)?.v);
+        }
+        Ok(Typed::new(Value::Array(values), to))
+    }
+
     fn array_literal(&mut self, elements: &[Expr], frame: &Frame<'_>) -> FlowResult<Typed> {
+        if elements.is_empty() {
+            return Err(empty_array_error().into());
+        }
         let mut items = Vec::with_capacity(elements.len());
         let mut element = Type::Unknown;
         for e in elements {
@@ -566,4 +597,31 @@ fn interval_typmod(
         }
     };
     crate::pg::types::interval::typmod(leading, last, precision)
+}
+
+/// `ARRAY[]`, which only a cast around it gives a type.
+pub(crate) fn is_empty_array(e: &Expr) -> bool {
+    matches!(e, Expr::Array(array) if array.elem.is_empty())
+}
+
+/// `ARRAY[]` with no cast around it (PostgreSQL's 42P18).
+pub(crate) fn empty_array_error() -> PgError {
+    PgError::new(
+        INDETERMINATE_DATATYPE,
+        "cannot determine type of empty array",
+    )
+}
+
+/// The elements of `ARRAY[…]` under a cast to the array type `to`, and `to`'s element
+/// type; `None` for any other cast (or an array of arrays, typed as a whole).
+pub(crate) fn cast_elements(e: &Expr, to: Type) -> Option<(&[Expr], Type)> {
+    let mut e = e;
+    while let Expr::Nested(inner) = e {
+        e = inner;
+    }
+    let (Expr::Array(array), Some(element)) = (e, to.element()) else {
+        return None;
+    };
+    let nested = array.elem.iter().any(|item| matches!(item, Expr::Array(_)));
+    (!array.elem.is_empty() && !nested).then_some((array.elem.as_slice(), element))
 }

@@ -377,8 +377,23 @@ impl Exec<'_> {
             Expr::Cast {
                 expr, data_type, ..
             } => {
-                if quoted(expr) {
+                if quoted(expr) || crate::pg::exec::expr::is_empty_array(expr) {
                     return self.evaluated(e);
+                }
+                let to = crate::pg::types::regtype::sql_type(data_type).map(|(t, _)| t);
+                if let Some((items, _)) = to
+                    .ok()
+                    .and_then(|to| crate::pg::exec::expr::cast_elements(expr, to))
+                {
+                    // The cast types the elements (not their common type): folded whole.
+                    let mut constant = true;
+                    for item in items {
+                        constant &= self.fold(w, item, d)?.is_some_and(|v| simple(v.t));
+                    }
+                    return match constant && plan {
+                        true => self.evaluated(e),
+                        false => Ok(None),
+                    };
                 }
                 if plan && matches!(unnested(expr), Expr::Value(v) if v.value == Literal::Null) {
                     // A NULL's cast is a NULL constant of the type (`coerce_type`).
@@ -480,11 +495,18 @@ impl Exec<'_> {
                     self.fold(w, operand, d)?;
                 }
                 // Constant when every condition before the arm taken is (PostgreSQL then
-                // replaces the CASE by that arm's folded result).
-                let mut decided = plan && operand.is_none();
+                // replaces the CASE by that arm's folded result). A simple CASE's test is
+                // `operand = value`, folded as such (the operand stands in for CaseTestExpr).
+                let mut decided = plan;
                 for when in conditions {
-                    let condition = self.fold_pure(w, &when.condition, d)?;
-                    let constant = plan && operand.is_none();
+                    let test = operand.as_ref().map(|o| Expr::BinaryOp {
+                        left: o.clone(),
+                        op: BinaryOperator::Eq,
+                        right: Box::new(when.condition.clone()),
+                    });
+                    let condition =
+                        self.fold_pure(w, test.as_ref().unwrap_or(&when.condition), d)?;
+                    let constant = plan;
                     decided &= condition.as_ref().is_some_and(|c| c.pure);
                     match condition.map(|c| c.value.v) {
                         Some(Value::Bool(false) | Value::Null) if constant => continue,

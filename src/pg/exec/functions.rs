@@ -23,6 +23,7 @@ impl Exec<'_> {
             return self.array_subquery(&name, query, frame);
         }
         crate::pg::exec::window::refuse_without_over(f, &name)?;
+        refuse_row_constructor(&name)?;
         if name == "coalesce" {
             return self.coalesce_lazily(f, frame);
         }
@@ -493,4 +494,16 @@ fn non_array(name: &str) -> Flow {
         format!("function {name}(non-array) does not exist"),
     )
     .into()
+}
+
+/// `ROW(…)` and `(VALUES (…))` reach the model as calls of functions named `row` and
+/// `values` (sqlparser's reading; both are keywords, so no function has either name): a
+/// composite value the model has no type for, and a scalar VALUES subquery, refused
+/// rather than reported missing.
+pub(crate) fn refuse_row_constructor(name: &str) -> PgResult<()> {
+    match name {
+        "row" => Err(PgError::unsupported("row constructors (ROW(…))")),
+        "values" => Err(PgError::unsupported("a VALUES list as a scalar subquery")),
+        _ => Ok(()),
+    }
 }

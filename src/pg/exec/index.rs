@@ -218,9 +218,14 @@ impl Exec<'_> {
         if !use_index || !one_table || !limited || !query.locks.is_empty() {
             return Ok(None);
         }
-        let sqlparser::ast::TableFactor::Table { name, .. } = &select.from[0].relation else {
+        let sqlparser::ast::TableFactor::Table { name, alias, .. } = &select.from[0].relation
+        else {
             return Ok(None);
         };
+        // Renamed columns (`AS t(a, b)`) are not the index's names: no plan for them.
+        if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+            return Ok(None);
+        }
         let table = crate::pg::sql::names::table_name(name)?;
         let Some(sqlparser::ast::OrderBy {
             kind: sqlparser::ast::OrderByKind::Expressions(keys),

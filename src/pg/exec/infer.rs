@@ -59,7 +59,9 @@ impl Exec<'_> {
                 expr, data_type, ..
             } => {
                 let (t, _) = self.sql_type(data_type)?;
-                self.infer_as(expr, t, sources, parent)?;
+                if !crate::pg::exec::expr::is_empty_array(expr) {
+                    self.infer_as(expr, t, sources, parent)?;
+                }
                 if quoted_text(expr).is_some() {
                     self.literal_cast(e)?;
                 }
@@ -153,6 +155,9 @@ impl Exec<'_> {
                 Type::Bool
             }
             Expr::Subquery(q) => single(&self.describe_query(q, &frame_of(sources, parent))?)?,
+            Expr::Array(array) if array.elem.is_empty() => {
+                return Err(crate::pg::exec::expr::empty_array_error().into())
+            }
             Expr::Array(array) => {
                 let mut element = Type::Unknown;
                 for item in &array.elem {
@@ -429,6 +434,7 @@ impl Exec<'_> {
             return self.infer_window(f, sources, parent);
         }
         crate::pg::exec::window::refuse_without_over(f, &name)?;
+        crate::pg::exec::functions::refuse_row_constructor(&name)?;
         if let FunctionArguments::Subquery(q) = &f.args {
             let t = single(&self.describe_query(q, &frame_of(sources, parent))?)?;
             return Ok(t
@@ -567,6 +573,9 @@ impl Exec<'_> {
     ) -> FlowResult<Vec<Source>> {
         let mut sources = Vec::new();
         for item in from {
+            for join in &item.joins {
+                crate::pg::exec::query::join_shape(&join.join_operator)?;
+            }
             let factors =
                 std::iter::once(&item.relation).chain(item.joins.iter().map(|j| &j.relation));
             for factor in factors {
@@ -618,7 +627,10 @@ impl Exec<'_> {
                 let cte = self.cte(&parts).map(|c| c.rows.columns.clone());
                 let catalog =
                     || crate::pg::exec::catalog::relation(self.db, &parts).map(|r| r.columns);
-                if let Some(columns) = cte.or_else(catalog) {
+                if let Some(mut columns) = cte.or_else(catalog) {
+                    if let Some(alias) = alias {
+                        crate::pg::exec::cte::rename_columns(alias, "table", &mut columns)?;
+                    }
                     let alias = alias.as_ref().map_or_else(
                         || parts.last().cloned().unwrap_or_default(),
                         |a| ident(&a.name),
@@ -630,13 +642,16 @@ impl Exec<'_> {
                     });
                 }
                 let name = crate::pg::sql::names::table_name(name)?;
-                let columns = self
+                let mut columns: Columns = self
                     .db
                     .table(&name)?
                     .columns
                     .iter()
                     .map(|c| (c.name.clone(), c.ty))
                     .collect();
+                if let Some(alias) = alias {
+                    crate::pg::exec::cte::rename_columns(alias, "table", &mut columns)?;
+                }
                 let alias = alias.as_ref().map_or(name, |a| ident(&a.name));
                 Ok(Source {
                     alias,
@@ -657,7 +672,9 @@ impl Exec<'_> {
                 }
                 let alias = alias
                     .as_ref()
-                    .map_or("subquery".to_string(), |a| ident(&a.name));
+                    .map_or(crate::pg::sql::scope::UNNAMED.to_string(), |a| {
+                        ident(&a.name)
+                    });
                 Ok(Source {
                     alias,
                     columns,

@@ -52,8 +52,10 @@ impl Exec<'_> {
         }
         let name = alias
             .as_ref()
-            .map_or("subquery".to_string(), |a| ident(&a.name));
-        if sources.iter().any(|s| s.alias == name) {
+            .map_or(crate::pg::sql::scope::UNNAMED.to_string(), |a| {
+                ident(&a.name)
+            });
+        if name != crate::pg::sql::scope::UNNAMED && sources.iter().any(|s| s.alias == name) {
             return Err(PgError::new(
                 DUPLICATE_ALIAS,
                 format!("table name \"{name}\" specified more than once"),

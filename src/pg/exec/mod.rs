@@ -10,7 +10,8 @@
 //! storage, `maintenance` accepts VACUUM and ANALYZE, `reindex` runs REINDEX and DROP INDEX
 //! CONCURRENTLY, `expr` and `functions`
 //! evaluate, `infer` types a statement without running it (`Describe`), `catalog`
-//! answers the catalog queries clients send, `json_keys` refuses `json` as a key.
+//! answers the catalog queries clients send, `json_keys` refuses `json` as a key,
+//! `pg_qsort` sorts ORDER BY's and a window's rows as PostgreSQL's quicksort does.
 //!
 //! May import: `sql`, `storage`, `types`, `vector`, `settings`, `error`. Inside, every
 //! file imports `context` and none imports back up the statement's path: a query's
@@ -45,6 +46,7 @@ pub(crate) mod json_keys;
 pub(crate) mod keyed;
 pub(crate) mod lateral;
 pub(crate) mod maintenance;
+pub(crate) mod pg_qsort;
 pub(crate) mod query;
 pub(crate) mod recursive;
 pub(crate) mod reindex;

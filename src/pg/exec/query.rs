@@ -21,6 +21,8 @@ use std::cmp::Ordering;
 const NESTING_MAX: u32 = 32;
 /// Uncorrelated subqueries a statement keeps the rows of (more run each time).
 const SUBQUERIES_CACHED_MAX: usize = 64;
+/// Values a cross join's product may hold (rows × columns): about 256 MB of them.
+const CROSS_VALUES_MAX: usize = 8_000_000;
 
 /// The entries a target list may have (PostgreSQL's `MaxTupleAttributeNumber`).
 pub(crate) const TARGET_LIST_ENTRIES_MAX: usize = 1664;
@@ -376,7 +378,10 @@ impl Exec<'_> {
         else {
             return Ok(None);
         };
+        // A renamed column (`AS t(a, b)`) is no longer the key's name: scanned instead.
+        let renamed = alias.as_ref().is_some_and(|a| !a.columns.is_empty());
         let plain = item.joins.is_empty()
+            && !renamed
             && crate::pg::exec::unnest::Unnest::of(&item.relation).is_none()
             && self.cte(&object_name(name)).is_none()
             && crate::pg::exec::catalog::relation(self.db, &object_name(name)).is_none();
@@ -398,9 +403,12 @@ impl Exec<'_> {
         alias: Option<&sqlparser::ast::TableAlias>,
         offset: usize,
     ) -> FlowResult<Source> {
-        let columns: Vec<(String, Type)> = (self.db.table(name)?.columns.iter())
+        let mut columns: Vec<(String, Type)> = (self.db.table(name)?.columns.iter())
             .map(|c| (c.name.clone(), c.ty))
             .collect();
+        if let Some(alias) = alias {
+            crate::pg::exec::cte::rename_columns(alias, "table", &mut columns)?;
+        }
         let alias = alias.map_or(name.to_string(), |a| ident(&a.name));
         Ok(Source {
             alias,
@@ -426,12 +434,15 @@ impl Exec<'_> {
                 if let Some(cte) = self.cte(&object_name(name)) {
                     cte.check_readable()?;
                     let rows = cte.rows.clone();
-                    return Ok(catalog_factor(name, alias.as_ref(), rows, offset));
+                    let reads = cte.read_depth_min;
+                    let min = &mut self.subqueries.read_depth_min;
+                    *min = (*min).min(reads);
+                    return Ok(catalog_factor(name, alias.as_ref(), rows, offset)?);
                 }
                 if let Some(catalog) =
                     crate::pg::exec::catalog::relation(self.db, &object_name(name))
                 {
-                    return Ok(catalog_factor(name, alias.as_ref(), catalog, offset));
+                    return Ok(catalog_factor(name, alias.as_ref(), catalog, offset)?);
                 }
                 let name = table_name(name)?;
                 let source = self.table_source(&name, alias.as_ref(), offset)?;
@@ -453,7 +464,9 @@ impl Exec<'_> {
                 }
                 let alias = alias
                     .as_ref()
-                    .map_or("subquery".to_string(), |a| ident(&a.name));
+                    .map_or(crate::pg::sql::scope::UNNAMED.to_string(), |a| {
+                        ident(&a.name)
+                    });
                 let rows = result
                     .rows
                     .into_iter()
@@ -476,7 +489,18 @@ impl Exec<'_> {
     }
 
     fn cross(&mut self, left: Vec<Joined>, right: Vec<Joined>) -> FlowResult<Vec<Joined>> {
-        let mut out = Vec::with_capacity(left.len() * right.len());
+        let pairs = left.len().saturating_mul(right.len());
+        let width = left.first().map_or(0, |l| l.values.len())
+            + right.first().map_or(0, |r| r.values.len());
+        // The product is held whole before WHERE reads it: one too large to hold (tenk1
+        // with itself: 10^8 rows) is refused before it is built, never left to fill memory.
+        if pairs.saturating_mul(width.max(1)) > CROSS_VALUES_MAX {
+            return Err(PgError::unsupported(format!(
+                "a cross join of {pairs} rows (the model holds at most {CROSS_VALUES_MAX} values of one)"
+            ))
+            .into());
+        }
+        let mut out = Vec::with_capacity(pairs);
         for l in &left {
             for r in &right {
                 self.tick()?;
@@ -494,17 +518,7 @@ impl Exec<'_> {
         sources: &[Source],
         parent: Option<&Frame<'_>>,
     ) -> FlowResult<Vec<Joined>> {
-        let (constraint, outer) = match &join.join_operator {
-            JoinOperator::Join(c) | JoinOperator::Inner(c) => (c, false),
-            JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (c, true),
-            JoinOperator::CrossJoin(JoinConstraint::None) => (&JoinConstraint::None, false),
-            other => return Err(PgError::unsupported(format!("the join {other:?}")).into()),
-        };
-        let condition = match constraint {
-            JoinConstraint::On(e) => Some(e),
-            JoinConstraint::None => None,
-            _ => return Err(PgError::unsupported("JOIN … USING and NATURAL JOIN").into()),
-        };
+        let (condition, outer) = join_shape(&join.join_operator)?;
         let width = sources.last().map_or(0, |s| s.columns.len());
         let left_width = sources_width(sources) - width;
         let pairs = left.len().saturating_mul(right.len());
@@ -812,7 +826,10 @@ impl Exec<'_> {
                 (descending, k.options.nulls_first.unwrap_or(descending))
             })
             .collect();
-        keyed.sort_by(|(a, _), (b, _)| sort_order(a, b, &directions));
+        // PostgreSQL's quicksort, not a stable sort: ties come out as PostgreSQL's do.
+        crate::pg::exec::pg_qsort::sort(&mut keyed, &mut |(a, _), (b, _)| {
+            sort_order(a, b, &directions)
+        });
         Ok(keyed.into_iter().map(|(_, pair)| pair).collect())
     }
 
@@ -933,9 +950,27 @@ fn sources_width(sources: &[Source]) -> usize {
     sources.iter().map(|s| s.columns.len()).sum()
 }
 
+/// A join the model runs: its ON condition (none for a cross join) and whether it is a
+/// LEFT join. USING, NATURAL and the other outer joins are refused, by Describe's pass
+/// too, before their names are resolved by rules that are not theirs.
+pub(crate) fn join_shape(operator: &JoinOperator) -> PgResult<(Option<&Expr>, bool)> {
+    let (constraint, outer) = match operator {
+        JoinOperator::Join(c) | JoinOperator::Inner(c) => (c, false),
+        JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (c, true),
+        JoinOperator::CrossJoin(JoinConstraint::None) => (&JoinConstraint::None, false),
+        other => return Err(PgError::unsupported(format!("the join {other:?}"))),
+    };
+    match constraint {
+        JoinConstraint::On(e) => Ok((Some(e), outer)),
+        JoinConstraint::None => Ok((None, outer)),
+        _ => Err(PgError::unsupported("JOIN … USING and NATURAL JOIN")),
+    }
+}
+
 /// 42712 for a FROM item whose name an earlier one has (parse analysis's check).
 pub(crate) fn check_alias(sources: &[Source], new: &Source) -> PgResult<()> {
-    if sources.iter().any(|s| s.alias == new.alias) {
+    let unnamed = new.alias == crate::pg::sql::scope::UNNAMED;
+    if !unnamed && sources.iter().any(|s| s.alias == new.alias) {
         return Err(PgError::new(
             DUPLICATE_ALIAS,
             format!("table name \"{}\" specified more than once", new.alias),
@@ -977,11 +1012,14 @@ fn catalog_factor(
     name: &sqlparser::ast::ObjectName,
     alias: Option<&sqlparser::ast::TableAlias>,
     Rows {
-        columns,
+        mut columns,
         rows: values,
     }: Rows,
     offset: usize,
-) -> (Source, Vec<Joined>) {
+) -> PgResult<(Source, Vec<Joined>)> {
+    if let Some(alias) = alias {
+        crate::pg::exec::cte::rename_columns(alias, "table", &mut columns)?;
+    }
     let alias = alias.map_or_else(
         || object_name(name).last().cloned().unwrap_or_default(),
         |a| ident(&a.name),
@@ -993,14 +1031,14 @@ fn catalog_factor(
             tids: vec![None],
         })
         .collect();
-    (
+    Ok((
         Source {
             alias,
             columns,
             offset,
         },
         rows,
-    )
+    ))
 }
 
 /// The output column an ORDER BY key names, given the output columns' names (the rule

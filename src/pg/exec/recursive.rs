@@ -96,6 +96,7 @@ impl Exec<'_> {
             name: name.to_string(),
             rows: rows.clone(),
             without_returning: false,
+            read_depth_min: u32::MAX,
         });
         let described = self.describe_select(terms.recursive, frame);
         self.leave_ctes(depth);
@@ -156,6 +157,7 @@ impl Exec<'_> {
                 rows: working,
             },
             without_returning: false,
+            read_depth_min: u32::MAX,
         });
         let produced = self.set_leaf(terms.recursive, parent);
         self.leave_ctes(depth);

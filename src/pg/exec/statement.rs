@@ -21,6 +21,7 @@ impl Exec<'_> {
         self.wait_for_schema_changes(statement)?;
         // What PostgreSQL raises while it parses and plans, before any row is read:
         // parse analysis's errors first, then the literal casts and constant folding.
+        crate::pg::exec::dml::refuse_default_marker(statement)?;
         self.check_analysis(statement)?;
         self.check_constants(statement)?;
         match statement {
@@ -129,6 +130,7 @@ impl Exec<'_> {
         &mut self,
         statement: &Statement,
     ) -> FlowResult<Option<Vec<(String, Type)>>> {
+        crate::pg::exec::dml::refuse_default_marker(statement)?;
         match statement {
             Statement::Query(query) => match crate::pg::exec::dml_cte::statement_of(&query.body) {
                 Some(inner) => self.with_ctes(query, Some(&Frame::EMPTY), true, |exec| {

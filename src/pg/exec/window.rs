@@ -578,6 +578,11 @@ impl Exec<'_> {
 
     fn bound(&mut self, bound: &WindowFrameBound, which: &str) -> FlowResult<Bound> {
         let offset = |exec: &mut Self, e: &Expr| -> FlowResult<i64> {
+            // sqlparser reads a quoted offset (`'inf' PRECEDING`) as an interval: whether
+            // it was one, or an untyped literal the key's type reads, is lost.
+            if let Expr::Interval(_) = e {
+                return Err(PgError::unsupported("a quoted or interval frame offset").into());
+            }
             let value = exec.eval(e, &Frame::EMPTY)?;
             if !matches!(
                 value.t,
@@ -892,12 +897,12 @@ fn shift_type(types: &[Type]) -> PgResult<Type> {
 }
 
 /// The rows' indices in the window's order: partition keys ascending (NULLs last), then
-/// the ORDER BY keys; ties keep the rows' order.
+/// the ORDER BY keys; ties where PostgreSQL's quicksort leaves them.
 fn window_order(spec: &Spec<'_>, evaluated: &Evaluated) -> Vec<usize> {
     let mut order: Vec<usize> = (0..evaluated.partition.len()).collect();
     let partition_directions = vec![(false, false); spec.partition.len()];
     let order_directions: Vec<(bool, bool)> = spec.order.iter().map(|k| k.direction).collect();
-    order.sort_by(|a, b| {
+    crate::pg::exec::pg_qsort::sort(&mut order, &mut |a: &usize, b: &usize| {
         sort_order(
             &evaluated.partition[*a],
             &evaluated.partition[*b],

@@ -45,11 +45,21 @@ pub(crate) fn negated_number(
     e: &sqlparser::ast::Expr,
 ) -> Option<String> {
     use sqlparser::ast::{Expr, UnaryOperator, Value};
+    // The raw parse tree has no node for parentheses, so `-(-9223372036854775808)` folds
+    // twice into the one constant `9223372036854775808` (numeric), as `doNegate` does.
+    let negate = |n: &str| match n.strip_prefix('-') {
+        Some(positive) => positive.to_string(),
+        None => format!("-{n}"),
+    };
     match (op, e) {
+        (UnaryOperator::Minus, Expr::Nested(inner)) => negated_number(op, inner),
         (UnaryOperator::Minus, Expr::Value(v)) => match &v.value {
-            Value::Number(n, _) if !n.starts_with('-') => Some(format!("-{n}")),
+            Value::Number(n, _) => Some(negate(n)),
             _ => None,
         },
+        (UnaryOperator::Minus, Expr::UnaryOp { op: inner_op, expr }) => {
+            negated_number(inner_op, expr).map(|n| negate(&n))
+        }
         _ => None,
     }
 }

@@ -15,7 +15,22 @@ pub(crate) struct Source {
     pub offset: usize,
 }
 
+/// The alias of a subquery in FROM without one (PostgreSQL 16 on): no qualifier can name
+/// it, and two of them are no repeated name.
+pub(crate) const UNNAMED: &str = "";
+
+/// PostgreSQL's system columns, which every table has and the model keeps none of.
+const SYSTEM_COLUMNS: [&str; 6] = ["ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"];
+
+/// Whether `name` is a system column's (refused where a column of that name is missing).
+pub(crate) fn is_system_column(name: &str) -> bool {
+    SYSTEM_COLUMNS.contains(&name)
+}
+
 pub(crate) fn undefined_column(parts: &[String]) -> PgError {
+    if parts.last().is_some_and(|n| is_system_column(n)) {
+        return PgError::unsupported("system columns (ctid, xmin, …)");
+    }
     match parts {
         [table, column] => PgError::new(
             UNDEFINED_COLUMN,

@@ -86,6 +86,9 @@ pub(crate) struct Table {
     pub next_tid: u64,
     /// The table's sequence (of its serial column): the last value handed out.
     pub sequence: i64,
+    /// Created TEMP: PostgreSQL keeps it in the session's own schema, where a table of
+    /// another schema may share its name (which the model's one namespace cannot hold).
+    pub temporary: bool,
 }
 
 /// Who is looking: the snapshot, and the transaction and command doing the looking (its
@@ -110,6 +113,7 @@ impl Table {
             heap: Heap::default(),
             next_tid: 1,
             sequence: 0,
+            temporary: false,
         }
     }
 

@@ -149,13 +149,15 @@ pub(crate) fn cast(value: Typed, to: Type, modifier: Option<u32>) -> PgResult<Ty
         })?),
         (Value::Float(f), _, Type::Float8) => Value::Float(f),
         (Value::Float(f), _, t) if t.is_integer() => {
-            if !f.is_finite() {
+            let rounded = f.round_ties_even();
+            // FLOAT8_FITS_IN_INT64: `as` would saturate what lies beyond bigint.
+            if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&rounded) {
                 return Err(PgError::new(
                     NUMERIC_VALUE_OUT_OF_RANGE,
                     format!("{} out of range", t.name()),
                 ));
             }
-            Value::Int(fit_integer(f.round_ties_even() as i64, t)?)
+            Value::Int(fit_integer(rounded as i64, t)?)
         }
         (Value::Bytea(bytes), Type::Bytea, t) if t.is_integer() => bytea_integer(&bytes, t)?,
         (Value::Int(i), _, Type::Bool) if from == Type::Int4 => Value::Bool(i != 0),

@@ -85,10 +85,11 @@ impl Json {
 /// each time a statement applies them to a stored value.
 pub(crate) fn bounded(json: Json) -> PgResult<Json> {
     if depth(&json) > DEPTH_MAX {
-        return Err(PgError::new(
-            PROGRAM_LIMIT_EXCEEDED,
-            format!("jsonb nested deeper than the model's {DEPTH_MAX} levels"),
-        ));
+        // PostgreSQL goes deeper (to its stack depth, then 54001): beyond the model's
+        // bound the value is refused, not answered with an error PostgreSQL would not raise.
+        return Err(PgError::unsupported(format!(
+            "jsonb nested deeper than {DEPTH_MAX} levels"
+        )));
     }
     if format(&json).len() > VALUE_BYTES_MAX {
         return Err(PgError::new(
@@ -247,6 +248,7 @@ pub(crate) fn encode_binary(json: &Json) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pg::error::FEATURE_NOT_SUPPORTED;
 
     fn num(n: &str) -> Json {
         Json::Number(n.into())
@@ -274,7 +276,10 @@ mod tests {
         }
         let json = bounded(json).expect("at the bound");
         let deeper = bounded(Json::Array(vec![json])).unwrap_err();
-        assert_eq!(deeper.code, PROGRAM_LIMIT_EXCEEDED);
+        assert_eq!(
+            deeper.code, FEATURE_NOT_SUPPORTED,
+            "refused: PostgreSQL goes deeper"
+        );
         let long = Json::String("x".repeat(VALUE_BYTES_MAX));
         assert_eq!(bounded(long).unwrap_err().code, PROGRAM_LIMIT_EXCEEDED);
     }

@@ -145,10 +145,11 @@ impl<B: Build> Parser<'_, '_, B> {
 
     fn nested(&mut self, parse: fn(&mut Self, usize) -> PgResult<B::Node>) -> PgResult<B::Node> {
         if self.depth >= DEPTH_MAX {
-            return Err(PgError::new(
-                PROGRAM_LIMIT_EXCEEDED,
-                format!("jsonb nested deeper than the model's {DEPTH_MAX} levels"),
-            ));
+            // PostgreSQL goes deeper (to its stack depth, then 54001): beyond the model's
+            // bound the value is refused, not answered with an error PostgreSQL would not raise.
+            return Err(PgError::unsupported(format!(
+                "jsonb nested deeper than {DEPTH_MAX} levels"
+            )));
         }
         self.depth += 1;
         let start = self.at;
@@ -384,6 +385,7 @@ impl<B: Build> Parser<'_, '_, B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pg::error::FEATURE_NOT_SUPPORTED;
     use crate::pg::types::jsonb::format;
 
     fn round(text: &str) -> String {
@@ -438,7 +440,7 @@ mod tests {
     #[test]
     fn hostile_input_fails_fast() {
         let deep = "[".repeat(100_000);
-        assert_eq!(parse(&deep).unwrap_err().code, PROGRAM_LIMIT_EXCEEDED);
+        assert_eq!(parse(&deep).unwrap_err().code, FEATURE_NOT_SUPPORTED);
         let wide = format!("[{}1]", "1e131071,".repeat(10));
         assert_eq!(parse(&wide).unwrap_err().code, PROGRAM_LIMIT_EXCEEDED);
         let ok = format!("{}{}", "[".repeat(DEPTH_MAX), "]".repeat(DEPTH_MAX));

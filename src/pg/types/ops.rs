@@ -249,6 +249,8 @@ fn integer(op: &BinaryOperator, a: i64, b: i64, t: Type) -> PgResult<i64> {
             return Err(PgError::new(DIVISION_BY_ZERO, "division by zero"))
         }
         BinaryOperator::Divide => a.checked_div(b),
+        // int8mod and its kin answer 0 for -1 rather than overflow on the minimum.
+        BinaryOperator::Modulo if b == -1 => Some(0),
         BinaryOperator::Modulo => a.checked_rem(b),
         other => return Err(no_operator(other, t, t)),
     };
@@ -260,7 +262,8 @@ fn float(op: &BinaryOperator, a: f64, b: f64) -> PgResult<f64> {
         BinaryOperator::Plus => a + b,
         BinaryOperator::Minus => a - b,
         BinaryOperator::Multiply => a * b,
-        BinaryOperator::Divide if b == 0.0 => {
+        // float8div: NaN divided by zero is NaN, not an error.
+        BinaryOperator::Divide if b == 0.0 && !a.is_nan() => {
             return Err(PgError::new(DIVISION_BY_ZERO, "division by zero"))
         }
         BinaryOperator::Divide => a / b,

@@ -134,15 +134,37 @@ pub(crate) fn regconfig(name: &str) -> PgResult<Value> {
 }
 
 /// The type a SQL type name spells (`bigint`, `vector(64)`, `text[]`).
+/// A type name without its array decoration, and whether it had one: PostgreSQL reads
+/// `int[]`, `int[4]`, `int[][]`, `int ARRAY` and `int ARRAY[4]` as one type, `int[]`
+/// (the bounds and dimensions are not enforced).
+fn array_suffixes(spelled: &str) -> (String, bool) {
+    let mut base = spelled.trim_end();
+    let mut array = false;
+    loop {
+        if let Some(rest) = base.strip_suffix(']') {
+            let Some((head, bound)) = rest.rsplit_once('[') else {
+                break;
+            };
+            if !bound.trim().chars().all(|c| c.is_ascii_digit()) {
+                break;
+            }
+            base = head.trim_end();
+        } else if let Some(head) = base.strip_suffix(" array") {
+            base = head.trim_end();
+        } else {
+            break;
+        }
+        array = true;
+    }
+    (base.to_string(), array)
+}
+
 pub(crate) fn sql_type(data_type: &sqlparser::ast::DataType) -> PgResult<(Type, Option<u32>)> {
     if let sqlparser::ast::DataType::Interval { fields, precision } = data_type {
         return interval_type(*fields, *precision);
     }
     let spelled = data_type.to_string().to_lowercase();
-    let (base, array) = match spelled.strip_suffix("[]") {
-        Some(base) => (base.to_string(), true),
-        None => (spelled.clone(), false),
-    };
+    let (base, array) = array_suffixes(&spelled);
     let (name, modifier) = match base.split_once('(') {
         // `timestamp(3) with time zone`: the precision inside the name.
         Some((name, rest)) if name.starts_with("timestamp") => match rest.split_once(')') {

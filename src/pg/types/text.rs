@@ -161,16 +161,26 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
         Type::Regconfig => crate::pg::types::regtype::regconfig(trimmed),
         Type::Float4 => {
             let f = parse_float(trimmed).ok_or_else(|| invalid_input(t, text))?;
-            float4(f).map(Value::Float).ok_or_else(|| {
-                PgError::new(
-                    NUMERIC_VALUE_OUT_OF_RANGE,
-                    format!("\"{trimmed}\" is out of range for type real"),
-                )
-            })
+            float4(f)
+                .filter(|_| !beyond_float8(trimmed, f))
+                .map(Value::Float)
+                .ok_or_else(|| {
+                    PgError::new(
+                        NUMERIC_VALUE_OUT_OF_RANGE,
+                        format!("\"{trimmed}\" is out of range for type real"),
+                    )
+                })
         }
-        Type::Float8 => parse_float(trimmed)
-            .map(Value::Float)
-            .ok_or_else(|| invalid_input(t, text)),
+        Type::Float8 => {
+            let f = parse_float(trimmed).ok_or_else(|| invalid_input(t, text))?;
+            match beyond_float8(trimmed, f) {
+                true => Err(PgError::new(
+                    NUMERIC_VALUE_OUT_OF_RANGE,
+                    format!("\"{trimmed}\" is out of range for type double precision"),
+                )),
+                false => Ok(Value::Float(f)),
+            }
+        }
         Type::Text | Type::Varchar | Type::Unknown => Ok(Value::Text(text.to_string())),
         Type::Bytea => parse_bytea(text).map(Value::Bytea),
         Type::Timestamptz => crate::pg::types::datetime::parse(text, t).map(Value::Timestamptz),
@@ -203,9 +213,14 @@ pub(crate) fn parse(text: &str, t: Type) -> PgResult<Value> {
 
 fn parse_bool(text: &str) -> Option<Value> {
     let lower = text.to_ascii_lowercase();
+    // boolin takes any prefix of true, false, yes and no, and of on and off one of at
+    // least two letters (a lone "o" is ambiguous).
+    let prefix = |word: &str, least: usize| lower.len() >= least && word.starts_with(&lower);
     let value = match lower.as_str() {
-        "t" | "true" | "yes" | "y" | "on" | "1" => true,
-        "f" | "false" | "no" | "n" | "off" | "0" => false,
+        "1" => true,
+        "0" => false,
+        _ if prefix("true", 1) || prefix("yes", 1) || prefix("on", 2) => true,
+        _ if prefix("false", 1) || prefix("no", 1) || prefix("off", 2) => false,
         _ => return None,
     };
     Some(Value::Bool(value))
@@ -225,6 +240,17 @@ fn parse_float(text: &str) -> Option<f64> {
         }
         _ => None,
     }
+}
+
+/// Whether digits `text` read as `f` overflowed a double or underflowed it to zero:
+/// `float8in`'s ERANGE from strtod (a denormal result is kept, as there).
+fn beyond_float8(text: &str, f: f64) -> bool {
+    let lower = text.to_ascii_lowercase();
+    if lower.contains("inf") || lower.contains("nan") {
+        return false;
+    }
+    let mantissa = lower.split('e').next().unwrap_or_default();
+    f.is_infinite() || (f == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)))
 }
 
 fn parse_bytea(text: &str) -> PgResult<Vec<u8>> {
