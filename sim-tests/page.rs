@@ -109,6 +109,33 @@ fn the_page_draws_every_operation_and_marks_the_violations() {
     }
 }
 
+/// A mark per key Redis evicted under a pressure plan, naming the policy.
+#[test]
+fn the_page_marks_every_eviction() {
+    let report = Builder::new()
+        .store(Store::named("reference").expect("a known store"))
+        .scenario(amnesia::ScenarioConfig::pressure())
+        .run(0);
+    assert!(
+        !report.history.evictions.is_empty(),
+        "pressure seed 0 evicts"
+    );
+    let html = page::render(&report);
+    let xml = html.replacen("<!DOCTYPE html>", "", 1);
+    let doc = roxmltree::Document::parse(&xml).expect("the page parses");
+    let marks: Vec<_> = doc
+        .descendants()
+        .filter(|n| classes(n).iter().any(|c| c == "eviction"))
+        .collect();
+    assert_eq!(marks.len(), report.history.evictions.len());
+    let first = &report.history.evictions[0];
+    let detail = marks[0].attribute("data-detail").unwrap();
+    assert!(
+        detail.contains(&first.key) && detail.contains(&first.policy),
+        "{detail}"
+    );
+}
+
 #[test]
 fn the_page_is_the_same_for_the_same_seed() {
     assert_eq!(

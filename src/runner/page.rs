@@ -3,7 +3,7 @@
 //! host (each app client, the Redis node). Each operation is a span from invoke to
 //! complete in its client's lane, coloured by outcome; each chunk on the wire an arrow
 //! between the client and Redis with its latency; faults are shaded bands on the lanes
-//! they hit; buggify firings, world events and key expiries are marks; the violations are listed on top
+//! they hit; buggify firings, world events, key expiries and evictions are marks; the violations are listed on top
 //! and their operations outlined. Hover shows an element's details, a click pins them in
 //! the side panel, a filter narrows to one session or user.
 //!
@@ -41,6 +41,7 @@ pub fn render(report: &RunReport) -> String {
     hops(report, &layout, &mut svg);
     marks(report, &layout, &mut svg);
     expiries(report, &layout, &mut svg);
+    evictions(report, &layout, &mut svg);
     ops(report, &layout, &mut svg);
     document(report, &layout, &svg)
 }
@@ -279,6 +280,27 @@ fn expiries(report: &RunReport, layout: &Layout, out: &mut String) {
     }
 }
 
+/// A mark on the Redis lane per key deleted by eviction, with the policy and the figures.
+fn evictions(report: &RunReport, layout: &Layout, out: &mut String) {
+    let x = layout.lane_x(layout.server).expect("a server lane") + 10;
+    for eviction in &report.history.evictions {
+        let detail = format!(
+            "{} redis: key {} evicted ({}, used_memory {} > maxmemory {})",
+            crate::trace::seconds_text(eviction.at_us),
+            eviction.key,
+            eviction.policy,
+            eviction.used_memory_bytes,
+            eviction.maxmemory_bytes
+        );
+        let _ = write!(
+            out,
+            r#"<circle class="mark eviction" cx="{x}" cy="{}" r="3" data-detail="{d}"><title>{d}</title></circle>"#,
+            layout.y(eviction.at_us),
+            d = escape(&detail),
+        );
+    }
+}
+
 /// The session (or user) an operation is about, for the filter.
 fn subject(op: &Op) -> String {
     match &op.kind {
@@ -400,7 +422,7 @@ pre { margin: 4px 0; white-space: pre-wrap; }
 .fault.client-crash rect { fill: #000; } .fault.clock-skew rect { fill: #0a7ea4; }
 .fault.redis-restart rect, .fault.postgres-restart rect { fill: #c00; } .fault.redis-pause rect, .fault.postgres-pause rect { fill: #777; } .fault.error-reply rect { fill: #b5651d; }
 .fault.silent-drop rect { fill: #4b0082; }
-.mark.buggify { fill: #e08a00; } .mark.expiry { fill: #0a7ea4; } .mark.world { fill: #444; }
+.mark.buggify { fill: #e08a00; } .mark.expiry { fill: #0a7ea4; } .mark.eviction { fill: #b0306a; } .mark.world { fill: #444; }
 .hidden { display: none; }
 @media print {
   .controls, #detail { display: none; }
