@@ -115,15 +115,16 @@ fn the_pgvector_own_store_steps_are_the_example_projects() {
     );
 }
 
-/// The two example projects build amnesia once between them (scripts/test runs own-store
-/// with `shared-build`): every package both lock files name has the same versions in both,
-/// or cargo would build amnesia's dependencies, and amnesia, twice.
+/// The two example projects reuse the build of amnesia and its dependencies that
+/// amnesia's own tests made (scripts/test runs both with `shared-build`): each version an
+/// example's lock names is one amnesia's lock names too, and the two examples agree, or
+/// cargo would build those dependencies, and amnesia, again.
 #[test]
 fn the_example_projects_lock_the_same_versions() {
     use std::collections::BTreeMap;
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let versions = |project: &str| {
-        let lock = std::fs::read_to_string(examples.join(project).join("Cargo.lock"))
+        let lock = std::fs::read_to_string(root.join(project).join("Cargo.lock"))
             .expect("the example's lock reads");
         let mut versions: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for package in lock.split("[[package]]").skip(1) {
@@ -141,8 +142,28 @@ fn the_example_projects_lock_the_same_versions() {
         }
         versions
     };
-    let (redis, pg) = (versions("own-store"), versions("own-pg-store"));
-    assert!(pg.contains_key("\"amnesia\"") && redis.contains_key("\"tokio-postgres\""));
+    let root_lock = versions(".");
+    let (redis, pg) = (
+        versions("examples/own-store"),
+        versions("examples/own-pg-store"),
+    );
+    for (project, lock) in [("own-store", &redis), ("own-pg-store", &pg)] {
+        // The real tier's dependencies (hyper, through testcontainers) are locked too:
+        // `shared-build` turns them on.
+        assert!(lock.contains_key("\"amnesia\"") && lock.contains_key("\"hyper\""));
+        for (name, lock_versions) in lock {
+            let Some(root_versions) = root_lock.get(name) else {
+                continue;
+            };
+            for version in lock_versions {
+                assert!(
+                    root_versions.contains(version),
+                    "examples/{project}/Cargo.lock locks {name} {version}, which amnesia's \
+                     Cargo.lock does not: cargo would build it again (copy amnesia's lock)"
+                );
+            }
+        }
+    }
     for (name, redis_versions) in &redis {
         if let Some(pg_versions) = pg.get(name) {
             assert_eq!(
