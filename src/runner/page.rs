@@ -264,41 +264,33 @@ fn marks(report: &RunReport, layout: &Layout, out: &mut String) {
 
 /// A mark on the Redis lane per key deleted by expiry.
 fn expiries(report: &RunReport, layout: &Layout, out: &mut String) {
-    let x = layout.lane_x(layout.server).expect("a server lane") + 10;
     for expiry in &report.history.expiries {
-        let detail = format!(
-            "{} redis: key {} expired",
-            crate::trace::seconds_text(expiry.at_us),
-            expiry.key
-        );
-        let _ = write!(
-            out,
-            r#"<circle class="mark expiry" cx="{x}" cy="{}" r="3" data-detail="{d}"><title>{d}</title></circle>"#,
-            layout.y(expiry.at_us),
-            d = escape(&detail),
-        );
+        let detail = format!("key {} expired", expiry.key);
+        server_mark(layout, "expiry", expiry.at_us, &detail, out);
     }
 }
 
 /// A mark on the Redis lane per key deleted by eviction, with the policy and the figures.
 fn evictions(report: &RunReport, layout: &Layout, out: &mut String) {
-    let x = layout.lane_x(layout.server).expect("a server lane") + 10;
     for eviction in &report.history.evictions {
         let detail = format!(
-            "{} redis: key {} evicted ({}, used_memory {} > maxmemory {})",
-            crate::trace::seconds_text(eviction.at_us),
-            eviction.key,
-            eviction.policy,
-            eviction.used_memory_bytes,
-            eviction.maxmemory_bytes
+            "key {} evicted ({}, used_memory {} > maxmemory {})",
+            eviction.key, eviction.policy, eviction.used_memory_bytes, eviction.maxmemory_bytes
         );
-        let _ = write!(
-            out,
-            r#"<circle class="mark eviction" cx="{x}" cy="{}" r="3" data-detail="{d}"><title>{d}</title></circle>"#,
-            layout.y(eviction.at_us),
-            d = escape(&detail),
-        );
+        server_mark(layout, "eviction", eviction.at_us, &detail, out);
     }
+}
+
+/// One fact of the Redis server's own (an expiry, an eviction) as a dot on its lane.
+fn server_mark(layout: &Layout, class: &str, at_us: u64, detail: &str, out: &mut String) {
+    let x = layout.lane_x(layout.server).expect("a server lane") + 10;
+    let detail = format!("{} redis: {detail}", crate::trace::seconds_text(at_us));
+    let _ = write!(
+        out,
+        r#"<circle class="mark {class}" cx="{x}" cy="{}" r="3" data-detail="{d}"><title>{d}</title></circle>"#,
+        layout.y(at_us),
+        d = escape(&detail),
+    );
 }
 
 /// The session (or user) an operation is about, for the filter.
