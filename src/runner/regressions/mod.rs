@@ -2,7 +2,7 @@
 //! user's repository (`amnesia-regressions/<test or store>.txt`, proptest's
 //! `proptest-regressions/` convention) and replayed before the seed range on every later
 //! run, so that a fixed bug that comes back is caught by the seed that found it, not by a
-//! lucky sweep. [`file`] is the file (format, merge, write), [`replay`](mod@replay)
+//! lucky sweep. [`file`](mod@file) is the file (format, merge, write), [`replay`](mod@replay)
 //! replays it.
 
 pub mod file;
