@@ -964,7 +964,7 @@ fn a_check_keeps_its_failing_seeds_and_replays_them_first() {
     assert!(!seeds.is_empty(), "{text}");
     for line in text.lines().filter(|l| l.starts_with("seed=")) {
         assert!(
-            line.contains(" scenario=smoke engine=event plan="),
+            line.contains(" store=write-behind scenario=smoke engine=event plan="),
             "{line}"
         );
     }
@@ -987,6 +987,15 @@ fn a_check_keeps_its_failing_seeds_and_replays_them_first() {
         )),
         "{second}"
     );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text, "nothing new");
+    // The same test's file seen by another store's check: its entries name write-behind,
+    // so they are skipped (a note), not replayed against the wrong store.
+    let other = Builder::new()
+        .scenario(ScenarioConfig::smoke())
+        .seeds(0..8)
+        .jobs(2)
+        .regressions(&dir);
+    other.check_env(&|_| None);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text, "nothing new");
     // A corrupt file: one line naming the file and the line, before any seed runs.
     std::fs::write(&file, format!("{text}seed=1 scenario=smoke\n")).unwrap();

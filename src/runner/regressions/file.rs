@@ -1,7 +1,7 @@
 //! The regression corpus's file, `amnesia-regressions/<test or store>.txt`: a comment
 //! header telling the reader to commit it, then one entry per line, sorted, each a seed
-//! and what regenerates its plan (`seed=3 scenario=standard engine=event
-//! plan=5f0c…  # lost`). Read, merged with new entries, and written only when an entry is
+//! and what regenerates its run (`seed=3 store=write-behind scenario=standard
+//! engine=event plan=5f0c…  # lost`). Read, merged with new entries, and written only when an entry is
 //! new; the same entries always give the same bytes (no timestamps, a fixed order).
 
 use crate::runner::sweep::{SeedResult, SweepConfig};
@@ -14,11 +14,14 @@ use std::path::{Path, PathBuf};
 pub const DIR_DEFAULT: &str = "amnesia-regressions";
 
 /// The grammar of an entry's line, for the error of a line that does not follow it.
-const LINE_GRAMMAR: &str = "seed=N scenario=NAME engine=NAME plan=HEX  # comment";
+const LINE_GRAMMAR: &str = "seed=N store=NAME scenario=NAME engine=NAME plan=HEX  # comment";
 
 /// One remembered failing seed: what regenerates its plan exactly, and why it is there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
+    /// The store's label: two tests of one name in two test binaries share a file, and
+    /// an entry replays only with the store that failed it.
+    pub store: String,
     /// The scenario's name (a built-in's, or the test's own scenario's).
     pub scenario: String,
     /// The engine's name, as `--engine` takes it.
@@ -45,7 +48,7 @@ pub struct Corpus {
     pub path: PathBuf,
     /// The test or store it belongs to, as the header names it.
     pub owner: String,
-    /// The entries, sorted by scenario, engine and seed, without duplicates.
+    /// The entries, sorted by store, scenario, engine and seed, without duplicates.
     pub entries: Vec<Entry>,
 }
 
@@ -59,6 +62,7 @@ impl Entry {
         }
         why.dedup();
         Entry {
+            store: config.store.label().to_string(),
             scenario: config.scenario.name.clone(),
             engine: config.engine.name().to_string(),
             seed: result.seed,
@@ -68,15 +72,16 @@ impl Entry {
     }
 
     /// What identifies an entry: two lines with the same key are one entry.
-    fn key(&self) -> (&str, &str, u64) {
-        (&self.scenario, &self.engine, self.seed)
+    fn key(&self) -> (&str, &str, &str, u64) {
+        (&self.store, &self.scenario, &self.engine, self.seed)
     }
 
     /// The entry's line, without its newline.
     pub fn line(&self) -> String {
         let line = format!(
-            "seed={} scenario={} engine={} plan={:016x}",
+            "seed={} store={} scenario={} engine={} plan={:016x}",
             self.seed,
+            escape(&self.store),
             escape(&self.scenario),
             escape(&self.engine),
             self.plan_hash
@@ -106,6 +111,7 @@ impl Entry {
         let seed = seed
             .parse()
             .map_err(|_| format!("seed '{seed}' is no u64"))?;
+        let store = value(words.next(), "store")?;
         let scenario = value(words.next(), "scenario")?;
         let engine = value(words.next(), "engine")?;
         let plan = value(words.next(), "plan")?;
@@ -117,6 +123,7 @@ impl Entry {
             return Err(format!("'{extra}' follows the plan"));
         }
         Ok(Some(Entry {
+            store,
             scenario,
             engine,
             seed,
@@ -231,14 +238,9 @@ impl Corpus {
     /// Add `entries`; when one is new, write the file (its directory created) and return
     /// the new ones. Nothing new: nothing written, an empty list.
     pub fn record(&mut self, entries: Vec<Entry>) -> Result<Vec<Entry>, CorpusError> {
-        let known: BTreeSet<(String, String, u64)> = self
-            .entries
-            .iter()
-            .map(|e| (e.scenario.clone(), e.engine.clone(), e.seed))
-            .collect();
         let mut added: Vec<Entry> = entries
             .into_iter()
-            .filter(|e| !known.contains(&(e.scenario.clone(), e.engine.clone(), e.seed)))
+            .filter(|new| self.entries.iter().all(|known| known.key() != new.key()))
             .collect();
         added.sort_by(|a, b| a.key().cmp(&b.key()));
         added.dedup_by(|b, a| a.key() == b.key());
@@ -284,8 +286,9 @@ pub fn file_stem(owner: &str) -> String {
         .collect()
 }
 
-/// A name as one word of a line: `%`, `#`, `=`, whitespace and control characters as
-/// `%XX` (a user's scenario may be called anything).
+/// A name as one word of a line (a user's store or scenario may be called anything):
+/// `%`, `#`, `=`, whitespace and control characters as
+/// `%XX`.
 fn escape(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars() {
@@ -330,6 +333,7 @@ mod tests {
 
     fn entry(seed: u64, scenario: &str) -> Entry {
         Entry {
+            store: "my store".into(),
             scenario: scenario.into(),
             engine: "event".into(),
             seed,
@@ -354,13 +358,13 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("amnesia-corpus-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for bad in [
-            "seed=x scenario=a engine=event plan=0123456789abcdef",
-            "seed=1 scenario=a engine=event",
-            "seed=1 scenario=a engine=event plan=12",
-            "seed=1 scenario=%G engine=event plan=0123456789abcdef",
-            "seed=1 scenario=a engine=event plan=0123456789abcdef extra",
+            "seed=x store=s scenario=a engine=event plan=0123456789abcdef",
+            "seed=1 store=s scenario=a engine=event",
+            "seed=1 store=s scenario=a engine=event plan=12",
+            "seed=1 store=s scenario=%G engine=event plan=0123456789abcdef",
+            "seed=1 store=s scenario=a engine=event plan=0123456789abcdef extra",
             "1 2 3",
-            "seed=1 scenario=%",
+            "seed=1 scenario=a store=s engine=event plan=0123456789abcdef",
         ] {
             std::fs::write(Corpus::path_in(&dir, "t"), format!("# header\n{bad}\n")).unwrap();
             let error = Corpus::load(&dir, "t").unwrap_err().0;

@@ -1,5 +1,5 @@
-//! Replaying a corpus before a sweep: every entry regenerated from its seed, scenario and
-//! engine and run as a sweep runs a seed (guarded, with its replay line), in the file's
+//! Replaying a corpus before a sweep: every entry of the run's store regenerated from its
+//! seed, scenario and engine and run as a sweep runs a seed (guarded, with its replay line), in the file's
 //! order; an entry this run cannot regenerate is skipped with a note, never an error.
 
 use super::file::{plan_hash, Corpus, Entry};
@@ -59,10 +59,13 @@ pub fn replay(corpus: &Corpus, config: &SweepConfig, reach: Reach) -> Replayed {
     for entry in &corpus.entries {
         let Some(entry_config) = entry_config(entry, config, reach) else {
             replayed.notes.push(format!(
-                "regression entry `seed={} scenario={} engine={}` skipped: this run has scenario {} and engine {}",
+                "regression entry `seed={} store={} scenario={} engine={}` skipped: this run has \
+                 store {}, scenario {} and engine {}",
                 entry.seed,
+                entry.store,
                 entry.scenario,
                 entry.engine,
+                config.store.label(),
                 config.scenario.name,
                 config.engine.name()
             ));
@@ -86,6 +89,9 @@ pub fn replay(corpus: &Corpus, config: &SweepConfig, reach: Reach) -> Replayed {
 
 /// The sweep configuration that regenerates `entry`, if this run can.
 fn entry_config(entry: &Entry, config: &SweepConfig, reach: Reach) -> Option<SweepConfig> {
+    if entry.store != config.store.label() {
+        return None;
+    }
     let scenario = if entry.scenario == config.scenario.name {
         config.scenario.clone()
     } else if reach == Reach::BuiltIn {
