@@ -1,10 +1,17 @@
 //! README's figures are computed, not remembered: the write-behind sweep sample (its
-//! summary line, its JSON summary, its first class) and the share of acknowledged messages
-//! the reference's sweep excuses are recomputed here and must be what README prints. A
-//! change that moves them fails with the line to write.
+//! summary line, its JSON summary, its first class, the regression file it keeps) and the
+//! share of acknowledged messages the reference's sweep excuses are recomputed here and
+//! must be what README prints. A change that moves them fails with the line to write.
 
+use amnesia::internal::runner::regressions::{entries_of, Corpus};
+use amnesia::internal::runner::{SeedRange, SweepConfig};
 use amnesia::{Builder, Store};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The store of README's sweep samples.
+fn report_store() -> Store {
+    Store::named("write-behind").expect("built in")
+}
 
 fn readme() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
@@ -20,10 +27,7 @@ fn assert_readme_has(line: &str, what: &str) {
 
 #[test]
 fn the_write_behind_sweep_sample_is_todays() {
-    let report = Builder::new()
-        .store(Store::named("write-behind").expect("built in"))
-        .seeds(0..200)
-        .sweep();
+    let report = Builder::new().store(report_store()).seeds(0..200).sweep();
     let s = &report.summary;
     assert_readme_has(
         &format!(
@@ -48,6 +52,14 @@ fn the_write_behind_sweep_sample_is_todays() {
             excused.excused_messages as f64 * 100.0 / excused.acked_messages as f64
         ),
         "sweep sample's expected loss",
+    );
+    // The regression file that sweep keeps (## Test your own store).
+    let config = SweepConfig::new(SeedRange { start: 0, end: 200 }, report_store());
+    let entries = entries_of(&report.results, &config);
+    let corpus = Corpus::new(PathBuf::from("write-behind.txt"), "write-behind", entries);
+    assert_readme_has(
+        &format!("```text\n{}```", corpus.text()),
+        "regression file sample (## Test your own store)",
     );
     let first = s.by_class.first().expect("write-behind fails");
     assert_readme_has(

@@ -23,9 +23,17 @@ const EXIT_VIOLATION: i32 = 1;
 const EXIT_USAGE: i32 = 2;
 const EXIT_NONDETERMINISM: i32 = 3;
 
+/// Run the binary. A sweep keeps no regression corpus unless the test names one: the
+/// tests' sweeps of buggy stores must not replay each other's seeds, nor write into the
+/// package.
 fn amnesia(args: &[&str]) -> Output {
+    let corpus_named = args
+        .iter()
+        .any(|a| matches!(*a, "--regressions" | "--no-regressions"));
+    let no_corpus = (args.first() == Some(&"sweep") && !corpus_named).then_some("--no-regressions");
     Command::new(env!("CARGO_BIN_EXE_amnesia"))
         .args(args)
+        .args(no_corpus)
         .env_remove("RUST_LOG")
         .output()
         .expect("the binary runs")
@@ -533,7 +541,8 @@ fn a_failing_check_is_short_unless_verbose() {
         .store(named("write-behind"))
         .scenario(ScenarioConfig::smoke())
         .seeds(0..16)
-        .jobs(2);
+        .jobs(2)
+        .no_regressions();
     let message = |env: &dyn Fn(&str) -> Option<String>| {
         let panic =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| builder.check_env(env)))
@@ -901,5 +910,187 @@ fn guided_search_on_the_reference_store_passes() {
         report.mutants > 0 && report.corpus > 0,
         "{}",
         stdout(&output)
+    );
+}
+
+/// The panic message of a check that must fail.
+fn check_panic(builder: &Builder) -> String {
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        builder.check_env(&|_| None)
+    }))
+    .expect_err("the check fails");
+    panic
+        .downcast_ref::<String>()
+        .expect("a formatted panic")
+        .clone()
+}
+
+/// A check keeps its new failing seeds in its regression file and replays them before
+/// the range on the next run, which fails on them; a passing check, a check that finds
+/// nothing new and `no_regressions` write nothing; a corrupt file is one line.
+#[test]
+fn a_check_keeps_its_failing_seeds_and_replays_them_first() {
+    let dir = scratch("check-regressions").join("amnesia-regressions");
+    let _ = std::fs::remove_dir_all(&dir);
+    let builder = Builder::new()
+        .scenario(ScenarioConfig::smoke())
+        .seeds(0..8)
+        .jobs(2)
+        .regressions(&dir);
+    builder.check_env(&|_| None);
+    assert!(!dir.exists(), "a passing check writes nothing");
+    let buggy = builder.store(named("write-behind"));
+    let first = check_panic(&buggy);
+    assert!(
+        first.contains(" seeds failed (store write-behind"),
+        "{first}"
+    );
+    let file = dir.join("a_check_keeps_its_failing_seeds_and_replays_them_first.txt");
+    assert!(
+        first.contains(&format!("kept in {}: commit it", file.display())),
+        "{first}"
+    );
+    let text = std::fs::read_to_string(&file).expect("the regression file was written");
+    assert!(
+        text.starts_with("# amnesia regression corpus of "),
+        "{text}"
+    );
+    assert!(text.contains("# Commit this file."), "{text}");
+    let seeds: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("seed="))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert!(!seeds.is_empty(), "{text}");
+    for line in text.lines().filter(|l| l.starts_with("seed=")) {
+        assert!(
+            line.contains(" store=write-behind scenario=smoke engine=event plan="),
+            "{line}"
+        );
+    }
+    // The next run replays the entries first, and fails on them before the range.
+    let second = check_panic(&buggy);
+    assert!(
+        second.starts_with(&format!(
+            "amnesia: {n} of {n} regression entries failed again ({})",
+            file.display(),
+            n = seeds.len()
+        )),
+        "{second}"
+    );
+    // A built-in store's replay line is the `amnesia` command (a user's store's runs
+    // the test binary on the seed).
+    assert!(
+        second.contains(&format!(
+            "replay: amnesia replay --seed {} --store write-behind --scenario smoke",
+            seeds[0]
+        )),
+        "{second}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text, "nothing new");
+    // The same test's file seen by another store's check: its entries name write-behind,
+    // so they are skipped (a note), not replayed against the wrong store.
+    let other = Builder::new()
+        .scenario(ScenarioConfig::smoke())
+        .seeds(0..8)
+        .jobs(2)
+        .regressions(&dir);
+    other.check_env(&|_| None);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text, "nothing new");
+    // A corrupt file: one line naming the file and the line, before any seed runs.
+    std::fs::write(&file, format!("{text}seed=1 scenario=smoke\n")).unwrap();
+    let corrupt = check_panic(&buggy);
+    let line = text.lines().count() + 1;
+    assert!(
+        corrupt.starts_with(&format!(
+            "amnesia: regression file {}:{line} is corrupt: ",
+            file.display()
+        )),
+        "{corrupt}"
+    );
+    assert_eq!(corrupt.lines().count(), 1, "{corrupt}");
+    // `no_regressions`: the corrupt file is neither read nor written; the range runs.
+    let off = check_panic(&buggy.no_regressions());
+    assert!(off.contains(" seeds failed (store write-behind"), "{off}");
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .ends_with("seed=1 scenario=smoke\n"));
+}
+
+/// `amnesia sweep` keeps a store's failing seeds in `--regressions DIR/<store>.txt`,
+/// replays them before the range on the next sweep (exit 1 with their replay lines), and
+/// writes nothing for a passing store or with `--no-regressions`; a corrupt file exits 5
+/// with one line.
+#[test]
+fn a_sweep_keeps_its_failing_seeds_and_replays_them_first() {
+    let dir = scratch("sweep-regressions").join("corpus");
+    let _ = std::fs::remove_dir_all(&dir);
+    let sweep = |store: &str, more: &[&str]| {
+        let mut args = vec![
+            "sweep",
+            "--store",
+            store,
+            "--scenario",
+            "smoke",
+            "--seeds",
+            "0..8",
+        ];
+        args.extend_from_slice(&["--jobs", "2", "--regressions", path_str(&dir)]);
+        args.extend_from_slice(more);
+        amnesia(&args)
+    };
+    let clean = sweep("reference", &[]);
+    assert_eq!(code(&clean), EXIT_PASS, "{}", stderr(&clean));
+    assert!(!dir.exists(), "a passing sweep writes nothing");
+    let first = sweep("write-behind", &[]);
+    assert_eq!(code(&first), EXIT_VIOLATION, "{}", stderr(&first));
+    let file = dir.join("write-behind.txt");
+    assert!(
+        stderr(&first).contains(&format!("kept in {}: commit it", file.display())),
+        "{}",
+        stderr(&first)
+    );
+    let text = std::fs::read_to_string(&file).expect("the regression file was written");
+    let seed = text
+        .lines()
+        .find_map(|l| l.strip_prefix("seed="))
+        .and_then(|l| l.split(' ').next())
+        .expect("an entry");
+    let second = sweep("write-behind", &[]);
+    assert_eq!(code(&second), EXIT_VIOLATION);
+    let out = stdout(&second);
+    assert!(out.starts_with("amnesia: "), "{out}");
+    assert!(out.contains(" regression entries failed again ("), "{out}");
+    assert!(
+        out.contains(&format!(
+            "replay: amnesia replay --seed {seed} --store write-behind --scenario smoke --engine event"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("sweep 0..8"), "the range did not run: {out}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text, "nothing new");
+    let off = amnesia(&[
+        "sweep",
+        "--store",
+        "write-behind",
+        "--scenario",
+        "smoke",
+        "--seeds",
+        "0..8",
+        "--no-regressions",
+    ]);
+    assert!(
+        stdout(&off).contains("sweep 0..8: store write-behind"),
+        "{}",
+        stdout(&off)
+    );
+    std::fs::write(&file, format!("{text}seed=1 scenario=smoke\n")).unwrap();
+    let corrupt = sweep("write-behind", &[]);
+    assert_eq!(code(&corrupt), 5, "{}", stderr(&corrupt));
+    let message = stderr(&corrupt);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(
+        message.contains("write-behind.txt:") && message.contains(" is corrupt: "),
+        "{message}"
     );
 }

@@ -1,6 +1,7 @@
 //! The `amnesia` command line: parse, run, map errors to exit codes (ARCHITECTURE.md: 0 pass,
-//! 1 violation, 2 bad usage or input, 3 determinism broken, 4 environment missing; 130 and
-//! 143 when SIGINT or SIGTERM ended a real run after removing its servers).
+//! 1 violation, 2 bad usage or input, 3 determinism broken, 4 environment missing, 5 a
+//! regression corpus file corrupt or unwritable; 130 and 143 when SIGINT or SIGTERM ended a
+//! real run after removing its servers).
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -1,12 +1,13 @@
 //! The `cargo test` entry, [`Builder::check`](super::Builder::check): a range of seeds
 //! against a store from a test, with madsim's environment conventions, and a short panic
-//! with the replay lines on failure (the whole report in a file).
+//! with the replay lines on failure (the whole report in a file); its regression corpus
+//! is `regressions.rs`.
 
 use crate::runner::log::LogFilter;
 use crate::runner::report::SweepReport;
 use crate::runner::seeds::SeedRange;
 use crate::runner::sweep::{Replay, SeedResult, SweepConfig, SweepEvent};
-use crate::runner::text::{class_name, violation_text};
+use crate::runner::text::{class_name, seed_result_text};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -32,7 +33,14 @@ impl super::Builder {
     /// - In a test, the replay line runs the test binary itself on the seed (it has the
     ///   profile and features it was built with), with the `cargo test` form after `#`;
     ///   [`Builder::replay_hint`](super::Builder::replay_hint) words it your way.
-    /// - A malformed variable panics with a one-line message.
+    /// - The regression corpus: every entry of `amnesia-regressions/<test>.txt` (beside
+    ///   your crate's `Cargo.toml`; [`Builder::regressions`](super::Builder::regressions)
+    ///   moves it) runs first, and one that fails again fails the check with its replay
+    ///   line before the range runs; a failing range adds its new failing seeds to the
+    ///   file (the lowest of each violation class), which you commit. A passing check
+    ///   writes nothing; `AMNESIA_SEED` and
+    ///   [`Builder::no_regressions`](super::Builder::no_regressions) leave it alone.
+    /// - A malformed variable or a corrupt corpus file panics with a one-line message.
     ///
     /// ```
     /// // In a test of your crate: `#[test] fn memory_store_survives_faults() { ... }`
@@ -59,6 +67,16 @@ impl super::Builder {
             config.replay = Replay::CargoTest { test: test.clone() };
         }
         let store = config.store.label().to_string();
+        let owner = test.as_deref().unwrap_or(&store);
+        let violations_shown = if verbose {
+            usize::MAX
+        } else {
+            VIOLATIONS_SHOWN
+        };
+        let mut corpus = self
+            .regressions
+            .dir(env)
+            .map(|dir| super::regressions::replay_first(dir, owner, &config, violations_shown));
         let one_seed = config.seeds.seeds(config.shard).len() == 1;
         let report = SweepReport::sweep(&config, &|event| {
             if let SweepEvent::Start(seed) = event {
@@ -68,7 +86,19 @@ impl super::Builder {
                 }
             }
         });
-        let everything = || format!("amnesia: {}\n{}", report.text(), failures_text(&report));
+        let kept = match &mut corpus {
+            Some(corpus) if !report.is_pass() => {
+                format!("\n{}", super::regressions::record(corpus, &report, &config))
+            }
+            _ => String::new(),
+        };
+        let everything = || {
+            format!(
+                "amnesia: {}\n{}{kept}",
+                report.text(),
+                failures_text(&report)
+            )
+        };
         if report.is_pass() {
             if !one_seed {
                 let mut stderr = std::io::stderr().lock();
@@ -81,8 +111,8 @@ impl super::Builder {
         } else if verbose {
             panic!("{}", everything());
         } else {
-            let saved = save_everything(&everything(), test.as_deref().unwrap_or(&store));
-            panic!("{}", concise_text(&report, saved));
+            let saved = save_everything(&everything(), owner);
+            panic!("{}{kept}", concise_text(&report, saved));
         }
     }
 }
@@ -112,7 +142,7 @@ fn concise_text(report: &SweepReport, saved: Result<PathBuf, String>) -> String 
     );
     for result in failing.iter().take(SEEDS_SHOWN) {
         out.push('\n');
-        out.push_str(&seed_text(result, VIOLATIONS_SHOWN));
+        out.push_str(&seed_result_text(result, VIOLATIONS_SHOWN));
     }
     if failing.len() > SEEDS_SHOWN {
         let more: Vec<String> = failing[SEEDS_SHOWN..]
@@ -150,43 +180,13 @@ fn concise_text(report: &SweepReport, saved: Result<PathBuf, String>) -> String 
     out
 }
 
-/// One failing seed: status and trace hash, its first `violations_max` violations (or
-/// its panic), and the line that replays it.
-fn seed_text(result: &SeedResult, violations_max: usize) -> String {
-    let mut out = format!("seed {} {}", result.seed, result.status.name());
-    if let Some(hash) = &result.trace_hash {
-        let _ = write!(out, ", trace {hash}");
-    }
-    let count = result.violations.len();
-    if count > 0 {
-        let _ = write!(
-            out,
-            ", {count} violation{}",
-            if count == 1 { "" } else { "s" }
-        );
-    }
-    out.push(':');
-    for violation in result.violations.iter().take(violations_max) {
-        out.push('\n');
-        out.push_str(&violation_text(violation));
-    }
-    if count > violations_max {
-        let _ = write!(out, "\n  … and {} more violations", count - violations_max);
-    }
-    if let Some(panic) = &result.panic {
-        let _ = write!(out, "\n  panicked: {panic}");
-    }
-    let _ = write!(out, "\n  replay: {}", result.replay);
-    out
-}
-
 /// Every failing seed: its violations and the line that replays it.
 fn failures_text(report: &SweepReport) -> String {
     let failures: Vec<String> = report
         .results
         .iter()
         .filter(|result| !result.is_pass())
-        .map(|result| seed_text(result, usize::MAX))
+        .map(|result| seed_result_text(result, usize::MAX))
         .collect();
     failures.join("\n")
 }

@@ -4,13 +4,16 @@
 //! [`Builder::shrink`] for a minimal failing plan.
 
 mod check;
+mod regressions;
 mod validate;
 
 pub use crate::runner::store::Store;
 pub use crate::store::UnknownStore;
 pub use validate::BuildError;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use regressions::Regressions;
 
 use crate::plan::{Plan, PlanError, ScenarioConfig};
 use crate::runner::explore::{explore, ExploreConfig, ExploreReport};
@@ -51,6 +54,7 @@ pub struct Builder {
     log: LogFilter,
     replay_hint: Option<String>,
     sometimes: Vec<String>,
+    regressions: Regressions,
 }
 
 impl Default for Builder {
@@ -72,6 +76,7 @@ impl Builder {
             log: LogFilter::default(),
             replay_hint: None,
             sometimes: Vec::new(),
+            regressions: Regressions::default(),
         }
     }
 
@@ -197,6 +202,50 @@ impl Builder {
     /// ```
     pub fn replay_hint(mut self, template: impl Into<String>) -> Builder {
         self.replay_hint = Some(template.into());
+        self
+    }
+
+    /// Where [`Builder::check`] keeps its regression corpus (`<dir>/<test>.txt`) instead
+    /// of `amnesia-regressions/` beside your crate's `Cargo.toml`: the seeds that failed
+    /// once, replayed before the seed range on every later check. Commit the directory.
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join("amnesia-doc-regressions");
+    /// # let _ = std::fs::remove_dir_all(&dir);
+    /// let builder = amnesia::Builder::new()
+    ///     .store(amnesia::Store::named("write-behind").unwrap())
+    ///     .seeds(0..4)
+    ///     .regressions(&dir);
+    /// let check = std::panic::AssertUnwindSafe(|| builder.check());
+    /// assert!(std::panic::catch_unwind(check).is_err());
+    /// // The failing seeds are kept, one line each, and replayed first next time.
+    /// let file = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+    /// let text = std::fs::read_to_string(file).unwrap();
+    /// assert!(text.starts_with("# amnesia regression corpus"));
+    /// assert!(text.lines().any(|line| line.starts_with("seed=")));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn regressions(mut self, dir: impl Into<PathBuf>) -> Builder {
+        self.regressions = Regressions::In(dir.into());
+        self
+    }
+
+    /// [`Builder::check`] neither replays nor writes a regression corpus (the last of
+    /// this and [`Builder::regressions`] wins).
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join("amnesia-doc-no-regressions");
+    /// let builder = amnesia::Builder::new()
+    ///     .store(amnesia::Store::named("write-behind").unwrap())
+    ///     .seeds(0..4)
+    ///     .regressions(&dir)
+    ///     .no_regressions();
+    /// let check = std::panic::AssertUnwindSafe(|| builder.check());
+    /// assert!(std::panic::catch_unwind(check).is_err());
+    /// assert!(!dir.exists());
+    /// ```
+    pub fn no_regressions(mut self) -> Builder {
+        self.regressions = Regressions::Off;
         self
     }
 

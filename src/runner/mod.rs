@@ -4,7 +4,9 @@
 //! ([`shrink`](mod@shrink), [`edit`]), the guided search ([`explore`](mod@explore),
 //! [`mutate`]) and the store's log events in the timeline ([`log`]). The
 //! `cargo test` entry lives with the front door, [`Builder::check`](crate::Builder::check);
-//! reviewed snapshots of one run are [`snapshot`](mod@snapshot), its picture [`page`].
+//! reviewed snapshots of one run are [`snapshot`](mod@snapshot), its picture [`page`];
+//! the regression corpus a check and a sweep keep in the user's repository is
+//! [`regressions`].
 
 pub mod determinism;
 pub mod edit;
@@ -14,6 +16,7 @@ pub mod junit;
 pub mod log;
 pub mod mutate;
 pub mod page;
+pub mod regressions;
 pub mod report;
 pub mod run;
 pub mod seeds;

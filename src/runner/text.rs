@@ -3,7 +3,9 @@
 use crate::check::{Info, Subject, Verdict, Violation, ViolationClass};
 use crate::history::History;
 use crate::runner::run::RunReport;
+use crate::runner::sweep::SeedResult;
 use crate::trace::{TimelineKind, Trace, TraceEvent};
+use std::fmt::Write as _;
 
 /// The kebab-case name of a class (`premature-expiry`).
 pub fn class_name(class: ViolationClass) -> String {
@@ -58,6 +60,36 @@ pub(crate) fn timeline_of(trace: &Trace, history: &History, kind: TimelineKind) 
     // Stable: marks of one time keep expiries before evictions.
     marks.sort_by_key(|mark| mark.at_us);
     trace.timeline_with(kind, &marks)
+}
+
+/// One failing seed: status and trace hash, its first `violations_max` violations (or
+/// its panic), and the line that replays it.
+pub fn seed_result_text(result: &SeedResult, violations_max: usize) -> String {
+    let mut out = format!("seed {} {}", result.seed, result.status.name());
+    if let Some(hash) = &result.trace_hash {
+        let _ = write!(out, ", trace {hash}");
+    }
+    let count = result.violations.len();
+    if count > 0 {
+        let _ = write!(
+            out,
+            ", {count} violation{}",
+            if count == 1 { "" } else { "s" }
+        );
+    }
+    out.push(':');
+    for violation in result.violations.iter().take(violations_max) {
+        out.push('\n');
+        out.push_str(&violation_text(violation));
+    }
+    if count > violations_max {
+        let _ = write!(out, "\n  … and {} more violations", count - violations_max);
+    }
+    if let Some(panic) = &result.panic {
+        let _ = write!(out, "\n  panicked: {panic}");
+    }
+    let _ = write!(out, "\n  replay: {}", result.replay);
+    out
 }
 
 /// One violation with its evidence, indented for a verdict listing.

@@ -19,6 +19,7 @@ pub const EXIT_VIOLATION: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_NONDETERMINISM: u8 = 3;
 pub const EXIT_ENVIRONMENT: u8 = 4;
+pub const EXIT_CORPUS: u8 = 5;
 
 /// Deterministic simulation testing of LLM memory stores kept in Redis.
 #[derive(Parser, Debug)]
@@ -74,6 +75,9 @@ pub enum CliError {
     Usage(String),
     #[error("{0}")]
     Environment(String),
+    /// A regression corpus file that cannot be read, parsed or written.
+    #[error("{0}")]
+    Corpus(String),
 }
 
 /// A real-tier failure: what is missing is an environment error (exit 4), and so is a
@@ -93,6 +97,7 @@ impl CliError {
         match self {
             CliError::Usage(_) => EXIT_USAGE,
             CliError::Environment(_) => EXIT_ENVIRONMENT,
+            CliError::Corpus(_) => EXIT_CORPUS,
         }
     }
 }

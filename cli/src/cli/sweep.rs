@@ -1,9 +1,13 @@
 //! `amnesia sweep --seeds A..B`: many seeds on worker threads, a progress bar, a summary
 //! of failing seeds grouped by violation class, and optional JSON and JUnit reports;
 //! `--explore` runs the guided search instead (`amnesia::internal::runner::explore`).
+//! A sweep replays the store's regression corpus (`amnesia-regressions/<store>.txt`)
+//! before its range and adds the range's new failing seeds to it.
 
 use crate::cli::{CliError, EXIT_NONDETERMINISM, EXIT_PASS, EXIT_VIOLATION};
 use amnesia::internal::runner::junit::junit_xml;
+use amnesia::internal::runner::regressions::{entries_of, replay, Corpus, Reach, DIR_DEFAULT};
+use amnesia::internal::runner::sweep::SeedStatus;
 use amnesia::internal::runner::sweep::{jobs_default, SweepEvent, JOBS_MAX};
 use amnesia::internal::runner::{
     EngineKind, ExploreConfig, LogFilter, SeedRange, Shard, SweepConfig, SweepReport,
@@ -60,6 +64,15 @@ pub struct Args {
         requires = "explore"
     )]
     plans_dir: PathBuf,
+    /// The regression corpus: DIR/<store>.txt keeps the failing seeds of earlier sweeps
+    /// (the lowest of each violation class), replayed before the range; one that fails
+    /// again fails the sweep before the range runs. New failing seeds are added. Commit
+    /// the directory. Relative to the working directory; not with --explore.
+    #[arg(long, value_name = "DIR", default_value = DIR_DEFAULT)]
+    regressions: PathBuf,
+    /// Neither replay nor write the regression corpus.
+    #[arg(long, conflicts_with = "regressions")]
+    no_regressions: bool,
 }
 
 pub fn run(args: Args) -> Result<u8, CliError> {
@@ -70,6 +83,16 @@ pub fn run(args: Args) -> Result<u8, CliError> {
     if args.explore {
         return explore(&args, &config);
     }
+    let corpus = if args.no_regressions {
+        None
+    } else {
+        let corpus = Corpus::load(&args.regressions, config.store.label())
+            .map_err(|e| CliError::Corpus(e.to_string()))?;
+        if let Some(code) = replay_first(&corpus, &config) {
+            return Ok(code);
+        }
+        Some(corpus)
+    };
     let progress = progress_bar(config.seeds.seeds(config.shard).len() as u64, "seeds");
     let failures = AtomicUsize::new(0);
     let report = SweepReport::sweep(&config, &|event| count(event, &progress, &failures));
@@ -81,6 +104,9 @@ pub fn run(args: Args) -> Result<u8, CliError> {
         write_file(path, &junit_xml(&report))?;
     }
     crate::cli::emit(&report.text());
+    if let Some(mut corpus) = corpus.filter(|_| !report.is_pass()) {
+        record(&mut corpus, &report, &config)?;
+    }
     Ok(if report.is_nondeterministic() {
         EXIT_NONDETERMINISM
     } else if report.is_pass() {
@@ -88,6 +114,54 @@ pub fn run(args: Args) -> Result<u8, CliError> {
     } else {
         EXIT_VIOLATION
     })
+}
+
+/// Replay the corpus before the range: the exit code when an entry fails again (its
+/// replay line printed), `None` when every entry passes.
+fn replay_first(corpus: &Corpus, config: &SweepConfig) -> Option<u8> {
+    let replayed = replay(corpus, config, Reach::BuiltIn);
+    for note in &replayed.notes {
+        eprintln!("amnesia: {note}");
+    }
+    if replayed.is_pass() {
+        if !replayed.results.is_empty() {
+            eprintln!(
+                "amnesia: {} regression entries replayed first, all pass ({})",
+                replayed.results.len(),
+                corpus.path.display()
+            );
+        }
+        return None;
+    }
+    crate::cli::emit(&format!(
+        "{}\n(--no-regressions skips the corpus)\n",
+        replayed.failure_text(corpus, usize::MAX)
+    ));
+    let nondeterministic = replayed
+        .results
+        .iter()
+        .any(|r| r.status == SeedStatus::Nondeterministic);
+    Some(if nondeterministic {
+        EXIT_NONDETERMINISM
+    } else {
+        EXIT_VIOLATION
+    })
+}
+
+/// Keep a failing range's new seeds in the corpus, and say so.
+fn record(corpus: &mut Corpus, report: &SweepReport, config: &SweepConfig) -> Result<(), CliError> {
+    let added = corpus
+        .record(entries_of(&report.results, config))
+        .map_err(|e| CliError::Corpus(e.to_string()))?;
+    if !added.is_empty() {
+        let seeds: Vec<String> = added.iter().map(|e| e.seed.to_string()).collect();
+        eprintln!(
+            "amnesia: new failing seeds {} kept in {}: commit it; every later sweep replays them first",
+            seeds.join(", "),
+            corpus.path.display()
+        );
+    }
+    Ok(())
 }
 
 /// Draw one finished run on the bar: its count, and the failures so far.
