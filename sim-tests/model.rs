@@ -6,6 +6,8 @@ mod common;
 
 #[path = "model/bad_input.rs"]
 mod bad_input;
+#[path = "model/busy_script.rs"]
+mod busy_script;
 #[path = "model/client.rs"]
 mod client;
 #[path = "model/command_table.rs"]

@@ -3715,6 +3715,15 @@ SET k v
 @2 SCRIPT FLUSH
 @2 SCRIPT KILL
 !recv
+# A script that runs past the threshold and ends: BUSY meanwhile, then its reply (the
+# model's instruction budget stopped it before: no reply ever).
+!send EVAL local\si=0\swhile\si<12000000\sdo\si=i+1\send\sreturn\si 0
+!sleep 100
+@2 GET k
+!recv
+DEBUG SLEEP 0
+DEBUG SLEEP 0.05
+DEBUG SLEEP abc
 CONFIG SET busy-reply-threshold 5000
 "#;
 

@@ -18,6 +18,9 @@ pub struct ClientState {
     pub queued: Option<Vec<Vec<Bytes>>>,
     /// A command was rejected while queueing: EXEC answers EXECABORT.
     pub queue_failed: bool,
+    /// WATCH and UNWATCH answered while a script held the node (`amnesia serve-model`),
+    /// to apply when this connection next holds it (`server::busy`).
+    pub(crate) deferred_while_busy: Vec<Vec<Bytes>>,
 }
 
 impl ClientState {
@@ -31,6 +34,7 @@ impl ClientState {
             no_touch: false,
             queued: None,
             queue_failed: false,
+            deferred_while_busy: Vec::new(),
         }
     }
 

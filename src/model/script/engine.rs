@@ -1,6 +1,8 @@
 //! Running one script: a fresh Lua 5.1 state per run with the globals Redis 7.0 gives a
 //! script, `redis.call` executing model commands through the command table, Redis's
-//! error texts, and an instruction budget standing in for `lua-time-limit`.
+//! error texts, and an instruction hook: in a simulation it spends a budget standing in
+//! for `lua-time-limit`; under `amnesia serve-model` (a real clock) there is no budget and
+//! the hook stops the script when SCRIPT KILL asks (`state::script_watch`).
 //!
 //! Why a fresh state per run: Redis keeps one Lua state and protects it by making every
 //! table reachable from the globals read-only (a patch to its Lua); stock Lua cannot do
@@ -24,12 +26,13 @@ use crate::model::protocol::reply::{Protocol, Reply};
 use crate::model::script::convert::{error_table, lua_to_reply, one_line, reply_to_lua};
 use crate::model::script::{bit, cjson, raise};
 use crate::model::state::ctx::Ctx;
+use crate::model::state::script_watch::ScriptWatch;
 use bytes::Bytes;
 use mlua::{
     Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, Variadic, VmState,
 };
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// The instruction budget of one script run, Lua VM instructions: the model's
@@ -37,11 +40,20 @@ use std::sync::Arc;
 /// that time; the model stops far earlier so that a runaway script costs a test a
 /// fraction of a second, not seconds. Scripts that memory stores run execute thousands.
 pub(crate) const INSTRUCTIONS_MAX: u64 = 20_000_000;
-/// The hook runs every this many instructions.
+/// The hook runs every this many instructions: a SCRIPT KILL takes effect within
+/// microseconds, at the cost of one atomic load per thousand instructions.
 const HOOK_INTERVAL: u32 = 1_000;
-/// Memory a script's Lua state may allocate (Redis has no such bound; it would run the
-/// server out of memory instead).
-const LUA_MEMORY_MAX: usize = 256 << 20;
+/// Memory a script's Lua state may allocate in a simulation, where the instruction
+/// budget bounds its time and this its memory (a single `string.rep` allocates gigabytes
+/// in one instruction). Under `amnesia serve-model` there is no bound, as in Redis: its
+/// Lua allocations fail only when the host's do (`maxmemory` bounds the data, refusing a
+/// script's first write when the node starts it out of memory; see `RunState::call`).
+const SIMULATED_LUA_MEMORY_MAX: usize = 1 << 30;
+/// A Lua state this large (bytes) is closed on a thread of its own in real time
+/// (`close_aside`); smaller ones close in microseconds.
+const CLOSE_ASIDE_BYTES_MIN: usize = 16 << 20;
+/// States being closed aside at most.
+const CLOSERS_MAX: usize = 4;
 /// The chunk name of the prelude, whose frames error positions skip.
 const PRELUDE_NAME: &str = "=redis_api";
 /// Redis's message for a script stopped by SCRIPT KILL.
@@ -242,6 +254,18 @@ pub(crate) fn run(
     keys: &[Bytes],
     argv: &[Bytes],
 ) -> (Reply, Outcome) {
+    let watch = ctx.node.script_watch.clone();
+    let limits = Limits {
+        // No budget on a real clock: SCRIPT KILL (through the watch) stops a script there.
+        instructions_max: (!ctx.node.real_time).then_some(INSTRUCTIONS_MAX),
+        memory_bytes_max: (!ctx.node.real_time).then_some(SIMULATED_LUA_MEMORY_MAX),
+        watch: watch.clone(),
+        killed: Arc::new(AtomicBool::new(false)),
+        budget_spent: Arc::new(AtomicBool::new(false)),
+        // A simulation spawns no threads (madsim forbids them; nothing may race there).
+        close_aside: ctx.node.real_time,
+    };
+    let running = watch.begin(ctx.now_ms, ctx.node.busy_reply_threshold_ms());
     let mut client = ClientState::new(0, true);
     client.db = ctx.client.db;
     let state = RefCell::new(RunState {
@@ -252,14 +276,30 @@ pub(crate) fn run(
         propagate_aof: true,
         outcome: Outcome::default(),
     });
-    let killed = Arc::new(AtomicBool::new(false));
-    let reply = match run_in_lua(&state, script, keys, argv, &killed) {
+    let reply = match run_in_lua(&state, script, keys, argv, &limits) {
         Ok(reply) => reply,
         Err(reply) => reply,
     };
+    drop(running);
     let mut outcome = state.into_inner().outcome;
-    outcome.stopped = killed.load(Ordering::Relaxed);
+    outcome.stopped = limits.budget_spent.load(Ordering::Relaxed);
     (reply, outcome)
+}
+
+/// What bounds one run, and the flags its hook raises.
+struct Limits {
+    /// The instruction budget (a simulation's `lua-time-limit`); none on a real clock.
+    instructions_max: Option<u64>,
+    /// The Lua state's allocation bound; none on a real clock.
+    memory_bytes_max: Option<usize>,
+    /// Where SCRIPT KILL asks the run to stop (another connection, another thread).
+    watch: Arc<ScriptWatch>,
+    /// The run must stop (SCRIPT KILL or the budget): no `pcall` swallows the stop.
+    killed: Arc<AtomicBool>,
+    /// The budget stopped it (not SCRIPT KILL): Redis would still be running it.
+    budget_spent: Arc<AtomicBool>,
+    /// Close a large state on a thread of its own (real time only, `close_aside`).
+    close_aside: bool,
 }
 
 fn run_in_lua(
@@ -267,8 +307,9 @@ fn run_in_lua(
     script: &Script,
     keys: &[Bytes],
     argv: &[Bytes],
-    killed: &Arc<AtomicBool>,
+    limits: &Limits,
 ) -> Result<Reply, Reply> {
+    let killed = &limits.killed;
     let lua = new_state().map_err(internal_error)?;
     let function = compile(&lua, script.code)?;
     let result = lua.scope(|scope| {
@@ -282,8 +323,10 @@ fn run_in_lua(
         let handler = error_handler(&lua, killed.clone())?;
         lua.globals()
             .raw_set("__redis__err__handler", handler.clone())?;
-        lua.set_memory_limit(LUA_MEMORY_MAX)?;
-        install_instruction_hook(&lua, killed)?;
+        if let Some(bytes) = limits.memory_bytes_max {
+            lua.set_memory_limit(bytes)?;
+        }
+        install_instruction_hook(&lua, limits)?;
         let results: MultiValue = xpcall.call((function, handler))?;
         lua.remove_global_hook();
         let mut results = results.into_iter();
@@ -296,7 +339,32 @@ fn run_in_lua(
             script_error(script.sha, &value)
         })
     });
+    if limits.close_aside && lua.used_memory() >= CLOSE_ASIDE_BYTES_MIN {
+        close_aside(lua);
+    }
     result.map_err(internal_error)
+}
+
+/// Close a large Lua state on a thread of its own, so the reply and the node do not wait:
+/// mlua's drop runs a full collection and then frees every object, about a third of the
+/// run of a script that left three million strings behind (measured with perf: BENCHMARKS.md,
+/// issue 47), which Redis never pays (its one state collects them incrementally later).
+/// At most `CLOSERS_MAX` at once; past that the caller closes it.
+fn close_aside(lua: Lua) {
+    static CLOSERS: AtomicUsize = AtomicUsize::new(0);
+    if CLOSERS.fetch_add(1, Ordering::SeqCst) >= CLOSERS_MAX {
+        CLOSERS.fetch_sub(1, Ordering::SeqCst);
+        return; // dropped here
+    }
+    let spawned = std::thread::Builder::new()
+        .name("lua-close".into())
+        .spawn(move || {
+            drop(lua);
+            CLOSERS.fetch_sub(1, Ordering::SeqCst);
+        });
+    if spawned.is_err() {
+        CLOSERS.fetch_sub(1, Ordering::SeqCst); // the closure, and the state, dropped here
+    }
 }
 
 /// The functions that reach the node through the run's state (`redis.call` and friends):
@@ -345,18 +413,24 @@ fn install_node_functions<'scope, 'env: 'scope>(
     Ok(())
 }
 
-/// Stops a runaway script: every `HOOK_INTERVAL` instructions the hook counts, and raises
-/// the kill error once `killed` is set (`SCRIPT KILL`) or the budget is spent.
-fn install_instruction_hook(lua: &Lua, killed: &Arc<AtomicBool>) -> mlua::Result<()> {
+/// Stops a script: every `HOOK_INTERVAL` instructions the hook counts, and raises the
+/// kill error once the run was stopped, SCRIPT KILL asks (the watch) or the budget (if
+/// any) is spent.
+fn install_instruction_hook(lua: &Lua, limits: &Limits) -> mlua::Result<()> {
     let ticks = AtomicU64::new(0);
-    let hook_killed = killed.clone();
+    let hook_killed = limits.killed.clone();
+    let budget_spent = limits.budget_spent.clone();
+    let watch = limits.watch.clone();
+    let instructions_max = limits.instructions_max;
     lua.set_global_hook(
         HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
         move |_, _| {
             let ticks = ticks.fetch_add(1, Ordering::Relaxed) + 1;
-            if hook_killed.load(Ordering::Relaxed)
-                || ticks * u64::from(HOOK_INTERVAL) >= INSTRUCTIONS_MAX
-            {
+            let spent = instructions_max.is_some_and(|max| ticks * u64::from(HOOK_INTERVAL) >= max);
+            if spent {
+                budget_spent.store(true, Ordering::Relaxed);
+            }
+            if spent || hook_killed.load(Ordering::Relaxed) || watch.stop_requested() {
                 hook_killed.store(true, Ordering::Relaxed);
                 return Err(mlua::Error::runtime(String::from_utf8_lossy(KILLED)));
             }
@@ -807,6 +881,7 @@ impl RunState<'_, '_> {
         }
         if write {
             self.outcome.wrote = true;
+            self.ctx.node.script_watch.note_write();
         }
         self.client.protocol = if self.resp3 {
             Protocol::Resp3

@@ -1,18 +1,37 @@
 //! Serving the model over any tokio byte stream: an in-memory duplex inside the
 //! event-driven engine, a turmoil TCP stream, or a real TCP socket for `serve-model`.
+//!
+//! On a real socket (`serve_tcp`, real time) a script runs off the event loop, on tokio's
+//! blocking pool, holding the node for its whole run as Redis's does; the other
+//! connections never block on the node's lock meanwhile (they poll it), and past
+//! `busy-reply-threshold` they are answered by `server::busy` (BUSY, SCRIPT KILL,
+//! SHUTDOWN NOSAVE). In a simulation nothing changes: a script runs inside its command,
+//! and the lock is always free when a connection takes it.
 
+use crate::model::protocol::args::is;
 use crate::model::protocol::client::ClientState;
 use crate::model::protocol::reply::{Protocol, Reply};
 use crate::model::protocol::request::{next_request, Request, RequestLimits};
+use crate::model::server::busy::{self, After};
+use crate::model::server::execute::Execution;
 use crate::model::setup::clock::ModelClock;
 use crate::model::setup::config::ModelConfig;
 use crate::model::state::node::Node;
-use bytes::BytesMut;
-use std::sync::{Arc, Mutex, MutexGuard};
+use crate::model::state::script_watch::ScriptWatch;
+use bytes::{Bytes, BytesMut};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Bytes read from a connection per read call.
 const READ_CHUNK_BYTES: usize = 16 * 1024;
+/// How often a connection with a request looks at the node again while a script holds
+/// it (real time only): BUSY's and SCRIPT KILL's latency against the event loop's CPU
+/// (a 1 ms poll cost a loaded machine's script thread a fifth of a core, measured).
+const BUSY_POLL: std::time::Duration = std::time::Duration::from_millis(5);
+/// The id of a connection not yet registered with the node (the node's ids start at 1).
+const UNREGISTERED_ID: u64 = 0;
+/// The commands that run a script (EXEC too, when its queue holds one).
+const SCRIPT_COMMANDS: &[&str] = &["eval", "evalsha", "eval_ro", "evalsha_ro"];
 
 /// A modelled Redis node. Cloning shares the node (all clones serve one keyspace).
 ///
@@ -38,6 +57,16 @@ pub struct Model {
     served: Arc<tokio::sync::Notify>,
     /// What the node executed, in order, when asked to keep it ([`Model::with_journal`]).
     journal: Option<Arc<Mutex<Vec<Journaled>>>>,
+    /// Served on real sockets with the real clock (`serve_tcp`): scripts run off the
+    /// event loop and other connections are answered while they run.
+    real_time: bool,
+    /// The node's running script, read without the node's lock.
+    script_watch: Arc<ScriptWatch>,
+    /// No password was configured: a connection accepted during a busy script is
+    /// authenticated (CONFIG SET requirepass meanwhile is not seen).
+    open_access: bool,
+    /// SHUTDOWN NOSAVE during a busy script: `serve_tcp` returns.
+    shutdown: Arc<tokio::sync::Notify>,
 }
 
 /// One step of what the model did, in execution order: the real tier's lockstep replays
@@ -62,7 +91,7 @@ pub enum Journaled {
 pub const JOURNAL_ENTRIES_MAX: usize = 1_000_000;
 
 /// Where a connection stands after a batch of requests.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum Batch {
     /// Wants more input.
     Read,
@@ -70,16 +99,24 @@ enum Batch {
     Close,
     /// A blocking command waits; the rest of the input waits with it.
     Blocked,
+    /// This request runs a script: off the event loop (real time only).
+    Offload(Vec<Bytes>),
 }
 
 impl Model {
     pub fn new(config: ModelConfig, clock: ModelClock) -> Self {
         let node = Node::new(config, clock.now_ms());
+        let script_watch = node.script_watch.clone();
+        let open_access = node.config.password.is_none();
         Self {
             node: Arc::new(Mutex::new(node)),
             clock,
             served: Arc::new(tokio::sync::Notify::new()),
             journal: None,
+            real_time: false,
+            script_watch,
+            open_access,
+            shutdown: Arc::new(tokio::sync::Notify::new()),
         }
     }
 
@@ -113,6 +150,28 @@ impl Model {
             .expect("a command handler never panics while holding the node")
     }
 
+    /// The node's lock if it is free now; `None` while a script holds it (real time).
+    fn try_node(&self) -> Option<MutexGuard<'_, Node>> {
+        match self.node.try_lock() {
+            Ok(node) => Some(node),
+            Err(TryLockError::WouldBlock) => None,
+            Err(TryLockError::Poisoned(_)) => {
+                panic!("a command handler never panics while holding the node")
+            }
+        }
+    }
+
+    /// The node's lock, waiting without blocking the event loop while a script holds it.
+    /// In a simulation the lock is always free: this never sleeps there.
+    async fn lock(&self) -> MutexGuard<'_, Node> {
+        loop {
+            if let Some(node) = self.try_node() {
+                return node;
+            }
+            tokio::time::sleep(BUSY_POLL).await;
+        }
+    }
+
     pub fn clock(&self) -> &ModelClock {
         &self.clock
     }
@@ -122,11 +181,17 @@ impl Model {
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
-        let mut client = self.node().connect();
+        // A connection accepted while a script holds the node is registered (its id, the
+        // counters) when it first holds the node: Redis accepts it meanwhile.
+        let mut client = match self.try_node() {
+            Some(mut node) => node.connect(),
+            None => ClientState::new(UNREGISTERED_ID, self.open_access),
+        };
+        let mut query_buffer_bytes_max = ModelConfig::default().query_buffer_bytes_max;
         let mut input = BytesMut::with_capacity(READ_CHUNK_BYTES);
         let mut output = BytesMut::new();
         loop {
-            let mut batch = self.drain_requests(&mut client, &mut input, &mut output);
+            let mut batch = self.drain(&mut client, &mut input, &mut output).await;
             self.served.notify_waiters();
             if batch == Batch::Blocked {
                 if !output.is_empty() && stream.write_all(&output).await.is_err() {
@@ -146,7 +211,11 @@ impl Model {
                 break;
             }
             output.clear();
-            if batch == Batch::Close || input.len() > self.node().config.query_buffer_bytes_max {
+            // The last limit seen: a script may hold the node (in a simulation it never does).
+            if let Some(node) = self.try_node() {
+                query_buffer_bytes_max = node.config.query_buffer_bytes_max;
+            }
+            if batch == Batch::Close || input.len() > query_buffer_bytes_max {
                 break;
             }
             input.reserve(READ_CHUNK_BYTES);
@@ -156,7 +225,9 @@ impl Model {
             }
         }
         let _ = stream.shutdown().await;
-        self.node().disconnect(&mut client);
+        if client.id != UNREGISTERED_ID {
+            self.lock().await.disconnect(&mut client);
+        }
     }
 
     /// Wait until a blocked client is served or times out on the node's clock; `None` if
@@ -175,7 +246,7 @@ impl Model {
             tokio::pin!(served);
             served.as_mut().enable();
             let deadline_ms = {
-                let mut node = self.node();
+                let mut node = self.lock().await;
                 if let Some(reply) = node.take_served(client) {
                     return Some(reply);
                 }
@@ -193,7 +264,7 @@ impl Model {
                 () = &mut served => {}
                 () = timeout => {
                     if deadline_ms.is_some_and(|at| self.clock.now_ms() >= at) {
-                        return Some(self.node().time_out(client));
+                        return Some(self.lock().await.time_out(client));
                     }
                 }
                 read = stream.read_buf(input) => {
@@ -205,17 +276,60 @@ impl Model {
         }
     }
 
+    /// Execute what `input` holds: in a simulation as one batch under the node's lock; in
+    /// real time without ever blocking on the lock, answering while a script holds it and
+    /// running a script off the event loop.
+    async fn drain(
+        &self,
+        client: &mut ClientState,
+        input: &mut BytesMut,
+        output: &mut BytesMut,
+    ) -> Batch {
+        if !self.real_time {
+            return self.drain_requests(&mut self.node(), client, input, output);
+        }
+        loop {
+            if input.is_empty() {
+                return Batch::Read;
+            }
+            // The guard lives in this statement only: no lock is held across an await.
+            let batch = self
+                .try_node()
+                .map(|mut node| self.drain_requests(&mut node, client, input, output));
+            let Some(batch) = batch else {
+                if let Some(batch) = self.answer_while_busy(client, input, output) {
+                    return batch;
+                }
+                tokio::time::sleep(BUSY_POLL).await;
+                continue;
+            };
+            let Batch::Offload(args) = batch else {
+                return batch;
+            };
+            if let Some(batch) = self.run_offloaded(client, args, output).await {
+                return batch;
+            }
+        }
+    }
+
     /// Execute every complete request in `input`, appending replies to `output`, until
-    /// the input runs out, the connection must close, or a command blocks.
+    /// the input runs out, the connection must close, a command blocks, or (real time) a
+    /// request runs a script.
     fn drain_requests(
         &self,
+        node: &mut Node,
         client: &mut ClientState,
         input: &mut BytesMut,
         output: &mut BytesMut,
     ) -> Batch {
         // One lock for the whole batch: nothing here awaits, and a pipeline of N requests
         // would otherwise take the lock 2N times.
-        let mut node = self.node();
+        if client.id == UNREGISTERED_ID {
+            client.id = node.connect().id;
+        }
+        if !client.deferred_while_busy.is_empty() {
+            node.apply_deferred(client, self.clock.now_ms());
+        }
         loop {
             let limits = RequestLimits {
                 bulk_bytes_max: node.config.bulk_bytes_max as i64,
@@ -227,29 +341,118 @@ impl Model {
                     Reply::Error(format!("ERR {text}")).encode(client.protocol, output);
                     return Batch::Close;
                 }
+                Request::Command(args) if self.real_time && runs_script(client, &args) => {
+                    return Batch::Offload(args);
+                }
                 Request::Command(args) => {
                     let now_ms = self.clock.now_ms();
                     let journaled = self.journal.as_ref().map(|_| args.clone());
                     let execution = node.execute(client, args, now_ms);
-                    if execution.blocked {
-                        self.journal_push(|| Journaled::Blocked { conn: client.id });
-                        return Batch::Blocked;
+                    if let Some(batch) = self.finish(client, journaled, execution, output) {
+                        return batch;
                     }
-                    // A reply to HELLO is already in the newly negotiated protocol.
-                    let protocol: Protocol = client.protocol;
-                    let start = output.len();
-                    execution.reply.encode(protocol, output);
-                    if let Some(args) = journaled {
-                        self.journal_push(|| Journaled::Command {
-                            conn: client.id,
-                            args,
-                            reply: output[start..].to_vec(),
-                            protocol,
-                        });
-                    }
-                    if execution.close {
-                        return Batch::Close;
-                    }
+                }
+            }
+        }
+    }
+
+    /// Write one execution's reply and journal it; the batch's end if it ends it.
+    fn finish(
+        &self,
+        client: &ClientState,
+        journaled: Option<Vec<Bytes>>,
+        execution: Execution,
+        output: &mut BytesMut,
+    ) -> Option<Batch> {
+        if execution.blocked {
+            self.journal_push(|| Journaled::Blocked { conn: client.id });
+            return Some(Batch::Blocked);
+        }
+        // A reply to HELLO is already in the newly negotiated protocol.
+        let protocol: Protocol = client.protocol;
+        let start = output.len();
+        execution.reply.encode(protocol, output);
+        if let Some(args) = journaled {
+            self.journal_push(|| Journaled::Command {
+                conn: client.id,
+                args,
+                reply: output[start..].to_vec(),
+                protocol,
+            });
+        }
+        execution.close.then_some(Batch::Close)
+    }
+
+    /// Run a script's request on tokio's blocking pool, holding the node there, while the
+    /// event loop serves the other connections; the batch's end if it ends it.
+    async fn run_offloaded(
+        &self,
+        client: &mut ClientState,
+        args: Vec<Bytes>,
+        output: &mut BytesMut,
+    ) -> Option<Batch> {
+        let journaled = self.journal.as_ref().map(|_| args.clone());
+        let (node, clock) = (self.node.clone(), self.clock.clone());
+        let placeholder = ClientState::new(client.id, false);
+        let mut moved = std::mem::replace(client, placeholder);
+        let ran = tokio::task::spawn_blocking(move || {
+            let mut node = node
+                .lock()
+                .expect("a handler never panics holding the node");
+            let execution = node.execute(&mut moved, args, clock.now_ms());
+            (moved, execution)
+        });
+        let (back, execution) = ran.await.expect("execute catches a handler's panic");
+        *client = back;
+        self.served.notify_waiters(); // the script's writes may serve blocked clients
+        self.finish(client, journaled, execution, output)
+    }
+
+    /// Answer the requests in `input` while a script holds the node past
+    /// `busy-reply-threshold` (`server::busy`); `None` to wait for the node (the script
+    /// is not busy yet, or a request needs the node).
+    fn answer_while_busy(
+        &self,
+        client: &mut ClientState,
+        input: &mut BytesMut,
+        output: &mut BytesMut,
+    ) -> Option<Batch> {
+        if !self.script_watch.busy(self.clock.now_ms()) {
+            return None;
+        }
+        loop {
+            // Cut the request from a copy: one that needs the node stays in the input.
+            let mut rest = input.clone();
+            let limits = RequestLimits {
+                // The node's `proto-max-bulk-len` is behind its lock: the default applies.
+                bulk_bytes_max: ModelConfig::default().bulk_bytes_max as i64,
+                authenticated: client.authenticated,
+            };
+            let args = match next_request(&mut rest, limits) {
+                Request::Incomplete => return Some(Batch::Read),
+                Request::ProtocolError(text) => {
+                    Reply::Error(format!("ERR {text}")).encode(client.protocol, output);
+                    return Some(Batch::Close);
+                }
+                Request::Command(args) => args,
+            };
+            let answer = busy::answer(&self.script_watch, client, &args)?;
+            *input = rest;
+            if let Some(reply) = answer.reply {
+                let journaled = self.journal.as_ref().map(|_| args);
+                let execution = Execution {
+                    reply,
+                    close: false,
+                    blocked: false,
+                };
+                self.finish(client, journaled, execution, output);
+            }
+            match answer.after {
+                After::Continue => {}
+                After::Close => return Some(Batch::Close),
+                After::Shutdown => {
+                    self.shutdown.notify_one();
+                    return Some(Batch::Close);
                 }
             }
         }
@@ -270,16 +473,22 @@ impl Model {
             ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             ticker
         };
-        let mut hz = self.node().config.expire_cycles_per_second;
+        let mut hz = self.lock().await.config.expire_cycles_per_second;
         let mut ticker = ticker_of(hz);
         loop {
             ticker.tick().await;
+            // A script holding the node (real time) skips the cycle, as it blocks Redis's
+            // event loop; in a simulation the node is always free here.
             if running() {
                 let now_ms = self.clock.now_ms();
-                self.node().cycle(now_ms);
+                if let Some(mut node) = self.try_node() {
+                    node.cycle(now_ms);
+                }
             }
             // CONFIG SET hz takes effect at the next cycle.
-            let configured = self.node().config.expire_cycles_per_second;
+            let configured = self
+                .try_node()
+                .map_or(hz, |node| node.config.expire_cycles_per_second);
             if configured != hz {
                 hz = configured;
                 ticker = ticker_of(hz);
@@ -295,14 +504,29 @@ impl Model {
         self.journal_push(|| Journaled::Restart);
     }
 
-    /// Accept connections on `listener` forever, one task per connection, and run the
-    /// expiry cycle. Used by `amnesia serve-model`.
-    pub async fn serve_tcp(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    /// Accept connections on `listener` until SHUTDOWN NOSAVE (during a busy script), one
+    /// task per connection, and run the expiry cycle, in real time (the module's doc).
+    /// Used by `amnesia serve-model`.
+    pub async fn serve_tcp(mut self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        self.real_time = true;
+        self.lock().await.serve_in_real_time();
         tokio::spawn(self.clone().run_expiry_cycle());
         loop {
-            let (stream, _) = listener.accept().await?;
+            let (stream, _) = tokio::select! {
+                accepted = listener.accept() => accepted?,
+                () = self.shutdown.notified() => return Ok(()),
+            };
             stream.set_nodelay(true)?;
             tokio::spawn(self.clone().serve_connection(stream));
         }
+    }
+}
+
+/// Whether `args` runs a script now (inside MULTI only EXEC does, when its queue holds one).
+fn runs_script(client: &ClientState, args: &[Bytes]) -> bool {
+    let script = |args: &[Bytes]| SCRIPT_COMMANDS.iter().any(|name| is(&args[0], name));
+    match &client.queued {
+        Some(queued) => is(&args[0], "exec") && queued.iter().any(|queued| script(queued)),
+        None => script(args),
     }
 }

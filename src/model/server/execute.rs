@@ -28,11 +28,11 @@ pub struct Execution {
 }
 
 /// Redis's answer to a command while a script is busy.
-const BUSY: &str =
+pub(crate) const BUSY: &str =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 
 /// The commands Redis runs while a script is busy (`CMD_ALLOW_BUSY`).
-fn allowed_while_busy(command: &Command, args: &[Bytes]) -> bool {
+pub(crate) fn allowed_while_busy(command: &Command, args: &[Bytes]) -> bool {
     match command.name {
         "auth" | "hello" | "quit" | "reset" | "multi" | "discard" | "watch" | "unwatch" => true,
         "script" => args.get(1).is_some_and(|sub| is(sub, "kill")),
@@ -370,7 +370,7 @@ fn refused_on_oom(command: &Command, client: &ClientState) -> bool {
 }
 
 /// Redis's unknown-command error, quoting the name and up to about 128 bytes of arguments.
-fn unknown_command(args: &[Bytes]) -> Reply {
+pub(crate) fn unknown_command(args: &[Bytes]) -> Reply {
     let name = String::from_utf8_lossy(&args[0][..args[0].len().min(128)]).into_owned();
     let mut quoted = String::new();
     for arg in &args[1..] {
@@ -411,5 +411,17 @@ mod tests {
         assert_eq!(value, Reply::Bulk(Bytes::from_static(b"v")));
         let panics = crate::model_panic::take().expect("the panic is reported");
         assert!(panics.contains("amnesia-test-panic"), "{panics}");
+    }
+
+    #[test]
+    fn debug_sleep_takes_no_time_in_a_simulation() {
+        let mut node = Node::new(ModelConfig::default(), 1_000);
+        let mut client = node.connect();
+        let started = std::time::Instant::now();
+        assert_eq!(
+            run(&mut node, &mut client, &["DEBUG", "SLEEP", "5"]),
+            Reply::ok()
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
     }
 }

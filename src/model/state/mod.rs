@@ -5,7 +5,8 @@
 //! handler's context ([`Ctx`](ctx::Ctx)) and what a handler leaves for the node (effects
 //! to log, a request to block); `blocked` the clients blocked on keys (`blocked.c`);
 //! `watch` the WATCH bookkeeping (`multi.c`); `script_cache` and `rand48` what a node
-//! keeps for scripting between commands (the script cache, `math.random`'s generator).
+//! keeps for scripting between commands (the script cache, `math.random`'s generator);
+//! `script_watch` what other connections see of a running script without the node's lock.
 //!
 //! Handlers import this room, never the execution above them (`server::execute`).
 //!
@@ -18,4 +19,5 @@ pub(crate) mod memory;
 pub(crate) mod node;
 pub(crate) mod rand48;
 pub(crate) mod script_cache;
+pub(crate) mod script_watch;
 pub(crate) mod watch;

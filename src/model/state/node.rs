@@ -62,7 +62,26 @@ pub struct Node {
     /// `performEvictions` found the node out of memory before this command (Redis's
     /// `pre_command_oom_state`): a script's first `denyoom` call is refused.
     pub(crate) oom_before_command: bool,
+    /// The running script as other connections see it without the node's lock
+    /// (`state::script_watch`).
+    pub(crate) script_watch: std::sync::Arc<crate::model::state::script_watch::ScriptWatch>,
+    /// Served on a real clock to real clients (`amnesia serve-model`): a script has no
+    /// instruction budget and no memory bound (it runs, off the event loop, until it ends
+    /// or SCRIPT KILL stops it; other clients get BUSY past `busy-reply-threshold`), and
+    /// DEBUG SLEEP sleeps. Off in a simulation, where time is virtual and a script's run
+    /// is bounded in instructions.
+    pub(crate) real_time: bool,
 }
+
+/// SCRIPT KILL's answer when no script runs.
+pub(crate) const NOTBUSY: &str = "NOTBUSY No scripts in execution right now.";
+/// SCRIPT KILL's answer when the running script wrote.
+pub(crate) const UNKILLABLE: &str = "UNKILLABLE Sorry the script already executed write \
+    commands against the dataset. You can either wait the script termination or kill the \
+    server in a hard way using the SHUTDOWN NOSAVE command.";
+
+/// Redis's default `busy-reply-threshold`.
+pub(crate) const BUSY_REPLY_THRESHOLD_DEFAULT_MS: u64 = 5_000;
 
 /// Expired keys a node remembers; later ones are counted in `stats` only.
 pub const EXPIRED_LOG_MAX: usize = 100_000;
@@ -142,9 +161,25 @@ impl Node {
             evict_pool: Vec::new(),
             evict_next_db: 0,
             oom_before_command: false,
+            script_watch: Default::default(),
+            real_time: false,
         };
         node.apply_maxmemory();
         node
+    }
+
+    /// Serve on a real clock to real clients (see the `real_time` field).
+    pub(crate) fn serve_in_real_time(&mut self) {
+        self.real_time = true;
+    }
+
+    /// `busy-reply-threshold` (alias `lua-time-limit`), milliseconds: how long a script
+    /// runs before other clients are answered BUSY.
+    pub(crate) fn busy_reply_threshold_ms(&self) -> u64 {
+        let value = self.inert_params.values.get("busy-reply-threshold");
+        value
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(BUSY_REPLY_THRESHOLD_DEFAULT_MS)
     }
 
     /// Answer the next data command (from any client) with `error` instead of running it,
@@ -185,14 +220,10 @@ impl Node {
     /// killed-script error.
     pub(crate) fn kill_script(&mut self) -> Result<Reply, Reply> {
         let Some(busy) = &self.busy_script else {
-            return Err(Reply::error("NOTBUSY No scripts in execution right now."));
+            return Err(Reply::error(NOTBUSY));
         };
         if busy.wrote {
-            return Err(Reply::error(
-                "UNKILLABLE Sorry the script already executed write commands against the \
-                 dataset. You can either wait the script termination or kill the server in a \
-                 hard way using the SHUTDOWN NOSAVE command.",
-            ));
+            return Err(Reply::error(UNKILLABLE));
         }
         let busy = self.busy_script.take().expect("checked above");
         if self.blocked.waiter(busy.client).is_some() {

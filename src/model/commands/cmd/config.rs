@@ -4,9 +4,11 @@
 //! Parameters that change what the model does are applied: `proto-max-bulk-len`,
 //! `client-query-buffer-limit`, `requirepass`, `appendonly`, `appendfsync`, `hz`,
 //! `maxmemory`, `maxmemory-policy`, `maxmemory-samples`, `lfu-log-factor` and
-//! `lfu-decay-time` (`state::evict`). The encoding thresholds, `timeout` and
-//! `busy-reply-threshold` are kept and answered but change nothing (the model's
-//! encodings follow the defaults; it has no idle timeout). A pattern matches only the parameters
+//! `lfu-decay-time` (`state::evict`), and `busy-reply-threshold` (alias `lua-time-limit`:
+//! when `amnesia serve-model` answers other clients BUSY during a script, read by
+//! `Node::busy_reply_threshold_ms`). The encoding thresholds and `timeout` are kept and
+//! answered but change nothing (the model's encodings follow the defaults; it has no idle
+//! timeout). A pattern matches only the parameters
 //! listed here, where Redis knows about two hundred.
 
 use crate::model::data::glob;

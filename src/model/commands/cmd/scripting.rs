@@ -8,8 +8,12 @@
 //! lives in the node and a restart empties it (EVALSHA then answers NOSCRIPT, as a
 //! restarted Redis does).
 //!
-//! A script that exhausts the instruction budget (the model's `lua-time-limit`) is, as
-//! far as anyone can tell, still running: its caller gets no reply, every other client
+//! Under `amnesia serve-model` (real time) a script runs as long as it runs, off the event
+//! loop: other clients wait, then past `busy-reply-threshold` are answered BUSY, and
+//! SCRIPT KILL stops a script that has not written (`server::busy`, `state::script_watch`).
+//!
+//! In a simulation, a script that exhausts the instruction budget (the model's
+//! `lua-time-limit`) is, as far as anyone can tell, still running: its caller gets no reply, every other client
 //! gets `BUSY ...` (but for the commands Redis allows then) until SCRIPT KILL, which
 //! answers the caller with the killed-script error, or is refused `UNKILLABLE` when the
 //! script wrote; then only a restart ends it, and its writes, never logged, are lost. The

@@ -158,17 +158,49 @@ pub fn time(ctx: &mut Ctx, _args: &[Bytes]) -> CmdResult {
 }
 
 /// DEBUG SET-ACTIVE-EXPIRE 0|1 switches the periodic expiry cycle (keys then expire only
-/// when touched, as Redis's own tests arrange). Other subcommands are not modelled.
+/// when touched, as Redis's own tests arrange). DEBUG SLEEP seconds holds the node that
+/// long, as Redis's blocks its event loop: on a real clock (`amnesia serve-model`) it
+/// sleeps, every client waiting; in a simulation it answers at once (its time is virtual,
+/// and a command takes none of it). Other subcommands are not modelled.
 pub fn debug(ctx: &mut Ctx, args: &[Bytes]) -> CmdResult {
     if is(&args[1], "set-active-expire") && args.len() == 3 {
         // Redis reads the flag with atoi: anything not starting with a nonzero number is 0.
         ctx.node.active_expire = atoi(&args[2]) != 0;
         return Ok(Reply::ok());
     }
+    if is(&args[1], "sleep") && args.len() == 3 {
+        let sleep = debug_sleep_duration(&args[2]);
+        if ctx.node.real_time && !sleep.is_zero() {
+            std::thread::sleep(sleep);
+        }
+        return Ok(Reply::ok());
+    }
     let sub = String::from_utf8_lossy(&args[1][..args[1].len().min(128)]).into_owned();
     Err(Reply::error(format!(
         "ERR unknown subcommand or wrong number of arguments for '{sub}'. Try DEBUG HELP."
     )))
+}
+
+/// The longest DEBUG SLEEP honoured (Redis has no bound; a typo of a few zeros should not
+/// hold a test machine for days).
+const DEBUG_SLEEP_MAX: std::time::Duration = std::time::Duration::from_secs(3_600);
+
+/// DEBUG SLEEP's argument as Redis reads it (`strtod`, then whole microseconds): a
+/// leading number, 0 when none or negative, at most `DEBUG_SLEEP_MAX`.
+fn debug_sleep_duration(arg: &[u8]) -> std::time::Duration {
+    let text = String::from_utf8_lossy(arg);
+    let text = text.trim_start();
+    // The longest prefix that reads as a number (strtod stops at the first other byte).
+    let seconds = (1..=text.len().min(64))
+        .rev()
+        .filter(|&end| text.is_char_boundary(end))
+        .find_map(|end| text[..end].parse::<f64>().ok())
+        .unwrap_or(0.0);
+    if seconds.is_nan() || seconds <= 0.0 {
+        return std::time::Duration::ZERO;
+    }
+    let micros = (seconds * 1e6).min(DEBUG_SLEEP_MAX.as_micros() as f64);
+    std::time::Duration::from_micros(micros as u64)
 }
 
 /// C's `atoi`: optional blanks and sign, then digits; 0 when none.
@@ -189,5 +221,21 @@ fn atoi(arg: &[u8]) -> i64 {
         -value
     } else {
         value
+    }
+}
+
+#[cfg(test)]
+mod debug_sleep_tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn debug_sleep_reads_its_argument_as_strtod_does() {
+        assert_eq!(debug_sleep_duration(b"0"), Duration::ZERO);
+        assert_eq!(debug_sleep_duration(b"0.25"), Duration::from_millis(250));
+        assert_eq!(debug_sleep_duration(b" 1.5s"), Duration::from_millis(1_500));
+        assert_eq!(debug_sleep_duration(b"abc"), Duration::ZERO);
+        assert_eq!(debug_sleep_duration(b"-3"), Duration::ZERO);
+        assert_eq!(debug_sleep_duration(b"1e9"), DEBUG_SLEEP_MAX);
     }
 }
