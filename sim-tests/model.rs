@@ -20,5 +20,7 @@ mod effects;
 mod parser_invariants;
 #[path = "model/persistence.rs"]
 mod persistence;
+#[path = "serve_model.rs"]
+mod serve_model;
 #[path = "model/ttl.rs"]
 mod ttl;

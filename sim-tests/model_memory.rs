@@ -23,7 +23,9 @@
 //!   within 15 % (a table being rehashed, a skiplist node's random level, a quicklist's
 //!   node fill); the sum within 3 %.
 
-use amnesia::internal::model::{Model, ModelClock, ModelConfig};
+#[path = "serve_model.rs"]
+mod serve_model;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
@@ -71,23 +73,9 @@ impl Drop for RedisServer {
     }
 }
 
-/// The model on a free loopback port, served from a background thread.
+/// The model on a free loopback port (the thread serves it for the test binary's life).
 fn start_model() -> u16 {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
-    let port = listener.local_addr().expect("local addr").port();
-    listener.set_nonblocking(true).expect("nonblocking");
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("tokio runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-            let model = Model::new(ModelConfig::default(), ModelClock::system());
-            model.serve_tcp(listener).await.expect("model serves");
-        });
-    });
-    port
+    serve_model::start_model().0
 }
 
 fn connect(port: u16) -> redis::Connection {

@@ -4,30 +4,10 @@
 //! not written, SHUTDOWN NOSAVE one that has; no bound on a script's memory but the
 //! host's; DEBUG SLEEP holds the node. Thresholds are lowered to keep each test short.
 
-use amnesia::internal::model::{Model, ModelClock, ModelConfig};
+use crate::serve_model::start_model;
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpStream};
 use std::time::{Duration, Instant};
-
-/// Serve a fresh model on a free loopback port from a background thread, which ends when
-/// `serve_tcp` returns (SHUTDOWN NOSAVE).
-fn start_model() -> (u16, std::thread::JoinHandle<()>) {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
-    let port = listener.local_addr().expect("local addr").port();
-    listener.set_nonblocking(true).expect("nonblocking");
-    let server = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("tokio runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-            let model = Model::new(ModelConfig::default(), ModelClock::system());
-            model.serve_tcp(listener).await.expect("model serves");
-        });
-    });
-    (port, server)
-}
 
 /// A RESP2 connection reading one simple reply (a line, or a bulk string) at a time.
 struct Conn(TcpStream, Vec<u8>);
